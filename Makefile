@@ -1,0 +1,44 @@
+# Scholar Index: `make demo` runs the pipeline end to end on local fixtures,
+# `make test` runs the whole suite. Both create .venv on first use.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench browser-deps clean
+
+$(BIN)/python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the project's metadata changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+# Debian's Chromium for the browser tests; never a downloaded browser.
+# Installed only where we are root (CI, fresh machines); elsewhere the tests skip.
+browser-deps:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian chromium for the browser tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+			|| echo "chromium could not be installed; browser tests will skip"; \
+	fi
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) browser-deps
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+demo: $(STAMP)
+	$(BIN)/python -m ops.demo
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -1,0 +1,75 @@
+"""Scrapy settings for Scholar Index.
+
+Every project setting is declared here once, with its default and a line on what
+it does. Settings named in contracts.md are also read from the environment, so a
+cron line or systemd unit can configure a run without touching this file.
+Override any of them per run with ``scrapy crawl profiles -s NAME=value``.
+"""
+
+import os
+
+BOT_NAME = "scholarindex"
+SPIDER_MODULES = ["crawler.spiders"]
+NEWSPIDER_MODULE = "crawler.spiders"
+
+# --- Politeness: fit for crawling real sites -------------------------------------------
+# Where operators can reach whoever runs this crawler; sent in the User-Agent.
+CONTACT_URL = os.environ.get("CONTACT_URL", "https://github.com/scholar-index/scholar-index")
+USER_AGENT = f"ScholarIndexBot/0.1 (+{CONTACT_URL})"
+# Honour robots.txt on every site.
+ROBOTSTXT_OBEY = True
+# Adapt the request rate to each server's latency; never more than this per domain.
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 1.0
+AUTOTHROTTLE_MAX_DELAY = 30.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 4
+# Give up on a page after this many seconds.
+DOWNLOAD_TIMEOUT = 30
+# Retry transient failures (5xx, 429, timeouts, dropped connections) a few times.
+RETRY_ENABLED = True
+RETRY_TIMES = 3
+RETRY_HTTP_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
+# A profile page is a few tens of KB; refuse anything past 8 MB and warn past 2 MB.
+DOWNLOAD_MAXSIZE = 8 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
+# Depth for `-a follow=true` (links from a profile to co-authors' profiles).
+DEPTH_LIMIT = 2
+# Scrapy's own defaults that we rely on, stated so nobody flips them by accident.
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+FEED_EXPORT_ENCODING = "utf-8"
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+
+# --- Parsing ---------------------------------------------------------------------------
+# The day the crawl treats as "today" (ISO date), for listings dated without a year.
+# Empty means the real date; tests pin it to make results reproducible.
+CRAWL_DATE = os.environ.get("CRAWL_DATE", "")
+
+# --- Pipelines -------------------------------------------------------------------------
+ITEM_PIPELINES: dict[str, int] = {}
+
+# --- OpenSearch (contracts.md) ---------------------------------------------------------
+# Switch indexing off for parse-only runs: -s INDEX_ENABLED=false.
+INDEX_ENABLED = os.environ.get("INDEX_ENABLED", "true")
+# The cluster to write to; credentials are never logged.
+OPENSEARCH_URL = os.environ.get("OPENSEARCH_URL", "http://localhost:9200")
+OPENSEARCH_USER = os.environ.get("OPENSEARCH_USER", "")
+OPENSEARCH_PASSWORD = os.environ.get("OPENSEARCH_PASSWORD", "")
+# TLS: verify the server's certificate, optionally against this CA bundle.
+OPENSEARCH_VERIFY_CERTS = os.environ.get("OPENSEARCH_VERIFY_CERTS", "true")
+OPENSEARCH_CA_CERTS = os.environ.get("OPENSEARCH_CA_CERTS", "")
+# Prefix for every alias and index name, to share a cluster between deployments.
+INDEX_PREFIX = os.environ.get("INDEX_PREFIX", "")
+
+# --- arXiv enrichment (contracts.md) ---------------------------------------------------
+# Switch enrichment off: -s ARXIV_ENABLED=false.
+ARXIV_ENABLED = os.environ.get("ARXIV_ENABLED", "true")
+# The arxiv package's query URL format; "{}" stands for the query string.
+ARXIV_API_URL = os.environ.get(
+    "ARXIV_API_URL", "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
+)
+# Seconds between two requests, shared by every process on this machine (min 3 for arXiv).
+ARXIV_DELAY_SECONDS = float(os.environ.get("ARXIV_DELAY_SECONDS", "3"))
+# Where the lookup cache and the cross-process rate-limit lock live.
+ARXIV_CACHE_DIR = os.environ.get("ARXIV_CACHE_DIR", os.path.expanduser("~/.cache/scholarindex/arxiv"))
