@@ -72,4 +72,6 @@ ARXIV_API_URL = os.environ.get(
 # Seconds between two requests, shared by every process on this machine (min 3 for arXiv).
 ARXIV_DELAY_SECONDS = float(os.environ.get("ARXIV_DELAY_SECONDS", "3"))
 # Where the lookup cache and the cross-process rate-limit lock live.
-ARXIV_CACHE_DIR = os.environ.get("ARXIV_CACHE_DIR", os.path.expanduser("~/.cache/scholarindex/arxiv"))
+ARXIV_CACHE_DIR = os.environ.get(
+    "ARXIV_CACHE_DIR", os.path.expanduser("~/.cache/scholarindex/arxiv")
+)

@@ -1,0 +1,105 @@
+"""A profile page (URL plus body) to items, without Scrapy.
+
+    page = parse_profile(url, body, content_type="text/html", today=date(2026, 11, 22))
+    page.layout      # "bzpeer", "papercards" or None for a page in neither layout
+    page.researcher  # ResearcherItem or None
+    page.works       # one WorkItem per listing, in page order
+    page.problems    # what was odd: truncated list, listing without title, bad encoding
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import urldefrag, urljoin
+
+from crawler.extract import bzpeer, papercards, structured
+from crawler.extract.text import PageText, page_text
+from crawler.identity import researcher_id, title_key, work_id
+from crawler.items import ResearcherItem, WorkItem
+
+
+@dataclass
+class ProfilePage:
+    url: str
+    layout: str | None
+    researcher: ResearcherItem | None = None
+    works: list[WorkItem] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        listed = self.researcher.listed_count if self.researcher else None
+        return listed is not None and len(self.works) < listed
+
+
+def parse_profile(
+    url: str, body: bytes | str, content_type: str | None = None, today: date | None = None
+) -> ProfilePage:
+    """Parse one page; never raises on bad input (the problems say what was wrong)."""
+    text = page_text(body, content_type)
+    return parse_text(url, text, today or date.today())
+
+
+def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
+    links = _links(url, text)
+    if bzpeer.matches(text.lines):
+        layout, parsed = bzpeer.SOURCE, bzpeer.parse(text.lines, text.headings)
+    elif papercards.matches(text.lines):
+        layout, parsed = papercards.SOURCE, papercards.parse(text.lines, text.headings, today)
+    else:
+        return ProfilePage(url, None, links=links, problems=_encoding(text))
+    page = ProfilePage(url, layout, links=links, problems=_encoding(text) + parsed.problems)
+    fields = parsed.researcher
+    person = structured.person(text)
+    fields["name"] = person.get("name") or fields["name"]
+    if layout == bzpeer.SOURCE and fields.get("affiliation") is None and person.get("affiliation"):
+        fields["affiliation"] = person["affiliation"]
+    if not fields["name"]:
+        page.problems.append("no researcher name")
+        return page
+    rid = researcher_id(url)
+    page.researcher = ResearcherItem(id=rid, url=url, source=layout, **fields)
+    articles = structured.articles(text)
+    for position, listing in enumerate(parsed.works, start=1):
+        _fill_from_structured(listing, articles.get(title_key(listing["title"])))
+        page.works.append(WorkItem(
+            work_id=work_id(listing["title"]),
+            researcher_id=rid,
+            researcher_name=page.researcher.name,
+            researcher_url=url,
+            source=layout,
+            position=position,
+            **listing,
+        ))
+    if page.truncated:
+        page.problems.append(
+            f"truncated: {page.researcher.listed_count} listings announced, {len(page.works)} read"
+        )
+    return page
+
+
+def _fill_from_structured(listing: dict, article: structured.StructuredArticle | None) -> None:
+    """Fill gaps the text left, for fields this layout has (present as keys)."""
+    if article is None:
+        return
+    if "authors" in listing and not listing["authors"] and article.authors:
+        listing["authors"] = list(article.authors)
+    if "date" in listing and listing["date"] is None and article.date and len(article.date) >= 10:
+        listing["date"] = article.date[:10]
+    if listing.get("year") is None and article.date and article.date[:4].isdigit():
+        listing["year"] = int(article.date[:4])
+
+
+def _encoding(text: PageText) -> list[str]:
+    return [f"encoding: {text.encoding_problem}"] if text.encoding_problem else []
+
+
+def _links(base: str, text: PageText) -> list[str]:
+    seen: dict[str, None] = {}
+    for href, _ in text.links:
+        if href.startswith(("mailto:", "javascript:", "tel:", "#")):
+            continue
+        seen.setdefault(urldefrag(urljoin(base, href))[0], None)
+    return list(seen)

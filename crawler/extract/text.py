@@ -1,0 +1,217 @@
+"""A page's visible text as lines, whatever markup renders it.
+
+The sites' markup is unknown and changes; their text does not. So parsing starts
+from what a browser shows: block elements and table cells start new lines,
+inline elements run together, and scripts, styles, navigation, hidden elements
+and page chrome are dropped. Plain-text pages are taken line by line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from dataclasses import dataclass, field
+
+from bs4 import BeautifulSoup, Comment, Doctype, NavigableString, Tag
+from bs4.dammit import UnicodeDammit
+
+# Elements that start and end a line when rendered.
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote body caption center dd details dialog div dl dt "
+    "fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr html legend "
+    "li main menu ol p pre section summary table tbody td tfoot th thead tr ul option".split()
+)
+# Elements whose text a reader never sees as page content.
+SKIP_TAGS = frozenset(
+    "script style noscript template head svg iframe object canvas nav select datalist".split()
+)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_HTML_SNIFF = re.compile(rb"<(?:!doctype|html|head|body|div|p|span|table|h[1-6]|section)\b", re.I)
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass
+class PageText:
+    """What parsers read from a page."""
+
+    lines: list[str]
+    links: list[tuple[str, str]] = field(default_factory=list)  # (href, link text)
+    headings: list[str] = field(default_factory=list)  # <h1> texts: where a name usually is
+    jsonld: list[dict] = field(default_factory=list)
+    meta: dict[str, list[str]] = field(default_factory=dict)  # citation_* and friends
+    encoding: str = "utf-8"
+    encoding_problem: str | None = None
+
+
+def decode(body: bytes, content_type: str | None = None) -> tuple[str, str, str | None]:
+    """Decode a page body; returns (text, encoding used, problem or None).
+
+    Valid UTF-8 wins over a declared legacy charset: bytes that decode as UTF-8 are
+    almost never anything else, while a wrong ``charset=`` declaration is common.
+    """
+    for bom, name in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                      (codecs.BOM_UTF16_BE, "utf-16")):
+        if body.startswith(bom):
+            return body.decode(name, errors="replace"), name, None
+    declared = _declared_charset(body, content_type)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        problem = None
+        legacy = declared and _normal(declared) not in ("utf8", "ascii", "usascii")
+        if legacy and not body.isascii():
+            problem = f"declared {declared} but the bytes are UTF-8"
+        return text, "utf-8", problem
+    if declared:
+        try:
+            return body.decode(declared), declared, None
+        except (LookupError, UnicodeDecodeError):
+            pass
+    dammit = UnicodeDammit(body, ["utf-8", "windows-1252"])
+    if dammit.unicode_markup is not None:
+        problem = None if declared else f"no charset declared; guessed {dammit.original_encoding}"
+        return dammit.unicode_markup, dammit.original_encoding or "unknown", problem
+    return body.decode("windows-1252", errors="replace"), "windows-1252", "undecodable bytes"
+
+
+def _normal(charset: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", charset.lower())
+
+
+def _declared_charset(body: bytes, content_type: str | None) -> str | None:
+    if content_type and (m := _CHARSET.search(content_type)):
+        return m.group(1)
+    head = body[:4096].decode("ascii", errors="ignore")
+    m = _CHARSET.search(head)
+    return m.group(1) if m else None
+
+
+def looks_like_html(body: bytes | str, content_type: str | None = None) -> bool:
+    """Tell HTML from plain text, trusting an explicit Content-Type first."""
+    ctype = (content_type or "").split(";")[0].strip().lower()
+    if ctype in ("text/html", "application/xhtml+xml"):
+        return True
+    if ctype == "text/plain":
+        return False
+    head = body[:4096] if isinstance(body, bytes) else body[:4096].encode("utf-8", "ignore")
+    return bool(_HTML_SNIFF.search(head))
+
+
+def page_text(body: bytes | str, content_type: str | None = None) -> PageText:
+    """The visible lines, links and structured data of an HTML or plain-text page."""
+    encoding, problem = "utf-8", None
+    if isinstance(body, bytes):
+        body, encoding, problem = decode(body, content_type)
+    body = body.replace("\x00", "")
+    if not looks_like_html(body, content_type):
+        lines = [_clean(line) for line in body.splitlines()]
+        return PageText([line for line in lines if line], encoding=encoding,
+                        encoding_problem=problem)
+    soup = BeautifulSoup(body, "lxml")
+    page = PageText([], encoding=encoding, encoding_problem=problem)
+    _structured_data(soup, page)
+    _walk(soup, page)
+    return page
+
+
+def _clean(text: str) -> str:
+    return _SPACE.sub(" ", text.replace("\u00a0", " ")).strip()
+
+
+def _hidden(tag: Tag) -> bool:
+    attrs = tag.attrs
+    if not attrs:
+        return False
+    if "hidden" in attrs or attrs.get("role") == "navigation":
+        return True
+    style = attrs.get("style")
+    return bool(style and _HIDDEN_STYLE.search(style))
+
+
+def _walk(root: Tag, page: PageText) -> None:
+    """Depth-first walk with an explicit stack (junk pages nest deeply)."""
+    buffer: list[str] = []
+
+    def flush() -> None:
+        line = _clean("".join(buffer))
+        buffer.clear()
+        if line:
+            page.lines.append(line)
+
+    stack: list[object] = [root]
+    while stack:
+        node = stack.pop()
+        if node is _END_BLOCK:
+            flush()
+            continue
+        if isinstance(node, NavigableString):
+            if not isinstance(node, (Comment, Doctype)) and type(node) is NavigableString:
+                buffer.append(str(node))
+            continue
+        if not isinstance(node, Tag):
+            continue
+        name = node.name
+        if name in SKIP_TAGS or _hidden(node) or (name == "footer" and _page_level(node)):
+            continue
+        if name == "br":
+            flush()
+            continue
+        if name == "a" and (href := node.get("href")):
+            page.links.append((str(href), _clean(node.get_text())))
+        elif name == "h1":
+            page.headings.append(_clean(node.get_text()))
+        block = name in BLOCK_TAGS
+        if block:
+            flush()
+            stack.append(_END_BLOCK)
+        stack.extend(reversed(node.contents))
+
+
+_END_BLOCK = object()
+
+
+def _page_level(footer: Tag) -> bool:
+    """A footer belongs to the page chrome unless it sits inside an article or card."""
+    return footer.find_parent(["article", "li"]) is None
+
+
+def _structured_data(soup: BeautifulSoup, page: PageText) -> None:
+    for script in soup.find_all("script", attrs={"type": "application/ld+json"}):
+        try:
+            data = json.loads(script.string or "")
+        except (ValueError, TypeError):
+            continue
+        nodes = data if isinstance(data, list) else [data]
+        for node in nodes:
+            if not isinstance(node, dict):
+                continue
+            graph = node.get("@graph")
+            members = graph if isinstance(graph, list) else [node]
+            page.jsonld.extend(m for m in members if isinstance(m, dict))
+    for meta in soup.find_all("meta"):
+        name = meta.get("name") or meta.get("property")
+        content = meta.get("content")
+        if isinstance(name, str) and isinstance(content, str) and name.startswith(
+            ("citation_", "og:", "profile:")
+        ):
+            page.meta.setdefault(name, []).append(content.strip())
+
+
+def match_across(
+    lines: list[str], start: int, pattern: re.Pattern[str], max_lines: int
+) -> tuple[re.Match[str] | None, int]:
+    """Match ``pattern`` against lines[start:start+n] run together, longest n first.
+
+    Text that one markup prints as ``preprint2026arXiv`` another prints as three
+    lines; running them back together makes both read the same.
+    Returns the match and how many lines it used (0 when none matched).
+    """
+    for count in range(min(max_lines, len(lines) - start), 0, -1):
+        match = pattern.fullmatch("".join(lines[start:start + count]))
+        if match:
+            return match, count
+    return None, 0

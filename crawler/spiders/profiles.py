@@ -1,0 +1,131 @@
+"""The ``profiles`` spider: fetch profile pages, hand them to the extractors.
+
+    scrapy crawl profiles -a urls=URL[,URL...]
+    scrapy crawl profiles -a url_file=PATH            # one URL a line, '#' comments
+    scrapy crawl profiles -a urls=URL -a follow=true   # also co-authors' profiles
+
+The spider only navigates; ``crawler.extract`` turns each page into items.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from crawler.extract import parse_profile
+
+_SCHEMES = ("http", "https", "file")
+_NOT_PAGES = re.compile(
+    r"\.(?:css|js|json|xml|png|jpe?g|gif|svg|ico|webp|pdf|zip|gz|tar|mp4|woff2?)$", re.I
+)
+
+
+def read_url_list(text: str) -> list[str]:
+    """URLs from a url_file: one a line; blank lines and '#' comments ignored."""
+    urls = []
+    for line in text.splitlines():
+        line = re.split(r"\s#", line, maxsplit=1)[0].strip()
+        if line and not line.startswith("#"):
+            urls.append(line)
+    return urls
+
+
+def path_shape(url: str) -> tuple[str, str, tuple[str, ...]]:
+    """Site and path with the last segment wildcarded: profiles on one site share it."""
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if segments and segments[-1].lower() in ("index.html", "index.htm"):
+        segments.pop()
+    return parts.scheme, parts.netloc, tuple(segments[:-1])
+
+
+class ProfilesSpider(scrapy.Spider):
+    name = "profiles"
+
+    def __init__(
+        self,
+        urls: str | None = None,
+        url_file: str | None = None,
+        follow: str | bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        given = [u.strip() for u in (urls or "").split(",") if u.strip()]
+        if url_file:
+            given += read_url_list(Path(url_file).read_text(encoding="utf-8"))
+        self.start_urls = given
+        self.follow = str(follow).lower() in ("1", "true", "yes", "on")
+        self.bad_urls = [u for u in given if urlsplit(u).scheme not in _SCHEMES]
+        self.profile_shapes = {path_shape(u) for u in given}
+
+    @property
+    def today(self) -> date:
+        configured = self.settings.get("CRAWL_DATE")
+        return date.fromisoformat(configured) if configured else date.today()
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        stats = self.crawler.stats
+        stats.set_value("profiles/requested", len(self.start_urls) - len(self.bad_urls))
+        if not self.start_urls:
+            self.logger.error("no URLs given: use -a urls=URL[,URL...] or -a url_file=PATH")
+        for url in self.bad_urls:
+            stats.inc_value("profiles/bad_url")
+            self.logger.warning("skipping %r: not an http, https or file URL", url)
+        for url in self.start_urls:
+            if url not in self.bad_urls:
+                yield self._request(url)
+
+    def _request(self, url: str) -> scrapy.Request:
+        return scrapy.Request(url, callback=self.parse, errback=self.failed)
+
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
+        stats = self.crawler.stats
+        content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
+        if content_type is None and response.url.lower().endswith(".txt"):
+            content_type = "text/plain"
+        page = parse_profile(response.url, response.body, content_type, self.today)
+        for problem in page.problems:
+            if problem.startswith("encoding"):
+                stats.inc_value("profiles/encoding_problem")
+            self.logger.info("%s: %s", response.url, problem)
+        if page.researcher is None:
+            stats.inc_value("profiles/unrecognized")
+            self.logger.warning("%s: not a profile page in a known layout; no items", response.url)
+        else:
+            stats.inc_value("profiles/parsed")
+            stats.inc_value(f"profiles/layout/{page.layout}")
+            stats.inc_value("profiles/listings", len(page.works))
+            if page.truncated:
+                stats.inc_value("profiles/truncated")
+                self.logger.warning("%s: cut short (%s)", response.url, page.problems[-1])
+            yield page.researcher
+            yield from page.works
+        if self.follow:
+            yield from (self._request(url) for url in self._profile_links(page.links))
+
+    def _profile_links(self, links: Iterable[str]) -> Iterator[str]:
+        for url in links:
+            if _NOT_PAGES.search(urlsplit(url).path) or urlsplit(url).scheme not in _SCHEMES:
+                continue
+            if path_shape(url) in self.profile_shapes:
+                yield url
+
+    def failed(self, failure: Failure) -> None:
+        """Download errors: count and log them; the crawl goes on."""
+        request = getattr(failure, "request", None)
+        url = request.url if request is not None else "?"
+        reason = failure.type.__name__ if failure.type else "Error"
+        response = getattr(failure.value, "response", None)
+        if response is not None:
+            reason = f"http_{response.status}"
+        self.crawler.stats.inc_value(f"profiles/failed/{reason}")
+        self.crawler.stats.inc_value("profiles/failed")
+        self.logger.warning("%s: download failed (%s: %s)", url, reason, failure.getErrorMessage())
