@@ -66,6 +66,8 @@ def _greek_names(text: str) -> str:
 
 def fold(text: str) -> str:
     """Lower-case ASCII with accents, ligatures and Greek letters spelled out."""
+    if text.isascii():
+        return text.replace("&", " and ").casefold()
     text = _greek_names(unicodedata.normalize("NFKC", text)).translate(_LETTER_FOLDS)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()

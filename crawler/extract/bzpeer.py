@@ -42,6 +42,7 @@ _META = re.compile(
     rf"(?P<type>{'|'.join(sorted(WORK_TYPES, key=len, reverse=True))}) ?"
     r"(?P<year>(?:19|20)\d{2}) ?(?P<venue>\S.{0,119})?"
 )
+_META_MAX = 140
 # Roles the site prints before the affiliation, when their text runs together.
 ROLES = sorted(
     "Researcher|Independent researcher|Research scientist|Scientist|Professor|Associate professor|"
@@ -174,6 +175,8 @@ def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     The shortest reading that has a venue wins, so a title is never read as a venue.
     """
     without_venue: tuple[re.Match[str] | None, int] = (None, 0)
+    if len(lines[i]) > _META_MAX:  # prose: skip the regex work
+        return without_venue
     for count in range(1, min(3, len(lines) - i) + 1):
         match = _META.fullmatch("".join(lines[i:i + count]))
         if match and match["venue"]:

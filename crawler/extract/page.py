@@ -63,7 +63,8 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
     page.researcher = ResearcherItem(id=rid, url=url, source=layout, **fields)
     articles = structured.articles(text)
     for position, listing in enumerate(parsed.works, start=1):
-        _fill_from_structured(listing, articles.get(title_key(listing["title"])))
+        if articles:
+            _fill_from_structured(listing, articles.get(title_key(listing["title"])))
         page.works.append(WorkItem(
             work_id=work_id(listing["title"]),
             researcher_id=rid,

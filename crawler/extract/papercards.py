@@ -92,17 +92,23 @@ def _list_heading(lines: list[str], start: int) -> tuple[int, int]:
     return len(lines), 0
 
 
+def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
+    if len(lines[i]) > 40:  # a meta line is short; prose is not
+        return None, 0
+    return match_across(lines, i, _META, 4)
+
+
 def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
     works: list[dict] = []
     i = 0
     while i < len(lines):
-        meta, used = match_across(lines, i, _META, 4)
+        meta, used = _meta_at(lines, i)
         if not meta:
             i += 1
             continue
         i += used
         body: list[str] = []
-        while i < len(lines) and not match_across(lines, i, _META, 4)[0]:
+        while i < len(lines) and not _meta_at(lines, i)[0]:
             body.append(lines[i])
             i += 1
         if not body:

@@ -1,0 +1,1 @@
+"""Operations: the ``scholarindex`` command and the demo."""
