@@ -21,7 +21,9 @@ _WORKS_HEADING = re.compile(r"published works?", re.I)
 _LISTED = re.compile(r"(?P<count>\d[\d,]*)\s*published items?(?:\(s\))?", re.I)
 _TRUST_HEAD = re.compile(r"Trust snapshot|Trust\s*\d", re.I)
 _BAR_PIECE = re.compile(r"affiliation|collaborat", re.I)
-_COLLAB = re.compile(r"(?P<status>(?:not |closed to |open to )\w*\s*collaborat\w*)\s*$", re.I)
+_COLLAB = re.compile(
+    r"(?P<status>(?:not\s*)?(?:open|closed)\s*to\s*collaborat\w*|not\s*collaborating)\s*$", re.I
+)
 _TRUST = re.compile(r"Trust\s*(?P<score>\d+)\s*[-–—]?\s*(?P<label>[^\n]*?)\s*"
                     r"(?=Verification|Unclaimed|Claimed|\n|$)", re.I)
 _VERIFICATION = re.compile(r"Verification\s*(?P<level>L?\s*\d+)", re.I)
@@ -130,7 +132,7 @@ def _bar(pieces: list[str]) -> dict:
     text = "\n".join(pieces)
     open_to_collaborate = None
     if found := _COLLAB.search(text):
-        open_to_collaborate = found["status"].lower().startswith("open")
+        open_to_collaborate = found["status"].lower().startswith("open")  # "Not open", "Closed"
         text = text[: found.start()]
     text = text.strip()
     role, rest = _split_role(text)

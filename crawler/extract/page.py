@@ -75,10 +75,26 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
             **listing,
         ))
     if page.truncated:
+        _drop_cut_listing(page)
         page.problems.append(
             f"truncated: {page.researcher.listed_count} listings announced, {len(page.works)} read"
         )
     return page
+
+
+def _drop_cut_listing(page: ProfilePage) -> None:
+    """On a page that stops early, the last listing may stop mid-sentence or mid-title.
+
+    A cut title would index a work that does not exist, so a last listing that does
+    not end as text ends is dropped and reported; the next crawl reads it whole.
+    """
+    last = page.works[-1] if page.works else None
+    if last is None:
+        return
+    tail = (last.abstract or last.title).rstrip()
+    if not tail.endswith((".", "!", "?", ")", "]", '"', "”", "'")):
+        page.works.pop()
+        page.problems.append(f"last listing cut short: {last.title[:60]!r}")
 
 
 def _fill_from_structured(listing: dict, article: structured.StructuredArticle | None) -> None:
