@@ -1,0 +1,358 @@
+"""``BulkWriter``: merge changes into documents and write them, losing nothing.
+
+For a batch of changes the writer groups them by document, reads the current
+documents (``mget``, realtime, with ``_seq_no``/``_primary_term``), merges on the
+client with the pure functions of ``indexing.documents``, and writes them with
+opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
+``if_seq_no``/``if_primary_term`` for existing ones. Then, per document:
+
+- written: delivered;
+- 409 (another writer got there first): re-read and re-merge at once;
+- 429, 5xx, connection errors: re-read, re-merge and re-send after an exponential
+  backoff with jitter (tenacity);
+- refused (mapping error): dead-lettered with the reason, the others carry on;
+- still failing when the attempts run out: dead-lettered with the last reason.
+
+Re-sending is always safe: merges are idempotent, so a request that reached the
+cluster before its response was lost only causes a conflict and an identical
+merge (or no write at all, when the merged document equals the stored one).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from opensearchpy import OpenSearch, helpers
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from indexing.changes import Change, MissingDocument, apply_change
+from indexing.client import classify_item, translate_errors
+from indexing.deadletter import (
+    CONFLICT,
+    INVALID,
+    MISSING,
+    REJECTED,
+    UNAVAILABLE,
+    DeadLetter,
+    DeadLetterFile,
+    dead_letter,
+)
+from indexing.errors import IndexUnavailable, InvalidItem
+from indexing.indices import alias_name
+
+logger = logging.getLogger(__name__)
+
+# Within one document, listings and profiles first, enrichment last: an enrichment
+# patch needs the work to exist, and the work may arrive in the same batch.
+_KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard the writer tries before dead-lettering, and how big a request gets."""
+
+    attempts: int = 6  # rounds per batch, the first one included
+    initial_wait: float = 0.5  # seconds before the first retry after a transient error
+    max_wait: float = 10.0  # cap of one backoff wait
+    jitter: float = 0.5  # up to this many seconds added at random to each wait
+    max_docs_per_request: int = 1000
+    max_bytes_per_request: int = 10 * 1024 * 1024
+
+
+@dataclass
+class WriteReport:
+    """What one ``write`` did; ``stats()`` names it for Scrapy's stats collector."""
+
+    docs_written: int = 0
+    docs_created: int = 0
+    docs_unchanged: int = 0
+    listings_delivered: int = 0
+    researchers_delivered: int = 0
+    enrichments_delivered: int = 0
+    merged: int = 0
+    conflicts: int = 0
+    retries: int = 0
+    bulk_requests: int = 0
+    dead_lettered: int = 0
+    dead_letter_codes: Counter[str] = field(default_factory=Counter)
+    fatal: str | None = None  # the cluster refused in a way no retry fixes (auth, no index)
+
+    @property
+    def delivered(self) -> int:
+        """Changes that reached the index."""
+        return self.listings_delivered + self.researchers_delivered + self.enrichments_delivered
+
+    def stats(self) -> dict[str, int]:
+        """Counters to add to the crawl's stats (``index/...``)."""
+        values = {
+            "index/docs": self.docs_written,
+            "index/docs_created": self.docs_created,
+            "index/docs_unchanged": self.docs_unchanged,
+            "index/listings_delivered": self.listings_delivered,
+            "index/researchers_delivered": self.researchers_delivered,
+            "index/enrichments_delivered": self.enrichments_delivered,
+            "index/merged": self.merged,
+            "index/conflicts": self.conflicts,
+            "index/retries": self.retries,
+            "index/bulk_requests": self.bulk_requests,
+            "index/dead_lettered": self.dead_lettered,
+        }
+        for code, count in self.dead_letter_codes.items():
+            values[f"index/dead_lettered/{code}"] = count
+        return values
+
+    def add(self, other: WriteReport) -> None:
+        """Accumulate another report into this one."""
+        for name in ("docs_written", "docs_created", "docs_unchanged", "listings_delivered",
+                     "researchers_delivered", "enrichments_delivered", "merged", "conflicts",
+                     "retries", "bulk_requests", "dead_lettered"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.dead_letter_codes.update(other.dead_letter_codes)
+        self.fatal = self.fatal or other.fatal
+
+
+@dataclass
+class _Doc:
+    """One document of the batch and the changes still to deliver into it."""
+
+    index: str
+    doc_id: str
+    changes: list[Change]
+    transient: bool = False  # the last failure was worth a backoff
+    last_error: str = ""
+    base: Mapping[str, Any] | None = None  # as read from the index; None: not indexed yet
+    seq: tuple[int | None, int | None] = (None, None)  # _seq_no, _primary_term of base
+    merged: dict[str, Any] | None = None
+
+
+class _Unfinished(Exception):
+    """Some documents need another round."""
+
+    def __init__(self, docs: Iterable[_Doc]):
+        super().__init__("documents left to write")
+        self.transient_docs = sum(doc.transient for doc in docs)
+        self.transient = self.transient_docs > 0
+
+
+class BulkWriter:
+    """Merges changes into the index; what it cannot deliver goes to the dead letter.
+
+    Not thread-safe: use one writer per thread (the pipeline flushes one batch at
+    a time). ``sleep`` is injectable so tests can observe or shorten the backoff.
+    """
+
+    def __init__(self, client: OpenSearch, prefix: str, dead_letters: DeadLetterFile,
+                 policy: RetryPolicy | None = None,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.client = client
+        self.prefix = prefix
+        self.dead_letters = dead_letters
+        self.policy = policy or RetryPolicy()
+        self._sleep = sleep
+        self._backoff = wait_exponential_jitter(initial=self.policy.initial_wait,
+                                                max=self.policy.max_wait,
+                                                jitter=self.policy.jitter)
+
+    def write(self, changes: Iterable[Change]) -> WriteReport:
+        """Deliver every change or dead-letter it; never raises for a failed request."""
+        report = WriteReport()
+        pending = _group(changes)
+
+        def count_retries(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            if isinstance(exc, _Unfinished):
+                report.retries += exc.transient_docs
+
+        retrying = Retrying(stop=stop_after_attempt(max(1, self.policy.attempts)),
+                            wait=self._wait, retry=retry_if_exception_type(_Unfinished),
+                            before_sleep=count_retries, sleep=self._sleep, reraise=True)
+        try:
+            for attempt in retrying:
+                with attempt:
+                    self._round(pending, report)
+                    if pending:
+                        raise _Unfinished(pending.values())
+        except _Unfinished:
+            attempts = self.policy.attempts
+            for doc in pending.values():
+                code = UNAVAILABLE if doc.transient else CONFLICT
+                self._dead(report, doc.changes, code,
+                           f"gave up after {attempts} attempts: {doc.last_error}")
+            logger.error("gave up on %d document(s) after %d attempts; dead-lettered to %s",
+                         len(pending), attempts, self.dead_letters.path)
+        except IndexUnavailable as exc:  # not retryable: auth, TLS, missing index
+            report.fatal = str(exc)
+            for doc in pending.values():
+                self._dead(report, doc.changes, UNAVAILABLE, str(exc))
+            logger.error("OpenSearch refused the batch: %s; %d document(s) dead-lettered to %s",
+                         exc, len(pending), self.dead_letters.path)
+        return report
+
+    # --- one round: read, merge, write -------------------------------------------------
+
+    def _round(self, pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
+        if not self._read(pending):
+            return
+        actions: list[tuple[_Doc, dict[str, Any], int]] = []
+        for key, doc in list(pending.items()):
+            self._merge(doc, report)
+            if not doc.changes:
+                del pending[key]
+            elif doc.merged == doc.base:  # already in the index as it would be written
+                self._delivered(doc, report, written=False)
+                del pending[key]
+            else:
+                actions.append(self._action(doc))
+        for chunk in self._chunks(actions):
+            self._send(chunk, pending, report)
+
+    def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
+        """Load the current version of every pending document; False if the cluster failed."""
+        docs = list(pending.values())
+        step = self.policy.max_docs_per_request
+        try:
+            for start in range(0, len(docs), step):
+                part = docs[start:start + step]
+                body = {"docs": [{"_index": self._alias(d), "_id": d.doc_id} for d in part]}
+                with translate_errors("mget"):
+                    found = self.client.mget(body=body)["docs"]
+                for doc, hit in zip(part, found, strict=True):
+                    if "error" in hit:
+                        raise IndexUnavailable(f"mget {self._alias(doc)}: {hit['error']}",
+                                               retryable=False)
+                    doc.base = hit.get("_source") if hit.get("found") else None
+                    doc.seq = (hit.get("_seq_no"), hit.get("_primary_term"))
+        except IndexUnavailable as exc:
+            if not exc.retryable:
+                raise
+            for doc in docs:
+                doc.transient, doc.last_error = True, str(exc)
+            logger.warning("OpenSearch read failed, will retry: %s", exc)
+            return False
+        return True
+
+    def _merge(self, doc: _Doc, report: WriteReport) -> None:
+        """Fold the document's changes into its current version; drop invalid changes."""
+        merged = doc.base
+        for change in list(doc.changes):
+            try:
+                merged = apply_change(merged, change)
+            except MissingDocument as exc:
+                doc.changes.remove(change)
+                self._dead(report, [change], MISSING, str(exc))
+            except InvalidItem as exc:
+                doc.changes.remove(change)
+                self._dead(report, [change], INVALID, str(exc))
+        doc.merged = merged
+
+    def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any], int]:
+        source = json.dumps(doc.merged, ensure_ascii=False)
+        action: dict[str, Any] = {"_index": self._alias(doc), "_id": doc.doc_id,
+                                  "_source": source}
+        if doc.base is None:
+            action["_op_type"] = "create"
+        else:
+            seq_no, primary_term = doc.seq
+            action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term)
+        return doc, action, len(source.encode("utf-8")) + 200
+
+    def _chunks(self, actions: list[tuple[_Doc, dict[str, Any], int]]
+                ) -> Iterable[list[tuple[_Doc, dict[str, Any], int]]]:
+        chunk: list[tuple[_Doc, dict[str, Any], int]] = []
+        size = 0
+        for item in actions:
+            if chunk and (len(chunk) >= self.policy.max_docs_per_request
+                          or size + item[2] > self.policy.max_bytes_per_request):
+                yield chunk
+                chunk, size = [], 0
+            chunk.append(item)
+            size += item[2]
+        if chunk:
+            yield chunk
+
+    def _send(self, chunk: list[tuple[_Doc, dict[str, Any], int]],
+              pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
+        """One bulk request (the chunk is pre-sized, so the helper sends it as one)."""
+        report.bulk_requests += 1
+        results = []
+        try:
+            with translate_errors("bulk"):
+                for _ok, item in helpers.streaming_bulk(
+                        self.client, [action for _, action, _ in chunk],
+                        chunk_size=len(chunk), max_chunk_bytes=2**62,
+                        raise_on_error=False, raise_on_exception=True, max_retries=0):
+                    results.append(next(iter(item.values())))
+        except IndexUnavailable as exc:
+            if not exc.retryable:
+                raise
+            logger.warning("bulk request failed, will retry: %s", exc)
+            for doc, _, _ in chunk:
+                doc.transient, doc.last_error = True, str(exc)
+            return
+        for (doc, _, _), info in zip(chunk, results, strict=True):
+            result = classify_item(info)
+            key = (doc.index, doc.doc_id)
+            if result.outcome == "ok":
+                self._delivered(doc, report, written=True)
+                del pending[key]
+            elif result.outcome == "conflict":
+                report.conflicts += 1
+                doc.transient, doc.last_error = False, result.reason
+            elif result.outcome == "retry":
+                doc.transient, doc.last_error = True, result.reason
+            else:
+                self._dead(report, doc.changes, REJECTED, result.reason, doc.merged)
+                logger.error("OpenSearch rejected %s %s: %s", doc.index, doc.doc_id,
+                             result.reason)
+                del pending[key]
+
+    # --- bookkeeping -------------------------------------------------------------------
+
+    def _delivered(self, doc: _Doc, report: WriteReport, *, written: bool) -> None:
+        kinds = Counter(change.kind for change in doc.changes)
+        report.listings_delivered += kinds["work"]
+        report.researchers_delivered += kinds["researcher"]
+        report.enrichments_delivered += kinds["enrichment"]
+        created = written and doc.base is None
+        # Listings that joined a document already holding a listing.
+        report.merged += max(0, kinds["work"] - (1 if created and doc.index == "works" else 0))
+        if written:
+            report.docs_written += 1
+            report.docs_created += created
+        else:
+            report.docs_unchanged += 1
+
+    def _dead(self, report: WriteReport, changes: list[Change], code: str, reason: str,
+              document: Mapping[str, Any] | None = None) -> None:
+        letters: list[DeadLetter] = [dead_letter(c, code, reason, document) for c in changes]
+        self.dead_letters.write(letters)
+        report.dead_lettered += len(letters)
+        report.dead_letter_codes[code] += len(letters)
+
+    def _alias(self, doc: _Doc) -> str:
+        return alias_name(self.prefix, doc.index)
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Unfinished) and not exc.transient:
+            # Only conflicts: re-read at once; a little jitter keeps rivals out of lockstep.
+            return random.uniform(0, 0.05)
+        return float(self._backoff(state))
+
+
+def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:
+    docs: dict[tuple[str, str], _Doc] = {}
+    for change in changes:
+        key = (change.index, change.doc_id)
+        docs.setdefault(key, _Doc(change.index, change.doc_id, [])).changes.append(change)
+    for doc in docs.values():
+        doc.changes.sort(key=lambda c: _KIND_ORDER[c.kind])
+    return docs

@@ -1,0 +1,102 @@
+"""``Change``: one item to merge into one document.
+
+The pipeline turns each scraped item (or enrichment result) into a Change; the
+writer groups Changes by document and folds them in with ``apply_change``; the
+dead-letter file stores them as they were, so a replay re-merges the original
+items against whatever the index holds then.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from itemadapter import ItemAdapter, is_item
+
+from indexing.documents import apply_enrichment, merge_listing, merge_researcher, timestamp
+from indexing.errors import InvalidItem
+
+Kind = Literal["work", "researcher", "enrichment"]
+# The alias (without prefix) each kind of change writes to.
+INDEX_OF: dict[str, str] = {"work": "works", "researcher": "researchers", "enrichment": "works"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One item for one document: a listing, a researcher profile or an enrichment patch."""
+
+    kind: Kind
+    doc_id: str
+    data: Mapping[str, Any]
+    seen_at: str
+
+    @property
+    def index(self) -> str:
+        """The alias name without prefix: ``works`` or ``researchers``."""
+        return INDEX_OF[self.kind]
+
+    def size(self) -> int:
+        """Approximate bytes this change adds to a bulk request."""
+        return len(json.dumps(self.data, ensure_ascii=False, default=str)) + 64
+
+    def to_json(self) -> dict[str, Any]:
+        """The form stored in the dead-letter file."""
+        return {"kind": self.kind, "id": self.doc_id, "seen_at": self.seen_at,
+                "item": dict(self.data)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Change:
+        """Inverse of ``to_json``."""
+        kind = data.get("kind")
+        if kind not in INDEX_OF:
+            raise InvalidItem(f"unknown change kind {kind!r}")
+        return cls(kind, str(data["id"]), dict(data["item"]), timestamp(data["seen_at"]))
+
+
+def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change:
+    """A Change for a ResearcherItem or WorkItem (dataclass, scrapy Item or dict).
+
+    Raises ``InvalidItem`` for anything else or an item without its id.
+    """
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        data = dataclasses.asdict(item)
+    elif is_item(item):
+        data = ItemAdapter(item).asdict()
+    else:
+        raise InvalidItem(f"not an item: {type(item).__name__}")
+    kind = data.get("kind")
+    key = {"work": "work_id", "researcher": "id"}.get(kind or "")
+    if key is None:
+        raise InvalidItem(f"item kind {kind!r} is neither 'work' nor 'researcher'")
+    doc_id = data.get(key)
+    if not isinstance(doc_id, str) or not doc_id.strip():
+        raise InvalidItem(f"{kind} item has no {key}")
+    return Change(kind, doc_id, data, timestamp(seen_at))
+
+
+def enrichment_change(work_id: str, *, status: str, arxiv: Mapping[str, Any] | None = None,
+                      reason: str | None = None,
+                      at: str | datetime | None = None) -> Change:
+    """A Change carrying an arXiv enrichment result for one work."""
+    patch = {"work_id": work_id, "status": status,
+             "arxiv": dict(arxiv) if arxiv is not None else None, "reason": reason}
+    return Change("enrichment", work_id, patch, timestamp(at))
+
+
+def apply_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any]:
+    """Fold one change into a document (None: not indexed yet). Pure."""
+    if change.kind == "work":
+        return merge_listing(doc, change.data, change.seen_at)
+    if change.kind == "researcher":
+        return merge_researcher(doc, change.data, change.seen_at)
+    if doc is None:
+        raise MissingDocument(f"enrichment for work {change.doc_id!r} that is not indexed")
+    return apply_enrichment(doc, change.data, change.seen_at)
+
+
+class MissingDocument(InvalidItem):
+    """An enrichment patch for a work the index does not hold (yet)."""

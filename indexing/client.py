@@ -1,0 +1,137 @@
+"""Build the opensearch-py client and translate its errors, in one place.
+
+Every call the indexer makes goes through ``translate_errors`` (requests) or
+``classify_item`` (per-document results of a bulk request), so the rest of the
+package deals only with ``indexing.errors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from opensearchpy import OpenSearch
+from opensearchpy import exceptions as os_exc
+
+from indexing.config import OpenSearchConfig
+from indexing.errors import IndexUnavailable
+
+# Statuses worth another try: the cluster is overloaded or restarting.
+RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+def build_client(config: OpenSearchConfig) -> OpenSearch:
+    """A client with a request timeout and no retries of its own.
+
+    Retries belong to the writer (tenacity, with jitter and a budget), so the
+    transport's built-in retry is off; otherwise each of our attempts would hide
+    several of its own.
+    """
+    kwargs: dict[str, Any] = {
+        "hosts": [config.url],
+        "timeout": config.timeout,
+        "max_retries": 0,
+        "retry_on_timeout": False,
+        "verify_certs": config.verify_certs,
+        "ssl_show_warn": config.verify_certs,
+        "http_compress": True,
+    }
+    if config.user:
+        kwargs["http_auth"] = (config.user, config.password)
+    if config.ca_certs:
+        kwargs["ca_certs"] = config.ca_certs
+    return OpenSearch(**kwargs)
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line cause for logs and dead-letter reasons, never with credentials."""
+    if isinstance(exc, os_exc.ConnectionTimeout):
+        return f"timed out ({_root_cause(exc)})"
+    if isinstance(exc, os_exc.SSLError):
+        return f"TLS error ({_root_cause(exc)})"
+    if isinstance(exc, os_exc.ConnectionError):
+        return f"connection failed ({_root_cause(exc)})"
+    if isinstance(exc, os_exc.AuthenticationException):
+        return "authentication failed (HTTP 401): check OPENSEARCH_USER/OPENSEARCH_PASSWORD"
+    if isinstance(exc, os_exc.AuthorizationException):
+        return "not authorised (HTTP 403): the user lacks index permissions"
+    if isinstance(exc, os_exc.TransportError):
+        return f"HTTP {exc.status_code} {exc.error}: {_reason(exc.info)}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def translate_errors(what: str) -> Iterator[None]:
+    """Run an opensearch-py call; raise ``IndexUnavailable`` if the request failed.
+
+    ``what`` names the call for the message ("bulk", "mget works", ...).
+    """
+    try:
+        yield
+    except (os_exc.AuthenticationException, os_exc.AuthorizationException, os_exc.SSLError) as exc:
+        raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=False,
+                               status=exc.status_code) from exc
+    except os_exc.ConnectionError as exc:  # includes timeouts
+        raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=True,
+                               status="N/A") from exc
+    except os_exc.SerializationError as exc:  # a garbled answer, e.g. from a proxy
+        raise IndexUnavailable(f"{what}: unreadable response ({exc})", retryable=True) from exc
+    except os_exc.TransportError as exc:
+        retryable = isinstance(exc.status_code, int) and exc.status_code in RETRYABLE_STATUSES
+        raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=retryable,
+                               status=exc.status_code) from exc
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """What one bulk item's response means for the writer."""
+
+    outcome: Literal["ok", "conflict", "retry", "rejected"]
+    status: int | str
+    reason: str = ""
+    seq_no: int | None = None
+    primary_term: int | None = None
+
+
+def classify_item(info: Mapping[str, Any]) -> ItemResult:
+    """Classify one bulk response item (the dict under its op type)."""
+    status = info.get("status", 500)
+    if isinstance(status, int) and 200 <= status < 300:
+        return ItemResult("ok", status, seq_no=info.get("_seq_no"),
+                          primary_term=info.get("_primary_term"))
+    reason = _reason(info.get("error"))
+    if status == 409:
+        return ItemResult("conflict", status, f"version conflict: {reason}")
+    if not isinstance(status, int) or status in RETRYABLE_STATUSES:
+        return ItemResult("retry", status, f"HTTP {status}: {reason}")
+    return ItemResult("rejected", status, f"HTTP {status}: {reason}")
+
+
+def _reason(error: Any) -> str:
+    """The ``type: reason`` of an OpenSearch error body, whatever shape it has."""
+    if isinstance(error, Mapping):
+        inner = error.get("error", error)
+        if isinstance(inner, Mapping):
+            kind = inner.get("type", "error")
+            reason = inner.get("reason", "")
+            caused = inner.get("caused_by")
+            if isinstance(caused, Mapping) and caused.get("reason"):
+                reason = f"{reason} (caused by {caused.get('type')}: {caused.get('reason')})"
+            return f"{kind}: {reason}"
+        return str(inner)
+    return str(error)
+
+
+def _root_cause(exc: os_exc.TransportError) -> str:
+    """The innermost error of a connection failure, e.g. ``Connection refused``."""
+    cause: BaseException | None = exc.info if isinstance(exc.info, BaseException) else None
+    seen = 0
+    while cause is not None and seen < 10:
+        nxt = cause.__cause__ or cause.__context__
+        if nxt is None:
+            break
+        cause, seen = nxt, seen + 1
+    text = str(cause) if cause is not None else str(exc.error)
+    return text[:300]

@@ -1,0 +1,271 @@
+"""Listings, researcher items and enrichment patches to search documents: pure functions.
+
+Nothing here talks to OpenSearch, and no function changes its inputs: each returns
+a new document. A work document is *derived* from its ``listings`` (one entry per
+profile that lists the work) plus the enrichment it carries, so:
+
+- merging the same listing twice changes nothing but ``last_seen``;
+- merging listings in any order gives the same document (ties are broken by
+  content, never by arrival);
+- a listing seen later replaces what its profile said before, while an older
+  listing (a late dead-letter replay) cannot overwrite a fresher one.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from indexing.errors import InvalidItem
+from indexing.names import clean_name, is_author_name, name_key, nicest
+
+# Work item fields kept per listing, as provenance and as the input of derived fields.
+LISTING_FIELDS = (
+    "researcher_id", "researcher_name", "researcher_url", "source", "position", "title",
+    "abstract", "type", "venue", "year", "date", "category", "score", "code", "authors",
+    "authors_truncated",
+)
+# Researcher document fields besides first_seen/last_seen (the ResearcherItem contract).
+RESEARCHER_DOC_FIELDS = (
+    "kind", "id", "url", "name", "source", "bio", "role", "affiliation", "trust_score",
+    "trust_label", "verification_level", "claimed", "open_to_collaborate", "works_count",
+    "followers", "topics_count", "collaborators_count", "field", "h_index", "papers_count",
+    "citations", "novelty_pct", "ai_score", "listed_count",
+)
+# What an enrichment patch may carry under ``arxiv`` (index_mappings/works.json: arxiv).
+ARXIV_FIELDS = frozenset({
+    "id", "entry_id", "title", "summary", "authors", "primary_category", "categories",
+    "published", "updated", "pdf_url", "doi", "journal_ref", "comment",
+})
+ENRICHMENT_STATUSES = frozenset({"pending", "done", "none", "error"})
+
+
+def timestamp(value: str | datetime | None = None) -> str:
+    """A canonical UTC timestamp (``2025-01-31T12:00:00.000Z``); now when ``value`` is None.
+
+    One format everywhere, so timestamps compare correctly as strings.
+    """
+    if value is None:
+        moment = datetime.now(UTC)
+    elif isinstance(value, datetime):
+        moment = value
+    else:
+        moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# --- works -------------------------------------------------------------------------------
+
+def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -> dict[str, Any]:
+    """A new work document holding one listing."""
+    return merge_listing(None, listing, seen_at)
+
+
+def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
+                  seen_at: str | datetime) -> dict[str, Any]:
+    """``doc`` with ``listing`` (a WorkItem as a mapping) merged in, as a new document."""
+    work_id = _required(listing, "work_id")
+    if doc is not None and doc.get("work_id") != work_id:
+        raise InvalidItem(f"listing of {work_id!r} merged into document {doc.get('work_id')!r}")
+    entry = _listing_entry(listing, timestamp(seen_at))
+    entries = {e["researcher_id"]: e for e in (doc or {}).get("listings") or ()}
+    old = entries.get(entry["researcher_id"])
+    entries[entry["researcher_id"]] = entry if old is None else _combine(old, entry)
+    return _work_doc(work_id, [entries[k] for k in sorted(entries)], doc or {})
+
+
+def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
+                     at: str | datetime) -> dict[str, Any]:
+    """``doc`` with an arXiv enrichment result applied, as a new document.
+
+    ``patch`` has ``status`` (pending|done|none|error), ``arxiv`` (metadata or None)
+    and ``reason``. The newest patch wins; an older one (a late replay) is ignored.
+    """
+    status = patch.get("status")
+    if status not in ENRICHMENT_STATUSES:
+        raise InvalidItem(f"enrichment status {status!r} not in {sorted(ENRICHMENT_STATUSES)}")
+    arxiv = _arxiv_meta(patch.get("arxiv"))
+    state = {
+        "arxiv": arxiv,
+        "enrichment": {"status": status, "reason": patch.get("reason"),
+                       "updated_at": timestamp(at)},
+    }
+    current = {"arxiv": doc.get("arxiv"), "enrichment": doc.get("enrichment")}
+    if current["enrichment"] and _newer(current, state, "enrichment"):
+        state = current
+    new = copy.deepcopy(dict(doc))
+    new["arxiv"] = copy.deepcopy(state["arxiv"])
+    new["enrichment"] = copy.deepcopy(state["enrichment"])
+    new["arxiv_id"] = (state["arxiv"] or {}).get("id") if _matched(state) else None
+    return new
+
+
+def _matched(state: Mapping[str, Any]) -> bool:
+    """True when an enrichment state carries a verified arXiv match."""
+    return bool(state.get("enrichment")) and state["enrichment"].get("status") == "done"
+
+
+def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
+    _required(listing, "researcher_id")
+    if not isinstance(listing.get("title"), str):
+        raise InvalidItem(f"listing of {listing.get('work_id')!r} has no title")
+    entry = {name: copy.deepcopy(listing.get(name)) for name in LISTING_FIELDS}
+    if not (entry["abstract"] or "").strip():
+        entry["abstract"] = None
+    entry["has_abstract"] = entry["abstract"] is not None
+    entry["first_seen"] = seen_at
+    entry["last_seen"] = seen_at
+    return entry
+
+
+def _combine(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """One profile's listing seen twice: the later content, the widest seen-interval."""
+    winner = new if _newer(new, old, None) else old
+    merged = copy.deepcopy(dict(winner))
+    merged["first_seen"] = min(old["first_seen"], new["first_seen"])
+    merged["last_seen"] = max(old["last_seen"], new["last_seen"])
+    return merged
+
+
+def _work_doc(work_id: str, entries: list[dict[str, Any]],
+              previous: Mapping[str, Any]) -> dict[str, Any]:
+    """Every derived field, recomputed from the listings; enrichment carried over."""
+    titles = [t for t in (clean_name(e["title"]) for e in entries) if t]
+    abstracts = [e["abstract"].strip() for e in entries if e["abstract"]]
+    years = [e["year"] for e in entries if isinstance(e["year"], int)]
+    dates = [e["date"] for e in entries if e["date"]]
+    scores = [e["score"] for e in entries if isinstance(e["score"], int | float)]
+    return {
+        "work_id": work_id,
+        "title": max(titles, key=_title_rank) if titles else "",
+        "abstract": max(abstracts, key=lambda a: (len(a), a)) if abstracts else None,
+        # A paper's year is when it first appeared anywhere (the preprint).
+        "year": min(years) if years else None,
+        "date": min(dates) if dates else None,
+        "venues": _facet(e["venue"] for e in entries),
+        "types": _facet(e["type"] for e in entries),
+        "categories": _facet(e["category"] for e in entries),
+        "sources": _facet(e["source"] for e in entries),
+        "score": max(scores) if scores else None,
+        "has_code": any(e["code"] is True for e in entries),
+        "authors": merged_authors(entries),
+        "profile_count": len(entries),
+        "profiles": [
+            {"id": e["researcher_id"], "name": e["researcher_name"],
+             "url": e["researcher_url"], "source": e["source"]}
+            for e in entries
+        ],
+        "listings": entries,
+        "first_seen": min(e["first_seen"] for e in entries),
+        "last_seen": max(e["last_seen"] for e in entries),
+        "arxiv_id": previous.get("arxiv_id"),
+        "arxiv": copy.deepcopy(previous.get("arxiv")),
+        "enrichment": copy.deepcopy(previous.get("enrichment")),
+    }
+
+
+def merged_authors(entries: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every printed author and every profile owner, one spelling per folded name.
+
+    Order: the longest printed list (the most complete byline), then names only
+    other listings know, alphabetically by key. Both are independent of arrival order.
+    """
+    spellings: dict[str, list[str]] = {}
+    bylines: list[list[str]] = []
+    for entry in entries:
+        byline: list[str] = []
+        for name in entry.get("authors") or ():
+            if isinstance(name, str) and is_author_name(name):
+                key = name_key(name)
+                spellings.setdefault(key, []).append(name)
+                if key not in byline:
+                    byline.append(key)
+        bylines.append(byline)
+        owner = entry.get("researcher_name")
+        if isinstance(owner, str) and is_author_name(owner):
+            spellings.setdefault(name_key(owner), []).append(owner)
+    lead = max(bylines, key=lambda keys: (len(keys), keys), default=[])
+    order = lead + sorted(k for k in spellings if k not in lead)
+    return [nicest(spellings[k]) for k in order]
+
+
+def _title_rank(title: str) -> tuple[bool, int, str]:
+    # The title carrying most information: case kept (not ALL CAPS or all lower),
+    # then the most characters (punctuation, accents, subtitle), then the text.
+    mixed = title != title.upper() and title != title.lower()
+    return (mixed, len(title.replace(" ", "")), title)
+
+
+def _facet(values: Iterable[Any]) -> list[str]:
+    return sorted({clean_name(v) for v in values if isinstance(v, str) and v.strip()})
+
+
+# --- researchers -------------------------------------------------------------------------
+
+def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
+                     seen_at: str | datetime) -> dict[str, Any]:
+    """A researcher document with ``item`` (a ResearcherItem as a mapping) merged in."""
+    researcher_id = _required(item, "id")
+    if doc is not None and doc.get("id") != researcher_id:
+        raise InvalidItem(f"researcher {researcher_id!r} merged into document {doc.get('id')!r}")
+    seen = timestamp(seen_at)
+    new = {name: copy.deepcopy(item.get(name)) for name in RESEARCHER_DOC_FIELDS}
+    new["kind"] = "researcher"
+    new["first_seen"] = new["last_seen"] = seen
+    if doc is None:
+        return new
+    return _combine(doc, new)
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+def _required(item: Mapping[str, Any], name: str) -> str:
+    value = item.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidItem(f"item has no {name}: {_preview(item)}")
+    return value
+
+
+def _newer(a: Mapping[str, Any], b: Mapping[str, Any], nested: str | None) -> bool:
+    """True if ``a`` should win over ``b``: seen later, or same time and larger content."""
+    stamp = "updated_at" if nested else "last_seen"
+    a_at = (a[nested] if nested else a)[stamp]
+    b_at = (b[nested] if nested else b)[stamp]
+    if a_at != b_at:
+        return a_at > b_at
+    return _canonical(a, stamp) >= _canonical(b, stamp)
+
+
+def _canonical(value: Mapping[str, Any], drop: str) -> str:
+    """Content as sortable text, ignoring the seen-times, to break ties deterministically."""
+    body = {k: v for k, v in value.items() if k not in ("first_seen", "last_seen", drop)}
+    return json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _arxiv_meta(arxiv: Any) -> dict[str, Any] | None:
+    if arxiv is None:
+        return None
+    if not isinstance(arxiv, Mapping):
+        raise InvalidItem(f"enrichment arxiv must be a mapping, got {type(arxiv).__name__}")
+    unknown = set(arxiv) - ARXIV_FIELDS
+    if unknown:
+        raise InvalidItem(f"enrichment arxiv has unmapped fields {sorted(unknown)}")
+    return {k: _jsonable(v) for k, v in sorted(arxiv.items())}
+
+
+def _jsonable(value: Any) -> Any:
+    # The arxiv package hands out datetimes; the index wants ISO strings.
+    if isinstance(value, datetime):
+        return timestamp(value)
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return copy.deepcopy(value)
+
+
+def _preview(item: Mapping[str, Any]) -> str:
+    return json.dumps(dict(item), ensure_ascii=False, default=str)[:200]

@@ -1,0 +1,171 @@
+"""Versioned indices behind aliases, and the mapping files they are built from.
+
+A concrete index is ``{prefix}{name}-v{version}`` (``-{suffix}`` added when a
+version is rebuilt); the alias ``{prefix}{name}`` points at exactly one of them.
+The crawler calls ``ensure_aliases`` at start; the ops CLI builds reindex and
+rollback on ``create_version``, ``list_versions`` and ``swap_alias``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from indexing.client import translate_errors
+from indexing.errors import IndexUnavailable
+
+logger = logging.getLogger(__name__)
+
+INDEX_NAMES = ("works", "researchers")
+MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
+
+
+@cache
+def _load(name: str) -> str:
+    path = MAPPINGS_DIR / f"{name}.json"
+    if name not in INDEX_NAMES or not path.is_file():
+        raise ValueError(f"no mapping file for index {name!r} in {MAPPINGS_DIR}")
+    return path.read_text(encoding="utf-8")
+
+
+def load_mapping(name: str) -> dict[str, Any]:
+    """Settings and mappings for ``works`` or ``researchers`` (a fresh copy each call)."""
+    return json.loads(_load(name))
+
+
+def mapping_version(name: str) -> int:
+    """The ``_meta.version`` of the mapping file: bump it to ask for a reindex."""
+    return int(load_mapping(name)["mappings"]["_meta"]["version"])
+
+
+def alias_name(prefix: str, name: str) -> str:
+    """``{prefix}works`` or ``{prefix}researchers``."""
+    return f"{prefix}{name}"
+
+
+def concrete_name(prefix: str, name: str, version: int, suffix: str = "") -> str:
+    """``{prefix}{name}-v{version}`` plus ``-{suffix}`` when given."""
+    return f"{prefix}{name}-v{version}" + (f"-{suffix}" if suffix else "")
+
+
+@dataclass(frozen=True)
+class IndexVersion:
+    """One concrete index of an alias family."""
+
+    index: str
+    version: int
+    aliased: bool
+    docs: int | None = None
+
+
+def alias_target(client: OpenSearch, prefix: str, name: str) -> str | None:
+    """The concrete index the alias points at, or None when there is no alias yet."""
+    alias = alias_name(prefix, name)
+    indices = _alias_indices(client, alias)
+    if len(indices) > 1:
+        raise IndexUnavailable(f"alias {alias} points at {len(indices)} indices {indices}; "
+                               "the indexer needs exactly one", retryable=False)
+    return indices[0] if indices else None
+
+
+def _alias_indices(client: OpenSearch, alias: str) -> list[str]:
+    with translate_errors(f"get alias {alias}"):
+        found = client.indices.get_alias(name=alias, ignore=404)
+    if found.get("status") == 404:  # no such alias: a normal answer here
+        return []
+    return sorted(found)
+
+
+def list_versions(client: OpenSearch, prefix: str, name: str) -> list[IndexVersion]:
+    """Every concrete index of ``name`` under ``prefix``, oldest version first."""
+    pattern = re.compile(re.escape(f"{prefix}{name}-v") + r"(\d+)(?:-.+)?$")
+    with translate_errors(f"list {prefix}{name} indices"):
+        found = client.indices.get(index=f"{prefix}{name}-v*", allow_no_indices=True)
+        counts: dict[str, int] = {}
+        if found:
+            rows = client.cat.indices(index=",".join(found), format="json", h="index,docs.count")
+            counts = {r["index"]: int(r["docs.count"]) for r in rows if r.get("docs.count")}
+    alias = alias_name(prefix, name)
+    versions = []
+    for index, body in found.items():
+        match = pattern.match(index)
+        if match:
+            aliased = alias in body.get("aliases", {})
+            versions.append(IndexVersion(index, int(match.group(1)), aliased, counts.get(index)))
+    return sorted(versions, key=lambda v: (v.version, v.index))
+
+
+def create_version(client: OpenSearch, prefix: str, name: str, suffix: str = "",
+                   *, exist_ok: bool = False) -> str:
+    """Create the concrete index for the mapping file's version; return its name.
+
+    ``exist_ok`` makes a concurrent creation by another crawl harmless.
+    """
+    index = concrete_name(prefix, name, mapping_version(name), suffix)
+    with translate_errors(f"create index {index}"):
+        answer = client.indices.create(index=index, body=load_mapping(name), ignore=400)
+    if answer.get("status") == 400:
+        error = answer.get("error")
+        kind = error.get("type") if isinstance(error, dict) else str(error)
+        if exist_ok and kind == "resource_already_exists_exception":
+            return index
+        raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
+    logger.info("created index %s", index)
+    return index
+
+
+def swap_alias(client: OpenSearch, prefix: str, name: str, new_index: str) -> list[str]:
+    """Point the alias at ``new_index`` in one atomic ``update_aliases`` call.
+
+    Returns the indices it pointed at before (kept, for a rollback).
+    """
+    alias = alias_name(prefix, name)
+    old = _alias_indices(client, alias)
+    actions: list[dict[str, Any]] = [{"remove": {"index": i, "alias": alias}}
+                                     for i in old if i != new_index]
+    actions.append({"add": {"index": new_index, "alias": alias}})
+    with translate_errors(f"swap alias {alias}"):
+        client.indices.update_aliases(body={"actions": actions})
+    logger.info("alias %s now points at %s (was %s)", alias, new_index, old or "nothing")
+    return old
+
+
+def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
+    """Make sure both aliases exist, creating their first index on first use.
+
+    Safe when two crawls start at once: both create the same deterministic index
+    name (one gets "already exists") and adding an alias twice is a no-op.
+    Returns alias name -> concrete index. Warns when an alias points at an index
+    older than the mapping file (ops should reindex).
+    """
+    targets = {}
+    for name in INDEX_NAMES:
+        alias = alias_name(prefix, name)
+        target = alias_target(client, prefix, name)
+        if target is None:
+            index = create_version(client, prefix, name, exist_ok=True)
+            with translate_errors(f"add alias {alias}"):
+                client.indices.update_aliases(
+                    body={"actions": [{"add": {"index": index, "alias": alias}}]})
+            target = alias_target(client, prefix, name) or index
+        else:
+            _warn_if_stale(client, alias, target, name)
+        targets[alias] = target
+    return targets
+
+
+def _warn_if_stale(client: OpenSearch, alias: str, index: str, name: str) -> None:
+    with translate_errors(f"get mapping {index}"):
+        mapping = client.indices.get_mapping(index=index)[index]["mappings"]
+    live = int(mapping.get("_meta", {}).get("version", 0))
+    wanted = mapping_version(name)
+    if live != wanted:
+        logger.warning("alias %s points at %s (mapping v%s) but index_mappings/%s.json is v%s: "
+                       "run `scholarindex reindex`", alias, index, live, name, wanted)
