@@ -398,3 +398,17 @@ def test_site_urls_robots_and_seeds() -> None:
     index = (site / "index.html").read_text()
     listed = [p for p in render.SITE_PROFILES.values() if f'href="{p}"' in index]
     assert 0 < len(listed) < len(render.SITE_PROFILES)
+
+
+def test_site_readme_reach_counts() -> None:
+    """What site/README.md says a crawl from urls.txt reaches with DEPTH_LIMIT = 2."""
+    sitemap = json.loads((FIXTURES / "site" / "sitemap.json").read_text(encoding="utf-8"))
+
+    def reached(key: str) -> set[str]:
+        return {p for p, i in sitemap.items() if i[key] is not None and i[key] <= 2}
+
+    profiles = {p for p, i in sitemap.items() if i["profile"]}
+    assert len(reached("depth_profile_links") & profiles) == 8
+    assert len(reached("depth_all_links") & profiles) == 10
+    assert "/bzpeer/researchers/amara-okonkwo/" not in reached("depth_all_links")
+    assert "/private/staff.html" not in reached("depth_all_links")
