@@ -120,3 +120,16 @@ def test_distinct_titles_get_distinct_ids_across_all_fixtures() -> None:
         for i, first in enumerate(titles):
             for second in titles[i + 1:]:
                 assert (first, second) in same, f"{first!r} and {second!r} share an id"
+
+
+BROKEN = json.loads((FIXTURES / "html" / "broken" / "manifest.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", BROKEN, ids=[c["case"] for c in BROKEN])
+def test_wrong_or_missing_encoding_still_reads_the_text(case: dict) -> None:
+    body = (FIXTURES / "html" / "broken" / case["file"]).read_bytes()
+    page = parse_profile("https://example.org/p", body, "text/html", TODAY)
+    want = expected(case["stem"])
+    assert page.researcher is not None and page.researcher.name == want["researcher"]["name"]
+    assert [w.title for w in page.works] == [w["title"] for w in want["works"]]
+    assert [w.abstract for w in page.works] == [w["abstract"] for w in want["works"]]

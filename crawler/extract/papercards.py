@@ -84,11 +84,16 @@ def _name_position(before: list[str], headings: list[str]) -> int:
 
 
 def _list_heading(lines: list[str], start: int) -> tuple[int, int]:
-    """Where "N Papers" stands (case matters: "3papers" is a metric)."""
+    """Where "N Papers" stands (case matters: "3papers" is a metric).
+
+    Printed on one line or as a number line followed by a "Papers" line; never
+    read across other lines, or "AI Score" "45" "3 Papers" would say 453.
+    """
     for i in range(start, len(lines)):
-        match, used = match_across(lines, i, _LIST_HEADING, 2)
-        if match:
-            return i, used
+        if _LIST_HEADING.fullmatch(lines[i]):
+            return i, 1
+        if lines[i].replace(",", "").isdigit() and lines[i + 1:i + 2] in (["Papers"], ["Paper"]):
+            return i, 2
     return len(lines), 0
 
 

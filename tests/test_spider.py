@@ -1,0 +1,130 @@
+"""The profiles spider through Scrapy against a real local HTTP site."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from standins.site import SiteServer
+from tests.crawlrun import run_crawl
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+SITE = FIXTURES / "site"
+SITEMAP = json.loads((SITE / "sitemap.json").read_text())
+RESEARCHER_CONTRACT = (
+    "kind id url name affiliation trust_score trust_label verification_level claimed "
+    "open_to_collaborate works_count followers topics_count collaborators_count field h_index "
+    "papers_count citations novelty_pct ai_score"
+).split()
+WORK_CONTRACT = (
+    "kind work_id title abstract type year date venue category score authors authors_truncated "
+    "code researcher_id researcher_name"
+).split()
+
+
+@pytest.fixture(scope="module")
+def site():
+    with SiteServer(SITE) as server:
+        yield server
+
+
+@pytest.fixture
+def url_file(site: SiteServer, tmp_path: Path) -> Path:
+    lines = (SITE / "urls.txt").read_text().splitlines()
+    path = tmp_path / "urls.txt"
+    path.write_text("\n".join(site.url(x) if x.startswith("/") else x for x in lines))
+    return path
+
+
+def expected_for(site: SiteServer, url: str) -> dict:
+    stem = SITEMAP[url.removeprefix(site.base)]["stem"]
+    return json.loads((FIXTURES / "expected" / f"{stem}.json").read_text())
+
+
+def test_url_file_over_http_gives_exact_items(site, url_file, tmp_path) -> None:
+    result = run_crawl(tmp_path, "-a", f"url_file={url_file}")
+    assert result.returncode == 0, result.log[-2000:]
+    researchers, works = result.kind("researcher"), result.kind("work")
+    assert len(researchers) == 5 and len(works) == 26
+    assert len({w["work_id"] for w in works}) == 25
+    for researcher in researchers:
+        want = expected_for(site, researcher["url"])
+        assert researcher["name"] == want["researcher"]["name"]
+        got = [w for w in works if w["researcher_id"] == researcher["id"]]
+        assert [w["title"] for w in got] == [w["title"] for w in want["works"]]
+        assert [w["abstract"] for w in got] == [w["abstract"] for w in want["works"]]
+    relibra = [w for w in works if w["title"].startswith("ReLibra")]
+    assert {w["researcher_name"] for w in relibra} == {"Chao Jin", "Yinmin Zhong"}
+    assert len({w["work_id"] for w in relibra}) == 1
+    assert result.stats["profiles/parsed"] == 5
+
+
+def test_parse_only_export_follows_the_contract(site, tmp_path) -> None:
+    urls = ",".join(site.url(p) for p in ("/bzpeer/researchers/chao-jin/",
+                                          "/papercards/authors/jialiang-cheng.html"))
+    result = run_crawl(tmp_path, "-a", f"urls={urls}")
+    assert result.returncode == 0
+    for item in result.items:
+        keys = RESEARCHER_CONTRACT if item["kind"] == "researcher" else WORK_CONTRACT
+        assert set(keys) <= set(item), set(keys) - set(item)
+    beam = next(w for w in result.kind("work") if w["title"].startswith("BEAM"))
+    assert beam["date"] == "2026-05-14" and beam["authors_truncated"] is True
+
+
+@pytest.mark.parametrize(
+    ("depth", "expected_paths"),
+    [
+        (1, {"/bzpeer/researchers/mateus-oliveira/", "/papercards/authors/tomas-ferreira.html"}),
+        (2, {"/bzpeer/researchers/mateus-oliveira/", "/papercards/authors/tomas-ferreira.html",
+             "/bzpeer/researchers/jose-luis-penalver/"}),
+    ],
+)
+def test_follow_reaches_coauthor_profiles_up_to_depth(site, url_file, tmp_path, depth,
+                                                      expected_paths) -> None:
+    result = run_crawl(tmp_path, "-a", f"url_file={url_file}", "-a", "follow=true",
+                       settings={"DEPTH_LIMIT": str(depth)})
+    assert result.returncode == 0
+    seeds = {line for line in (SITE / "urls.txt").read_text().splitlines() if line[:1] == "/"}
+    reached = {r["url"].removeprefix(site.base) for r in result.kind("researcher")}
+    assert reached == seeds | expected_paths
+    assert not any("/private/" in path for path in site.requests)  # robots.txt obeyed
+    assert "/about.html" not in site.requests  # not a profile link
+
+
+def test_follow_off_fetches_only_the_given_pages(site, url_file, tmp_path) -> None:
+    result = run_crawl(tmp_path, "-a", f"url_file={url_file}")
+    assert len(result.kind("researcher")) == 5
+
+
+def test_file_urls_plain_text_and_html(tmp_path) -> None:
+    urls = [(FIXTURES / "seeds" / "bzpeer_chao_jin.txt").as_uri(),
+            (FIXTURES / "html" / "spans" / "papercards_jialiang_cheng.html").as_uri()]
+    result = run_crawl(tmp_path, "-a", "urls=" + ",".join(urls))
+    assert result.returncode == 0
+    assert sorted(r["name"] for r in result.kind("researcher")) == ["Chao Jin", "Jialiang Cheng"]
+    assert len(result.kind("work")) == 8
+
+
+def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
+    plain = (FIXTURES / "seeds" / "bzpeer_chao_jin.txt").read_bytes()
+    site.routes["/plain-profile.txt"] = (200, {"Content-Type": "text/plain"}, plain)
+    site.routes["/truncated.html"] = (
+        200, {"Content-Type": "text/html"},
+        (FIXTURES / "html" / "lines" / "bzpeer_mateus_oliveira_truncated.html").read_bytes())
+    urls = [site.url(p) for p in ("/plain-profile.txt", "/truncated.html", "/login.html",
+                                  "/_status/404", "/_status/503", "/_slow/5", "/_huge/9")]
+    result = run_crawl(tmp_path, "-a", "urls=" + ",".join(urls) + ",ftp://example.org/x",
+                       settings={"DOWNLOAD_TIMEOUT": "1", "RETRY_TIMES": "1",
+                                 "AUTOTHROTTLE_ENABLED": "false"})
+    stats, log = result.stats, result.log
+    assert stats["profiles/parsed"] == 2
+    assert stats["profiles/unrecognized"] == 1
+    assert stats["profiles/truncated"] == 1
+    assert stats["profiles/failed/http_404"] == 1
+    assert stats["profiles/failed/http_503"] == 1
+    assert stats["profiles/failed"] == 4  # 404, 503 after retry, timeout, too large
+    assert stats["profiles/bad_url"] == 1
+    assert f"{site.url('/login.html')}: not a profile page" in log
+    assert "Traceback" not in log
