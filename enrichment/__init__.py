@@ -1,0 +1,31 @@
+"""arXiv enrichment: find each work on arXiv, verify it, and attach its metadata.
+
+The parts, each in its own module:
+
+* ``text``, ``query``: titles reduced to plain ASCII words and batched into one
+  ``(ti:"..." OR ti:"...")`` query;
+* ``names``, ``matching``: pure verification of candidates (title, year, authors);
+* ``cache``, ``ratelimit``: the SQLite cache and the cross-process request slot,
+  both in ``ARXIV_CACHE_DIR``;
+* ``client``: the ``arxiv`` package behind one error boundary (timeouts, retries);
+* ``resolver``: cache, batch lookups and verification for a list of listings;
+* ``service``: the background ``Enricher`` the Scrapy pipeline feeds;
+* ``pending``: ``enrich_pending`` for the ops CLI.
+"""
+
+from enrichment.config import EnrichmentConfig
+from enrichment.errors import ArxivUnavailable, BadQuery, EnrichmentError
+from enrichment.models import Listing, Outcome
+from enrichment.pending import enrich_pending
+from enrichment.service import Enricher
+
+__all__ = [
+    "ArxivUnavailable",
+    "BadQuery",
+    "Enricher",
+    "EnrichmentConfig",
+    "EnrichmentError",
+    "Listing",
+    "Outcome",
+    "enrich_pending",
+]

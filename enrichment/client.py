@@ -1,0 +1,198 @@
+"""arXiv searches through the ``arxiv`` package, behind one error boundary.
+
+The package pages through results and parses the Atom feed; this module adds
+what it lacks (product.md, "The arXiv API"):
+
+* a timeout on every request, and our User-Agent: ``_PoliteSession`` replaces
+  the package's plain ``requests.Session``;
+* the machine-wide request slot (``ratelimit``) instead of the package's
+  per-client ``time.sleep``, which is switched off (``delay_seconds=0``);
+* retries with exponential backoff and jitter (tenacity) on 429, 5xx,
+  connection errors, timeouts and unexpectedly empty or malformed pages, per
+  page, so a failure on page 2 does not refetch page 1. The package's own
+  immediate retries are off (``num_retries=0``). A 400 is never retried.
+* an empty first page is asked once more before it counts as "no match": arXiv
+  sometimes answers 200 with nothing in it, and a batch of titles that truly
+  matches nothing is rare enough for the extra request not to matter;
+* every library error becomes ``ArxivUnavailable`` or ``BadQuery`` here.
+
+It overrides ``arxiv.Client._parse_feed``, the package's per-page fetch hook
+(stable through 2.x-4.x), and sets ``_session``; pin ``arxiv<5``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import arxiv
+import requests
+from requests.structures import CaseInsensitiveDict
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from enrichment.config import EnrichmentConfig
+from enrichment.errors import ArxivUnavailable, BadQuery, Cancelled
+from enrichment.metadata import to_metadata
+from enrichment.ratelimit import SharedRateLimiter, effective_delay
+
+logger = logging.getLogger(__name__)
+
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+EventSink = Callable[[str, int], None]
+
+
+class _SuspectPage(Exception):
+    """A 200 answer that is empty or unreadable where results were expected."""
+
+
+def _is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, arxiv.HTTPError):
+        return exc.status in _RETRY_STATUSES
+    return isinstance(exc, (_SuspectPage, arxiv.UnexpectedEmptyPageError,
+                            requests.ConnectionError, requests.Timeout,
+                            requests.exceptions.ChunkedEncodingError))
+
+
+class _PoliteSession(requests.Session):
+    """Takes the shared request slot and applies a timeout to every request."""
+
+    def __init__(self, limiter: SharedRateLimiter, timeout: float, user_agent: str,
+                 on_request: Callable[[], None]) -> None:
+        super().__init__()
+        self._limiter = limiter
+        self._timeout = (min(10.0, timeout), timeout)  # (connect, read)
+        self._user_agent = user_agent
+        self._on_request = on_request
+
+    def request(self, method, url, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        if kwargs.get("timeout") is None:  # the arxiv package passes none
+            kwargs["timeout"] = self._timeout
+        headers = CaseInsensitiveDict(kwargs.get("headers") or {})
+        headers["User-Agent"] = self._user_agent
+        kwargs["headers"] = headers
+        with self._limiter.slot():
+            self._on_request()
+            return super().request(method, url, *args, **kwargs)
+
+
+class _RetryingClient(arxiv.Client):
+    """``arxiv.Client`` with per-page retries and a look at each first page."""
+
+    def __init__(self, api_url: str, page_size: int, session: requests.Session,
+                 retrying: Retrying, empty_confirmations: int) -> None:
+        super().__init__(page_size=page_size, delay_seconds=0.0, num_retries=0)
+        self.query_url_format = api_url
+        self._session = session
+        self._retrying = retrying
+        self._empty_confirmations = empty_confirmations
+        self._confirmations_left = 0
+        self.total_results = 0
+
+    def start_search(self) -> None:
+        self._confirmations_left = self._empty_confirmations
+        self.total_results = 0
+
+    def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0):  # type: ignore[no-untyped-def]
+        return self._retrying(self._fetch_page, url, first_page)
+
+    def _fetch_page(self, url: str, first_page: bool):  # type: ignore[no-untyped-def]
+        feed = super()._parse_feed(url, first_page=first_page)
+        if feed.malformed:
+            raise _SuspectPage(f"unreadable feed ({feed.error})")
+        if first_page:
+            if not feed.results and feed.header.total_results > 0:
+                raise _SuspectPage(f"empty page of {feed.header.total_results} results")
+            if not feed.results and self._confirmations_left > 0:
+                self._confirmations_left -= 1
+                raise _SuspectPage("empty first page (asking again to confirm)")
+            self.total_results = feed.header.total_results
+        return feed
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The entries one query returned, and how many arXiv said matched."""
+
+    entries: list[dict]
+    total: int
+
+    @property
+    def truncated(self) -> bool:
+        """Whether more entries matched than were fetched."""
+        return self.total > len(self.entries)
+
+
+class ArxivFetcher:
+    """Runs searches against ``ARXIV_API_URL``; blocking, so never on the reactor."""
+
+    def __init__(self, config: EnrichmentConfig, stop: threading.Event | None = None,
+                 on_event: EventSink | None = None) -> None:
+        self._config = config
+        self._stop = stop or threading.Event()
+        self._on_event = on_event or (lambda name, n: None)
+        limiter = SharedRateLimiter(config.cache_dir,
+                                    effective_delay(config.api_url, config.delay_seconds),
+                                    stop=self._stop)
+        self._session = _PoliteSession(limiter, config.timeout_seconds, config.user_agent,
+                                       on_request=lambda: self._on_event("requests", 1))
+        retrying = Retrying(
+            retry=retry_if_exception(_is_transient),
+            stop=stop_after_attempt(config.max_attempts),
+            wait=wait_exponential(multiplier=config.backoff_seconds,
+                                  max=config.backoff_max_seconds)
+            + wait_random(0, config.backoff_seconds),
+            sleep=self._sleep,
+            before_sleep=self._count_retry,
+            reraise=True,
+        )
+        self._client = _RetryingClient(config.api_url, config.page_size, self._session, retrying,
+                               config.empty_page_confirmations)
+
+    def _sleep(self, seconds: float) -> None:
+        if self._stop.wait(seconds):
+            raise Cancelled("shutting down during an arXiv retry backoff")
+
+    def _count_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        logger.info("arXiv request failed (%s); retry %d", error, state.attempt_number)
+        self._on_event("retries", 1)
+
+    def search(self, query: str) -> SearchResult:
+        """All entries for ``query``, up to ``page_size * max_pages``.
+
+        Raises ``BadQuery`` on HTTP 400, ``ArxivUnavailable`` when arXiv still
+        fails after the retries, ``Cancelled`` when stopped meanwhile.
+        """
+        cap = self._config.page_size * self._config.max_pages
+        search = arxiv.Search(query=query, max_results=cap)
+        self._client.start_search()
+        attempts = self._config.max_attempts
+        try:
+            results = list(self._client.results(search))
+        except arxiv.HTTPError as exc:
+            if exc.status == 400:
+                raise BadQuery(f"arXiv rejected the query (HTTP 400): {query[:200]}") from exc
+            raise ArxivUnavailable(f"HTTP {exc.status} after {attempts} attempts") from exc
+        except (_SuspectPage, arxiv.UnexpectedEmptyPageError) as exc:
+            raise ArxivUnavailable(f"{exc} after {attempts} attempts") from exc
+        except requests.Timeout as exc:
+            raise ArxivUnavailable(f"no answer within {self._config.timeout_seconds:g} s "
+                                   f"after {attempts} attempts") from exc
+        except requests.RequestException as exc:
+            raise ArxivUnavailable(f"connection failed after {attempts} attempts: "
+                                   f"{type(exc).__name__}") from exc
+        entries = [to_metadata(result) for result in results]
+        return SearchResult(entries, max(self._client.total_results, len(entries)))
+
+    def close(self) -> None:
+        """Close the HTTP connection."""
+        self._session.close()

@@ -1,0 +1,100 @@
+"""Whether two spellings of a person's name can be the same person.
+
+Profiles print names as "Jialiang Cheng", "J. Cheng", "Cheng, Jialiang",
+"Cheng Jialiang" or "Jia-Liang Cheng"; arXiv has its own spelling. Two names
+agree when their surnames are equal and their first given names agree (an
+initial agrees with any name it starts), or when a two-part name is written
+family-name first. This tolerates initials on purpose, so it can only confirm
+an author overlap together with the title and year checks, never alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from enrichment.text import fold
+
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du",
+                        "le", "la", "dos", "das", "bin", "al"})
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a name: a full name or an initial."""
+
+    text: str
+    initial: bool
+
+
+@dataclass(frozen=True)
+class ParsedName:
+    """A name as surname plus the other parts in their printed order."""
+
+    surname: str
+    given: tuple[Part, ...]
+
+
+def parse_name(name: str) -> ParsedName | None:
+    """Parse a printed name; None when it has no usable surname."""
+    folded = fold(name)
+    if "," in folded:  # "Cheng, Jialiang" -> "Jialiang Cheng"
+        last, _, first = folded.partition(",")
+        folded = f"{first} {last}"
+    parts: list[Part] = []
+    for token in folded.split():
+        if "." in token:  # "J." or "J.-L.": initials, first letter is what counts
+            letters = re.findall(r"[a-z]", token)
+            if letters and "".join(letters) not in _SUFFIXES:
+                parts.append(Part(letters[0], initial=True))
+            continue
+        text = re.sub(r"[^a-z0-9]", "", token)  # "Jia-Liang" -> "jialiang"
+        if not text or text in _SUFFIXES:
+            continue
+        parts.append(Part(text, initial=len(text) == 1))
+    full = [i for i, part in enumerate(parts) if not part.initial]
+    if not full:
+        return None
+    surname_at = full[-1]
+    given = tuple(
+        part for i, part in enumerate(parts)
+        if i != surname_at and not (part.text in _PARTICLES and i > 0)
+    )
+    return ParsedName(parts[surname_at].text, given)
+
+
+def _given_agree(a: tuple[Part, ...], b: tuple[Part, ...]) -> bool:
+    if not a or not b:
+        return False  # a bare surname confirms nothing
+    first_a, first_b = a[0], b[0]
+    if first_a.initial or first_b.initial:
+        return first_a.text[0] == first_b.text[0]
+    if first_a.text == first_b.text:
+        return True
+    # "Yin Min" and "Yinmin" are one given name.
+    joined_a = "".join(p.text for p in a if not p.initial)
+    joined_b = "".join(p.text for p in b if not p.initial)
+    return joined_a == joined_b
+
+
+def _reversed_pair(a: ParsedName, b: ParsedName) -> bool:
+    """"Cheng Jialiang" against "Jialiang Cheng": family name first."""
+    if len(a.given) != 1 or len(b.given) != 1 or a.given[0].initial or b.given[0].initial:
+        return False
+    return a.surname == b.given[0].text and b.surname == a.given[0].text
+
+
+def same_person(a: str, b: str) -> bool:
+    """Whether two printed names can name the same person."""
+    pa, pb = parse_name(a), parse_name(b)
+    if pa is None or pb is None:
+        return False
+    if pa.surname == pb.surname and _given_agree(pa.given, pb.given):
+        return True
+    return _reversed_pair(pa, pb)
+
+
+def shared_authors(known: list[str] | tuple[str, ...], authors: list[str]) -> list[str]:
+    """The names in ``known`` that appear, in any spelling, among ``authors``."""
+    return [name for name in known if any(same_person(name, author) for author in authors)]

@@ -1,0 +1,42 @@
+"""``enrich_pending``: finish the lookups a crawl left pending, synchronously.
+
+For ``scholarindex enrich --pending`` (an ops command, not on a reactor): it
+blocks for as long as arXiv's 3-second rule requires, sharing the request slot
+and the cache with any crawl running on the machine.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+
+from enrichment.cache import LookupCache
+from enrichment.client import ArxivFetcher
+from enrichment.config import EnrichmentConfig
+from enrichment.models import Listing, Outcome
+from enrichment.resolver import Resolver
+
+
+def build_resolver(
+    config: EnrichmentConfig,
+    stop: threading.Event | None = None,
+    on_event: Callable[[str, int], None] | None = None,
+) -> tuple[Resolver, ArxivFetcher]:
+    """A resolver wired to the cache and the real client; close the fetcher after use."""
+    fetcher = ArxivFetcher(config, stop=stop, on_event=on_event)
+    cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
+    return Resolver(fetcher.search, cache, config, on_event=on_event), fetcher
+
+
+def enrich_pending(listings: Iterable[Listing], config: EnrichmentConfig,
+                   on_event: Callable[[str, int], None] | None = None) -> list[Outcome]:
+    """One outcome per listing, in order; "pending" again only if arXiv is still down.
+
+    Listings of the same work should be merged first (``Listing.merged``) so
+    they are verified against all their evidence.
+    """
+    resolver, fetcher = build_resolver(config, on_event=on_event)
+    try:
+        return resolver.resolve(listings)
+    finally:
+        fetcher.close()

@@ -1,0 +1,154 @@
+"""From listings to outcomes: the cache first, then batched searches, then verification.
+
+Blocking (SQLite and HTTP), so it runs in the enricher's worker thread or in
+the ops CLI, never on the reactor; ``from_cache`` alone only reads SQLite.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+
+from enrichment.cache import CachedLookup, LookupCache
+from enrichment.client import SearchResult
+from enrichment.config import EnrichmentConfig
+from enrichment.errors import ArxivUnavailable, BadQuery
+from enrichment.matching import Thresholds, title_similarity, verify
+from enrichment.models import Listing, Outcome
+from enrichment.query import batches, build_query, is_queryable, title_key
+
+logger = logging.getLogger(__name__)
+
+# Entries below this similarity to a title are not kept as its candidates at all;
+# well under the verification threshold, so a later, looser threshold still has data.
+_CANDIDATE_FLOOR = 0.5
+Search = Callable[[str], SearchResult]
+EventSink = Callable[[str, int], None]
+Row = tuple[str, list[dict], str]  # key, candidates, reason
+
+
+class Resolver:
+    """Answers listings from the cache and from arXiv searches."""
+
+    def __init__(self, search: Search, cache: LookupCache, config: EnrichmentConfig,
+                 on_event: EventSink | None = None) -> None:
+        self._search = search
+        self._cache = cache
+        self._config = config
+        self._limits = Thresholds(title=config.title_threshold,
+                                  year_tolerance=config.year_tolerance)
+        self._on_event = on_event or (lambda name, n: None)
+
+    @staticmethod
+    def keys(listing: Listing) -> list[str]:
+        """The searchable title keys of a listing."""
+        return [k for k in dict.fromkeys(title_key(t) for t in listing.titles) if is_queryable(k)]
+
+    def decide(self, listing: Listing, cached: dict[str, CachedLookup]) -> Outcome:
+        """Verify a listing against the cached candidates of all its keys."""
+        rows = [cached[k] for k in self.keys(listing) if k in cached]
+        candidates = [c for row in rows for c in row.candidates]
+        verdict = verify(listing, candidates, self._limits)
+        if verdict.match is not None:
+            return Outcome(listing.work_id, verdict.match, "done", verdict.reason)
+        refused = [row.reason for row in rows if row.reason]
+        reason = refused[0] if refused and not candidates else verdict.reason
+        return Outcome(listing.work_id, None, "none", reason)
+
+    @staticmethod
+    def unsearchable(listing: Listing) -> Outcome:
+        """The outcome of a listing none of whose titles can be searched."""
+        return Outcome(listing.work_id, None, "none",
+                       "title has too few plain words to search arXiv with")
+
+    def cached(self, keys: Iterable[str]) -> dict[str, CachedLookup]:
+        """The unexpired cache rows among ``keys``."""
+        return self._cache.get_many(keys)
+
+    def from_cache(self, listing: Listing) -> Outcome | None:
+        """The outcome if the cache knows every title of the listing, else None."""
+        keys = self.keys(listing)
+        if not keys:
+            return self.unsearchable(listing)
+        cached = self._cache.get_many(keys)
+        return self.decide(listing, cached) if len(cached) == len(keys) else None
+
+    def resolve(self, listings: Iterable[Listing]) -> list[Outcome]:
+        """Outcomes for every listing, searching arXiv for titles the cache lacks.
+
+        After an outage no further request is made: the listings it leaves
+        unanswered come back "pending" with the reason.
+        """
+        listings = list(listings)
+        waiting: dict[str, list[Listing]] = defaultdict(list)
+        for listing in listings:
+            for key in self.keys(listing):
+                waiting[key].append(listing)
+        cached = self._cache.get_many(waiting)
+        outage = self.lookup([k for k in waiting if k not in cached], waiting)
+        cached = self._cache.get_many(waiting)
+        outcomes = []
+        for listing in listings:
+            keys = self.keys(listing)
+            if not keys:
+                outcomes.append(self.unsearchable(listing))
+            elif all(k in cached for k in keys):
+                outcomes.append(self.decide(listing, cached))
+            else:
+                outcomes.append(Outcome(listing.work_id, None, "pending",
+                                        outage or "arXiv lookup did not finish"))
+        return outcomes
+
+    def lookup(self, keys: list[str], waiting: dict[str, list[Listing]]) -> str | None:
+        """Search and cache ``keys`` batch by batch; the outage reason if arXiv failed.
+
+        ``waiting`` maps a key to the listings that need it, to pick each row's TTL.
+        """
+        for batch in batches(keys, self._config.batch_size, self._config.max_query_chars):
+            try:
+                for rows in self._search_batch(batch):
+                    self._store(rows, waiting)
+            except ArxivUnavailable as exc:
+                logger.warning("arXiv unavailable: %s", exc)
+                return f"arXiv unavailable: {exc}"
+        return None
+
+    def _store(self, rows: list[Row], waiting: dict[str, list[Listing]]) -> None:
+        """Cache rows; a row is a hit (long TTL) if it verifies for a listing waiting on it."""
+        def found(key: str, candidates: list[dict]) -> bool:
+            return any(verify(listing, candidates, self._limits).match is not None
+                       for listing in waiting.get(key, ()))
+        self._cache.put_many((key, cands, found(key, cands), reason) for key, cands, reason in rows)
+
+    def _search_batch(self, keys: list[str]) -> Iterator[list[Row]]:
+        """Rows for a batch, yielded per request so progress survives a later outage.
+
+        A 400 splits the batch in halves until the title arXiv refuses is alone;
+        so does a batch matching more entries than we page through, since one
+        broad title would crowd out the others' results.
+        """
+        try:
+            result = self._search(build_query(keys))
+        except BadQuery as exc:
+            self._on_event("bad_queries", 1)
+            if len(keys) == 1:
+                logger.warning("arXiv refused the query for %r: %s", keys[0], exc)
+                yield [(keys[0], [], "arXiv rejected this title's query (HTTP 400)")]
+                return
+            yield from self._halves(keys)
+            return
+        if result.truncated and len(keys) > 1:
+            logger.info("batch of %d titles matched %d entries; splitting", len(keys), result.total)
+            yield from self._halves(keys)
+            return
+        yield [(key, self._candidates(key, result.entries), "") for key in keys]
+
+    def _halves(self, keys: list[str]) -> Iterator[list[Row]]:
+        middle = len(keys) // 2
+        yield from self._search_batch(keys[:middle])
+        yield from self._search_batch(keys[middle:])
+
+    @staticmethod
+    def _candidates(key: str, entries: list[dict]) -> list[dict]:
+        return [e for e in entries if title_similarity(key, e["title"]) >= _CANDIDATE_FLOOR]

@@ -1,0 +1,220 @@
+"""The background enricher: listings in, outcomes out, the caller never waits.
+
+``submit`` answers at once when the cache knows the work (a SQLite read, no
+network) and otherwise queues its titles. One worker thread drains the queue:
+it sends a batch when ``batch_size`` titles wait, when ``flush`` is called
+(the crawl went idle) or when the oldest title has waited ``batch_linger``
+seconds, so a cold cache costs one request per ``batch_size`` distinct titles.
+Results come back through ``on_result`` on the worker thread.
+
+One work listed on several profiles is verified against the evidence of all
+its listings seen so far, and a work once matched in this run is never
+reported unmatched afterwards.
+
+After an outage (``ArxivUnavailable``) the worker answers "pending" without
+asking arXiv for ``outage_cooldown`` seconds, so a dead API costs one round of
+retries, not one per batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable
+
+from enrichment.config import EnrichmentConfig
+from enrichment.errors import Cancelled
+from enrichment.models import Listing, Outcome
+from enrichment.query import batches
+from enrichment.resolver import Resolver
+
+logger = logging.getLogger(__name__)
+
+OnResult = Callable[[Outcome], None]
+# Evidence kept for works already answered, to merge later listings of them.
+_REMEMBERED_WORKS = 100_000
+
+
+class Enricher:
+    """Queues listings and resolves them in batches on one worker thread."""
+
+    def __init__(self, resolver: Resolver, config: EnrichmentConfig, on_result: OnResult,
+                 stop: threading.Event | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._resolver = resolver
+        self._config = config
+        self._on_result = on_result
+        self._clock = clock
+        self._stop = stop or threading.Event()
+        self._cond = threading.Condition()
+        self._queue: OrderedDict[str, float] = OrderedDict()  # title key -> when queued
+        self._in_flight: set[str] = set()
+        self._by_key: dict[str, set[str]] = defaultdict(set)  # title key -> waiting work ids
+        self._waiting: dict[str, tuple[Listing, set[str]]] = {}  # work id -> evidence, keys
+        self._answered: OrderedDict[str, tuple[Listing, Outcome]] = OrderedDict()
+        self._flush = False
+        self._down_until = 0.0
+        self._down_reason = ""
+        self._thread = threading.Thread(target=self._run, name="arxiv-enricher", daemon=True)
+
+    def start(self) -> None:
+        """Start the worker thread."""
+        self._thread.start()
+
+    # --- caller side (the reactor thread) ------------------------------------------
+
+    def submit(self, listing: Listing) -> Outcome | None:
+        """The outcome now if the cache has it; else None, and it comes via ``on_result``."""
+        with self._cond:
+            work = self._evidence(listing)
+            keys = self._resolver.keys(work)
+            if not keys:
+                return self._settle(work, self._resolver.unsearchable(work))
+            previous = self._answered.get(work.work_id)
+            if work.work_id not in self._waiting and previous and previous[1].status == "done":
+                return self._settle(work, previous[1])  # already matched: nothing to ask
+            cached = self._resolver.cached(keys)
+            if work.work_id not in self._waiting and len(cached) == len(keys):
+                return self._settle(work, self._resolver.decide(work, cached))
+            _, outstanding = self._waiting.get(work.work_id, (work, set()))
+            now = self._clock()
+            for key in keys:
+                if key in cached:
+                    continue
+                outstanding.add(key)
+                self._by_key[key].add(work.work_id)
+                if key not in self._in_flight and key not in self._queue:
+                    self._queue[key] = now
+            self._waiting[work.work_id] = (work, outstanding)
+            self._cond.notify_all()
+            return None
+
+    def flush(self) -> None:
+        """Send the partial batch now instead of waiting for it to fill."""
+        with self._cond:
+            self._flush = True
+            self._cond.notify_all()
+
+    def outstanding(self) -> int:
+        """How many works still wait for an answer."""
+        with self._cond:
+            return len(self._waiting)
+
+    def close(self, reason: str, timeout: float = 5.0) -> list[Outcome]:
+        """Stop the worker; every work still waiting comes back "pending" with ``reason``."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        with self._cond:
+            left = [Outcome(work_id, None, "pending", reason) for work_id in self._waiting]
+            self._waiting.clear()
+            self._queue.clear()
+            self._by_key.clear()
+            return left
+
+    # --- bookkeeping (under the lock) ------------------------------------------------
+
+    def _evidence(self, listing: Listing) -> Listing:
+        """The listing merged with what earlier listings of the same work said."""
+        if listing.work_id in self._waiting:
+            return self._waiting[listing.work_id][0].merged(listing)
+        if listing.work_id in self._answered:
+            return self._answered[listing.work_id][0].merged(listing)
+        return listing
+
+    def _settle(self, work: Listing, outcome: Outcome) -> Outcome:
+        """Remember the answer; a work matched earlier in the run stays matched."""
+        previous = self._answered.pop(work.work_id, None)
+        if previous and previous[1].status == "done" and outcome.status != "done":
+            outcome = previous[1]
+        self._answered[work.work_id] = (work, outcome)
+        while len(self._answered) > _REMEMBERED_WORKS:
+            self._answered.popitem(last=False)
+        return outcome
+
+    def _next_batch(self) -> list[str] | None:
+        """Wait until a batch is due and take it; None when stopping."""
+        while not self._stop.is_set():
+            if not self._queue:
+                self._flush = False
+                self._cond.wait()
+                continue
+            age = self._clock() - next(iter(self._queue.values()))
+            due = (self._flush or len(self._queue) >= self._config.batch_size
+                   or age >= self._config.batch_linger_seconds)
+            if not due:
+                self._cond.wait(self._config.batch_linger_seconds - age)
+                continue
+            batch = next(batches(self._queue, self._config.batch_size,
+                                 self._config.max_query_chars))
+            for key in batch:
+                del self._queue[key]
+                self._in_flight.add(key)
+            return batch
+        return None
+
+    def _complete(self, batch: list[str], stored: set[str],
+                  reason: str) -> tuple[list[Listing], list[Outcome]]:
+        """Drop the batch from the books: works now answerable, and works left pending."""
+        ready: list[Listing] = []
+        pending: list[Outcome] = []
+        for key in batch:
+            self._in_flight.discard(key)
+            for work_id in self._by_key.pop(key, ()):
+                if work_id not in self._waiting:
+                    continue
+                work, outstanding = self._waiting[work_id]
+                if key not in stored:
+                    del self._waiting[work_id]
+                    pending.append(self._settle(work, Outcome(work_id, None, "pending", reason)))
+                    continue
+                outstanding.discard(key)
+                if not outstanding:
+                    del self._waiting[work_id]
+                    ready.append(work)
+        return ready, pending
+
+    # --- worker thread ----------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                batch = self._next_batch()
+                if batch is None:
+                    return
+                waiting = {key: [self._waiting[w][0] for w in self._by_key[key]
+                                 if w in self._waiting] for key in batch}
+            try:
+                reason = self._lookup(batch, waiting)
+            except Cancelled:
+                return
+            except Exception:  # a bug must not kill the worker silently: log, keep pending
+                logger.exception("arXiv enrichment failed for a batch of %d titles", len(batch))
+                reason = "enrichment error (see the crawl log)"
+            stored = set(self._resolver.cached(batch))
+            with self._cond:
+                ready, pending = self._complete(batch, stored, reason)
+            for outcome in pending:
+                self._on_result(outcome)
+            for work in ready:
+                cached = self._resolver.cached(self._resolver.keys(work))
+                outcome = self._resolver.decide(work, cached)
+                with self._cond:
+                    outcome = self._settle(work, outcome)
+                self._on_result(outcome)
+
+    def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:
+        """Search arXiv for a batch, unless it is down; the reason if it is."""
+        now = self._clock()
+        if now < self._down_until:
+            return f"{self._down_reason} (not asked again for {self._down_until - now:.0f} s)"
+        reason = self._resolver.lookup(batch, waiting)
+        if reason:
+            self._down_until = self._clock() + self._config.outage_cooldown_seconds
+            self._down_reason = reason
+            return reason
+        return "arXiv lookup did not finish"
