@@ -73,7 +73,7 @@ def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
     if doc is not None and doc.get("work_id") != work_id:
         raise InvalidItem(f"listing of {work_id!r} merged into document {doc.get('work_id')!r}")
     entry = _listing_entry(listing, timestamp(seen_at))
-    entries = {e["researcher_id"]: e for e in (doc or {}).get("listings") or ()}
+    entries = {e["researcher_id"]: copy.deepcopy(e) for e in (doc or {}).get("listings") or ()}
     old = entries.get(entry["researcher_id"])
     entries[entry["researcher_id"]] = entry if old is None else _combine(old, entry)
     return _work_doc(work_id, [entries[k] for k in sorted(entries)], doc or {})

@@ -1,0 +1,113 @@
+"""Re-deliver a dead-letter file (``scholarindex replay``; ``python -m indexing.replay PATH``).
+
+The file is first moved aside (``PATH.replay-<time>-<pid>``), so crawls still
+running keep appending to a fresh ``PATH`` and no line is read twice or lost.
+Every change is merged again against the index as it is now; the lines that fail
+again are appended to ``PATH`` with their new reason. The moved-aside file is
+deleted only when it has been processed to the end, and a replay that was
+interrupted is picked up by the next one (merges are idempotent, so re-doing
+part of it is harmless).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from opensearchpy import OpenSearch
+
+from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from indexing.changes import Change
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import DeadLetterFile, read_lines
+from indexing.errors import IndexUnavailable
+from indexing.indices import ensure_aliases
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ReplayReport:
+    """Outcome of a replay: how many lines were read, delivered, failed again."""
+
+    read: int = 0
+    unreadable: int = 0
+    write: WriteReport = field(default_factory=WriteReport)
+
+    @property
+    def delivered(self) -> int:
+        """Changes that reached the index."""
+        return self.write.delivered
+
+    @property
+    def failed_again(self) -> int:
+        """Lines written back to the dead-letter file (with their new reason)."""
+        return self.write.dead_lettered + self.unreadable
+
+
+def claim(path: str | os.PathLike[str]) -> list[Path]:
+    """Move the live file aside and return every file waiting to be replayed, oldest first."""
+    live = Path(path)
+    if live.exists():
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        os.replace(live, live.with_name(f"{live.name}.replay-{stamp}-{os.getpid()}"))
+    return sorted(live.parent.glob(f"{live.name}.replay-*")) if live.parent.exists() else []
+
+
+def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
+           policy: RetryPolicy | None = None, batch_size: int = 500) -> ReplayReport:
+    """Replay the dead-letter file at ``path`` into the aliases under ``prefix``.
+
+    Raises ``IndexUnavailable`` (before touching the file) when the cluster cannot
+    be reached; a cluster that fails mid-way only sends lines back to ``path``.
+    """
+    ensure_aliases(client, prefix)
+    live = DeadLetterFile(path)
+    writer = BulkWriter(client, prefix, live, policy)
+    report = ReplayReport()
+    for claimed in claim(path):
+        batch: list[Change] = []
+        for line, letter in read_lines(claimed):
+            report.read += 1
+            if letter is None:
+                live.write_raw([line])  # keep what we cannot read for a human
+                report.unreadable += 1
+                continue
+            batch.append(letter.change)
+            if len(batch) >= batch_size:
+                report.write.add(writer.write(batch))
+                batch = []
+        if batch:
+            report.write.add(writer.write(batch))
+        claimed.unlink()
+        if report.write.fatal:
+            break
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Minimal command line: replay PATH using the OPENSEARCH_* / INDEX_PREFIX environment."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", nargs="?", default="deadletter/index.jsonl",
+                        help="dead-letter file (default: deadletter/index.jsonl)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    config = OpenSearchConfig.from_env()
+    try:
+        report = replay(args.path, build_client(config), config.prefix)
+    except IndexUnavailable as exc:
+        print(f"replay: OpenSearch at {config.safe_url} unavailable: {exc}", file=sys.stderr)
+        return 2
+    print(f"replay: read {report.read}, delivered {report.delivered}, "
+          f"failed again {report.failed_again} (kept in {args.path})")
+    return 1 if report.failed_again or report.write.fatal else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""``OpenSearchIndexPipeline``: buffer items and merge them into OpenSearch in bulk.
+
+Items are buffered and flushed by count, by size and every few seconds. A flush
+runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch;
+one flush is in flight at a time, items keep buffering meanwhile, and when the
+buffer grows past ``INDEX_MAX_BUFFER`` ``process_item`` waits for the flush
+(backpressure on the crawl instead of unbounded memory).
+
+A cluster that is unreachable or refuses our credentials at start stops the crawl
+before any page is fetched (close reason ``opensearch_unavailable``). Mid-crawl
+failures are retried by the writer and then dead-lettered; ``index/dead_lettered``
+counts them so the run can end non-zero.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Self
+
+from itemadapter import ItemAdapter, is_item
+from scrapy.crawler import Crawler
+from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+from twisted.internet.task import LoopingCall
+from twisted.internet.threads import deferToThread
+from twisted.python.failure import Failure
+
+from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from indexing.changes import Change, change_from_item, enrichment_change
+from indexing.client import build_client, translate_errors
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import DeadLetterFile, dead_letter
+from indexing.errors import IndexUnavailable, InvalidItem
+from indexing.indices import ensure_aliases
+from pipelines.signals import work_enriched
+
+logger = logging.getLogger(__name__)
+
+CLOSE_REASON = "opensearch_unavailable"
+_RECEIVED = {"work": "index/listings_received", "researcher": "index/researchers_received",
+             "enrichment": "index/enrichments_received"}
+
+
+class UnindexableItem(DropItem):
+    """A researcher or work item without the id its document needs."""
+
+
+class OpenSearchIndexPipeline:
+    """Merges researcher and work items (and enrichment results) into OpenSearch."""
+
+    def __init__(self, crawler: Crawler, config: OpenSearchConfig, writer: BulkWriter, *,
+                 batch_size: int = 500, batch_bytes: int = 5 * 1024 * 1024,
+                 flush_interval: float = 2.0, max_buffer: int = 2000):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.config = config
+        self.writer = writer
+        self.batch_size = batch_size
+        self.batch_bytes = batch_bytes
+        self.flush_interval = flush_interval
+        self.max_buffer = max(max_buffer, batch_size)
+        self._buffer: list[Change] = []
+        self._buffer_bytes = 0
+        self._inflight: Deferred[Any] | None = None
+        self._waiters: list[Deferred[None]] = []
+        self._ticker: LoopingCall | None = None
+        self._closed = False
+        self._fatal = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        if not settings.getbool("INDEX_ENABLED", True):
+            raise NotConfigured("INDEX_ENABLED is off")
+        config = OpenSearchConfig.from_settings(settings)
+        policy = RetryPolicy(
+            attempts=settings.getint("INDEX_MAX_ATTEMPTS", 6),
+            initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT", 0.5),
+            max_wait=settings.getfloat("INDEX_RETRY_MAX_WAIT", 10.0),
+        )
+        dead_letters = DeadLetterFile(settings.get("INDEX_DEADLETTER_PATH")
+                                      or "deadletter/index.jsonl")
+        writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
+        pipeline = cls(
+            crawler, config, writer,
+            batch_size=settings.getint("INDEX_BATCH_SIZE", 500),
+            batch_bytes=settings.getint("INDEX_BATCH_BYTES", 5 * 1024 * 1024),
+            flush_interval=settings.getfloat("INDEX_FLUSH_INTERVAL", 2.0),
+            max_buffer=settings.getint("INDEX_MAX_BUFFER", 2000),
+        )
+        crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
+        return pipeline
+
+    # --- Scrapy hooks ---------------------------------------------------------------------
+
+    async def open_spider(self) -> None:
+        """Check the cluster and the aliases; stop the crawl before it starts if they fail."""
+        for name in ("docs", "merged", "conflicts", "retries", "dead_lettered",
+                     "listings_delivered", "bulk_requests"):
+            self.stats.set_value(f"index/{name}", 0)
+        try:
+            await maybe_deferred_to_future(deferToThread(self._connect))
+        except IndexUnavailable as exc:
+            logger.error("OpenSearch at %s unavailable: %s; stopping before any page is fetched",
+                         self.config.safe_url, exc)
+            self.stats.set_value("index/error", str(exc))
+            raise CloseSpider(CLOSE_REASON) from exc
+        self._ticker = LoopingCall(self._flush)
+        self._ticker.start(self.flush_interval, now=False).addErrback(self._log_failure)
+
+    async def process_item(self, item: Any) -> Any:
+        """Buffer the item for indexing; wait only when the buffer is full (backpressure)."""
+        if not is_item(item) or ItemAdapter(item).get("kind") not in ("work", "researcher"):
+            return item  # not ours to index
+        try:
+            change = change_from_item(item)
+        except InvalidItem as exc:
+            self.stats.inc_value("index/invalid_items")
+            raise UnindexableItem(str(exc)) from exc
+        self._add(change)
+        while len(self._buffer) >= self.max_buffer and self._inflight is not None:
+            await self._wait_for_flush()
+        return item
+
+    async def close_spider(self) -> None:
+        """Flush everything; report what could not be delivered."""
+        if self._ticker is not None and self._ticker.running:
+            self._ticker.stop()
+        while self._buffer or self._inflight is not None:
+            self._flush()
+            await self._wait_for_flush()
+        self._closed = True
+        self._summarise()
+
+    def work_enriched(self, work_id: str, arxiv: dict[str, Any] | None, status: str,
+                      reason: str | None = None) -> None:
+        """Signal handler: queue an enrichment patch for ``work_id``'s document."""
+        try:
+            change = enrichment_change(work_id, status=status, arxiv=arxiv, reason=reason)
+        except Exception as exc:  # a patch we cannot even encode: say so, count it
+            logger.error("unusable enrichment for %s: %s", work_id, exc)
+            self.stats.inc_value("index/invalid_items")
+            return
+        if self._closed:
+            # Came in after the last flush: keep it for `scholarindex replay`.
+            self.writer.dead_letters.write([dead_letter(
+                change, "late", "enrichment arrived after the indexer closed")])
+            self.stats.inc_value("index/dead_lettered")
+            self.stats.inc_value("index/dead_lettered/late")
+            return
+        self._add(change)
+
+    # --- buffering and flushing -----------------------------------------------------------
+
+    def _connect(self) -> None:
+        """Runs in a thread: is the cluster there, do we have rights, do the aliases exist."""
+        with translate_errors("GET /"):
+            self.writer.client.info()
+        ensure_aliases(self.writer.client, self.config.prefix)
+
+    def _add(self, change: Change) -> None:
+        self._buffer.append(change)
+        self._buffer_bytes += change.size()
+        self.stats.inc_value(_RECEIVED[change.kind])
+        if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Start writing the buffer in a thread, unless a flush is already in flight."""
+        if self._inflight is not None or not self._buffer:
+            return
+        batch, self._buffer, self._buffer_bytes = self._buffer, [], 0
+        inflight: Deferred[Any] = deferToThread(self.writer.write, batch)
+        inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
+        inflight.addBoth(self._flush_done)
+        self._inflight = inflight
+
+    def _flushed(self, report: WriteReport) -> None:
+        for key, value in report.stats().items():
+            self.stats.inc_value(key, value)
+        if report.fatal and not self._fatal:
+            self._fatal = True
+            self.stats.set_value("index/error", report.fatal)
+            logger.error("OpenSearch at %s refused the indexer: %s; closing the spider",
+                         self.config.safe_url, report.fatal)
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
+                .addErrback(self._log_failure)
+
+    def _flush_failed(self, failure: Failure, batch: list[Change]) -> None:
+        # A bug in the writer, not an OpenSearch failure: keep every item of the batch.
+        logger.error("indexer flush crashed; dead-lettering %d item(s): %s", len(batch),
+                     failure.getTraceback())
+        letters = [dead_letter(c, "internal", f"indexer error: {failure.value!r}") for c in batch]
+        self.writer.dead_letters.write(letters)
+        self.stats.inc_value("index/dead_lettered", len(letters))
+        self.stats.inc_value("index/dead_lettered/internal", len(letters))
+
+    def _flush_done(self, _: Any) -> None:
+        self._inflight = None
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.callback(None)
+        if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
+            self._flush()
+
+    async def _wait_for_flush(self) -> None:
+        if self._inflight is None:
+            return
+        waiter: Deferred[None] = Deferred()
+        self._waiters.append(waiter)
+        await maybe_deferred_to_future(waiter)
+
+    def _summarise(self) -> None:
+        lost = self.stats.get_value("index/dead_lettered", 0)
+        if lost:
+            codes = {k.rsplit("/", 1)[1]: v for k, v in self.stats.get_stats().items()
+                     if k.startswith("index/dead_lettered/")}
+            logger.error("%d item(s) were not indexed and went to the dead-letter file %s "
+                         "(%s); replay them with `scholarindex replay %s`", lost,
+                         self.writer.dead_letters.path, codes, self.writer.dead_letters.path)
+        else:
+            logger.info("indexed %s listing(s) into %s documents in %s bulk request(s)",
+                        self.stats.get_value("index/listings_delivered", 0),
+                        self.stats.get_value("index/docs", 0),
+                        self.stats.get_value("index/bulk_requests", 0))
+
+    @staticmethod
+    def _log_failure(failure: Failure) -> None:
+        logger.error("index pipeline error: %s", failure.getTraceback())
+

@@ -1,0 +1,90 @@
+"""Shared fixtures.
+
+OpenSearch: every test gets an empty cluster and its own ``INDEX_PREFIX``.
+By default that is a fresh clone of one session-wide ``osmem-server`` (the
+``osmem_server`` fixture of the osmem pytest plugin, started only when a test
+needs it). With ``OPENSEARCH_TEST_URL`` set, the same tests run against that real
+cluster instead (credentials from ``OPENSEARCH_TEST_USER``/``_PASSWORD``, TLS from
+``OPENSEARCH_TEST_VERIFY_CERTS``/``_CA_CERTS``); each test's indices are deleted
+afterwards, and osmem is never started.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from opensearchpy import OpenSearch
+
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig, as_bool
+from tests.faultproxy import FaultProxy
+
+REAL_CLUSTER = os.environ.get("OPENSEARCH_TEST_URL", "")
+
+
+@pytest.fixture
+def opensearch_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """URL of an OpenSearch for this test: a fresh osmem clone, or the real test cluster."""
+    if REAL_CLUSTER:
+        yield REAL_CLUSTER
+        return
+    # Looked up lazily, so a run against a real cluster never starts osmem.
+    server = request.getfixturevalue("osmem_server")
+    clone = server.clone()
+    try:
+        yield clone.url
+    finally:
+        clone.close()
+
+
+@pytest.fixture
+def index_prefix(opensearch_url: str) -> Iterator[str]:
+    """A prefix of this test's own (the same code path on osmem and a real cluster)."""
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    yield prefix
+    if REAL_CLUSTER:
+        client = build_client(_config(opensearch_url, prefix))
+        # Delete by name: clusters may forbid wildcard deletes.
+        for index in client.indices.get(index=f"{prefix}*", allow_no_indices=True):
+            client.indices.delete(index=index, ignore=404)
+
+
+@pytest.fixture
+def opensearch_config(opensearch_url: str, index_prefix: str) -> OpenSearchConfig:
+    """Connection settings for this test's cluster and prefix."""
+    return _config(opensearch_url, index_prefix)
+
+
+@pytest.fixture
+def opensearch_client(opensearch_config: OpenSearchConfig) -> OpenSearch:
+    """A client configured like the indexer's."""
+    return build_client(opensearch_config)
+
+
+@pytest.fixture
+def fault_proxy(opensearch_url: str) -> Iterator[FaultProxy]:
+    """A fault-injecting TCP proxy in front of this test's cluster (plain http only)."""
+    if not opensearch_url.startswith("http://"):
+        pytest.skip("the fault proxy cannot inspect TLS traffic")
+    proxy = FaultProxy.for_url(opensearch_url).start()
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
+
+
+def _config(url: str, prefix: str) -> OpenSearchConfig:
+    if not REAL_CLUSTER:
+        return OpenSearchConfig(url=url, prefix=prefix, timeout=10.0)
+    return OpenSearchConfig(
+        url=url,
+        user=os.environ.get("OPENSEARCH_TEST_USER", ""),
+        password=os.environ.get("OPENSEARCH_TEST_PASSWORD", ""),
+        verify_certs=as_bool(os.environ.get("OPENSEARCH_TEST_VERIFY_CERTS"), True),
+        ca_certs=os.environ.get("OPENSEARCH_TEST_CA_CERTS", ""),
+        prefix=prefix,
+        timeout=30.0,
+    )

@@ -1,0 +1,238 @@
+"""The pure document functions: idempotent, order independent, never mutating."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from dataclasses import asdict
+from datetime import UTC, datetime
+from itertools import permutations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crawler.items import RESEARCHER_FIELDS, WORK_FIELDS, ResearcherItem, WorkItem
+from indexing.changes import Change, apply_change, change_from_item, enrichment_change
+from indexing.documents import (
+    ARXIV_FIELDS,
+    LISTING_FIELDS,
+    RESEARCHER_DOC_FIELDS,
+    apply_enrichment,
+    merge_listing,
+    merge_researcher,
+    timestamp,
+    work_doc_from_listing,
+)
+from indexing.errors import InvalidItem
+from indexing.indices import load_mapping
+from indexing.names import name_key, nicest
+
+T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"
+
+
+def listing(researcher: str, **fields: object) -> dict:
+    base = asdict(WorkItem(work_id="relibra", title="ReLibra: Serving LLMs",
+                           researcher_id=researcher, researcher_name=researcher.title()))
+    base.update(fields)
+    return base
+
+
+CHAO = listing("chao-jin", researcher_name="Chao Jin", authors=["Chao Jin", "Yinmin Zhong"],
+               year=2026, type="preprint", venue="arXiv", abstract="Short.")
+YINMIN = listing("yinmin-zhong", researcher_name="Yinmin Zhong", title="RELIBRA: SERVING LLMS",
+                 authors=["CHAO JIN", "Yinmin Zhong", "Xin Jin"], authors_truncated=True,
+                 year=2025, date="2025-12-01", category="DC", score=68.9, code=True,
+                 abstract="A longer abstract of the paper.")
+THIRD = listing("xin-jin", researcher_name="Xin Jin", authors=["Chao Jin", "Yinmin Zhong"],
+                title="ReLibra — serving LLMs, fast", venue="NSDI")
+
+
+def fold(listings: list[tuple[dict, str]]) -> dict:
+    doc = None
+    for item, seen in listings:
+        doc = merge_listing(doc, item, seen)
+    assert doc is not None
+    return doc
+
+
+def without_times(doc: dict) -> dict:
+    doc = copy.deepcopy(doc)
+    for entry in [doc, *doc.get("listings", [])]:
+        entry.pop("first_seen", None)
+        entry.pop("last_seen", None)
+    return doc
+
+
+def test_new_document_has_the_contract_fields() -> None:
+    doc = work_doc_from_listing(CHAO, T1)
+    for name in ("title", "abstract", "year", "authors", "profiles", "categories", "arxiv_id"):
+        assert name in doc
+    assert doc["profiles"] == [{"id": "chao-jin", "name": "Chao Jin", "url": None,
+                                "source": None}]
+    assert doc["arxiv_id"] is None
+    assert doc["first_seen"] == doc["last_seen"] == T1
+
+
+def test_two_profiles_merge_into_one_document() -> None:
+    doc = fold([(CHAO, T1), (YINMIN, T2)])
+    assert [p["id"] for p in doc["profiles"]] == ["chao-jin", "yinmin-zhong"]
+    assert doc["authors"] == ["Chao Jin", "Yinmin Zhong", "Xin Jin"]
+    assert doc["title"] == "ReLibra: Serving LLMs"  # mixed case beats ALL CAPS
+    assert doc["abstract"] == "A longer abstract of the paper."
+    assert doc["year"] == 2025 and doc["date"] == "2025-12-01"
+    assert doc["has_code"] is True and doc["score"] == 68.9
+    assert doc["categories"] == ["DC"] and doc["venues"] == ["arXiv"]
+    assert doc["profile_count"] == 2
+    assert (doc["first_seen"], doc["last_seen"]) == (T1, T2)
+
+
+@pytest.mark.parametrize("order", list(permutations(range(3))))
+def test_merge_order_does_not_matter(order: tuple[int, ...]) -> None:
+    stamped = [(CHAO, T1), (YINMIN, T2), (THIRD, T3)]
+    expected = fold(stamped)
+    assert fold([stamped[i] for i in order]) == expected
+
+
+def test_merging_the_same_listing_again_moves_only_last_seen() -> None:
+    once = fold([(CHAO, T1), (YINMIN, T1)])
+    twice = fold([(CHAO, T1), (YINMIN, T1), (CHAO, T2), (YINMIN, T3)])
+    assert without_times(twice) == without_times(once)
+    assert twice["first_seen"] == T1 and twice["last_seen"] == T3
+    assert merge_listing(once, CHAO, T1) == once  # same listing, same time: no change at all
+
+
+def test_later_listing_replaces_what_its_profile_said_but_older_cannot() -> None:
+    fixed = {**CHAO, "title": "ReLibra: Serving LLMs Efficiently"}
+    doc = fold([(CHAO, T1), (fixed, T2)])
+    assert [e["title"] for e in doc["listings"]] == ["ReLibra: Serving LLMs Efficiently"]
+    assert fold([(fixed, T2), (CHAO, T1)]) == doc  # a late replay of the old one loses
+
+
+def test_functions_never_mutate_their_inputs() -> None:
+    item, doc = copy.deepcopy(YINMIN), work_doc_from_listing(CHAO, T1)
+    item_before, doc_before = copy.deepcopy(item), copy.deepcopy(doc)
+    merged = merge_listing(doc, item, T2)
+    assert item == item_before and doc == doc_before
+    merged["listings"][0]["authors"].append("Mallory")  # the result shares nothing either
+    assert doc == doc_before and item == item_before
+    patch = {"status": "done", "arxiv": {"id": "2601.00001", "authors": ["A"]}, "reason": None}
+    patch_before = copy.deepcopy(patch)
+    enriched = apply_enrichment(doc, patch, T2)
+    enriched["arxiv"]["authors"].append("B")
+    assert patch == patch_before and doc == doc_before
+
+
+@pytest.mark.parametrize("spellings", [
+    ["José Luis Peñalver", "JOSE LUIS PENALVER", "jose luis penalver"],
+    ["Jose-Luis Peñalver", "José Luis Peñalver"],
+    ["Søren Ørsted", "Soren Orsted"],
+])
+def test_authors_deduplicate_across_case_accents_and_punctuation(spellings: list[str]) -> None:
+    assert len({name_key(s) for s in spellings}) == 1
+    items = [listing(f"r{i}", researcher_name=f"Owner {i}", authors=[s, "Ann Lee"])
+             for i, s in enumerate(spellings)]
+    doc = fold([(item, T1) for item in items])
+    assert doc["authors"][0] == nicest(spellings)
+    assert any(ord(ch) > 127 for ch in doc["authors"][0])  # the accented spelling wins
+    assert doc["authors"].count("Ann Lee") == 1
+
+
+def test_profile_owner_joins_the_authors_once() -> None:
+    doc = work_doc_from_listing(listing("r1", researcher_name="CHAO JIN",
+                                        authors=["Chao Jin", "et al."]), T1)
+    assert doc["authors"] == ["Chao Jin"]
+    lone = work_doc_from_listing(listing("r2", researcher_name="Yinmin Zhong", authors=None), T1)
+    assert lone["authors"] == ["Yinmin Zhong"]
+
+
+def test_researcher_merge_is_idempotent_and_keeps_the_newest() -> None:
+    item = asdict(ResearcherItem(id="chao-jin", url="https://x/chao", name="Chao Jin",
+                                 followers=3))
+    newer = {**item, "followers": 5}
+    doc = merge_researcher(merge_researcher(None, item, T1), newer, T2)
+    assert doc["followers"] == 5 and (doc["first_seen"], doc["last_seen"]) == (T1, T2)
+    assert merge_researcher(merge_researcher(None, newer, T2), item, T1) == doc
+    assert merge_researcher(doc, newer, T2) == doc
+
+
+def test_enrichment_newest_wins_and_sets_arxiv_id() -> None:
+    doc = work_doc_from_listing(CHAO, T1)
+    done = {"status": "done", "arxiv": {"id": "2601.00001", "title": "ReLibra",
+                                        "published": datetime(2026, 1, 1, tzinfo=UTC)},
+            "reason": None}
+    none = {"status": "none", "arxiv": None, "reason": "no candidate"}
+    a = apply_enrichment(apply_enrichment(doc, done, T3), none, T2)
+    b = apply_enrichment(apply_enrichment(doc, none, T2), done, T3)
+    assert a == b and a["arxiv_id"] == "2601.00001"
+    assert a["arxiv"]["published"] == "2026-01-01T00:00:00.000Z"
+    assert a["enrichment"] == {"status": "done", "reason": None, "updated_at": T3}
+    # Listings merged afterwards keep the enrichment.
+    assert merge_listing(a, YINMIN, T3)["arxiv_id"] == "2601.00001"
+
+
+def test_bad_input_raises_invalid_item() -> None:
+    with pytest.raises(InvalidItem):
+        merge_listing(None, {**CHAO, "work_id": ""}, T1)
+    with pytest.raises(InvalidItem):
+        merge_listing(work_doc_from_listing(CHAO, T1), {**CHAO, "work_id": "other"}, T1)
+    with pytest.raises(InvalidItem):
+        apply_enrichment({}, {"status": "done", "arxiv": {"bogus": 1}}, T1)
+    with pytest.raises(InvalidItem):
+        apply_enrichment({}, {"status": "maybe"}, T1)
+    with pytest.raises(InvalidItem):
+        change_from_item({"kind": "work", "title": "no id"})
+
+
+def test_changes_accept_dataclasses_and_dicts_alike() -> None:
+    item = WorkItem(work_id="w", title="T", researcher_id="r", researcher_name="R")
+    a, b = change_from_item(item, T1), change_from_item(asdict(item), T1)
+    assert a == b and a.index == "works"
+    assert Change.from_json(json.loads(json.dumps(a.to_json()))) == a
+    patch = enrichment_change("w", status="none", at=T2)
+    assert apply_change(apply_change(None, a), patch)["enrichment"]["status"] == "none"
+
+
+def test_timestamps_are_canonical() -> None:
+    assert timestamp("2026-01-01T01:00:00+01:00") == "2026-01-01T00:00:00.000Z"
+    assert timestamp(datetime(2026, 1, 1)) == "2026-01-01T00:00:00.000Z"
+
+
+def test_document_fields_match_the_mappings() -> None:
+    """A field the code writes but the strict mapping lacks would reject every document."""
+    works = load_mapping("works")["mappings"]["properties"]
+    doc = apply_enrichment(fold([(CHAO, T1), (YINMIN, T2)]),
+                           {"status": "done", "arxiv": dict.fromkeys(ARXIV_FIELDS)}, T2)
+    assert set(doc) == set(works)
+    assert set(doc["listings"][0]) == set(works["listings"]["properties"])
+    assert set(doc["profiles"][0]) == set(works["profiles"]["properties"])
+    assert set(doc["arxiv"]) == set(works["arxiv"]["properties"])
+    assert set(LISTING_FIELDS) <= set(WORK_FIELDS)
+    researchers = load_mapping("researchers")["mappings"]["properties"]
+    assert set(RESEARCHER_DOC_FIELDS) == set(RESEARCHER_FIELDS)
+    assert set(researchers) == {*RESEARCHER_DOC_FIELDS, "first_seen", "last_seen"}
+
+
+_names = st.sampled_from(["Chao Jin", "CHAO JIN", "Cháo Jin", "Yinmin Zhong", "Xin Jin",
+                          "yinmin zhong", "Ann Lee", "et al."])
+_listings = st.builds(
+    lambda r, title, authors, year, abstract, code: listing(
+        r, title=title, authors=authors, year=year, abstract=abstract, code=code),
+    st.sampled_from(["a", "b", "c", "d"]),
+    st.sampled_from(["ReLibra", "RELIBRA", "ReLibra: Serving", "relibra: serving"]),
+    st.none() | st.lists(_names, max_size=4),
+    st.none() | st.integers(2020, 2026),
+    st.none() | st.sampled_from(["", "x", "longer abstract", "yy"]),
+    st.none() | st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_listings, st.sampled_from([T1, T2, T3])), min_size=1, max_size=6),
+       st.randoms())
+def test_any_order_any_repeats_same_document(stamped: list, rnd: random.Random) -> None:
+    shuffled = list(stamped)
+    rnd.shuffle(shuffled)
+    assert fold(shuffled) == fold(stamped)
+    assert fold(stamped + stamped[:2]) == fold(stamped)
