@@ -13,8 +13,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from bs4 import BeautifulSoup, Comment, Doctype, NavigableString, Tag
 from bs4.dammit import UnicodeDammit
+from lxml import etree, html
 
 # Elements that start and end a line when rendered.
 BLOCK_TAGS = frozenset(
@@ -30,6 +30,8 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _HTML_SNIFF = re.compile(rb"<(?:!doctype|html|head|body|div|p|span|table|h[1-6]|section)\b", re.I)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
 _SPACE = re.compile(r"\s+")
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_PARSER = html.HTMLParser(recover=True, huge_tree=True, remove_comments=True)
 
 
 @dataclass
@@ -107,33 +109,48 @@ def page_text(body: bytes | str, content_type: str | None = None) -> PageText:
     if isinstance(body, bytes):
         body, encoding, problem = decode(body, content_type)
     body = body.replace("\x00", "")
-    if not looks_like_html(body, content_type):
-        lines = [_clean(line) for line in body.splitlines()]
-        return PageText([line for line in lines if line], encoding=encoding,
-                        encoding_problem=problem)
-    soup = BeautifulSoup(body, "lxml")
     page = PageText([], encoding=encoding, encoding_problem=problem)
-    _structured_data(soup, page)
-    _walk(soup, page)
+    if not looks_like_html(body, content_type):
+        page.lines = [line for line in map(_clean, body.splitlines()) if line]
+        return page
+    root = _html_tree(body)
+    if root is not None:
+        _structured_data(root, page)
+        _walk(root, page)
     return page
+
+
+def _html_tree(body: str) -> html.HtmlElement | None:
+    """lxml's tree: several times faster to build and walk than BeautifulSoup's."""
+    body = _XML_DECLARATION.sub("", body, count=1)  # lxml refuses str with an encoding declaration
+    try:
+        return html.document_fromstring(body, parser=_PARSER)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
 
 
 def _clean(text: str) -> str:
     return _SPACE.sub(" ", text.replace("\u00a0", " ")).strip()
 
 
-def _hidden(tag: Tag) -> bool:
-    attrs = tag.attrs
-    if not attrs:
-        return False
-    if "hidden" in attrs or attrs.get("role") == "navigation":
+def _skipped(element: html.HtmlElement, tag: str) -> bool:
+    if tag in SKIP_TAGS:
         return True
-    style = attrs.get("style")
+    if tag == "footer":  # page chrome, unless it closes an article or card
+        return next(element.iterancestors("article", "li"), None) is None
+    get = element.get
+    if get("hidden") is not None or get("role") == "navigation":
+        return True
+    style = get("style")
     return bool(style and _HIDDEN_STYLE.search(style))
 
 
-def _walk(root: Tag, page: PageText) -> None:
-    """Depth-first walk with an explicit stack (junk pages nest deeply)."""
+def _walk(root: html.HtmlElement, page: PageText) -> None:
+    """Depth-first walk with an explicit stack (junk pages nest deeply).
+
+    The stack holds elements, text still to emit (an element's tail comes after
+    the element) and END markers that close a block's line.
+    """
     buffer: list[str] = []
 
     def flush() -> None:
@@ -144,46 +161,46 @@ def _walk(root: Tag, page: PageText) -> None:
 
     stack: list[object] = [root]
     while stack:
-        node = stack.pop()
-        if node is _END_BLOCK:
+        item = stack.pop()
+        if item is _END_BLOCK:
             flush()
             continue
-        if isinstance(node, NavigableString):
-            if not isinstance(node, (Comment, Doctype)) and type(node) is NavigableString:
-                buffer.append(str(node))
+        if isinstance(item, str):
+            buffer.append(item)
             continue
-        if not isinstance(node, Tag):
-            continue
-        name = node.name
-        if name in SKIP_TAGS or _hidden(node) or (name == "footer" and _page_level(node)):
-            continue
-        if name == "br":
+        element = item
+        if element.tail:
+            stack.append(element.tail)
+        tag = element.tag
+        if not isinstance(tag, str) or _skipped(element, tag.lower()):
+            continue  # comments, processing instructions, chrome
+        tag = tag.lower()
+        if tag == "br":
             flush()
             continue
-        if name == "a" and (href := node.get("href")):
-            page.links.append((str(href), _clean(node.get_text())))
-        elif name == "h1":
-            page.headings.append(_clean(node.get_text()))
-        block = name in BLOCK_TAGS
-        if block:
+        if tag == "a" and (href := element.get("href")):
+            page.links.append((href, _clean(element.text_content())))
+        elif tag == "h1":
+            page.headings.append(_clean(element.text_content()))
+        if tag in BLOCK_TAGS:
             flush()
             stack.append(_END_BLOCK)
-        stack.extend(reversed(node.contents))
+        stack.extend(reversed(element))
+        if element.text:
+            buffer.append(element.text)
+    flush()
 
 
 _END_BLOCK = object()
 
 
-def _page_level(footer: Tag) -> bool:
-    """A footer belongs to the page chrome unless it sits inside an article or card."""
-    return footer.find_parent(["article", "li"]) is None
-
-
-def _structured_data(soup: BeautifulSoup, page: PageText) -> None:
-    for script in soup.find_all("script", attrs={"type": "application/ld+json"}):
+def _structured_data(root: html.HtmlElement, page: PageText) -> None:
+    for script in root.iter("script"):
+        if (script.get("type") or "").lower() != "application/ld+json":
+            continue
         try:
-            data = json.loads(script.string or "")
-        except (ValueError, TypeError):
+            data = json.loads(script.text or "")
+        except ValueError:
             continue
         nodes = data if isinstance(data, list) else [data]
         for node in nodes:
@@ -192,12 +209,10 @@ def _structured_data(soup: BeautifulSoup, page: PageText) -> None:
             graph = node.get("@graph")
             members = graph if isinstance(graph, list) else [node]
             page.jsonld.extend(m for m in members if isinstance(m, dict))
-    for meta in soup.find_all("meta"):
+    for meta in root.iter("meta"):
         name = meta.get("name") or meta.get("property")
         content = meta.get("content")
-        if isinstance(name, str) and isinstance(content, str) and name.startswith(
-            ("citation_", "og:", "profile:")
-        ):
+        if name and content is not None and name.startswith(("citation_", "og:", "profile:")):
             page.meta.setdefault(name, []).append(content.strip())
 
 
