@@ -128,3 +128,10 @@ def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
     assert stats["profiles/bad_url"] == 1
     assert f"{site.url('/login.html')}: not a profile page" in log
     assert "Traceback" not in log
+
+
+def test_robots_txt_is_obeyed(site, tmp_path) -> None:
+    result = run_crawl(tmp_path, "-a", "urls=" + site.url("/private/staff.html"))
+    assert "/private/staff.html" not in site.requests
+    assert result.stats["robotstxt/forbidden"] == 1
+    assert result.items == []
