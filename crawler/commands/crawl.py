@@ -1,0 +1,88 @@
+"""``scrapy crawl`` with an exit status a scheduler can act on.
+
+Scrapy's own crawl command exits 0 whatever happened to the run. This one takes
+the job's lock, runs the crawl as Scrapy does, then reads the verdict that
+``crawler.extensions.verdict.RunVerdict`` stored in the stats, logs its one-line
+reason as the very last log line and exits with its code (the table is in
+``crawler/extensions/verdict.py`` and docs/deploy/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.crawler import Crawler
+from scrapy.exceptions import UsageError
+
+from crawler.commands.runlock import RunLock
+from crawler.extensions.job import job_name, state_dir
+from crawler.extensions.verdict import (
+    DEFAULT_MAX_ERROR_RATE,
+    EXIT_ALREADY_RUNNING,
+    EXIT_FAILED,
+    EXIT_OK,
+    judge,
+)
+
+logger = logging.getLogger("scholarindex.run")
+
+
+class Command(ScrapyCrawlCommand):
+    def short_desc(self) -> str:
+        return "Run a spider; the exit status says whether the run worked"
+
+    def long_desc(self) -> str:
+        return (
+            "Run a spider of the project, as Scrapy's crawl does, and exit with a status a "
+            "scheduler can act on: 0 ok, 1 run failed, 2 usage, 3 a dependency unavailable, "
+            "4 data lost (dead-lettered), 75 another run of the same job is in progress. "
+            "The reason is the last log line."
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) != 1:
+            raise UsageError("give one spider name" if args else "")
+        url_file = opts.spargs.get("url_file")
+        if url_file and not Path(url_file).is_file():
+            raise UsageError(f"url_file {url_file!r}: no such file")
+        assert self.crawler_process is not None and self.settings is not None
+        job = job_name(self.settings, opts.spargs)
+        # One name for every component of this run: lock, page state, report.
+        self.settings.set("RUN_JOB", job, priority="cmdline")
+
+        lock = RunLock(state_dir(self.settings) / f"{job}.lock")
+        if self.settings.getbool("RUN_LOCK", True) and not lock.acquire():
+            self._finish(EXIT_ALREADY_RUNNING, (
+                f"run refused (exit {EXIT_ALREADY_RUNNING}): job {job} is already running "
+                f"({lock.holder()}; lock {lock.path}); try again when it has finished"))
+            return
+        try:
+            crawler = self._create_crawler(args[0])
+            self.crawler_process.crawl(crawler, **opts.spargs)
+            self.crawler_process.start()
+        finally:
+            lock.release()
+        self._finish(*self._verdict(crawler))
+
+    def _verdict(self, crawler: Crawler) -> tuple[int, str]:
+        assert self.crawler_process is not None
+        if self.crawler_process.bootstrap_failed or crawler._stats is None:
+            return EXIT_FAILED, f"run failed (exit {EXIT_FAILED}): the crawl could not start " \
+                                "(see the error above)"
+        stats = crawler.stats.get_stats()
+        if "run/exit_code" in stats:
+            return int(stats["run/exit_code"]), str(stats["run/reason"])
+        # RunVerdict not enabled, or the crawl was killed before spider_closed: judge here.
+        reason = stats.get("finish_reason") or "killed"
+        verdict = judge(stats, str(reason),
+                        max_error_rate=self.settings.getfloat("RUN_MAX_ERROR_RATE",
+                                                          DEFAULT_MAX_ERROR_RATE))
+        return verdict.exit_code, verdict.reason
+
+    def _finish(self, code: int, reason: str) -> None:
+        # Logged after the reactor stopped, so nothing Scrapy logs can come after it.
+        logger.log(logging.INFO if code == EXIT_OK else logging.ERROR, reason)
+        self.exitcode = code

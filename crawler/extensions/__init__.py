@@ -1,0 +1,7 @@
+"""Components for scheduled runs (see docs/deploy/).
+
+* ``verdict.RunVerdict``: judges the run; the ``crawl`` command exits with its code.
+* ``report.RunReport``: logs the run's summary and writes it as JSON (RUN_REPORT).
+* ``incremental.IncrementalMiddleware``: skips pages unchanged since the last good run.
+* ``jobdir.JobdirReset``: lets one JOBDIR serve a schedule (resume, or start afresh).
+"""

@@ -1,0 +1,165 @@
+"""The run's verdict: did this crawl work, and which exit status says so.
+
+Plain Scrapy exits 0 whatever happened. Schedulers (cron, systemd, Scrapyd)
+only see the exit status, so at ``spider_closed`` this extension judges the
+run from its close reason and stats, stores the verdict in the stats
+(``run/ok``, ``run/exit_code``, ``run/reason``) and sends the ``run_verdict``
+signal, on which other components act (the page state commits only an ok
+run; the run report records the verdict). The project's ``crawl`` command
+turns ``run/exit_code`` into the process exit status and logs ``run/reason``
+as the last line.
+
+Exit statuses, most severe class first when several apply:
+
+====  =====================================================================
+75    another run of the same job holds the lock (EX_TEMPFAIL: try later)
+3     a dependency was unavailable (close reason ``*_unavailable``)
+4     data lost: documents were dead-lettered (``index/dead_lettered``)
+2     usage: no URLs given
+1     the run failed: interrupted or closed early, error rate over
+      ``RUN_MAX_ERROR_RATE``, or no profile found in a non-empty URL list
+0     ok
+====  =====================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+
+from crawler.extensions.job import run_identity
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_UNAVAILABLE = 3
+EXIT_DATA_LOST = 4
+EXIT_ALREADY_RUNNING = 75
+# Which class wins when several problems apply.
+_SEVERITY = (EXIT_ALREADY_RUNNING, EXIT_UNAVAILABLE, EXIT_DATA_LOST, EXIT_USAGE, EXIT_FAILED)
+
+# Default for RUN_MAX_ERROR_RATE, as declared in crawler/settings.py.
+DEFAULT_MAX_ERROR_RATE = 0.5
+
+# Sent once per crawl, at spider_closed, with ``verdict`` (a Verdict) and ``reason``.
+run_verdict = object()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    exit_code: int
+    reason: str  # one line, for the log and the run report
+    problems: tuple[str, ...] = field(default=())
+
+
+def _count(stats: Mapping[str, Any], key: str) -> int:
+    return int(stats.get(key) or 0)
+
+
+def _sum_prefix(stats: Mapping[str, Any], prefix: str) -> int:
+    return sum(int(v or 0) for k, v in stats.items() if k.startswith(prefix))
+
+
+def redact_url(url: str) -> str:
+    """The URL without user and password, fit for a log line."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def judge(
+    stats: Mapping[str, Any],
+    close_reason: str,
+    *,
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
+    dependency_urls: Mapping[str, str] | None = None,
+    resumable: bool = False,
+) -> Verdict:
+    """Judge a crawl from its close reason and stats; pure, so tests need no crawl."""
+    problems: list[tuple[int, str]] = []
+    parsed = _count(stats, "profiles/parsed")
+    unchanged = _count(stats, "profiles/unchanged")
+    bad_urls = _count(stats, "profiles/bad_url")
+    listed = _count(stats, "profiles/requested") + bad_urls
+    # A page whose callback raised lost its items as surely as one that failed to download.
+    errors = _count(stats, "profiles/failed") + bad_urls + _sum_prefix(stats, "spider_exceptions/")
+    outcomes = parsed + unchanged + _count(stats, "profiles/unrecognized") + errors
+    pages = max(listed, outcomes)
+
+    if close_reason == "already_running":
+        problems.append((EXIT_ALREADY_RUNNING, "another run of this job is in progress"))
+    elif close_reason.endswith("_unavailable"):
+        dependency = close_reason.removesuffix("_unavailable")
+        url = (dependency_urls or {}).get(dependency)
+        where = f" at {redact_url(url)}" if url else ""
+        problems.append((EXIT_UNAVAILABLE, f"{dependency} unavailable{where}"))
+    elif close_reason == "shutdown":
+        hint = "; run the same command again to resume" if resumable else ""
+        problems.append((EXIT_FAILED, f"interrupted (shutdown){hint}"))
+    elif close_reason != "finished":
+        problems.append((EXIT_FAILED, f"closed early ({close_reason})"))
+
+    dead = _count(stats, "index/dead_lettered")
+    if dead:
+        problems.append((EXIT_DATA_LOST, f"{dead} documents dead-lettered (replay them with "
+                                         "`scholarindex replay`)"))
+    if pages == 0:
+        problems.append((EXIT_USAGE, "no URLs given (-a urls=URL[,URL...] or -a url_file=PATH)"))
+    elif errors / pages > max_error_rate:
+        problems.append((EXIT_FAILED, f"{errors}/{pages} pages failed ({errors / pages:.0%}, "
+                                      f"over RUN_MAX_ERROR_RATE={max_error_rate:.0%})"))
+    # A resumed run skips (dupefilter) the pages its first part already processed.
+    done_before = _count(stats, "dupefilter/filtered") if stats.get("run/resumed") else 0
+    if pages and close_reason == "finished" and parsed + unchanged + done_before == 0:
+        problems.append((EXIT_FAILED, f"no profile found in {pages} pages"))
+
+    if not problems:
+        return Verdict(True, EXIT_OK, (
+            f"run ok (exit 0): {parsed} profiles parsed, {unchanged} unchanged, "
+            f"{_count(stats, 'profiles/listings')} listings, {errors} of {pages} pages failed"))
+    code = min((code for code, _ in problems), key=_SEVERITY.index)
+    texts = tuple(text for _, text in problems)
+    return Verdict(False, code, f"run failed (exit {code}): " + "; ".join(texts), texts)
+
+
+class RunVerdict:
+    """Judge the run at spider_closed; store the verdict and announce it."""
+
+    def __init__(self, crawler: Crawler, max_error_rate: float) -> None:
+        self.crawler = crawler
+        self.max_error_rate = max_error_rate
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RunVerdict:
+        rate = crawler.settings.getfloat("RUN_MAX_ERROR_RATE", DEFAULT_MAX_ERROR_RATE)
+        return cls(crawler, rate)
+
+    def spider_opened(self, spider: Spider) -> None:
+        run_identity(self.crawler)  # records run/resumed, which judge() reads
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        settings = self.crawler.settings
+        stats = self.crawler.stats
+        verdict = judge(
+            stats.get_stats(),
+            reason,
+            max_error_rate=self.max_error_rate,
+            dependency_urls={"opensearch": settings.get("OPENSEARCH_URL") or "",
+                             "arxiv": settings.get("ARXIV_API_URL") or ""},
+            resumable=bool(settings.get("JOBDIR")),
+        )
+        stats.set_value("run/ok", verdict.ok)
+        stats.set_value("run/exit_code", verdict.exit_code)
+        stats.set_value("run/reason", verdict.reason)
+        self.crawler.signals.send_catch_log(signal=run_verdict, verdict=verdict, reason=reason)
