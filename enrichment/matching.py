@@ -126,19 +126,19 @@ def _rank(check: Check) -> tuple[float, int, int]:
 def verify(listing: Listing, candidates: list[dict], limits: Thresholds | None = None) -> Verdict:
     """The one candidate that passes every check, or None with the reason."""
     limits = limits or Thresholds()
-    unique = {c["arxiv_id"]: c for c in candidates}
+    unique = {c["id"]: c for c in candidates}
     if not unique:
         return Verdict(None, "no arXiv entry with this title")
     checks = [check_candidate(listing, c, limits) for c in unique.values()]
     passed = sorted((c for c in checks if c.passed), key=_rank, reverse=True)
     if not passed:
         closest = max(checks, key=lambda c: c.title)
-        return Verdict(None, f"closest arXiv entry {closest.candidate['arxiv_id']} rejected: "
+        return Verdict(None, f"closest arXiv entry {closest.candidate['id']} rejected: "
                              + "; ".join(closest.problems))
     best = passed[0]
     if len(passed) > 1 and _rank(passed[1]) == _rank(best):
-        ids = ", ".join(c.candidate["arxiv_id"] for c in passed if _rank(c) == _rank(best))
+        ids = ", ".join(c.candidate["id"] for c in passed if _rank(c) == _rank(best))
         return Verdict(None, f"ambiguous: equally good arXiv entries {ids}")
     year = "/".join(str(y) for y in sorted(_entry_years(best.candidate)))
-    return Verdict(best.candidate, f"matched {best.candidate['arxiv_id']}: title {best.title:.2f}, "
+    return Verdict(best.candidate, f"matched {best.candidate['id']}: title {best.title:.2f}, "
                                    f"year {year}, shared author {best.authors[0]}")

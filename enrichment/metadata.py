@@ -1,4 +1,10 @@
-"""The arXiv metadata attached to a work: a plain, JSON-ready dict."""
+"""The arXiv metadata attached to a work: a plain, JSON-ready dict.
+
+Its keys are the ``arxiv`` object of index_mappings/works.json, which the index
+checks: ``id`` is the identifier without version ("2405.12345"), ``entry_id``
+the versioned abstract URL arXiv gives. The work document's ``arxiv_id`` is
+taken from ``id``.
+"""
 
 from __future__ import annotations
 
@@ -18,18 +24,17 @@ def split_version(short_id: str) -> tuple[str, int | None]:
 
 
 def to_metadata(result: arxiv.Result) -> dict:
-    """The fields a work gets from one arXiv entry; ``arxiv_id`` has no version."""
-    arxiv_id, version = split_version(result.get_short_id())
+    """The fields a work gets from one arXiv entry; ``id`` has no version suffix."""
+    arxiv_id, _ = split_version(result.get_short_id())
     return {
-        "arxiv_id": arxiv_id,
-        "version": version,
+        "id": arxiv_id,
+        "entry_id": result.entry_id,
         "title": " ".join(result.title.split()),
         "authors": [author.name for author in result.authors],
         "primary_category": result.primary_category or None,
         "categories": list(result.categories),
         "published": result.published.isoformat() if result.published else None,
         "updated": result.updated.isoformat() if result.updated else None,
-        "abs_url": f"https://arxiv.org/abs/{arxiv_id}",
         "pdf_url": result.pdf_url,
         "doi": result.doi or None,
         "journal_ref": result.journal_ref or None,

@@ -1,0 +1,161 @@
+"""ArxivEnrichPipeline: arXiv metadata for work items, without ever holding up the crawl.
+
+A work item whose title the cache knows gets its enrichment at once, before
+indexing. Any other passes on immediately, marked ``enrichment = {"status":
+"pending", "reason": "queued"}``, while the background ``Enricher`` looks it up
+in batches; the answer arrives later as the ``work_enriched`` signal (sent on
+the reactor thread), which the index pipeline turns into an update.
+
+When the crawl runs out of pages while lookups are outstanding, the spider is
+kept open (``DontCloseSpider``) and the partial batch is sent, for as long as
+answers keep coming: the crawl gives up after ``ARXIV_IDLE_WAIT_SECONDS``
+without one, and whatever is left is reported "pending" with the reason.
+
+Stats: ``arxiv/requests``, ``arxiv/retries``, ``arxiv/bad_queries`` (HTTP
+requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
+``arxiv/cache_misses`` (work items answered from the cache or queued), and
+``arxiv/matched``, ``arxiv/unmatched``, ``arxiv/pending`` (answers given).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+
+from enrichment.client import ArxivFetcher
+from enrichment.config import EnrichmentConfig
+from enrichment.models import Listing, Outcome
+from enrichment.pending import build_resolver
+from enrichment.service import Enricher
+from pipelines.signals import work_enriched
+
+logger = logging.getLogger(__name__)
+
+_STAT_OF_STATUS = {"done": "arxiv/matched", "none": "arxiv/unmatched", "pending": "arxiv/pending"}
+
+
+def listing_from_item(adapter: ItemAdapter) -> Listing:
+    """The evidence a work item carries: title, year, profile owner and printed authors."""
+    people = [adapter.get("researcher_name") or "", *(adapter.get("authors") or [])]
+    return Listing.of(adapter["work_id"], adapter.get("title") or "", adapter.get("year"), people)
+
+
+def enrichment_fields(outcome: Outcome) -> dict[str, Any]:
+    """The item fields an outcome sets: ``arxiv`` (metadata or None) and ``enrichment``."""
+    return {"arxiv": outcome.arxiv,
+            "enrichment": {"status": outcome.status, "reason": outcome.reason}}
+
+
+class ArxivEnrichPipeline:
+    """Attaches verified arXiv metadata to work items; see the module doc."""
+
+    def __init__(self, crawler: Crawler, config: EnrichmentConfig) -> None:
+        self.crawler = crawler
+        self.config = config
+        self._stop = threading.Event()
+        self._enricher: Enricher | None = None
+        self._fetcher: ArxivFetcher | None = None
+        self._last_progress = time.monotonic()
+        self._warned_fields = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ArxivEnrichPipeline:
+        if not crawler.settings.getbool("ARXIV_ENABLED"):
+            raise NotConfigured("arXiv enrichment is off (ARXIV_ENABLED=false)")
+        pipeline = cls(crawler, EnrichmentConfig.from_settings(crawler.settings))
+        crawler.signals.connect(pipeline.spider_idle, signal=signals.spider_idle)
+        return pipeline
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def open_spider(self) -> None:
+        resolver, self._fetcher = build_resolver(self.config, stop=self._stop,
+                                                 on_event=self._from_worker_event)
+        self._enricher = Enricher(resolver, self.config, on_result=self._from_worker,
+                                  stop=self._stop)
+        self._enricher.start()
+        logger.info("arXiv enrichment on: %s, %.1f s between requests, cache in %s",
+                    self.config.api_url, self.config.delay_seconds, self.config.cache_dir)
+
+    def close_spider(self) -> None:
+        if self._enricher is None:
+            return
+        for outcome in self._enricher.close("the crawl ended before the arXiv lookup finished"):
+            self._deliver(outcome)
+        if self._fetcher is not None:
+            self._fetcher.close()
+
+    def spider_idle(self) -> None:
+        """Keep the crawl open while lookups are outstanding and answers keep coming."""
+        if self._enricher is None or not self._enricher.outstanding():
+            return
+        waited = time.monotonic() - self._last_progress
+        if waited < self.config.idle_wait_seconds:
+            self._enricher.flush()
+            raise DontCloseSpider
+        reason = (f"no arXiv answer for {waited:.0f} s after the crawl went idle "
+                  f"(ARXIV_IDLE_WAIT_SECONDS={self.config.idle_wait_seconds:g})")
+        logger.warning("giving up on %d arXiv lookups: %s", self._enricher.outstanding(), reason)
+        for outcome in self._enricher.close(reason):
+            self._deliver(outcome)
+
+    # --- items (reactor thread) -------------------------------------------------------
+
+    def process_item(self, item: Any) -> Any:
+        adapter = ItemAdapter(item)
+        if adapter.get("kind") != "work" or self._enricher is None:
+            return item
+        self._last_progress = time.monotonic()
+        outcome = self._enricher.submit(listing_from_item(adapter))
+        if outcome is None:
+            self._inc("arxiv/cache_misses")
+            self._attach(item, {"arxiv": None,
+                                "enrichment": {"status": "pending", "reason": "queued"}})
+        else:
+            self._inc("arxiv/cache_hits")
+            self._inc(_STAT_OF_STATUS[outcome.status])
+            self._attach(item, enrichment_fields(outcome))
+        return item
+
+    def _attach(self, item: Any, values: dict[str, Any]) -> None:
+        adapter = ItemAdapter(item)
+        for name, value in values.items():
+            if name in adapter.field_names():
+                adapter[name] = value
+            else:  # an item class that does not declare the field yet: still carry it
+                if not self._warned_fields:
+                    logger.warning("%s declares no %r field; set as an attribute, not exported",
+                                   type(item).__name__, name)
+                    self._warned_fields = True
+                setattr(item, name, value)
+
+    # --- answers from the worker thread ----------------------------------------------
+
+    def _from_worker(self, outcome: Outcome) -> None:
+        from twisted.internet import reactor  # the reactor Scrapy installed, not a default one
+
+        reactor.callFromThread(self._deliver, outcome)  # type: ignore[attr-defined]
+
+    def _from_worker_event(self, name: str, count: int) -> None:
+        from twisted.internet import reactor
+
+        reactor.callFromThread(self._inc, f"arxiv/{name}", count)  # type: ignore[attr-defined]
+
+    def _deliver(self, outcome: Outcome) -> None:
+        """On the reactor thread: count the answer and signal it to the index."""
+        self._last_progress = time.monotonic()
+        self._inc(_STAT_OF_STATUS[outcome.status])
+        self.crawler.signals.send_catch_log(signal=work_enriched, work_id=outcome.work_id,
+                                            arxiv=outcome.arxiv, status=outcome.status,
+                                            reason=outcome.reason)
+
+    def _inc(self, key: str, count: int = 1) -> None:
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value(key, count)
