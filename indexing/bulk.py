@@ -157,7 +157,7 @@ class BulkWriter:
         self.dead_letters = dead_letters
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
-        self._backoff = wait_exponential_jitter(initial=self.policy.initial_wait,
+        self._backoff = wait_exponential_jitter(multiplier=self.policy.initial_wait,
                                                 max=self.policy.max_wait,
                                                 jitter=self.policy.jitter)
 

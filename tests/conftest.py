@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from opensearchpy import OpenSearch
 
+from indexing.bulk import BulkWriter, RetryPolicy
 from indexing.client import build_client
 from indexing.config import OpenSearchConfig, as_bool
+from indexing.deadletter import DeadLetterFile
+from indexing.indices import ensure_aliases
 from tests.faultproxy import FaultProxy
 
 REAL_CLUSTER = os.environ.get("OPENSEARCH_TEST_URL", "")
@@ -88,3 +93,23 @@ def _config(url: str, prefix: str) -> OpenSearchConfig:
         prefix=prefix,
         timeout=30.0,
     )
+
+
+@pytest.fixture
+def make_writer(opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch,
+                tmp_path: Path) -> Callable[..., BulkWriter]:
+    """Build a ``BulkWriter`` for this test's prefix with a fast retry policy.
+
+    ``make_writer(url=proxy.url, attempts=3, dead_letters=path)``; the aliases are
+    created through the direct client first, so a faulty ``url`` only affects writes.
+    """
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+
+    def make(url: str | None = None, attempts: int = 4,
+             dead_letters: Path | None = None) -> BulkWriter:
+        config = replace(opensearch_config, url=url or opensearch_config.url)
+        policy = RetryPolicy(attempts=attempts, initial_wait=0.05, max_wait=0.3, jitter=0.05)
+        return BulkWriter(build_client(config), config.prefix,
+                          DeadLetterFile(dead_letters or tmp_path / "deadletter.jsonl"), policy)
+
+    return make

@@ -1,0 +1,112 @@
+"""Measure the writer: ``python -m indexing.bench [--url URL] [--listings 20000]``.
+
+Without ``--url`` it starts a local osmem-server. Synthetic listings are written in
+pipeline-sized batches, twice: a first crawl (documents created and merged) and a
+re-crawl (every document read, merged and rewritten). Also the source of
+synthetic data for tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from crawler.items import ResearcherItem, WorkItem
+from indexing.bulk import BulkWriter, WriteReport
+from indexing.changes import Change, change_from_item
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import DeadLetterFile
+from indexing.indices import ensure_aliases
+
+_WORDS = ("adaptive graph neural serving cache sparse attention federated robust "
+          "quantum scalable retrieval diffusion kernel bayesian protein language").split()
+
+
+def synthetic_listings(works: int, per_work: int = 2, researchers: int | None = None,
+                       seed: int = 0) -> list[WorkItem]:
+    """``works`` papers, each listed on ``per_work`` distinct profiles (deterministic)."""
+    rnd = random.Random(seed)
+    pool = researchers or max(per_work, works // 5)
+    items = []
+    for w in range(works):
+        title = " ".join(rnd.choice(_WORDS) for _ in range(6)).capitalize()
+        owners = rnd.sample(range(pool), per_work)
+        authors = [f"Author {o}" for o in owners] + [f"Coauthor {rnd.randrange(999)}"]
+        for position, owner in enumerate(owners, start=1):
+            items.append(WorkItem(
+                work_id=f"w{w:06d}", title=title, researcher_id=f"r{owner:05d}",
+                researcher_name=f"Author {owner}", abstract=" ".join(rnd.choices(_WORDS, k=60)),
+                type="preprint", year=2015 + w % 11, venue="arXiv", category="LG",
+                score=round(rnd.uniform(0, 100), 1), authors=authors, authors_truncated=False,
+                code=bool(w % 3), researcher_url=f"https://profiles.example/r{owner:05d}",
+                source="bzpeer", position=position))
+    return items
+
+
+def synthetic_researchers(count: int) -> list[ResearcherItem]:
+    """Researcher items matching ``synthetic_listings``' owners."""
+    return [ResearcherItem(id=f"r{i:05d}", url=f"https://profiles.example/r{i:05d}",
+                           name=f"Author {i}", source="bzpeer", works_count=i % 40)
+            for i in range(count)]
+
+
+def batches(items: list[Any], size: int, seen_at: str | None = None) -> Iterator[list[Change]]:
+    """Items as Changes, ``size`` at a time (as the pipeline flushes them)."""
+    for start in range(0, len(items), size):
+        yield [change_from_item(item, seen_at) for item in items[start:start + size]]
+
+
+def run(config: OpenSearchConfig, listings: int = 20000, batch_size: int = 500,
+        deadletter: Path | None = None) -> dict[str, float]:
+    """Write ``listings`` synthetic listings twice; return throughput figures."""
+    client = build_client(config)
+    ensure_aliases(client, config.prefix)
+    dead = DeadLetterFile(deadletter or Path(tempfile.mkdtemp()) / "bench-deadletter.jsonl")
+    writer = BulkWriter(client, config.prefix, dead)
+    items = synthetic_listings(listings // 2)
+    figures: dict[str, float] = {"listings": len(items), "batch_size": batch_size}
+    for label in ("first", "recrawl"):
+        report, started = WriteReport(), time.perf_counter()
+        for batch in batches(items, batch_size):
+            report.add(writer.write(batch))
+        elapsed = time.perf_counter() - started
+        figures[f"{label}_seconds"] = round(elapsed, 2)
+        figures[f"{label}_docs_written"] = report.docs_written
+        figures[f"{label}_docs_per_s"] = round(report.docs_written / elapsed, 1)
+        figures[f"{label}_listings_per_s"] = round(report.listings_delivered / elapsed, 1)
+        figures[f"{label}_docs_per_bulk"] = round(report.docs_written / report.bulk_requests, 1)
+        figures[f"{label}_dead_lettered"] = report.dead_lettered
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="OpenSearch URL (default: start osmem-server)")
+    parser.add_argument("--listings", type=int, default=20000)
+    parser.add_argument("--batch-size", type=int, default=500)
+    args = parser.parse_args(argv)
+    server = None
+    if args.url is None:
+        from osmem_server import OsmemServer  # only the local benchmark needs it
+
+        server = OsmemServer.start(freeze=False)
+    try:
+        config = OpenSearchConfig(url=args.url or server.url, prefix="bench_")  # type: ignore[union-attr]
+        for name, value in run(config, args.listings, args.batch_size).items():
+            print(f"{name:28} {value}")
+    finally:
+        if server is not None:
+            server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""BulkWriter and index helpers against a real OpenSearch-compatible server."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opensearchpy import OpenSearch
+
+from crawler.items import ResearcherItem, WorkItem
+from indexing.bench import batches, synthetic_listings, synthetic_researchers
+from indexing.bulk import BulkWriter
+from indexing.changes import change_from_item, enrichment_change
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import read_lines
+from indexing.indices import (
+    alias_target,
+    create_version,
+    ensure_aliases,
+    list_versions,
+    mapping_version,
+    swap_alias,
+)
+from indexing.replay import replay
+
+T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
+
+CHAO = WorkItem(work_id="relibra", title="ReLibra: Serving LLMs", researcher_id="chao-jin",
+                researcher_name="Chao Jin", authors=["Chao Jin", "Yinmin Zhong"], year=2026,
+                abstract="Fast.", researcher_url="https://bz.example/chao-jin", source="bzpeer")
+YINMIN = WorkItem(work_id="relibra", title="RELIBRA: SERVING LLMS", researcher_id="yinmin-zhong",
+                  researcher_name="Yinmin Zhong", authors=["CHÁO JIN", "Yinmin Zhong"],
+                  date="2026-05-14", year=2026, category="DC", code=True,
+                  researcher_url="https://pc.example/yinmin", source="papercards")
+
+
+def snapshot(client: OpenSearch, alias: str) -> dict[str, dict[str, Any]]:
+    """Every document under the alias, by id."""
+    client.indices.refresh(index=alias)
+    hits = client.search(index=alias, body={"size": 10000, "query": {"match_all": {}}})
+    return {hit["_id"]: hit["_source"] for hit in hits["hits"]["hits"]}
+
+
+def untimed(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    docs = copy.deepcopy(docs)
+    for doc in docs.values():
+        for entry in [doc, *doc.get("listings", [])]:
+            entry.pop("last_seen", None)
+    return docs
+
+
+def test_new_documents_then_a_merge_from_another_profile(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        index_prefix: str) -> None:
+    writer = make_writer()
+    first = writer.write([change_from_item(CHAO, T1),
+                          change_from_item(ResearcherItem(id="chao-jin", url="u", name="Chao Jin"),
+                                           T1)])
+    assert (first.docs_created, first.listings_delivered, first.researchers_delivered) == (2, 1, 1)
+    second = writer.write([change_from_item(YINMIN, T2)])
+    assert (second.docs_created, second.docs_written, second.merged) == (0, 1, 1)
+    doc = opensearch_client.get(index=f"{index_prefix}works", id="relibra")["_source"]
+    assert [p["id"] for p in doc["profiles"]] == ["chao-jin", "yinmin-zhong"]
+    assert doc["authors"] == ["Chao Jin", "Yinmin Zhong"]  # mixed case beats CAPS
+    assert doc["sources"] == ["bzpeer", "papercards"] and doc["has_code"] is True
+    researcher = opensearch_client.get(index=f"{index_prefix}researchers", id="chao-jin")
+    assert researcher["_source"]["name"] == "Chao Jin"
+
+
+def test_recrawl_leaves_documents_identical_but_last_seen(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        index_prefix: str) -> None:
+    writer = make_writer()
+    items = [*synthetic_listings(60, per_work=2, researchers=20), *synthetic_researchers(20)]
+    for batch in batches(items, 50, T1):
+        writer.write(batch)
+    aliases = ("works", "researchers")
+    before = {a: snapshot(opensearch_client, f"{index_prefix}{a}") for a in aliases}
+    report = writer.write(next(batches(items, len(items), T2)))
+    assert report.docs_created == 0 and report.dead_lettered == 0
+    after = {a: snapshot(opensearch_client, f"{index_prefix}{a}") for a in aliases}
+    assert len(after["works"]) == 60 and len(after["researchers"]) == 20
+    for alias in after:
+        assert untimed(after[alias]) == untimed(before[alias])
+        assert {d["last_seen"] for d in after[alias].values()} == {T2}
+        assert {d["first_seen"] for d in after[alias].values()} == {T1}
+    # The very same items again: nothing to write at all.
+    again = writer.write(next(batches(items, len(items), T2)))
+    assert again.docs_written == 0 and again.docs_unchanged == 80
+    assert again.listings_delivered == 120
+
+
+def test_rejected_document_is_dead_lettered_and_the_others_continue(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        index_prefix: str, tmp_path: Path) -> None:
+    writer = make_writer(dead_letters=tmp_path / "dl.jsonl")
+    bad_year = {**asdict(CHAO), "work_id": "bad-year", "year": "MMXXVI"}
+    bad_bool = {**asdict(ResearcherItem(id="bad", url="u", name="B")), "claimed": "maybe"}
+    report = writer.write([change_from_item(bad_year, T1), change_from_item(bad_bool, T1),
+                           change_from_item(CHAO, T1), change_from_item(YINMIN, T1),
+                           enrichment_change("nowhere", status="none", at=T1),
+                           enrichment_change("relibra", status="done", arxiv={"nope": 1}, at=T1)])
+    assert report.listings_delivered == 2 and report.docs_written == 1
+    assert report.dead_lettered == 4
+    assert report.dead_letter_codes == {"rejected": 2, "missing_document": 1, "invalid": 1}
+    lines = {letter.change.doc_id + "/" + letter.code: letter
+             for _, letter in read_lines(tmp_path / "dl.jsonl") if letter}
+    rejected = lines["bad-year/rejected"]
+    assert "mapper_parsing_exception" in rejected.reason
+    assert rejected.change.data == bad_year
+    assert rejected.document["listings"][0]["year"] == "MMXXVI"
+    assert "unmapped fields ['nope']" in lines["relibra/invalid"].reason
+    assert set(snapshot(opensearch_client, f"{index_prefix}works")) == {"relibra"}
+
+
+def test_enrichment_patch_lands_in_the_work(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        index_prefix: str) -> None:
+    writer = make_writer()
+    patch = enrichment_change("relibra", status="done", at=T2,
+                              arxiv={"id": "2605.01234", "title": "ReLibra",
+                                     "primary_category": "cs.DC", "categories": ["cs.DC"]})
+    report = writer.write([patch, change_from_item(CHAO, T1)])  # same batch, any order
+    assert report.enrichments_delivered == 1 and report.dead_lettered == 0
+    doc = opensearch_client.get(index=f"{index_prefix}works", id="relibra")["_source"]
+    assert doc["arxiv_id"] == "2605.01234" and doc["enrichment"]["status"] == "done"
+    opensearch_client.indices.refresh(index=f"{index_prefix}works")
+    hits = opensearch_client.search(index=f"{index_prefix}works", body={
+        "query": {"term": {"arxiv.primary_category": "cs.DC"}}})
+    assert hits["hits"]["total"]["value"] == 1
+
+
+def test_replay_gives_the_same_index_as_a_clean_write(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    items = [*synthetic_listings(30, per_work=3, researchers=12), *synthetic_researchers(12)]
+    clean_prefix = opensearch_config.prefix + "clean_"
+    ensure_aliases(opensearch_client, clean_prefix)
+    clean = make_writer()
+    clean.prefix = clean_prefix
+    for batch in batches(items, 25, T1):
+        clean.write(batch)
+    # Everything dead-lettered: the writer points at a port nobody listens on.
+    dead = tmp_path / "dl.jsonl"
+    down = make_writer(url="http://127.0.0.1:9", attempts=2, dead_letters=dead)
+    for batch in batches(items, 25, T1):
+        assert down.write(batch).dead_lettered == len(batch)
+    codes = {letter.code for _, letter in read_lines(dead) if letter}
+    assert codes == {"unavailable"}
+    with dead.open("a") as handle:
+        handle.write("{not json\n")  # an unreadable line survives replay
+    report = replay(dead, opensearch_client, opensearch_config.prefix, batch_size=40)
+    assert (report.read, report.delivered, report.failed_again) == (len(items) + 1, len(items), 1)
+    for alias in ("works", "researchers"):
+        assert snapshot(opensearch_client, opensearch_config.prefix + alias) == \
+            snapshot(opensearch_client, clean_prefix + alias)
+    assert dead.read_text() == "{not json\n"
+    assert not list(tmp_path.glob("dl.jsonl.replay-*"))
+
+
+def test_aliases_versions_and_swap(opensearch_client: OpenSearch, index_prefix: str) -> None:
+    first = ensure_aliases(opensearch_client, index_prefix)
+    assert ensure_aliases(opensearch_client, index_prefix) == first  # idempotent
+    version = mapping_version("works")
+    assert first[f"{index_prefix}works"] == f"{index_prefix}works-v{version}"
+    rebuilt = create_version(opensearch_client, index_prefix, "works", suffix="rebuild")
+    versions = list_versions(opensearch_client, index_prefix, "works")
+    assert [(v.index, v.aliased) for v in versions] == [
+        (f"{index_prefix}works-v{version}", True), (rebuilt, False)]
+    old = swap_alias(opensearch_client, index_prefix, "works", rebuilt)
+    assert old == [f"{index_prefix}works-v{version}"]
+    assert alias_target(opensearch_client, index_prefix, "works") == rebuilt
+    swap_alias(opensearch_client, index_prefix, "works", old[0])  # rollback
+    assert alias_target(opensearch_client, index_prefix, "works") == old[0]
+    meta = opensearch_client.indices.get_mapping(index=old[0])[old[0]]["mappings"]["_meta"]
+    assert meta["version"] == version
+    assert json.dumps(meta)  # plain JSON, readable by the ops CLI
+
+
+@pytest.mark.parametrize("query,field", [("deja", "title"), ("penalver", "authors.text")])
+def test_search_folds_accents(make_writer: Callable[..., BulkWriter],
+                              opensearch_client: OpenSearch, index_prefix: str,
+                              query: str, field: str) -> None:
+    item = WorkItem(work_id="w", title="Déjà vu in Serving", researcher_id="r",
+                    researcher_name="José Luis Peñalver", authors=["José Luis Peñalver"])
+    make_writer().write([change_from_item(item, T1)])
+    alias = f"{index_prefix}works"
+    opensearch_client.indices.refresh(index=alias)
+    found = opensearch_client.search(index=alias, body={"query": {"match": {field: query}}})
+    assert found["hits"]["total"]["value"] == 1
+    prefix = opensearch_client.search(index=alias, body={"query": {"multi_match": {
+        "query": "deja v", "type": "bool_prefix",
+        "fields": ["title.sayt", "title.sayt._2gram", "title.sayt._3gram"]}}})
+    assert prefix["hits"]["total"]["value"] == 1
