@@ -11,9 +11,11 @@ what it lacks (product.md, "The arXiv API"):
   connection errors, timeouts and unexpectedly empty or malformed pages, per
   page, so a failure on page 2 does not refetch page 1. The package's own
   immediate retries are off (``num_retries=0``). A 400 is never retried.
-* an empty first page is asked once more before it counts as "no match": arXiv
-  sometimes answers 200 with nothing in it, and a batch of titles that truly
-  matches nothing is rare enough for the extra request not to matter;
+* an empty first page is asked again (twice by default) before it counts as
+  "no match": arXiv sometimes answers 200 with nothing in it, and caching that
+  as a miss would hide the papers for a day. A batch of titles that truly
+  matches nothing is rare (loose matching returns something for most titles),
+  so the extra requests cost little;
 * every library error becomes ``ArxivUnavailable`` or ``BadQuery`` here.
 
 It overrides ``arxiv.Client._parse_feed``, the package's per-page fetch hook
@@ -48,6 +50,10 @@ logger = logging.getLogger(__name__)
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 EventSink = Callable[[str, int], None]
+
+
+def _ignore(name: str, count: int) -> None:
+    """The default event sink: counts go nowhere."""
 
 
 class _SuspectPage(Exception):
@@ -138,7 +144,7 @@ class ArxivFetcher:
                  on_event: EventSink | None = None) -> None:
         self._config = config
         self._stop = stop or threading.Event()
-        self._on_event = on_event or (lambda name, n: None)
+        self._on_event = on_event if on_event is not None else _ignore
         limiter = SharedRateLimiter(config.cache_dir,
                                     effective_delay(config.api_url, config.delay_seconds),
                                     stop=self._stop)

@@ -30,7 +30,7 @@ class EnrichmentConfig:
     max_attempts: int = 4  # tries per page before arXiv counts as unavailable
     backoff_seconds: float = 2.0  # first retry pause; doubles, plus up to this much jitter
     backoff_max_seconds: float = 60.0
-    empty_page_confirmations: int = 1  # re-asks before an empty first page means "no match"
+    empty_page_confirmations: int = 2  # re-asks before an empty first page means "no match"
     outage_cooldown_seconds: float = 300.0  # after an outage, later batches go pending at once
     hit_ttl_seconds: float = 7 * 86400.0
     miss_ttl_seconds: float = 86400.0

@@ -25,6 +25,10 @@ logger = logging.getLogger(__name__)
 _CANDIDATE_FLOOR = 0.5
 Search = Callable[[str], SearchResult]
 EventSink = Callable[[str, int], None]
+
+
+def _ignore(name: str, count: int) -> None:
+    """The default event sink: counts go nowhere."""
 Row = tuple[str, list[dict], str]  # key, candidates, reason
 
 
@@ -38,7 +42,7 @@ class Resolver:
         self._config = config
         self._limits = Thresholds(title=config.title_threshold,
                                   year_tolerance=config.year_tolerance)
-        self._on_event = on_event or (lambda name, n: None)
+        self._on_event = on_event if on_event is not None else _ignore
 
     @staticmethod
     def keys(listing: Listing) -> list[str]:

@@ -30,6 +30,7 @@ _LETTER_FOLDS = str.maketrans(
 # A possessive reads as its noun, so "Shapley's" and "Shapley" agree.
 _POSSESSIVE = re.compile(r"(?<=[a-z0-9])'s\b")
 _WORD = re.compile(r"[a-z0-9]+")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def strip_latex(text: str) -> str:
@@ -62,7 +63,8 @@ def fold(text: str) -> str:
     text = _spell_greek(unicodedata.normalize("NFKC", strip_latex(text)))
     text = unicodedata.normalize("NFKD", text.translate(_LETTER_FOLDS))
     ascii_text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    ascii_text = ascii_text.encode("ascii", "ignore").decode("ascii").lower()
+    # Anything still not ASCII (dashes, symbols, other scripts) separates words.
+    ascii_text = _NOT_ASCII.sub(" ", ascii_text).lower()
     return _POSSESSIVE.sub("", ascii_text)
 
 

@@ -16,6 +16,8 @@ does where the enricher cares:
   more decoys come back);
 * a query with a non-ASCII character, a stray double quote, an empty phrase or
   anything but ``ti:`` clauses joined by ``OR`` in parentheses gets HTTP 400;
+* ``refuse_words`` (a set): a phrase holding one of these words gets a 400, as
+  arXiv refuses some queries for reasons a client cannot predict;
 * ``fail_next(mode, times)`` makes the next requests answer "429", "503",
   "400", "empty" (200 with a valid feed of no entries), "blank" (200 with no
   body) or "hang" (no answer until the client gives up);
@@ -106,13 +108,14 @@ class ArxivStandIn:
         self._titles = [_tokens(e["title"]) for e in self.entries]
         self.hang_seconds = hang_seconds
         self.requests: list[Recorded] = []
+        self.refuse_words: set[str] = set()
         self._faults: deque[str] = deque()
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="arxiv-standin")
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        daemon=True, name="arxiv-standin")
 
     # --- lifecycle -----------------------------------------------------------------
 
@@ -174,6 +177,8 @@ class ArxivStandIn:
     def matches(self, query: str) -> list[dict]:
         """The entries a query matches, in serving order."""
         phrases = parse_query(query)
+        if any(p & self.refuse_words for p in phrases):
+            raise BadQueryError("refused word")
         return [e for e, words in zip(self.entries, self._titles, strict=True)
                 if any(p <= words for p in phrases)]
 
@@ -272,3 +277,58 @@ def _handler_for(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
                                              len(found)))
 
     return Handler
+
+
+# --- the fixture profiles, as the enrichment tests see them ----------------------------
+
+EXPECTED = Path(__file__).resolve().parent.parent / "fixtures" / "expected"
+
+# Which seed listing each recorded-style entry is (by the title the profile prints).
+# Listings of the same work on other profiles share the id; every other work has none.
+ARXIV_ID_OF_SEED = {
+    "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning":
+        "2603.08127",
+    "Cross-Modal ASR Post-Processing System for Error Correction and Utterance Rejection":
+        "2201.03313",
+    "FFConv: Fast Factorized Convolutional Neural Network Inference on Encrypted Data":
+        "2208.03160",
+    "LSTMSPLIT: Effective SPLIT Learning based LSTM on Sequential Time-Series Data": "2203.04305",
+    "Parity Declustering for Fault-Tolerant Storage Systems via $t$-designs": "1301.6412",
+    "DisagMoE: Computation-Communication overlapped MoE Training via Disaggregated AF-Pipe "
+    "Parallelism": "2601.07719",
+    "SRT: Accelerating Reinforcement Learning via Speculative Rollout with Tree-Structured Cache":
+        "2602.13316",
+    "ByteComp: Revisiting Gradient Compression in Distributed Training": "2205.14465",
+    "dPRO: A Generic Profiling and Optimization System for Expediting Distributed DNN Training":
+        "2205.02473",
+    "Accelerated Large Batch Optimization of BERT Pretraining in 54 minutes": "2006.13484",
+    "GluonCV and GluonNLP: Deep Learning in Computer Vision and Natural Language Processing":
+        "1907.04433",
+    "ResNeSt: Split-Attention Networks": "2004.08955",
+    "LoKA: Low-precision Kernel Applications for Recommendation Models At Scale": "2604.11235",
+    "m3BERT: A Modern, Multi-lingual, Matryoshka Bidirectional Encoder": "2609.02281",
+    "A Self-Paced Mixed Distillation Method for Non-Autoregressive Generation": "2205.11162",
+    "Age of Information with Hybrid-ARQ: A Unified Explicit Result": "2204.06622",
+    "New Upper Bounds on the Error Probability under ML Decoding for Spinal Codes and the Joint "
+    "Transmission-Decoding System Design": "2207.13208",
+    "NGAME: Negative Mining-aware Mini-batching for Extreme Classification": "2207.04452",
+    "Taming Sparsely Activated Transformer with Stochastic Experts": "2110.04260",
+    "The Counterfactual-Shapley Value: Attributing Change in System Metrics": "2208.08399",
+    "TwinBERT: Distilling Knowledge to Twin-Structured BERT Models for Efficient Retrieval":
+        "2002.06275",
+    "BEAM: Binary Expert Activation Masking for Dynamic Routing in MoE": "2605.09318",
+    "EDiT: A Local-SGD-Based Efficient Distributed Training Method for Large Language Models":
+        "2412.10047",
+}
+
+
+def profile_works() -> list[dict]:
+    """Every work listing of the seed and held-out pages: title, year, owner, printed authors."""
+    rows = []
+    for path in sorted(EXPECTED.glob("*.json")):
+        page = json.loads(path.read_text("utf-8"))
+        owner = (page.get("researcher") or {}).get("name")
+        for work in page.get("works") or []:
+            rows.append({"page": path.stem, "title": work["title"], "year": work.get("year"),
+                         "researcher_name": owner, "authors": work.get("authors") or []})
+    return rows

@@ -1,0 +1,69 @@
+"""The SQLite lookup cache: TTLs for hits and misses, shared by processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+from enrichment.cache import FILENAME, LookupCache
+
+HIT = [{"id": "2205.14465", "title": "ByteComp"}]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_hits_and_misses_expire_after_their_own_ttl(tmp_path: Path) -> None:
+    clock = Clock()
+    cache = LookupCache(tmp_path, hit_ttl=7 * 86400, miss_ttl=86400, clock=clock)
+    cache.put("bytecomp revisiting", HIT, found=True)
+    cache.put("not on arxiv at all", [], found=False, reason="")
+    cache.put("refused title", [], found=False, reason="arXiv rejected this title's query")
+    clock.now += 86400 - 1
+    assert cache.get("bytecomp revisiting").candidates == HIT
+    assert cache.get("not on arxiv at all").candidates == []
+    assert cache.get("refused title").reason.startswith("arXiv rejected")
+    clock.now += 2
+    assert cache.get("not on arxiv at all") is None  # a miss is asked again after a day
+    assert cache.get("bytecomp revisiting") is not None
+    clock.now += 6 * 86400
+    assert cache.get("bytecomp revisiting") is None
+
+
+def test_get_many_returns_only_known_keys(tmp_path: Path) -> None:
+    cache = LookupCache(tmp_path, hit_ttl=60, miss_ttl=60)
+    cache.put_many([(f"title {i}", HIT, True, "") for i in range(700)])
+    found = cache.get_many([f"title {i}" for i in range(0, 1400, 2)])
+    assert len(found) == 350
+    assert cache.get("never stored") is None
+
+
+def test_database_is_in_wal_mode(tmp_path: Path) -> None:
+    LookupCache(tmp_path, hit_ttl=60, miss_ttl=60)
+    with sqlite3.connect(tmp_path / FILENAME) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def _writer(directory: str, prefix: str, count: int) -> None:
+    cache = LookupCache(directory, hit_ttl=600, miss_ttl=60)
+    for i in range(count):
+        cache.put(f"{prefix} {i}", HIT, found=True)
+        cache.get(f"{prefix} {i // 2}")
+
+
+def test_processes_write_concurrently_without_losing_rows(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), name, 150)) for name in "abc"]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    cache = LookupCache(tmp_path, hit_ttl=600, miss_ttl=60)
+    assert len(cache.get_many(f"{p} {i}" for p in "abc" for i in range(150))) == 450
