@@ -3,12 +3,17 @@
 It speaks just enough HTTP/1.1 to see request boundaries on keep-alive
 connections, so faults hit whole requests:
 
-    proxy.fail_next(3, status=429)     # answer the next 3 requests itself
-    proxy.drop_next(1)                 # forward, let the server apply it, then hang up
-    proxy.drop_next(1, forward=False)  # hang up before forwarding
-    proxy.delay(0.5)                   # wait before forwarding every request
-    proxy.refuse()                     # close the port: connection refused, open ones cut
-    proxy.pass_through()               # back to normal
+    proxy.fail_next(3, status=429)             # answer the next 3 requests itself
+    proxy.drop_next(1, match="/_bulk")         # forward the next bulk, let the server
+                                               # apply it, then hang up
+    proxy.drop_next(1, forward=False)          # hang up before forwarding
+    proxy.delay_next(1, 2.0)                   # hold the next request 2 s
+    proxy.delay(0.5)                           # hold every request (a slow network)
+    proxy.refuse()                             # close the port: refused, open ones cut
+    proxy.pass_through()                       # back to normal
+
+``match`` limits a fault to requests whose ``METHOD /path`` contains it; faults
+are used up in the order they were queued.
 
 Plain HTTP only (a TLS upstream cannot be inspected): the fixture skips then.
 """
@@ -21,7 +26,7 @@ import socket
 import threading
 import time
 from http import HTTPStatus
-from typing import Self
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 _READ_TIMEOUT = 30.0
@@ -36,8 +41,7 @@ class FaultProxy:
         self.requests: list[str] = []  # "METHOD /path" of every request seen
         self.faults_injected = 0
         self._lock = threading.Lock()
-        self._statuses: list[int] = []
-        self._drops: list[bool] = []
+        self._faults: list[tuple[str, Any, str]] = []  # (kind, value, match)
         self._delay = 0.0
         self._listener: socket.socket | None = None
         self._conns: set[socket.socket] = set()
@@ -72,24 +76,30 @@ class FaultProxy:
     def pass_through(self) -> None:
         """Forward everything again; reopen the port if it was refused."""
         with self._lock:
-            self._statuses.clear()
-            self._drops.clear()
+            self._faults.clear()
             self._delay = 0.0
         if self._listener is None and not self._stopped:
             self.start()
 
-    def fail_next(self, count: int, status: int = 503) -> None:
+    def fail_next(self, count: int, status: int = 503, match: str = "") -> None:
         """Answer the next ``count`` requests with ``status`` without forwarding them."""
-        with self._lock:
-            self._statuses.extend([status] * count)
+        self._queue("status", status, count, match)
 
-    def drop_next(self, count: int, forward: bool = True) -> None:
+    def drop_next(self, count: int, forward: bool = True, match: str = "") -> None:
         """Cut the connection on the next ``count`` requests.
 
         ``forward``: the server receives and applies the request, the answer is lost.
         """
+        self._queue("drop", forward, count, match)
+
+    def delay_next(self, count: int, seconds: float, match: str = "") -> None:
+        """Hold the next ``count`` requests for ``seconds`` before forwarding them."""
+        self._queue("delay", seconds, count, match)
+
+    def pending_faults(self) -> int:
+        """Faults queued and not yet used."""
         with self._lock:
-            self._drops.extend([forward] * count)
+            return len(self._faults)
 
     def delay(self, seconds: float) -> None:
         """Wait this long before forwarding each request."""
@@ -100,13 +110,26 @@ class FaultProxy:
         """Close the port (new connections are refused) and cut open connections."""
         listener, self._listener = self._listener, None
         if listener is not None:
-            listener.close()
+            _close(listener)  # shutdown first: a bare close leaves a blocked accept() serving
         self._cut_all()
 
     def stop(self) -> None:
         """Shut down for good."""
         self._stopped = True
         self.refuse()
+
+    def _queue(self, kind: str, value: Any, count: int, match: str) -> None:
+        with self._lock:
+            self._faults.extend([(kind, value, match)] * count)
+
+    def _take_fault(self, request_line: str) -> tuple[str, Any] | None:
+        with self._lock:
+            for i, (kind, value, match) in enumerate(self._faults):
+                if match in request_line:
+                    del self._faults[i]
+                    self.faults_injected += 1
+                    return kind, value
+        return None
 
     def count(self, fragment: str) -> int:
         """How many requests seen so far contain ``fragment`` (e.g. ``"/_bulk"``)."""
@@ -139,16 +162,17 @@ class FaultProxy:
                 method, path = ([*line.split(" "), "", ""])[:2]
                 with self._lock:
                     self.requests.append(f"{method} {path}")
-                    status = self._statuses.pop(0) if self._statuses else None
-                    drop = self._drops.pop(0) if status is None and self._drops else None
                     delay = self._delay
-                    self.faults_injected += status is not None or drop is not None
+                fault = self._take_fault(f"{method} {path}")
+                kind, value = fault or ("", None)
+                if kind == "delay":
+                    delay += value
                 if delay:
                     time.sleep(delay)
-                if status is not None:
-                    conn.sendall(_fault_response(status))
+                if kind == "status":
+                    conn.sendall(_fault_response(value))
                     continue
-                if drop is False:
+                if kind == "drop" and not value:
                     return
                 if upstream is None or upstream_reader is None:
                     upstream = socket.create_connection(self.upstream, timeout=_READ_TIMEOUT)
@@ -157,7 +181,7 @@ class FaultProxy:
                     upstream_reader = _Reader(upstream)
                 upstream.sendall(request)
                 response = upstream_reader.response(method)
-                if drop is True:
+                if kind == "drop":
                     return  # the server applied it; the client never hears back
                 conn.sendall(response)
         except (OSError, ValueError):

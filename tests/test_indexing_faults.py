@@ -1,0 +1,134 @@
+"""The writer through a real fault-injecting proxy: retries, drops, outages, dead letter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from opensearchpy import OpenSearch
+
+from indexing.bench import batches, synthetic_listings, synthetic_researchers
+from indexing.bulk import BulkWriter
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import read_lines
+from indexing.errors import IndexUnavailable
+from indexing.indices import ensure_aliases
+from indexing.replay import replay
+from tests.faultproxy import FaultProxy
+from tests.test_indexing_writer import snapshot
+
+T1 = "2026-01-01T00:00:00.000Z"
+ITEMS = [*synthetic_listings(20, per_work=2, researchers=8), *synthetic_researchers(8)]
+
+
+def clean_state(make_writer: Callable[..., BulkWriter], client: OpenSearch,
+                prefix: str) -> dict[str, dict]:
+    """The index as a fault-free write of ITEMS leaves it, under another prefix."""
+    ensure_aliases(client, prefix + "clean_")
+    writer = make_writer()
+    writer.prefix = prefix + "clean_"
+    for batch in batches(ITEMS, 16, T1):
+        writer.write(batch)
+    return {a: snapshot(client, f"{prefix}clean_{a}") for a in ("works", "researchers")}
+
+
+def state(client: OpenSearch, prefix: str) -> dict[str, dict]:
+    return {a: snapshot(client, f"{prefix}{a}") for a in ("works", "researchers")}
+
+
+def test_proxy_passes_and_injects(fault_proxy: FaultProxy,
+                                  opensearch_config: OpenSearchConfig) -> None:
+    client = build_client(replace(opensearch_config, url=fault_proxy.url))
+    assert client.info()["version"]["number"]
+    fault_proxy.fail_next(1, 429)
+    with pytest.raises(Exception, match="429"):
+        client.info()
+    assert client.info()  # the connection survives an injected answer
+    assert fault_proxy.faults_injected == 1 and fault_proxy.count("GET /") == 3
+
+
+@pytest.mark.parametrize("status", [429, 503, 502])
+def test_overload_answers_are_retried(status: int, fault_proxy: FaultProxy,
+                                      make_writer: Callable[..., BulkWriter],
+                                      opensearch_client: OpenSearch,
+                                      opensearch_config: OpenSearchConfig) -> None:
+    expected = clean_state(make_writer, opensearch_client, opensearch_config.prefix)
+    writer = make_writer(url=fault_proxy.url, attempts=5)
+    fault_proxy.fail_next(2, status, match="/_bulk")
+    fault_proxy.fail_next(1, status, match="/_mget")
+    reports = [writer.write(batch) for batch in batches(ITEMS, 16, T1)]
+    assert fault_proxy.pending_faults() == 0
+    assert sum(r.retries for r in reports) >= 3
+    assert sum(r.dead_lettered for r in reports) == 0
+    assert state(opensearch_client, opensearch_config.prefix) == {
+        a: expected[a] for a in expected}
+
+
+@pytest.mark.parametrize("forward", [True, False], ids=["answer-lost", "request-lost"])
+def test_connection_dropped_mid_request_is_retried(
+        forward: bool, fault_proxy: FaultProxy, make_writer: Callable[..., BulkWriter],
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig) -> None:
+    expected = clean_state(make_writer, opensearch_client, opensearch_config.prefix)
+    writer = make_writer(url=fault_proxy.url, attempts=5)
+    fault_proxy.drop_next(2, forward=forward, match="/_bulk")
+    reports = [writer.write(batch) for batch in batches(ITEMS, 16, T1)]
+    assert fault_proxy.pending_faults() == 0
+    assert sum(r.dead_lettered for r in reports) == 0
+    assert sum(r.listings_delivered for r in reports) == 40
+    if forward:  # the server had applied it: the retry re-read it and found nothing to do
+        assert sum(r.docs_unchanged for r in reports) > 0
+    assert state(opensearch_client, opensearch_config.prefix) == expected
+
+
+def test_timeout_is_retried(fault_proxy: FaultProxy, opensearch_client: OpenSearch,
+                            opensearch_config: OpenSearchConfig,
+                            make_writer: Callable[..., BulkWriter]) -> None:
+    writer = make_writer(url=fault_proxy.url, attempts=4)
+    writer.client = build_client(replace(opensearch_config, url=fault_proxy.url, timeout=0.5))
+    fault_proxy.delay_next(1, 1.5, match="/_bulk")
+    report = writer.write(next(batches(ITEMS, 10, T1)))
+    assert report.retries > 0 and report.dead_lettered == 0 and report.delivered == 10
+
+
+def test_outage_longer_than_retries_dead_letters_then_replay_restores(
+        fault_proxy: FaultProxy, make_writer: Callable[..., BulkWriter],
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    expected = clean_state(make_writer, opensearch_client, opensearch_config.prefix)
+    dead = tmp_path / "dl.jsonl"
+    writer = make_writer(url=fault_proxy.url, attempts=3, dead_letters=dead)
+    written = writer.write(next(batches(ITEMS[:10], 10, T1)))
+    assert written.delivered == 10
+    fault_proxy.refuse()  # the cluster goes away mid-crawl
+    reports = [writer.write(batch) for batch in batches(ITEMS[10:], 16, T1)]
+    assert sum(r.dead_lettered for r in reports) == len(ITEMS) - 10
+    assert all(r.retries > 0 and r.fatal is None for r in reports)
+    letters = [letter for _, letter in read_lines(dead)]
+    assert len(letters) == len(ITEMS) - 10
+    assert all(letter and letter.code == "unavailable" and "connection failed" in letter.reason
+               for letter in letters)
+    # Replay while still down: nothing is lost, the lines stay with their new reason.
+    down = build_client(replace(opensearch_config, url=fault_proxy.url))
+    with pytest.raises(IndexUnavailable):
+        replay(dead, down, opensearch_config.prefix)
+    assert len(dead.read_text().splitlines()) == len(ITEMS) - 10
+    fault_proxy.pass_through()  # back up
+    report = replay(dead, build_client(replace(opensearch_config, url=fault_proxy.url)),
+                    opensearch_config.prefix)
+    assert report.delivered == len(ITEMS) - 10 and report.failed_again == 0
+    assert state(opensearch_client, opensearch_config.prefix) == expected
+    assert not dead.exists() or dead.read_text() == ""
+
+
+def test_unauthorised_is_fatal_not_retried(fault_proxy: FaultProxy,
+                                           make_writer: Callable[..., BulkWriter],
+                                           tmp_path: Path) -> None:
+    writer = make_writer(url=fault_proxy.url, attempts=5, dead_letters=tmp_path / "dl.jsonl")
+    fault_proxy.fail_next(1, 401)
+    report = writer.write(next(batches(ITEMS, 5, T1)))
+    assert report.fatal and "authentication failed" in report.fatal
+    assert report.retries == 0 and report.dead_lettered == 5
+    assert fault_proxy.count("/_mget") == 1
