@@ -7,25 +7,11 @@ and the cache with any crawl running on the machine.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
 
-from enrichment.cache import LookupCache
-from enrichment.client import ArxivFetcher
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
-from enrichment.resolver import Resolver
-
-
-def build_resolver(
-    config: EnrichmentConfig,
-    stop: threading.Event | None = None,
-    on_event: Callable[[str, int], None] | None = None,
-) -> tuple[Resolver, ArxivFetcher]:
-    """A resolver wired to the cache and the real client; close the fetcher after use."""
-    fetcher = ArxivFetcher(config, stop=stop, on_event=on_event)
-    cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
-    return Resolver(fetcher.search, cache, config, on_event=on_event), fetcher
+from enrichment.resolver import build_resolver
 
 
 def enrich_pending(listings: Iterable[Listing], config: EnrichmentConfig,

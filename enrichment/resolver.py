@@ -7,11 +7,12 @@ the ops CLI, never on the reactor; ``from_cache`` alone only reads SQLite.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 
 from enrichment.cache import CachedLookup, LookupCache
-from enrichment.client import SearchResult
+from enrichment.client import ArxivFetcher, SearchResult
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
 from enrichment.matching import Thresholds, title_similarity, verify
@@ -156,3 +157,14 @@ class Resolver:
     @staticmethod
     def _candidates(key: str, entries: list[dict]) -> list[dict]:
         return [e for e in entries if title_similarity(key, e["title"]) >= _CANDIDATE_FLOOR]
+
+
+def build_resolver(
+    config: EnrichmentConfig,
+    stop: threading.Event | None = None,
+    on_event: EventSink | None = None,
+) -> tuple[Resolver, ArxivFetcher]:
+    """A resolver on the real client and cache; close the fetcher after use."""
+    fetcher = ArxivFetcher(config, stop=stop, on_event=on_event)
+    cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
+    return Resolver(fetcher.search, cache, config, on_event=on_event), fetcher

@@ -28,7 +28,7 @@ from enrichment.config import EnrichmentConfig
 from enrichment.errors import Cancelled
 from enrichment.models import Listing, Outcome
 from enrichment.query import batches
-from enrichment.resolver import Resolver
+from enrichment.resolver import EventSink, Resolver, build_resolver
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +42,12 @@ class Enricher:
 
     def __init__(self, resolver: Resolver, config: EnrichmentConfig, on_result: OnResult,
                  stop: threading.Event | None = None,
+                 cleanup: Callable[[], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        # ``stop`` must be the event the resolver's client waits on, so that
+        # closing cuts its rate-limit waits and retry pauses short.
         self._resolver = resolver
+        self._cleanup = cleanup
         self._config = config
         self._on_result = on_result
         self._clock = clock
@@ -102,19 +106,32 @@ class Enricher:
         with self._cond:
             return len(self._waiting)
 
-    def close(self, reason: str, timeout: float = 5.0) -> list[Outcome]:
-        """Stop the worker; every work still waiting comes back "pending" with ``reason``."""
+    def close(self, reason: str, timeout: float = 0.0) -> list[Outcome]:
+        """Stop the worker; every work still waiting comes back "pending" with ``reason``.
+
+        Waits up to ``timeout`` for the worker (0: not at all, as on the reactor).
+        A request already in flight still ends in the cache; its works are
+        reported here, not again.
+        """
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-        with self._cond:
             left = [Outcome(work_id, None, "pending", reason) for work_id in self._waiting]
             self._waiting.clear()
             self._queue.clear()
             self._by_key.clear()
-            return left
+        if timeout and self._thread.is_alive():
+            self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self._release()
+        return left
+
+    def _release(self) -> None:
+        """Run ``cleanup`` (close the HTTP session) once, from whichever side ends last."""
+        with self._cond:
+            cleanup, self._cleanup = self._cleanup, None
+        if cleanup is not None:
+            cleanup()
 
     # --- bookkeeping (under the lock) ------------------------------------------------
 
@@ -181,6 +198,12 @@ class Enricher:
     # --- worker thread ----------------------------------------------------------------
 
     def _run(self) -> None:
+        try:
+            self._drain()
+        finally:
+            self._release()
+
+    def _drain(self) -> None:
         while True:
             with self._cond:
                 batch = self._next_batch()
@@ -218,3 +241,13 @@ class Enricher:
             self._down_reason = reason
             return reason
         return "arXiv lookup did not finish"
+
+
+def start_enricher(config: EnrichmentConfig, on_result: OnResult,
+                   on_event: EventSink | None = None) -> Enricher:
+    """An Enricher on the real client and cache, its worker started."""
+    stop = threading.Event()
+    resolver, fetcher = build_resolver(config, stop=stop, on_event=on_event)
+    enricher = Enricher(resolver, config, on_result, stop=stop, cleanup=fetcher.close)
+    enricher.start()
+    return enricher

@@ -20,7 +20,6 @@ requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Any
 
@@ -29,11 +28,9 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from enrichment.client import ArxivFetcher
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
-from enrichment.pending import build_resolver
-from enrichment.service import Enricher
+from enrichment.service import Enricher, start_enricher
 from pipelines.signals import work_enriched
 
 logger = logging.getLogger(__name__)
@@ -59,9 +56,7 @@ class ArxivEnrichPipeline:
     def __init__(self, crawler: Crawler, config: EnrichmentConfig) -> None:
         self.crawler = crawler
         self.config = config
-        self._stop = threading.Event()
         self._enricher: Enricher | None = None
-        self._fetcher: ArxivFetcher | None = None
         self._last_progress = time.monotonic()
         self._warned_fields = False
 
@@ -76,11 +71,8 @@ class ArxivEnrichPipeline:
     # --- lifecycle -------------------------------------------------------------------
 
     def open_spider(self) -> None:
-        resolver, self._fetcher = build_resolver(self.config, stop=self._stop,
-                                                 on_event=self._from_worker_event)
-        self._enricher = Enricher(resolver, self.config, on_result=self._from_worker,
-                                  stop=self._stop)
-        self._enricher.start()
+        self._enricher = start_enricher(self.config, on_result=self._from_worker,
+                                        on_event=self._from_worker_event)
         logger.info("arXiv enrichment on: %s, %.1f s between requests, cache in %s",
                     self.config.api_url, self.config.delay_seconds, self.config.cache_dir)
 
@@ -89,8 +81,6 @@ class ArxivEnrichPipeline:
             return
         for outcome in self._enricher.close("the crawl ended before the arXiv lookup finished"):
             self._deliver(outcome)
-        if self._fetcher is not None:
-            self._fetcher.close()
 
     def spider_idle(self) -> None:
         """Keep the crawl open while lookups are outstanding and answers keep coming."""

@@ -1,0 +1,150 @@
+"""The background Enricher end to end against the stand-in arXiv, and enrich_pending."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crawler.identity import work_id
+from enrichment.config import EnrichmentConfig
+from enrichment.models import Listing, Outcome
+from enrichment.pending import enrich_pending
+from enrichment.service import start_enricher
+from tests.arxiv_standin import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
+
+EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
+LISTINGS = [Listing.of(work_id(w["title"]), w["title"], w["year"],
+                       [w["researcher_name"], *w["authors"]]) for w in profile_works()]
+DISTINCT_WORKS = len({listing.work_id for listing in LISTINGS})
+
+
+@pytest.fixture
+def arxiv_api() -> Iterator[ArxivStandIn]:
+    with ArxivStandIn(hang_seconds=5) as server:
+        yield server
+
+
+def make_config(api: ArxivStandIn, tmp_path: Path, **overrides: object) -> EnrichmentConfig:
+    values: dict = {"api_url": api.api_url, "delay_seconds": 0.05, "cache_dir": str(tmp_path),
+                    "backoff_seconds": 0.05, "backoff_max_seconds": 0.2, "timeout_seconds": 1.0,
+                    "batch_linger_seconds": 60.0, **overrides}
+    return EnrichmentConfig(**values)
+
+
+class Collector:
+    """The on_result callback: the latest outcome per work."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, Outcome] = {}
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, outcome: Outcome) -> None:
+        with self._lock:
+            self.outcomes[outcome.work_id] = outcome
+            self.calls += 1
+
+
+def run_enricher(config: EnrichmentConfig, listings: list[Listing],
+                 timeout: float = 20.0) -> tuple[dict[str, Outcome], Collector, float]:
+    """Submit every listing, flush, wait for the answers; the outcomes and max submit time."""
+    collector = Collector()
+    enricher = start_enricher(config, on_result=collector)
+    answered: dict[str, Outcome] = {}
+    slowest = 0.0
+    try:
+        for listing in listings:
+            began = time.perf_counter()
+            outcome = enricher.submit(listing)
+            slowest = max(slowest, time.perf_counter() - began)
+            if outcome is not None:
+                answered[listing.work_id] = outcome
+        enricher.flush()
+        deadline = time.monotonic() + timeout
+        while enricher.outstanding() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert enricher.outstanding() == 0
+    finally:
+        enricher.close("test over", timeout=5)
+    return {**answered, **collector.outcomes}, collector, slowest
+
+
+def assert_right_ids(outcomes: dict[str, Outcome]) -> None:
+    assert set(outcomes) == {listing.work_id for listing in LISTINGS}
+    for wid, outcome in outcomes.items():
+        got = (outcome.arxiv or {}).get("id")
+        assert got == EXPECTED.get(wid), (wid, outcome.reason)
+        assert outcome.status == ("done" if wid in EXPECTED else "none")
+
+
+def test_cold_then_warm_cache(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    config = make_config(arxiv_api, tmp_path)
+    cold, collector, _ = run_enricher(config, LISTINGS)
+    assert_right_ids(cold)
+    cold_requests = arxiv_api.request_count
+    assert cold_requests * 10 <= DISTINCT_WORKS, (cold_requests, DISTINCT_WORKS)
+    assert all(len(q) > 1000 for q in arxiv_api.queries[:-1])  # full batches, one partial
+
+    arxiv_api.reset()
+    warm, collector, _ = run_enricher(config, LISTINGS)
+    assert arxiv_api.request_count == 0
+    assert collector.calls == 0  # every listing answered from the cache, at submit
+    assert_right_ids(warm)
+
+
+def test_listings_of_one_work_pool_their_evidence(arxiv_api: ArxivStandIn,
+                                                  tmp_path: Path) -> None:
+    title = "Parity Declustering for Fault-Tolerant Storage Systems via $t$-designs"
+    wid = work_id(title)
+    other = Listing.of(wid, "Parity declustering for fault–tolerant storage systems via t-designs",
+                       2014, ["Mateus Oliveira"])  # alone, no author in common with arXiv's
+    owner = Listing.of(wid, title, 2013, ["Chao Jin"])
+    outcomes, _, _ = run_enricher(make_config(arxiv_api, tmp_path), [other, owner])
+    assert outcomes[wid].status == "done"
+    assert outcomes[wid].arxiv["id"] == "1301.6412"
+
+
+def test_outage_leaves_works_pending_then_enrich_pending_completes_them(
+        arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    arxiv_api.fail_next("503", times=1000)
+    config = make_config(arxiv_api, tmp_path, max_attempts=3)
+    outcomes, _, slowest = run_enricher(config, LISTINGS)
+    assert {o.status for o in outcomes.values()} == {"pending"}
+    assert all("HTTP 503" in o.reason for o in outcomes.values())
+    assert arxiv_api.request_count == 3  # one batch's attempts; the cool-down spares the rest
+    assert slowest < 0.1  # submit never waited for arXiv
+
+    arxiv_api.reset()
+    merged: dict[str, Listing] = {}
+    for listing in LISTINGS:
+        merged[listing.work_id] = (merged[listing.work_id].merged(listing)
+                                   if listing.work_id in merged else listing)
+    results = enrich_pending(merged.values(), config)
+    assert_right_ids({o.work_id: o for o in results})
+    assert arxiv_api.request_count * 10 <= DISTINCT_WORKS
+
+
+def test_submit_returns_at_once_while_arxiv_hangs(arxiv_api: ArxivStandIn,
+                                                  tmp_path: Path) -> None:
+    arxiv_api.fail_next("hang", times=10)
+    config = make_config(arxiv_api, tmp_path, batch_size=2, timeout_seconds=3.0)
+    collector = Collector()
+    enricher = start_enricher(config, on_result=collector)
+    slowest = 0.0
+    for listing in LISTINGS:
+        began = time.perf_counter()
+        assert enricher.submit(listing) is None
+        slowest = max(slowest, time.perf_counter() - began)
+    assert slowest < 0.1
+    time.sleep(0.2)
+    assert arxiv_api.request_count == 1  # one request in flight, hanging
+    began = time.perf_counter()
+    left = enricher.close("the crawl ended before the arXiv lookup finished")
+    assert time.perf_counter() - began < 0.1  # closing does not wait for the request either
+    assert collector.calls == 0
+    assert left and all(o.status == "pending" for o in left)
+    assert {o.reason for o in left} == {"the crawl ended before the arXiv lookup finished"}
