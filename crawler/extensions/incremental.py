@@ -12,6 +12,7 @@ A downloader middleware with the page state store (``crawler.state``):
   whose documents were lost is processed again next run. A page whose
   callback raised is un-recorded at once.
 
+The spider opts in with ``skips_unchanged = True`` (it must honour the flag).
 ``-a full=true`` processes every page (and refreshes the state);
 ``-s INCREMENTAL_ENABLED=false`` leaves the state alone altogether. With
 ``-a follow=true`` pages are always processed: an unchanged page's links to
@@ -55,7 +56,7 @@ class IncrementalMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> IncrementalMiddleware:
         if not crawler.settings.getbool("INCREMENTAL_ENABLED", True):
-            raise NotConfigured("INCREMENTAL_ENABLED is off")
+            raise NotConfigured  # switched off on purpose: no warning
         if not crawler.settings.getwithbase("EXTENSIONS").get(VERDICT_EXTENSION):
             # Without a verdict nothing would ever be committed: every run would be full.
             raise NotConfigured(f"incremental runs need the {VERDICT_EXTENSION} extension")
@@ -65,12 +66,16 @@ class IncrementalMiddleware:
         job, self.run_id = run_identity(self.crawler)
         full = str(getattr(spider, "full", "")).lower() in _TRUE
         follow = bool(getattr(spider, "follow", False))
-        self.skip_unchanged = not (full or follow)
+        # Opt-in: a spider that ignored the flag would parse an empty 304 body as a page.
+        aware = bool(getattr(spider, "skips_unchanged", False))
+        self.skip_unchanged = aware and not (full or follow)
         self.store = PageStateStore(state_dir(self.crawler.settings) / f"{job}.sqlite")
         stale = self.store.drop_stale_pending(self.run_id)
-        if full or follow:
+        if not self.skip_unchanged:
+            why = ("-a full=true" if full else "-a follow=true" if follow
+                   else f"spider {spider.name} does not set skips_unchanged")
             logger.info("incremental: processing every page (%s); still recording page state",
-                        "-a full=true" if full else "-a follow=true")
+                        why)
         logger.info("incremental: page state in %s (%d entries of unfinished runs dropped)",
                     self.store.path, stale)
 

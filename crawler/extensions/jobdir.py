@@ -33,10 +33,9 @@ class JobdirReset:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> JobdirReset:
         jobdir = crawler.settings.get("JOBDIR")
-        if not jobdir:
-            raise NotConfigured("no JOBDIR")
-        if not crawler.settings.getbool("RUN_JOBDIR_RESET", True):
-            raise NotConfigured("RUN_JOBDIR_RESET is off")
+        # No message: Scrapy would log one as a warning on every run without a JOBDIR.
+        if not jobdir or not crawler.settings.getbool("RUN_JOBDIR_RESET", True):
+            raise NotConfigured
         ext = cls(Path(jobdir))
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext

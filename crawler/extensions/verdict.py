@@ -113,7 +113,9 @@ def judge(
         problems.append((EXIT_DATA_LOST, f"{dead} documents dead-lettered (replay them with "
                                          "`scholarindex replay`)"))
     if pages == 0:
-        problems.append((EXIT_USAGE, "no URLs given (-a urls=URL[,URL...] or -a url_file=PATH)"))
+        if close_reason == "finished":  # else the spider may not have read its URLs yet
+            problems.append((EXIT_USAGE,
+                             "no URLs given (-a urls=URL[,URL...] or -a url_file=PATH)"))
     elif errors / pages > max_error_rate:
         problems.append((EXIT_FAILED, f"{errors}/{pages} pages failed ({errors / pages:.0%}, "
                                       f"over RUN_MAX_ERROR_RATE={max_error_rate:.0%})"))
