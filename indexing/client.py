@@ -7,6 +7,7 @@ package deals only with ``indexing.errors``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,6 +46,15 @@ def build_client(config: OpenSearchConfig) -> OpenSearch:
     return OpenSearch(**kwargs)
 
 
+def quiet_transport_logs() -> None:
+    """Silence opensearch-py's per-request logging (call from entry points, not imports).
+
+    It logs every request at INFO and every failure with a traceback at WARNING;
+    the indexer logs each failure once, with its cause, where it handles it.
+    """
+    logging.getLogger("opensearch").setLevel(logging.ERROR)
+
+
 def describe(exc: BaseException) -> str:
     """A one-line cause for logs and dead-letter reasons, never with credentials."""
     if isinstance(exc, os_exc.ConnectionTimeout):
@@ -58,7 +68,8 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, os_exc.AuthorizationException):
         return "not authorised (HTTP 403): the user lacks index permissions"
     if isinstance(exc, os_exc.TransportError):
-        return f"HTTP {exc.status_code} {exc.error}: {_reason(exc.info)}"
+        detail = _reason(exc.info) if isinstance(exc.info, Mapping) else str(exc.error)
+        return f"HTTP {exc.status_code} {detail}"
     return f"{type(exc).__name__}: {exc}"
 
 

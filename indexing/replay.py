@@ -23,7 +23,7 @@ from opensearchpy import OpenSearch
 
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change
-from indexing.client import build_client
+from indexing.client import build_client, quiet_transport_logs
 from indexing.config import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.errors import IndexUnavailable
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="dead-letter file (default: deadletter/index.jsonl)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    quiet_transport_logs()
     config = OpenSearchConfig.from_env()
     try:
         report = replay(args.path, build_client(config), config.prefix)

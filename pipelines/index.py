@@ -28,7 +28,7 @@ from twisted.python.failure import Failure
 
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change, change_from_item, enrichment_change
-from indexing.client import build_client, translate_errors
+from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.config import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, dead_letter
 from indexing.errors import IndexUnavailable, InvalidItem
@@ -74,6 +74,7 @@ class OpenSearchIndexPipeline:
         if not settings.getbool("INDEX_ENABLED", True):
             raise NotConfigured("INDEX_ENABLED is off")
         config = OpenSearchConfig.from_settings(settings)
+        quiet_transport_logs()
         policy = RetryPolicy(
             attempts=settings.getint("INDEX_MAX_ATTEMPTS", 6),
             initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT", 0.5),
@@ -134,11 +135,16 @@ class OpenSearchIndexPipeline:
         self._summarise()
 
     def work_enriched(self, work_id: str, arxiv: dict[str, Any] | None, status: str,
-                      reason: str | None = None) -> None:
-        """Signal handler: queue an enrichment patch for ``work_id``'s document."""
+                      reason: str | None = None, updated_at: str | None = None) -> None:
+        """Signal handler: queue an enrichment patch for ``work_id``'s document.
+
+        ``updated_at`` (optional): when the result was obtained from arXiv; pass the
+        cache entry's time so a re-crawl leaves the document unchanged.
+        """
         try:
-            change = enrichment_change(work_id, status=status, arxiv=arxiv, reason=reason)
-        except Exception as exc:  # a patch we cannot even encode: say so, count it
+            change = enrichment_change(work_id, status=status, arxiv=arxiv, reason=reason,
+                                       at=updated_at)
+        except (TypeError, ValueError) as exc:  # a patch we cannot even encode
             logger.error("unusable enrichment for %s: %s", work_id, exc)
             self.stats.inc_value("index/invalid_items")
             return

@@ -1,0 +1,262 @@
+"""The Scrapy pipeline in real crawls: each test runs ``scrapy`` in a subprocess.
+
+The spider below reads hand-built pages (JSON files behind ``file://`` URLs) and
+yields ResearcherItem/WorkItem objects, so these tests do not depend on the
+parsers. ``python -m tests.test_indexing_pipeline SETTINGS_JSON PAGES_DIR`` is the
+crawl entry point the tests call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import scrapy
+from opensearchpy import OpenSearch
+
+from crawler.items import ResearcherItem, WorkItem
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import read_lines
+from indexing.replay import replay
+from pipelines.signals import work_enriched
+from tests.faultproxy import FaultProxy
+from tests.test_indexing_writer import snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+PIPELINE = {"pipelines.index.OpenSearchIndexPipeline": 800}
+STATS_MARK = "STATS-JSON "
+
+
+# --- the crawl that runs in the subprocess ------------------------------------------------
+
+class PagesSpider(scrapy.Spider):
+    """Fetches page JSON files; each yields a researcher and the works it lists."""
+
+    name = "indexing_pages"
+
+    def __init__(self, pages_dir: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.pages = sorted(Path(pages_dir).glob("page-*.json"))
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        for page in self.pages:
+            yield scrapy.Request(page.as_uri(), callback=self.parse)
+
+    def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
+        page = json.loads(response.text)
+        yield ResearcherItem(**page["researcher"])
+        for work in page["works"]:
+            yield WorkItem(**work)
+        if page.get("enrich"):  # after the listings: as the enrichment pipeline would
+            yield response.follow(response.url + "#enrich", callback=self.enrich,
+                                  dont_filter=True, cb_kwargs={"page": page})
+
+    def enrich(self, response: scrapy.http.Response, page: dict[str, Any]) -> None:
+        for patch in page["enrich"]:
+            self.crawler.signals.send_catch_log(work_enriched, **patch)
+
+
+def run_in_subprocess(settings_json: str, pages_dir: str) -> None:
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.utils.project import get_project_settings
+
+    settings = get_project_settings()
+    settings.setdict(json.loads(settings_json), priority="cmdline")
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(PagesSpider)
+    process.crawl(crawler, pages_dir=pages_dir)
+    process.start()
+    print(STATS_MARK + json.dumps(crawler.stats.get_stats(), default=str), flush=True)
+
+
+# --- helpers for the tests ----------------------------------------------------------------
+
+def make_pages(directory: Path, count: int = 5, works_per_page: int = 5,
+               enrich: bool = False) -> list[dict[str, Any]]:
+    """Page i lists works i .. i+works_per_page-1: neighbouring pages share works."""
+    directory.mkdir(parents=True, exist_ok=True)
+    pages = []
+    for i in range(count):
+        rid = f"res-{i}"
+        researcher = asdict(ResearcherItem(id=rid, url=f"https://bz.example/{rid}",
+                                           name=f"Researcher {i}", source="bzpeer",
+                                           works_count=works_per_page))
+        works = [asdict(WorkItem(
+            work_id=f"work-{w}", title=f"Work number {w}", researcher_id=rid,
+            researcher_name=f"Researcher {i}", authors=[f"Researcher {i}", "Shared Author"],
+            year=2020 + w % 6, abstract=f"Abstract of work {w} " * (1 + i % 3),
+            researcher_url=f"https://bz.example/{rid}", source="bzpeer", position=p + 1))
+            for p, w in enumerate(range(i, i + works_per_page))]
+        page = {"researcher": researcher, "works": works}
+        if enrich and i == count - 1:
+            page["enrich"] = [{"work_id": works[0]["work_id"], "status": "done", "reason": None,
+                               "arxiv": {"id": "2601.00042", "title": works[0]["title"]},
+                               "updated_at": "2026-01-01T00:00:00Z"}]
+        (directory / f"page-{i:03d}.json").write_text(json.dumps(page))
+        pages.append(page)
+    return pages
+
+
+@dataclass
+class Crawl:
+    returncode: int
+    stats: dict[str, Any]
+    log: str
+
+    def errors(self) -> list[str]:
+        return [line for line in self.log.splitlines() if " ERROR: " in line]
+
+
+def crawl(pages_dir: Path, config: OpenSearchConfig, tmp_path: Path,
+          **settings: Any) -> Crawl:
+    merged = {
+        "ITEM_PIPELINES": PIPELINE, "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
+        "OPENSEARCH_USER": config.user, "OPENSEARCH_PASSWORD": config.password,
+        "OPENSEARCH_VERIFY_CERTS": config.verify_certs, "OPENSEARCH_CA_CERTS": config.ca_certs,
+        "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl"),
+        "ROBOTSTXT_OBEY": False, "AUTOTHROTTLE_ENABLED": False, "TELNETCONSOLE_ENABLED": False,
+        "INDEX_RETRY_INITIAL_WAIT": 0.05, "INDEX_RETRY_MAX_WAIT": 0.2, "INDEX_MAX_ATTEMPTS": 3,
+        "LOG_LEVEL": "INFO", **settings,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.test_indexing_pipeline", json.dumps(merged), str(pages_dir)],
+        cwd=ROOT, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(STATS_MARK)]
+    assert lines, f"crawl printed no stats:\n{proc.stderr[-3000:]}"
+    return Crawl(proc.returncode, json.loads(lines[-1][len(STATS_MARK):]), proc.stderr)
+
+
+def listings_in(client: OpenSearch, alias: str) -> set[tuple[str, str]]:
+    return {(doc_id, e["researcher_id"])
+            for doc_id, doc in snapshot(client, alias).items() for e in doc["listings"]}
+
+
+def untimed(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    docs = json.loads(json.dumps(docs))
+    for doc in docs.values():
+        for entry in [doc, *doc.get("listings", [])]:
+            entry.pop("last_seen", None)
+    return docs
+
+
+# --- tests --------------------------------------------------------------------------------
+
+def test_crawl_indexes_merges_and_recrawl_changes_only_last_seen(
+        tmp_path: Path, opensearch_config: OpenSearchConfig,
+        opensearch_client: OpenSearch) -> None:
+    pages = make_pages(tmp_path / "pages", enrich=True)
+    listings = sum(len(p["works"]) for p in pages)
+    # A slow crawl and a batch bigger than the crawl: only the timer can flush mid-crawl.
+    first = crawl(tmp_path / "pages", opensearch_config, tmp_path, DOWNLOAD_DELAY=0.25,
+                  INDEX_BATCH_SIZE=1000, INDEX_FLUSH_INTERVAL=0.2)
+    stats = first.stats
+    assert stats["finish_reason"] == "finished" and first.returncode == 0, first.log[-3000:]
+    assert stats["index/listings_delivered"] == listings == 25
+    assert stats["index/researchers_delivered"] == 5
+    assert stats["index/enrichments_delivered"] == 1
+    assert stats["index/dead_lettered"] == 0 and not first.errors()
+    assert stats["index/bulk_requests"] >= 2, "the timer never flushed mid-crawl"
+    assert stats["index/merged"] == listings - 9
+    works = snapshot(opensearch_client, f"{opensearch_config.prefix}works")
+    assert len(works) == 9
+    assert [p["id"] for p in works["work-4"]["profiles"]] == [f"res-{i}" for i in range(5)]
+    assert sorted(works["work-4"]["authors"]) == [*(f"Researcher {i}" for i in range(5)),
+                                                  "Shared Author"]
+    assert works["work-4"]["arxiv_id"] == "2601.00042"
+
+    second = crawl(tmp_path / "pages", opensearch_config, tmp_path)
+    assert second.stats["index/listings_delivered"] == listings
+    assert second.stats.get("index/docs_created", 0) == 0
+    again = snapshot(opensearch_client, f"{opensearch_config.prefix}works")
+    assert untimed(again) == untimed(works)
+    assert all(d["last_seen"] > works[i]["last_seen"] for i, d in again.items())
+
+
+def test_unreachable_opensearch_stops_before_any_page(
+        tmp_path: Path, opensearch_config: OpenSearchConfig) -> None:
+    make_pages(tmp_path / "pages", count=2)
+    down = replace(opensearch_config, url="http://indexer:s3cret@127.0.0.1:9")
+    result = crawl(tmp_path / "pages", down, tmp_path)
+    assert result.stats["finish_reason"] == "opensearch_unavailable"
+    assert "downloader/request_count" not in result.stats
+    assert "item_scraped_count" not in result.stats
+    errors = result.errors()
+    assert len(errors) == 1, errors
+    assert "http://127.0.0.1:9" in errors[0] and "Connection refused" in errors[0]
+    assert "s3cret" not in result.log
+
+
+def test_unauthorised_stops_before_any_page(tmp_path: Path, fault_proxy: FaultProxy,
+                                            opensearch_config: OpenSearchConfig) -> None:
+    make_pages(tmp_path / "pages", count=2)
+    fault_proxy.fail_next(1, 401)
+    result = crawl(tmp_path / "pages", replace(opensearch_config, url=fault_proxy.url), tmp_path)
+    assert result.stats["finish_reason"] == "opensearch_unavailable"
+    assert "downloader/request_count" not in result.stats
+    assert "authentication failed" in result.errors()[0]
+
+
+def test_faults_mid_crawl_lose_nothing_and_replay_completes_the_index(
+        tmp_path: Path, fault_proxy: FaultProxy, opensearch_config: OpenSearchConfig,
+        opensearch_client: OpenSearch) -> None:
+    pages = make_pages(tmp_path / "pages", count=12, works_per_page=4)
+    expected = {(w["work_id"], w["researcher_id"]) for p in pages for w in p["works"]}
+    fault_proxy.fail_next(2, 429, match="/_bulk")
+    fault_proxy.fail_next(1, 503, match="/_mget")
+    fault_proxy.drop_next(1, match="/_bulk")
+
+    def outage_after_some_bulks() -> None:
+        deadline = time.monotonic() + 30
+        while fault_proxy.count("/_bulk") < 6 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        fault_proxy.refuse()
+
+    watcher = threading.Thread(target=outage_after_some_bulks, daemon=True)
+    watcher.start()
+    result = crawl(tmp_path / "pages", replace(opensearch_config, url=fault_proxy.url),
+                   tmp_path, DOWNLOAD_DELAY=0.1, INDEX_BATCH_SIZE=4, INDEX_FLUSH_INTERVAL=0.1)
+    watcher.join()
+    stats = result.stats
+    parsed = stats["item_scraped_count"]
+    assert parsed == len(expected) + len(pages)
+    assert stats["index/retries"] > 0 and stats["index/dead_lettered"] > 0
+    delivered = stats["index/listings_delivered"] + stats["index/researchers_delivered"]
+    assert delivered + stats["index/dead_lettered"] == parsed
+    dead = tmp_path / "deadletter.jsonl"
+    assert len([1 for _, letter in read_lines(dead) if letter]) == stats["index/dead_lettered"]
+    assert any("dead-letter file" in line for line in result.errors())
+
+    fault_proxy.pass_through()
+    report = replay(dead, build_client(replace(opensearch_config, url=fault_proxy.url)),
+                    opensearch_config.prefix)
+    assert report.failed_again == 0
+    assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
+    researchers = snapshot(opensearch_client, f"{opensearch_config.prefix}researchers")
+    assert len(researchers) == len(pages)
+
+
+def test_disabled_pipeline_is_not_configured(tmp_path: Path) -> None:
+    from scrapy.exceptions import NotConfigured
+    from scrapy.utils.test import get_crawler
+
+    from pipelines.index import OpenSearchIndexPipeline
+
+    crawler = get_crawler(settings_dict={"INDEX_ENABLED": "false"})
+    with pytest.raises(NotConfigured):
+        OpenSearchIndexPipeline.from_crawler(crawler)
+
+
+if __name__ == "__main__":
+    run_in_subprocess(sys.argv[1], sys.argv[2])
