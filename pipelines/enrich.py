@@ -14,13 +14,17 @@ without one, and whatever is left is reported "pending" with the reason.
 Stats: ``arxiv/requests``, ``arxiv/retries``, ``arxiv/bad_queries`` (HTTP
 requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
 ``arxiv/cache_misses`` (work items answered from the cache or queued), and
-``arxiv/matched``, ``arxiv/unmatched``, ``arxiv/pending`` (answers given).
+``arxiv/matched``, ``arxiv/unmatched``, ``arxiv/pending``: distinct works by
+their latest answer (a work answered twice moves between them, so "pending" at
+the end is what ``scholarindex enrich --pending`` has left to do; exact for the
+last 100,000 works of a run, so memory stays bounded).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -36,6 +40,7 @@ from pipelines.signals import work_enriched
 logger = logging.getLogger(__name__)
 
 _STAT_OF_STATUS = {"done": "arxiv/matched", "none": "arxiv/unmatched", "pending": "arxiv/pending"}
+_COUNTED_WORKS = 100_000
 
 
 def listing_from_item(adapter: ItemAdapter) -> Listing:
@@ -57,6 +62,7 @@ class ArxivEnrichPipeline:
         self.crawler = crawler
         self.config = config
         self._enricher: Enricher | None = None
+        self._status: OrderedDict[str, str] = OrderedDict()  # work id -> latest status
         self._last_progress = time.monotonic()
         self._warned_fields = False
 
@@ -110,7 +116,7 @@ class ArxivEnrichPipeline:
                                 "enrichment": {"status": "pending", "reason": "queued"}})
         else:
             self._inc("arxiv/cache_hits")
-            self._inc(_STAT_OF_STATUS[outcome.status])
+            self._count(outcome)
             self._attach(item, enrichment_fields(outcome))
         return item
 
@@ -141,10 +147,22 @@ class ArxivEnrichPipeline:
     def _deliver(self, outcome: Outcome) -> None:
         """On the reactor thread: count the answer and signal it to the index."""
         self._last_progress = time.monotonic()
-        self._inc(_STAT_OF_STATUS[outcome.status])
+        self._count(outcome)
         self.crawler.signals.send_catch_log(signal=work_enriched, work_id=outcome.work_id,
                                             arxiv=outcome.arxiv, status=outcome.status,
                                             reason=outcome.reason)
+
+    def _count(self, outcome: Outcome) -> None:
+        """Move the work to the stat of its latest status."""
+        previous = self._status.pop(outcome.work_id, None)
+        self._status[outcome.work_id] = outcome.status
+        if previous == outcome.status:
+            return
+        if previous is not None:
+            self._inc(_STAT_OF_STATUS[previous], -1)
+        self._inc(_STAT_OF_STATUS[outcome.status])
+        while len(self._status) > _COUNTED_WORKS:
+            self._status.popitem(last=False)
 
     def _inc(self, key: str, count: int = 1) -> None:
         if self.crawler.stats is not None:

@@ -1,0 +1,235 @@
+"""ArxivEnrichPipeline inside real Scrapy crawls, against the stand-in arXiv API.
+
+Each crawl runs in a spawned child process (a Twisted reactor starts once per
+process). The spider hands out the seed and held-out listings a page at a time;
+a recording pipeline after ours logs what items carried when they passed, a
+signal handler logs ``work_enriched``, and a LoopingCall ticking every 50 ms
+shows whether the reactor thread ever stalled while lookups were in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import scrapy
+from itemadapter import ItemAdapter
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.test import get_crawler
+from twisted.internet.task import LoopingCall
+
+from crawler.identity import work_id
+from crawler.items import ResearcherItem, WorkItem
+from pipelines.enrich import ArxivEnrichPipeline
+from pipelines.signals import work_enriched
+from tests.arxiv_standin import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
+
+EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
+WORKS = profile_works()
+DISTINCT = len({work_id(w["title"]) for w in WORKS})
+
+
+@dataclass
+class EnrichableWork(WorkItem):
+    """WorkItem with the two fields this stage asks to add to it."""
+
+    arxiv: dict | None = None
+    enrichment: dict | None = None
+
+
+class ListingSpider(scrapy.Spider):
+    """Yields each fixture page's listings, one page every 50 ms, like a crawl parsing pages."""
+
+    name = "listings"
+
+    async def start(self):  # type: ignore[override]
+        pages: dict[str, list[dict]] = {}
+        for work in WORKS:
+            pages.setdefault(work["page"], []).append(work)
+        for page, works in pages.items():
+            yield ResearcherItem(id=page, url=f"http://site.test/{page}",
+                                 name=works[0]["researcher_name"] or "")
+            for i, work in enumerate(works, 1):
+                yield EnrichableWork(work_id=work_id(work["title"]), title=work["title"],
+                                     researcher_id=page, researcher_name=work["researcher_name"],
+                                     year=work["year"], authors=work["authors"] or None,
+                                     position=i)
+            await asyncio.sleep(0.05)
+
+
+class Recorder:
+    """Logs items, signals and reactor ticks; writes them to REPORT_PATH at the end."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.began = time.monotonic()
+        self.items: list[dict] = []
+        self.signals: list[dict] = []
+        self.ticks: list[float] = []
+        self.ticker = LoopingCall(lambda: self.ticks.append(time.monotonic()))
+        crawler.signals.connect(self.on_enriched, signal=work_enriched)
+        crawler.signals.connect(self.on_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Recorder:
+        return cls(crawler)
+
+    def open_spider(self) -> None:
+        self.ticker.start(0.05)
+
+    def process_item(self, item: Any) -> Any:
+        adapter = ItemAdapter(item)
+        self.items.append({"kind": adapter["kind"], "work_id": adapter.get("work_id"),
+                           "enrichment": adapter.get("enrichment"),
+                           "arxiv_id": (adapter.get("arxiv") or {}).get("id"),
+                           "at": time.monotonic() - self.began})
+        return item
+
+    def on_enriched(self, work_id: str, arxiv: dict | None, status: str, reason: str) -> None:
+        self.signals.append({"work_id": work_id, "status": status, "reason": reason,
+                             "arxiv_id": (arxiv or {}).get("id"),
+                             "main_thread": threading.current_thread() is threading.main_thread(),
+                             "at": time.monotonic() - self.began})
+
+    def on_closed(self, spider: scrapy.Spider, reason: str) -> None:
+        if self.ticker.running:
+            self.ticker.stop()
+        gaps = [b - a for a, b in zip(self.ticks, self.ticks[1:], strict=False)]
+        report = {"items": self.items, "signals": self.signals, "max_tick_gap": max(gaps),
+                  "ticks": len(self.ticks), "reason": reason,
+                  "elapsed": time.monotonic() - self.began,
+                  "stats": {k: v for k, v in self.crawler.stats.get_stats().items()
+                            if isinstance(v, int | float | str)}}
+        Path(self.crawler.settings["REPORT_PATH"]).write_text(json.dumps(report))
+
+
+def _crawl_in_child(settings: dict) -> None:
+    from scrapy.core.engine import ExecutionEngine
+    from scrapy.crawler import CrawlerProcess
+
+    # Test speed only: the engine re-checks an idle spider every 5 s by default.
+    ExecutionEngine._SLOT_HEARTBEAT_INTERVAL = 0.2
+    process = CrawlerProcess({**settings, "LOG_INSTALL_ROOT_HANDLER": False})
+    process.crawl(ListingSpider)
+    process.start()
+
+
+def crawl(api: ArxivStandIn, cache_dir: Path, report: Path, **overrides: Any) -> dict:
+    settings = {
+        "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+        "ITEM_PIPELINES": {"pipelines.enrich.ArxivEnrichPipeline": 300,
+                           f"{__name__}.Recorder": 900},
+        "ARXIV_ENABLED": "true", "ARXIV_API_URL": api.api_url,
+        "ARXIV_DELAY_SECONDS": 0.2, "ARXIV_CACHE_DIR": str(cache_dir),
+        "ARXIV_BACKOFF_SECONDS": 0.05, "ARXIV_BACKOFF_MAX_SECONDS": 0.2,
+        "ARXIV_TIMEOUT_SECONDS": 2, "LOG_LEVEL": "WARNING", "REPORT_PATH": str(report),
+        **overrides,
+    }
+    child = multiprocessing.get_context("spawn").Process(target=_crawl_in_child,
+                                                         args=(settings,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    return json.loads(report.read_text())
+
+
+@pytest.fixture
+def arxiv_api() -> Iterator[ArxivStandIn]:
+    with ArxivStandIn(hang_seconds=10) as server:
+        yield server
+
+
+def final_outcomes(report: dict) -> dict[str, dict]:
+    """The last word on every work: a signal if one came, else what its item carried."""
+    final: dict[str, dict] = {}
+    for item in report["items"]:
+        if item["kind"] == "work":
+            final[item["work_id"]] = {**item["enrichment"], "arxiv_id": item["arxiv_id"]}
+    for signal in report["signals"]:
+        final[signal["work_id"]] = signal
+    return final
+
+
+def test_cold_crawl_enriches_in_background_and_warm_crawl_asks_nothing(
+        arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    report = crawl(arxiv_api, tmp_path / "cache", tmp_path / "cold.json", ARXIV_DELAY_SECONDS=0.5)
+    works = [i for i in report["items"] if i["kind"] == "work"]
+    assert len(works) == len(WORKS)
+    # Cold: a work item passes on at once, marked pending, unless a batch earlier in this
+    # crawl already brought its title into the cache (a later profile listing it too).
+    queued = [i for i in works if i["enrichment"] == {"status": "pending", "reason": "queued"}]
+    answered = [i for i in works if i["enrichment"]["status"] in {"done", "none"}]
+    assert len(queued) + len(answered) == len(works)
+    assert len(queued) > len(works) / 2
+    first_answer = min(s["at"] for s in report["signals"])
+    assert first_answer < works[-1]["at"]  # the first batch was answered while parsing went on
+    assert all(s["main_thread"] for s in report["signals"])
+    # Answers: the right id for every paper on arXiv, none for the others.
+    final = final_outcomes(report)
+    assert len(final) == DISTINCT
+    for wid, outcome in final.items():
+        assert outcome["arxiv_id"] == EXPECTED.get(wid), outcome
+        assert outcome["status"] == ("done" if wid in EXPECTED else "none")
+    assert arxiv_api.request_count * 10 <= DISTINCT
+    # The reactor kept ticking every 50 ms throughout.
+    assert report["max_tick_gap"] < 0.35, report["max_tick_gap"]  # vs 0.5 s between requests
+    stats = report["stats"]
+    assert stats["arxiv/requests"] == arxiv_api.request_count
+    assert stats["arxiv/cache_misses"] == len(queued)
+    assert stats.get("arxiv/cache_hits", 0) == len(answered)
+    assert stats["arxiv/matched"] == len(EXPECTED)
+    assert stats["arxiv/unmatched"] == DISTINCT - len(EXPECTED)
+    assert "arxiv/pending" not in stats
+
+    arxiv_api.reset()
+    warm = crawl(arxiv_api, tmp_path / "cache", tmp_path / "warm.json")
+    assert arxiv_api.request_count == 0
+    assert warm["signals"] == []
+    for item in warm["items"]:
+        if item["kind"] == "work":
+            assert item["arxiv_id"] == EXPECTED.get(item["work_id"])
+            assert item["enrichment"]["status"] in {"done", "none"}
+    assert warm["stats"]["arxiv/cache_hits"] == len(WORKS)
+
+
+def test_outage_indexes_everything_pending_with_the_reason(arxiv_api: ArxivStandIn,
+                                                           tmp_path: Path) -> None:
+    arxiv_api.fail_next("503", times=1000)
+    report = crawl(arxiv_api, tmp_path / "cache", tmp_path / "outage.json",
+                   ARXIV_MAX_ATTEMPTS=2)
+    assert report["reason"] == "finished"
+    assert len([i for i in report["items"] if i["kind"] == "work"]) == len(WORKS)
+    final = final_outcomes(report)
+    assert {o["status"] for o in final.values()} == {"pending"}
+    assert all("HTTP 503" in o["reason"] for o in final.values())
+    assert report["stats"]["arxiv/pending"] == DISTINCT
+    assert arxiv_api.request_count == 2
+
+
+def test_crawl_gives_up_waiting_for_a_hung_arxiv(arxiv_api: ArxivStandIn,
+                                                 tmp_path: Path) -> None:
+    arxiv_api.fail_next("hang", times=1000)
+    report = crawl(arxiv_api, tmp_path / "cache", tmp_path / "hung.json",
+                   ARXIV_TIMEOUT_SECONDS=30, ARXIV_IDLE_WAIT_SECONDS=1)
+    assert report["reason"] == "finished"
+    assert report["elapsed"] < 10
+    final = final_outcomes(report)
+    assert {o["status"] for o in final.values()} == {"pending"}
+    assert any("ARXIV_IDLE_WAIT_SECONDS" in o["reason"] for o in final.values())
+    assert report["max_tick_gap"] < 0.25  # a hung request never touched the reactor
+
+
+def test_switched_off_is_not_configured() -> None:
+    crawler = get_crawler(settings_dict={"ARXIV_ENABLED": "false"})
+    with pytest.raises(NotConfigured):
+        ArxivEnrichPipeline.from_crawler(crawler)
