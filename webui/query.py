@@ -1,0 +1,184 @@
+"""OpenSearch request bodies for the search page, researcher pages and autocomplete.
+
+Pure functions of a ``SearchRequest`` (or an id, or typed text): easy to test
+without a cluster, and the only place the query language is spoken.
+
+Facets: the query text selects the candidate works; each facet's selected values
+combine with OR (one ``terms`` clause), facets with AND. The hits get every
+filter as a ``post_filter``; each facet's counts come from a ``filter``
+aggregation holding every *other* facet's filters, so the count shown next to a
+value is exactly the total you get by adding that value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from webui.facets import FACET_BY_NAME, FACETS, Facet
+from webui.highlight import MARK_CLOSE, MARK_OPEN
+from webui.params import SearchRequest
+
+# Where the query text looks, and how much each field counts (contract: issue 6).
+TEXT_FIELDS = ("title^3", "abstract", "authors.text", "profiles.name.text", "arxiv.title")
+# simple_query_string operators we offer: "quoted phrases", -exclude, a | b (and OR),
+# +, parentheses. No prefix*, fuzzy~ or slop: costly, and nobody asked.
+QUERY_FLAGS = "AND|OR|NOT|PHRASE|PRECEDENCE|WHITESPACE|ESCAPE"
+# What a result needs; ``listings`` (every profile's copy) stays on the server.
+SOURCE_FIELDS = (
+    "work_id", "title", "abstract", "year", "date", "venues", "types", "categories",
+    "sources", "has_code", "authors", "profiles", "profile_count", "arxiv_id",
+    "arxiv.id", "arxiv.pdf_url", "arxiv.primary_category", "arxiv.doi",
+)
+SORT_CLAUSES: Mapping[str, list[Any]] = {
+    # work_id last: a total order, so pages never repeat or skip a hit.
+    "relevance": ["_score", {"year": {"order": "desc", "missing": "_last"}},
+                  {"work_id": "asc"}],
+    "newest": [{"year": {"order": "desc", "missing": "_last"}},
+               {"date": {"order": "desc", "missing": "_last"}}, "_score", {"work_id": "asc"}],
+}
+HIGHLIGHT: Mapping[str, Any] = {
+    # Sentinel tags, no encoder: the fragments come back as raw text and
+    # webui.highlight escapes them itself before turning sentinels into <mark>.
+    "pre_tags": [MARK_OPEN],
+    "post_tags": [MARK_CLOSE],
+    "fields": {
+        "title": {"number_of_fragments": 0},
+        "abstract": {"fragment_size": 220, "number_of_fragments": 2},
+    },
+}
+RESEARCHER_WORKS = 200  # works listed on a researcher page
+COAUTHORS = 100  # co-author profiles listed on a researcher page
+SUGGEST_FIELDS = {
+    "works": ("title.sayt", "title.sayt._2gram", "title.sayt._3gram"),
+    "researchers": ("name.sayt", "name.sayt._2gram", "name.sayt._3gram"),
+}
+_BARE_OPERATOR = re.compile(r"(?<!\S)(OR|AND)(?!\S)")
+
+
+def query_text(q: str) -> str:
+    """The user's text in simple_query_string syntax: ``OR`` becomes ``|``, ``AND`` ``+``.
+
+    simple_query_string only knows ``|`` and ``+``; people type ``OR``. Inside quotes
+    the words stay words.
+    """
+    parts = q.split('"')
+    for i in range(0, len(parts), 2):  # even parts are outside quotes
+        parts[i] = _BARE_OPERATOR.sub(lambda m: "|" if m.group(1) == "OR" else "+", parts[i])
+    return '"'.join(parts)
+
+
+def text_query(q: str) -> dict[str, Any]:
+    """The full-text part; every work when there is no text."""
+    if not q.strip():
+        return {"match_all": {}}
+    return {"simple_query_string": {
+        "query": query_text(q),
+        "fields": list(TEXT_FIELDS),
+        "default_operator": "and",  # "a -b" means a and not b, not "a or not b"
+        "flags": QUERY_FLAGS,
+    }}
+
+
+def facet_clause(facet: Facet, values: Iterable[Any]) -> dict[str, Any]:
+    """One facet's filter: any of its selected values (OR within a facet)."""
+    return {"terms": {facet.field: list(values)}}
+
+
+def all_of(clauses: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Every clause must hold (AND across facets); everything when there is none."""
+    clauses = list(clauses)
+    return {"bool": {"filter": clauses}} if clauses else {"match_all": {}}
+
+
+def facet_aggs(filters: Mapping[str, dict[str, Any]],
+               selected: Mapping[str, tuple[Any, ...]]) -> dict[str, Any]:
+    """Per facet: a filter aggregation with every other facet's filters, and its terms.
+
+    ``selected`` values get their own ``include`` terms aggregation so they are
+    always shown with a count, even when they are not among the top values.
+    """
+    aggs: dict[str, Any] = {}
+    for facet in FACETS:
+        others = [clause for name, clause in filters.items() if name != facet.name]
+        inner: dict[str, Any] = {"values": _terms(facet)}
+        chosen = selected.get(facet.name, ())
+        if chosen and facet.name != "has_code":  # has_code's two values are always shown
+            inner["selected"] = _terms(facet, include=chosen)
+        aggs[facet.name] = {"filter": all_of(others), "aggs": inner}
+    return aggs
+
+
+def _terms(facet: Facet, include: tuple[Any, ...] = ()) -> dict[str, Any]:
+    terms: dict[str, Any] = {"field": facet.field, "size": len(include) or facet.size}
+    if include:
+        terms["include"] = list(include)
+    if facet.by_key_desc:
+        terms["order"] = {"_key": "desc"}
+    agg: dict[str, Any] = {"terms": terms}
+    if facet.name == "researcher":
+        agg["aggs"] = profile_label_agg()
+    return agg
+
+
+def profile_label_agg() -> dict[str, Any]:
+    """One work per researcher bucket, to read the profile's name from (no second request)."""
+    return {"profile": {"top_hits": {"size": 1, "_source": ["profiles.id", "profiles.name"]}}}
+
+
+def search_body(request: SearchRequest) -> dict[str, Any]:
+    """The search page's request: hits, total, highlights and every facet's counts."""
+    filters = {name: facet_clause(FACET_BY_NAME[name], values)
+               for name, values in request.filters.items()}
+    body: dict[str, Any] = {
+        "query": text_query(request.q),
+        "from": request.offset,
+        "size": request.size,
+        "track_total_hits": True,
+        "sort": SORT_CLAUSES[request.sort],
+        "_source": list(SOURCE_FIELDS),
+        "aggs": facet_aggs(filters, request.filters),
+    }
+    if filters:
+        body["post_filter"] = all_of(filters.values())
+    if request.q:
+        body["highlight"] = dict(HIGHLIGHT)
+    return body
+
+
+def researcher_works_body(researcher_id: str) -> dict[str, Any]:
+    """A researcher's works, newest first, and the other profiles on those works."""
+    return {
+        "query": {"term": {"profiles.id": researcher_id}},
+        "size": RESEARCHER_WORKS,
+        "track_total_hits": True,
+        "sort": SORT_CLAUSES["newest"],
+        "_source": list(SOURCE_FIELDS),
+        "aggs": {
+            "coauthors": {
+                "terms": {"field": "profiles.id", "size": COAUTHORS,
+                          "exclude": [researcher_id]},
+                "aggs": profile_label_agg(),
+            },
+        },
+    }
+
+
+def suggest_searches(text: str, prefix: str, limit: int) -> list[dict[str, Any]]:
+    """An ``msearch`` body: titles and researcher names that start like ``text``.
+
+    search_as_you_type with a ``bool_prefix`` multi_match: every word must match,
+    the last one as a prefix ("load bal" finds "Load Balancing ...").
+    """
+    body: list[dict[str, Any]] = []
+    for index, fields in SUGGEST_FIELDS.items():
+        source = ["title"] if index == "works" else ["name"]
+        body.append({"index": f"{prefix}{index}"})
+        body.append({
+            "size": limit,
+            "_source": source,
+            "query": {"multi_match": {"query": text, "type": "bool_prefix",
+                                      "operator": "and", "fields": list(fields)}},
+        })
+    return body

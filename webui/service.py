@@ -1,0 +1,124 @@
+"""``SearchService``: the only code of the UI that talks to OpenSearch, and only to read.
+
+It builds requests with ``webui.query``, sends them (one quick retry when the
+cluster blinked), reads answers with ``webui.results`` and turns every
+OpenSearch failure into a ``webui.errors`` exception at one boundary, so routes
+stay thin: call, render, or let the app's error handler answer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from opensearchpy import OpenSearch
+from opensearchpy import exceptions as os_exc
+from tenacity import Retrying, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from indexing.indices import alias_name
+from webui.errors import (
+    UNAVAILABLE_MESSAGE,
+    InvalidRequest,
+    NotFound,
+    ServiceUnavailable,
+    opensearch_errors,
+)
+from webui.params import SearchRequest
+from webui.query import researcher_works_body, search_body, suggest_searches
+from webui.results import (
+    ResearcherPage,
+    SearchResult,
+    Suggestion,
+    parse_researcher,
+    parse_search,
+    parse_suggestions,
+)
+
+T = TypeVar("T")
+MAX_SUGGEST_CHARS = 100
+MIN_SUGGEST_CHARS = 2
+MAX_ID_CHARS = 200
+
+
+def _transient(exc: BaseException) -> bool:
+    """Worth one more try at once: refused/reset connection, overload, a node restarting.
+
+    Not a timeout: the user has already waited the whole timeout once.
+    """
+    if isinstance(exc, os_exc.ConnectionTimeout):
+        return False
+    if isinstance(exc, os_exc.ConnectionError):
+        return True
+    return isinstance(exc, os_exc.TransportError) and exc.status_code in (429, 502, 503, 504)
+
+
+class SearchService:
+    """Searches the ``{prefix}works`` and ``{prefix}researchers`` aliases."""
+
+    def __init__(self, client: OpenSearch, prefix: str = "", *, attempts: int = 2,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.client = client
+        self.prefix = prefix
+        self.attempts = attempts
+        self._sleep = sleep
+        self.works = alias_name(prefix, "works")
+        self.researchers = alias_name(prefix, "researchers")
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        """Hits, total and facet counts for one search."""
+        body = search_body(request)
+        response = self._call("search works", lambda: self.client.search(
+            index=self.works, body=body))
+        return parse_search(response, request)
+
+    def researcher(self, researcher_id: str) -> ResearcherPage:
+        """A researcher's profile, works and co-authors; ``NotFound`` if nobody has that id."""
+        if not researcher_id or len(researcher_id) > MAX_ID_CHARS:
+            raise NotFound("No researcher with that id.")
+        found = self._call("get researcher", lambda: self.client.get(
+            index=self.researchers, id=researcher_id, ignore=404))
+        if "error" in found:  # a 404 about the index, not the document
+            raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
+        works = self._call("search researcher works", lambda: self.client.search(
+            index=self.works, body=researcher_works_body(researcher_id)))
+        doc = found.get("_source") if found.get("found") else None
+        if doc is None:
+            doc = _doc_from_works(researcher_id, works)
+        if doc is None:
+            raise NotFound("No researcher with that id.")
+        return parse_researcher(doc, works)
+
+    def suggest(self, text: str, limit: int = 8) -> list[Suggestion]:
+        """Researcher names and work titles that start like ``text`` (autocomplete)."""
+        text = " ".join(text.split())
+        if len(text) > MAX_SUGGEST_CHARS:
+            raise InvalidRequest(f"At most {MAX_SUGGEST_CHARS} characters for suggestions.")
+        if len(text) < MIN_SUGGEST_CHARS:
+            return []
+        body = suggest_searches(text, self.prefix, limit)
+        answer = self._call("suggest", lambda: self.client.msearch(body=body))
+        responses = answer.get("responses") or []
+        if any("error" in r for r in responses):  # msearch reports per search, with 200
+            raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
+        return parse_suggestions(responses, limit)
+
+    def _call(self, what: str, request: Callable[[], T]) -> T:
+        """Send one request: a quick retry if it failed transiently, errors translated."""
+        retrying = Retrying(stop=stop_after_attempt(max(1, self.attempts)),
+                            wait=wait_exponential_jitter(initial=0.1, max=0.5, jitter=0.1),
+                            retry=retry_if_exception(_transient), sleep=self._sleep,
+                            reraise=True)
+        with opensearch_errors(what):
+            return retrying(request)
+
+
+def _doc_from_works(researcher_id: str, works: dict[str, Any]) -> dict[str, Any] | None:
+    """A minimal profile read from the works that list it (the profile document is missing)."""
+    for hit in (works.get("hits") or {}).get("hits") or ():
+        for profile in (hit.get("_source") or {}).get("profiles") or ():
+            if isinstance(profile, dict) and profile.get("id") == researcher_id:
+                return {"id": researcher_id, "name": profile.get("name"),
+                        "url": profile.get("url"), "source": profile.get("source")}
+    return None
