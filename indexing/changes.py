@@ -78,6 +78,41 @@ def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change
     return Change(kind, doc_id, data, timestamp(seen_at))
 
 
+def changes_from_item(item: Any, seen_at: str | datetime | None = None) -> list[Change]:
+    """The Change of an item, plus the enrichment the arXiv pipeline attached to it, if any."""
+    seen = timestamp(seen_at)
+    change = change_from_item(item, seen)
+    attached = enrichment_from_item(item, seen) if change.kind == "work" else None
+    return [change] if attached is None else [change, attached]
+
+
+def enrichment_from_item(item: Any, seen_at: str | datetime | None = None) -> Change | None:
+    """An enrichment Change from a work item's ``enrichment``/``arxiv`` (fields or attributes).
+
+    ``ArxivEnrichPipeline`` sets them on the item when the arXiv cache already knew
+    the work (or marks it "pending" while the lookup runs in the background).
+    """
+    enrichment = _attached(item, "enrichment")
+    if not isinstance(enrichment, Mapping) or not enrichment.get("status"):
+        return None
+    work_id = _attached(item, "work_id")
+    if not isinstance(work_id, str) or not work_id:
+        raise InvalidItem("work item has no work_id")
+    return enrichment_change(work_id, status=str(enrichment["status"]),
+                             arxiv=_attached(item, "arxiv"), reason=enrichment.get("reason"),
+                             at=enrichment.get("updated_at") or seen_at)
+
+
+def _attached(item: Any, name: str) -> Any:
+    """A declared field's value, or an attribute set on an item class that lacks the field."""
+    if isinstance(item, Mapping):
+        return item.get(name)
+    adapter = ItemAdapter(item)
+    if name in adapter.field_names():
+        return adapter.get(name)
+    return getattr(item, name, None)
+
+
 def enrichment_change(work_id: str, *, status: str, arxiv: Mapping[str, Any] | None = None,
                       reason: str | None = None,
                       at: str | datetime | None = None) -> Change:

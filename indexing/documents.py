@@ -84,7 +84,8 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
     """``doc`` with an arXiv enrichment result applied, as a new document.
 
     ``patch`` has ``status`` (pending|done|none|error), ``arxiv`` (metadata or None)
-    and ``reason``. The newest patch wins; an older one (a late replay) is ignored.
+    and ``reason``. An answer beats "pending"; otherwise the newest patch wins and an
+    older one (a late replay) is ignored.
     """
     status = patch.get("status")
     if status not in ENRICHMENT_STATUSES:
@@ -96,7 +97,7 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
                        "updated_at": timestamp(at)},
     }
     current = {"arxiv": doc.get("arxiv"), "enrichment": doc.get("enrichment")}
-    if current["enrichment"] and _newer(current, state, "enrichment"):
+    if current["enrichment"] and _enrichment_wins(current, state):
         state = current
     new = copy.deepcopy(dict(doc))
     new["arxiv"] = copy.deepcopy(state["arxiv"])
@@ -125,7 +126,7 @@ def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
 
 def _combine(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """One profile's listing seen twice: the later content, the widest seen-interval."""
-    winner = new if _newer(new, old, None) else old
+    winner = new if _newer(new, old) else old
     merged = copy.deepcopy(dict(winner))
     merged["first_seen"] = min(old["first_seen"], new["first_seen"])
     merged["last_seen"] = max(old["last_seen"], new["last_seen"])
@@ -231,19 +232,28 @@ def _required(item: Mapping[str, Any], name: str) -> str:
     return value
 
 
-def _newer(a: Mapping[str, Any], b: Mapping[str, Any], nested: str | None) -> bool:
-    """True if ``a`` should win over ``b``: seen later, or same time and larger content."""
-    stamp = "updated_at" if nested else "last_seen"
-    a_at = (a[nested] if nested else a)[stamp]
-    b_at = (b[nested] if nested else b)[stamp]
-    if a_at != b_at:
-        return a_at > b_at
-    return _canonical(a, stamp) >= _canonical(b, stamp)
+def _newer(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """True if listing/profile ``a`` wins over ``b``: seen later, or same time and larger
+    content (a total order, so the winner never depends on arrival)."""
+    return (a["last_seen"], _canonical(a)) >= (b["last_seen"], _canonical(b))
 
 
-def _canonical(value: Mapping[str, Any], drop: str) -> str:
+def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """True if enrichment state ``a`` wins over ``b``.
+
+    An answer ("done", "none") beats "pending" whatever the times (pending says
+    nothing new, so a re-crawl queued again must not erase a match); among equals
+    the newest wins, then the larger content.
+    """
+    def rank(state: Mapping[str, Any]) -> tuple[bool, str, str]:
+        info = state["enrichment"]
+        return (info["status"] != "pending", info["updated_at"], _canonical(state))
+    return rank(a) >= rank(b)
+
+
+def _canonical(value: Mapping[str, Any]) -> str:
     """Content as sortable text, ignoring the seen-times, to break ties deterministically."""
-    body = {k: v for k, v in value.items() if k not in ("first_seen", "last_seen", drop)}
+    body = {k: v for k, v in value.items() if k not in ("first_seen", "last_seen")}
     return json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
 
 

@@ -27,7 +27,7 @@ from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
-from indexing.changes import Change, change_from_item, enrichment_change
+from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.config import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, dead_letter
@@ -115,12 +115,14 @@ class OpenSearchIndexPipeline:
         if not is_item(item) or ItemAdapter(item).get("kind") not in ("work", "researcher"):
             return item  # not ours to index
         try:
-            change = change_from_item(item)
+            changes = changes_from_item(item)
         except InvalidItem as exc:
             self.stats.inc_value("index/invalid_items")
             raise UnindexableItem(str(exc)) from exc
-        self._add(change)
+        for change in changes:
+            self._add(change)
         while len(self._buffer) >= self.max_buffer and self._inflight is not None:
+            self.stats.inc_value("index/backpressure_waits")  # OpenSearch is the bottleneck
             await self._wait_for_flush()
         return item
 

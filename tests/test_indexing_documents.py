@@ -14,7 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.items import RESEARCHER_FIELDS, WORK_FIELDS, ResearcherItem, WorkItem
-from indexing.changes import Change, apply_change, change_from_item, enrichment_change
+from indexing.changes import (
+    Change,
+    apply_change,
+    change_from_item,
+    changes_from_item,
+    enrichment_change,
+)
 from indexing.documents import (
     ARXIV_FIELDS,
     LISTING_FIELDS,
@@ -192,6 +198,31 @@ def test_changes_accept_dataclasses_and_dicts_alike() -> None:
     assert Change.from_json(json.loads(json.dumps(a.to_json()))) == a
     patch = enrichment_change("w", status="none", at=T2)
     assert apply_change(apply_change(None, a), patch)["enrichment"]["status"] == "none"
+
+
+def test_enrichment_attached_by_the_arxiv_pipeline_becomes_a_change() -> None:
+    item = WorkItem(work_id="w", title="T", researcher_id="r", researcher_name="R")
+    assert changes_from_item(item, T1) == [change_from_item(item, T1)]
+    # The arXiv pipeline sets attributes when WorkItem does not declare the fields.
+    item.enrichment = {"status": "done", "reason": None}  # type: ignore[attr-defined]
+    item.arxiv = {"id": "2601.00001"}  # type: ignore[attr-defined]
+    listing_change, patch = changes_from_item(item, T1)
+    assert patch.kind == "enrichment" and patch.data["arxiv"] == {"id": "2601.00001"}
+    as_dict = {**asdict(item), "enrichment": item.enrichment, "arxiv": item.arxiv}
+    assert changes_from_item(as_dict, T1) == [change_from_item(as_dict, T1), patch]
+    doc = apply_change(apply_change(None, listing_change), patch)
+    assert doc["arxiv_id"] == "2601.00001"
+
+
+def test_pending_never_erases_an_answer() -> None:
+    doc = work_doc_from_listing(CHAO, T1)
+    done = {"status": "done", "arxiv": {"id": "2601.00001"}, "reason": None}
+    pending = {"status": "pending", "arxiv": None, "reason": "queued"}
+    later_pending = apply_enrichment(apply_enrichment(doc, done, T1), pending, T3)
+    assert later_pending == apply_enrichment(apply_enrichment(doc, pending, T3), done, T1)
+    assert later_pending["arxiv_id"] == "2601.00001"
+    none = {"status": "none", "arxiv": None, "reason": "no match"}
+    assert apply_enrichment(later_pending, none, T2)["arxiv_id"] is None  # a newer answer wins
 
 
 def test_timestamps_are_canonical() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import scrapy
 from opensearchpy import OpenSearch
+from twisted.internet.task import LoopingCall
 
 from crawler.items import ResearcherItem, WorkItem
 from indexing.client import build_client
@@ -49,8 +50,20 @@ class PagesSpider(scrapy.Spider):
         self.pages = sorted(Path(pages_dir).glob("page-*.json"))
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
+        self._heartbeat = LoopingCall(self._beat)  # measures how long the reactor stalls
+        self._last_beat = time.monotonic()
+        self._heartbeat.start(0.01)
         for page in self.pages:
             yield scrapy.Request(page.as_uri(), callback=self.parse)
+
+    def _beat(self) -> None:
+        now = time.monotonic()
+        lag_ms = int((now - self._last_beat) * 1000)
+        self._last_beat = now
+        self.crawler.stats.max_value("test/max_reactor_stall_ms", lag_ms)
+
+    def closed(self, reason: str) -> None:
+        self._heartbeat.stop()
 
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
         page = json.loads(response.text)
@@ -245,6 +258,23 @@ def test_faults_mid_crawl_lose_nothing_and_replay_completes_the_index(
     assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
     researchers = snapshot(opensearch_client, f"{opensearch_config.prefix}researchers")
     assert len(researchers) == len(pages)
+
+
+def test_slow_cluster_applies_backpressure_and_loses_nothing(
+        tmp_path: Path, fault_proxy: FaultProxy, opensearch_config: OpenSearchConfig,
+        opensearch_client: OpenSearch) -> None:
+    pages = make_pages(tmp_path / "pages", count=10, works_per_page=6)
+    fault_proxy.delay_next(50, 0.4, match="/_bulk")  # OpenSearch is slow to index
+    result = crawl(tmp_path / "pages", replace(opensearch_config, url=fault_proxy.url),
+                   tmp_path, INDEX_BATCH_SIZE=12, INDEX_MAX_BUFFER=16)
+    stats = result.stats
+    assert stats["index/backpressure_waits"] > 0
+    # Flushes wait 0.4 s on OpenSearch each; the reactor kept ticking meanwhile.
+    assert stats["test/max_reactor_stall_ms"] < 250, stats["test/max_reactor_stall_ms"]
+    print("reactor stall ms:", stats["test/max_reactor_stall_ms"])
+    assert stats["index/listings_delivered"] == 60 and stats["index/dead_lettered"] == 0
+    expected = {(w["work_id"], w["researcher_id"]) for p in pages for w in p["works"]}
+    assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
 
 
 def test_disabled_pipeline_is_not_configured(tmp_path: Path) -> None:
