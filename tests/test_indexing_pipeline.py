@@ -63,7 +63,9 @@ class PagesSpider(scrapy.Spider):
         self.crawler.stats.max_value("test/max_reactor_stall_ms", lag_ms)
 
     def closed(self, reason: str) -> None:
-        self._heartbeat.stop()
+        heartbeat = getattr(self, "_heartbeat", None)  # absent when the crawl never started
+        if heartbeat is not None and heartbeat.running:
+            heartbeat.stop()
 
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
         page = json.loads(response.text)
