@@ -58,6 +58,8 @@ FAST = {
     "REMOTE_CONTROL_ENABLED": "false",
     "CRAWL_DATE": "2026-11-22",
     "LOG_LEVEL": "INFO",
+    # Parse-only runs are not incremental unless asked ("auto"); these tests ask.
+    "INCREMENTAL_ENABLED": "true",
 }
 
 

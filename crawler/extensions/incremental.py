@@ -17,6 +17,16 @@ The spider opts in with ``skips_unchanged = True`` (it must honour the flag).
 ``-s INCREMENTAL_ENABLED=false`` leaves the state alone altogether. With
 ``-a follow=true`` pages are always processed: an unchanged page's links to
 co-authors would otherwise not be followed.
+
+``INCREMENTAL_ENABLED=auto`` (the default) means: on when the run indexes
+(``INDEX_ENABLED``). A parse-only run's product is its export file, so it must
+hold every item: ``-O items.jsonl`` run twice gives the same file twice.
+
+The state is kept per job *and per destination* (``<job>.<target>.sqlite``; the
+target is the OpenSearch URL and INDEX_PREFIX, or ``export``): "committed" means
+"that destination has these documents", so pointing a job at another cluster or
+prefix starts with a full run. After wiping or restoring an index in place, run
+once with ``-a full=true``.
 """
 
 from __future__ import annotations
@@ -29,10 +39,11 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.http.request import NO_CALLBACK
+from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
 from crawler.extensions.job import run_identity, state_dir
-from crawler.extensions.verdict import Verdict, run_verdict
+from crawler.extensions.verdict import Verdict, redact_url, run_verdict
 from crawler.state import PageStateStore
 
 logger = logging.getLogger(__name__)
@@ -55,7 +66,7 @@ class IncrementalMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> IncrementalMiddleware:
-        if not crawler.settings.getbool("INCREMENTAL_ENABLED", True):
+        if not incremental_enabled(crawler.settings):
             raise NotConfigured  # switched off on purpose: no warning
         if not crawler.settings.getwithbase("EXTENSIONS").get(VERDICT_EXTENSION):
             # Without a verdict nothing would ever be committed: every run would be full.
@@ -69,7 +80,8 @@ class IncrementalMiddleware:
         # Opt-in: a spider that ignored the flag would parse an empty 304 body as a page.
         aware = bool(getattr(spider, "skips_unchanged", False))
         self.skip_unchanged = aware and not (full or follow)
-        self.store = PageStateStore(state_dir(self.crawler.settings) / f"{job}.sqlite")
+        target = state_target(self.crawler.settings)
+        self.store = PageStateStore(state_dir(self.crawler.settings) / f"{job}.{target}.sqlite")
         stale = self.store.drop_stale_pending(self.run_id)
         if not self.skip_unchanged:
             why = ("-a full=true" if full else "-a follow=true" if follow
@@ -149,6 +161,22 @@ class IncrementalMiddleware:
                         self.store.pending_count(self.run_id))
         self.store.close()
         self.store = None
+
+
+def incremental_enabled(settings: BaseSettings) -> bool:
+    """INCREMENTAL_ENABLED: true, false, or auto (the default): on when the run indexes."""
+    if str(settings.get("INCREMENTAL_ENABLED", "auto")).strip().lower() == "auto":
+        return settings.getbool("INDEX_ENABLED", True)
+    return settings.getbool("INCREMENTAL_ENABLED")
+
+
+def state_target(settings: BaseSettings) -> str:
+    """Which destination the committed state describes (see the module docstring)."""
+    if not settings.getbool("INDEX_ENABLED", True):
+        return "export"
+    url = redact_url(settings.get("OPENSEARCH_URL") or "")
+    where = f"{url}\n{settings.get('INDEX_PREFIX') or ''}"
+    return "os-" + hashlib.sha1(where.encode()).hexdigest()[:10]
 
 
 def _header(response: Response, name: bytes) -> str | None:
