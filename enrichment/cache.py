@@ -8,13 +8,15 @@ different people) and whether any verified. A lookup that verified lives
 
 Several crawls on one machine share the file: WAL lets readers run beside the
 one writer, and the busy timeout makes a writer wait instead of failing.
-Each call opens its own short-lived connection, so any thread may use the cache.
+Each thread gets its own connection, opened on first use and kept: opening one
+costs more than the lookup, and the reactor thread reads once per work item.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable
 from contextlib import closing
@@ -49,7 +51,8 @@ class LookupCache:
         self.miss_ttl = miss_ttl
         self._busy_timeout = busy_timeout
         self._clock = clock
-        with closing(self._connect()) as conn, conn:
+        self._local = threading.local()
+        with closing(self._open()) as conn, conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {_TABLE} (key TEXT PRIMARY KEY,"
@@ -57,27 +60,41 @@ class LookupCache:
                 " fetched_at REAL NOT NULL, expires_at REAL NOT NULL)"
             )
 
-    def _connect(self) -> sqlite3.Connection:
+    def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self._busy_timeout)
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection (sqlite3 connections stay in their thread)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._open()
+        return conn
+
+    def close(self) -> None:
+        """Close the calling thread's connection (others close when their thread ends)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedLookup]:
         """The unexpired rows among ``keys``."""
         wanted = list(dict.fromkeys(keys))
         found: dict[str, CachedLookup] = {}
         now = self._clock()
-        with closing(self._connect()) as conn:
-            for start in range(0, len(wanted), 500):  # stay under SQLite's variable limit
-                chunk = wanted[start:start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = conn.execute(
-                    f"SELECT key, candidates, found, reason, fetched_at FROM {_TABLE}"
-                    f" WHERE key IN ({marks}) AND expires_at > ?", (*chunk, now)
-                )
-                for key, candidates, hit, reason, fetched_at in rows:
-                    found[key] = CachedLookup(key, json.loads(candidates), bool(hit), reason,
-                                              fetched_at)
+        conn = self._connection()
+        for start in range(0, len(wanted), 500):  # stay under SQLite's variable limit
+            chunk = wanted[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                f"SELECT key, candidates, found, reason, fetched_at FROM {_TABLE}"
+                f" WHERE key IN ({marks}) AND expires_at > ?", (*chunk, now)
+            )
+            for key, candidates, hit, reason, fetched_at in rows:
+                found[key] = CachedLookup(key, json.loads(candidates), bool(hit), reason,
+                                          fetched_at)
         return found
 
     def get(self, key: str) -> CachedLookup | None:
@@ -94,7 +111,7 @@ class LookupCache:
         ]
         if not values:
             return
-        with closing(self._connect()) as conn, conn:
+        with self._connection() as conn:  # one transaction
             conn.executemany(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?, ?)", values)
             conn.execute(f"DELETE FROM {_TABLE} WHERE expires_at <= ?", (now,))
 

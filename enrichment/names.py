@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from enrichment.text import fold
 
@@ -36,6 +37,7 @@ class ParsedName:
     given: tuple[Part, ...]
 
 
+@lru_cache(maxsize=16_384)
 def parse_name(name: str) -> ParsedName | None:
     """Parse a printed name; None when it has no usable surname."""
     folded = fold(name)

@@ -72,11 +72,14 @@ class Enricher:
     def submit(self, listing: Listing) -> Outcome | None:
         """The outcome now if the cache has it; else None, and it comes via ``on_result``."""
         with self._cond:
+            previous = self._answered.get(listing.work_id)
             work = self._evidence(listing)
+            if (previous and previous[1].status != "pending" and work == previous[0]
+                    and listing.work_id not in self._waiting):
+                return self._settle(work, previous[1])  # nothing new to verify against
             keys = self._resolver.keys(work)
             if not keys:
                 return self._settle(work, self._resolver.unsearchable(work))
-            previous = self._answered.get(work.work_id)
             if work.work_id not in self._waiting and previous and previous[1].status == "done":
                 return self._settle(work, previous[1])  # already matched: nothing to ask
             cached = self._resolver.cached(keys)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Formatting commands whose argument is the visible text: \textit{x} -> x.
 _FORMAT_COMMAND = re.compile(
@@ -68,6 +69,7 @@ def fold(text: str) -> str:
     return _POSSESSIVE.sub("", ascii_text)
 
 
-def words(text: str) -> list[str]:
+@lru_cache(maxsize=16_384)  # titles and names recur: every listing, every candidate check
+def words(text: str) -> tuple[str, ...]:
     """The plain ASCII words of ``text``; every other character separates words."""
-    return _WORD.findall(fold(text))
+    return tuple(_WORD.findall(fold(text)))
