@@ -68,6 +68,11 @@ class Hit:
     pdf_url: str | None
     doi: str | None
 
+    @property
+    def abstract_is_long(self) -> bool:
+        """True when the snippet cannot show the whole abstract (the page offers it folded)."""
+        return len(self.abstract or "") > SNIPPET_CHARS
+
     def to_json(self) -> dict[str, Any]:
         """The API's hit: contract fields plus display fields and highlight HTML."""
         return {

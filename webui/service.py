@@ -107,7 +107,7 @@ class SearchService:
     def _call(self, what: str, request: Callable[[], T]) -> T:
         """Send one request: a quick retry if it failed transiently, errors translated."""
         retrying = Retrying(stop=stop_after_attempt(max(1, self.attempts)),
-                            wait=wait_exponential_jitter(initial=0.1, max=0.5, jitter=0.1),
+                            wait=wait_exponential_jitter(multiplier=0.1, max=0.5, jitter=0.1),
                             retry=retry_if_exception(_transient), sleep=self._sleep,
                             reraise=True)
         with opensearch_errors(what):

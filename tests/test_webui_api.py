@@ -1,0 +1,262 @@
+"""``/api/*`` over the fixture pages, parsed and indexed for real into the test cluster."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from fastapi.testclient import TestClient
+
+from indexing.config import OpenSearchConfig
+from tests.webui_data import SCRIPT_TEXT, FixtureSite, app_for, index_site
+from webui.facets import FACETS
+from webui.params import MAX_PAGE
+
+FACET_NAMES = [f.name for f in FACETS]
+# Where each facet's values sit in an API hit, to check filters against the hits themselves.
+HIT_VALUES = {
+    "year": lambda h: [h["year"]],
+    "category": lambda h: h["categories"],
+    "author": lambda h: h["authors"],
+    "researcher": lambda h: [p["id"] for p in h["profiles"]],
+    "venue": lambda h: h["venues"],
+    "type": lambda h: h["types"],
+    "source": lambda h: h["sources"],
+    "has_code": lambda h: [h["has_code"]],
+}
+
+
+@pytest.fixture
+def site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
+    return index_site(opensearch_client, opensearch_config, tmp_path)
+
+
+def param(value: object) -> str:
+    """A facet value as a URL parameter (JSON true -> "true")."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def all_hits(site: FixtureSite, **params: object) -> list[dict]:
+    """Every hit of a search (the fixture index is small: one page of 50)."""
+    body = site.search(size=50, **params)
+    assert body["total"] <= 50
+    return body["hits"]
+
+
+def test_search_answers_with_the_contract_shape(site):
+    body = site.search(q="relibra")
+    assert body["total"] == 2
+    for hit in body["hits"]:
+        assert {"id", "title", "year", "authors", "profiles", "arxiv_id"} <= set(hit)
+        assert "ReLibra" in hit["title"]
+    shared = next(h for h in body["hits"] if len(h["profiles"]) == 2)
+    assert {p["name"] for p in shared["profiles"]} == {"Chao Jin", "Yinmin Zhong"}
+    assert set(body["facets"]) == set(FACET_NAMES)
+    for values in body["facets"].values():
+        assert all({"value", "count"} <= set(v) for v in values)
+
+
+@pytest.mark.parametrize("base", [
+    {},
+    {"q": "learning"},
+    {"source": "bzpeer"},
+    {"q": "network OR systems", "year": ["2022", "2020"]},
+])
+def test_facet_count_equals_total_when_filtering_by_it(site, base):
+    """For every facet value shown: its count is the total you get by adding it."""
+    body = site.search(**base)
+    checked = 0
+    for name, values in body["facets"].items():
+        for value in values:
+            if value["selected"]:
+                continue
+            params = {**base}
+            params[name] = [*_as_list(base.get(name)), param(value["value"])]
+            if base.get(name):
+                continue  # adding to a facet already filtered ORs: not the count's meaning
+            total = site.search(**params)["total"]
+            assert total == value["count"], (name, value)
+            checked += 1
+    assert checked >= 10
+
+
+def _as_list(value: object) -> list:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+@pytest.mark.parametrize("name", FACET_NAMES)
+def test_filters_select_exactly_the_works_that_have_the_value(site, name):
+    """Checked against the documents themselves, not against the cluster's counts."""
+    everything = all_hits(site)
+    assert len(everything) == site.works
+    for value in site.search()["facets"][name]:
+        expected = {h["id"] for h in everything if value["value"] in HIT_VALUES[name](h)}
+        got = {h["id"] for h in all_hits(site, **{name: param(value["value"])})}
+        assert got == expected, (name, value["value"])
+        assert value["count"] == len(expected)
+
+
+def test_values_of_one_facet_or_and_facets_and(site):
+    everything = all_hits(site)
+    years = {2026, 2025}
+    either = {h["id"] for h in all_hits(site, year=[str(y) for y in years])}
+    assert either == {h["id"] for h in everything if h["year"] in years}
+    both = {h["id"] for h in all_hits(site, year=[str(y) for y in years], source="papercards")}
+    assert both == {h["id"] for h in everything
+                    if h["year"] in years and "papercards" in h["sources"]}
+    assert both and both < either
+    # The counts agree: source's count for papercards is computed under the year filter.
+    facets = site.search(year=[str(y) for y in years])["facets"]
+    papercards = next(v for v in facets["source"] if v["value"] == "papercards")
+    assert papercards["count"] == len(both)
+    # The year facet ignores its own filter: it still offers every year.
+    assert len(facets["year"]) == len(site.search()["facets"]["year"])
+
+
+def test_selected_value_is_marked_and_kept_when_nothing_matches(site):
+    facets = site.search(q="relibra", year="2019")["facets"]
+    year = {v["value"]: v for v in facets["year"]}
+    assert year[2019]["selected"] and year[2019]["count"] == 0
+    # The other years still count the query's works: a way out of the empty result.
+    assert sum(v["count"] for v in facets["year"]) == site.search(q="relibra")["total"] == 2
+
+
+@pytest.mark.parametrize(("q", "titles"), [
+    ('"expert replication"', {"ReLibra: Routing-Replay-Guided Load Balancing for MoE "
+                              "Training in Reinforcement Learning"}),
+    # Only one of the two ReLibra abstracts mentions Megatron-LM.
+    ("relibra -megatron", {"ReLibra: Routing-Replay-Guided Load Balancing for MoE Training "
+                           "in Reinforcement Learning Systems"}),
+])
+def test_simple_query_syntax(site, q, titles):
+    assert {h["title"] for h in all_hits(site, q=q)} == titles
+
+
+def test_or_widens_and_plain_words_narrow(site):
+    relibra = site.search(q="relibra")["total"]
+    beam = site.search(q="beam")["total"]
+    assert site.search(q="relibra OR beam")["total"] == relibra + beam
+    assert site.search(q="relibra beam")["total"] == 0
+
+
+def test_names_are_searched(site):
+    hits = all_hits(site, q="Kadri Tamm")
+    assert hits and all(any(p["name"] == "Kadri Tamm" for p in h["profiles"]) for h in hits)
+
+
+def test_newest_first(site):
+    years = [h["year"] or 0 for h in all_hits(site, sort="newest")]
+    assert years == sorted(years, reverse=True)
+
+
+def test_pages_do_not_overlap(site):
+    first = [h["id"] for h in site.search(sort="newest", size=10)["hits"]]
+    second = [h["id"] for h in site.search(sort="newest", size=10, page=2)["hits"]]
+    both = [h["id"] for h in site.search(sort="newest", size=20)["hits"]]
+    assert first + second == both
+    assert site.search(page=6)["hits"] == []  # past the end (42 works) but within the cap
+
+
+def test_highlight_is_escaped_html(site):
+    hit = site.search(q="script")["hits"][0]
+    assert hit["abstract"].count(SCRIPT_TEXT) == 1  # the raw text, as data
+    html = hit["highlight"]["abstract"]
+    assert "&lt;<mark>script</mark>&gt;alert(1)&lt;/<mark>script</mark>&gt;" in html
+    assert "<script" not in html
+
+
+@pytest.mark.parametrize(("params", "status"), [
+    ({"q": "x" * 301}, 422),
+    ({"page": MAX_PAGE + 1}, 422),
+    ({"page": 30, "size": 50}, 400),  # from + size past 1000
+    ({"year": "last year"}, 400),
+    ({"sort": "random"}, 422),
+])
+def test_bad_parameters_are_4xx_json(site, params, status):
+    response = site.http.get("/api/search", params=params)
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error["code"] == "invalid_request" and error["message"]
+    assert "Traceback" not in response.text
+
+
+def test_suggest_finds_titles_and_researchers(site):
+    body = site.http.get("/api/suggest", params={"q": "reli"}).json()
+    assert body["suggestions"][0]["text"].startswith("ReLibra")
+    assert body["suggestions"][0]["url"].startswith("/?q=ReLibra")
+    people = site.http.get("/api/suggest", params={"q": "kad"}).json()["suggestions"]
+    assert people[0] == {"kind": "researcher", "id": site.researchers["Kadri Tamm"],
+                         "text": "Kadri Tamm",
+                         "url": f"/researchers/{site.researchers['Kadri Tamm']}"}
+    assert site.http.get("/api/suggest", params={"q": "r"}).json()["suggestions"] == []
+    assert site.http.get("/api/suggest", params={"q": "x" * 101}).status_code == 422
+
+
+def test_researcher_api_lists_coauthors_both_ways(site):
+    chao, yinmin = site.researchers["Chao Jin"], site.researchers["Yinmin Zhong"]
+    body = site.http.get(f"/api/researchers/{chao}").json()
+    assert body["name"] == "Chao Jin" and body["works_total"] == 5
+    coauthor = next(c for c in body["coauthors"] if c["id"] == yinmin)
+    assert coauthor["name"] == "Yinmin Zhong" and coauthor["shared"] == 1
+    assert coauthor["works"][0]["title"].startswith("ReLibra")
+    back = site.http.get(f"/api/researchers/{yinmin}").json()
+    assert [c["name"] for c in back["coauthors"]] == ["Chao Jin"]
+
+
+def test_unknown_researcher_is_404_json(site):
+    response = site.http.get("/api/researchers/no-such-id")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_every_route_is_read_only(site):
+    for route in site.http.app.routes:
+        methods = getattr(route, "methods", None) or {"GET"}
+        assert methods <= {"GET", "HEAD"}, route
+    response = site.http.post("/api/search", json={"q": "x"})
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_openapi_documents_the_search_api(site):
+    spec = site.http.get("/openapi.json").json()
+    params = {p["name"] for p in spec["paths"]["/api/search"]["get"]["parameters"]}
+    assert {"q", "sort", "page", *FACET_NAMES} <= params
+    assert "/api/researchers/{researcher_id}" in spec["paths"]
+    assert site.http.get("/docs").status_code == 200
+
+
+# --- OpenSearch down or failing ------------------------------------------------------------
+
+def closed_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("path", ["/api/search?q=x", "/api/suggest?q=relibra",
+                                  "/api/researchers/abc"])
+def test_opensearch_down_is_a_503_json_error(path):
+    http = TestClient(app_for(OpenSearchConfig(url=f"http://127.0.0.1:{closed_port()}",
+                                               timeout=2)))
+    response = http.get(path)
+    assert response.status_code == 503
+    assert response.json() == {"error": {
+        "code": "service_unavailable",
+        "message": "Search is unavailable right now. Please try again in a minute."}}
+
+
+def test_a_cluster_error_is_retried_once_then_a_503(site, fault_proxy):
+    http = TestClient(app_for(OpenSearchConfig(url=fault_proxy.url, prefix=site.config.prefix,
+                                               timeout=5)))
+    fault_proxy.fail_next(1, status=503)
+    assert http.get("/api/search", params={"q": "relibra"}).json()["total"] == 2
+    fault_proxy.fail_next(2, status=503)
+    response = http.get("/api/search", params={"q": "relibra"})
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "service_unavailable"
+    fault_proxy.fail_next(1, status=400)  # our request refused: not retried, not the user's fault
+    assert http.get("/api/search").status_code == 500

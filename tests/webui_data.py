@@ -1,0 +1,80 @@
+"""Helpers for the web UI tests: the fixture pages indexed, and the app over them.
+
+Plain functions (no fixtures here): each test module declares its own small
+fixtures on top of conftest's ``opensearch_client``/``opensearch_config``.
+"""
+
+from __future__ import annotations
+
+import html.parser
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from opensearchpy import OpenSearch
+
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig
+from webui.app import create_app
+from webui.bench_data import index_fixtures
+from webui.service import SearchService
+
+# The held-out page with "<script>alert(1)</script>" inside an abstract.
+SCRIPT_TEXT = "<script>alert(1)</script>"
+SCRIPT_ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+@dataclass
+class FixtureSite:
+    """The fixture pages indexed under a prefix, and a client for the app over them."""
+
+    config: OpenSearchConfig
+    http: TestClient
+    works: int
+    researchers: dict[str, str] = field(default_factory=dict)  # name -> id
+
+    def search(self, **params: Any) -> dict[str, Any]:
+        """``GET /api/search`` with ``params``; asserts 200 and returns the JSON."""
+        response = self.http.get("/api/search", params=params)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+def index_site(client: OpenSearch, config: OpenSearchConfig, tmp_path: Path) -> FixtureSite:
+    """Index every fixture page (real parser, real writer) and build the app over it."""
+    works = index_fixtures(client, config.prefix, tmp_path / "dead-letter.jsonl")
+    http = TestClient(app_for(config))
+    found = client.search(index=f"{config.prefix}researchers",
+                          body={"size": 100, "_source": ["name"]})
+    researchers = {h["_source"]["name"]: h["_id"] for h in found["hits"]["hits"]}
+    return FixtureSite(config, http, works, researchers)
+
+
+def app_for(config: OpenSearchConfig, *, attempts: int = 2) -> Any:
+    """The app over ``config`` (``attempts``: how many tries the service makes per request)."""
+    service = SearchService(build_client(config), config.prefix, attempts=attempts,
+                            sleep=lambda _: None)
+    return create_app(service=service)
+
+
+class TagCounter(html.parser.HTMLParser):
+    """Counts start tags and keeps their attributes, to check what markup a page holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def find(self, tag: str) -> list[dict[str, str | None]]:
+        """Attributes of every ``tag`` element."""
+        return [attrs for name, attrs in self.tags if name == tag]
+
+
+def tags(page: str) -> TagCounter:
+    """Parse ``page`` and return its tags."""
+    parser = TagCounter()
+    parser.feed(page)
+    return parser
