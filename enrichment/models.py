@@ -42,9 +42,13 @@ class Outcome:
     status: "done" (a verified arXiv entry, in ``arxiv``), "none" (verified that
     arXiv has no such entry, or none that passes the checks) or "pending"
     (arXiv could not be asked; ``reason`` says why, a later run completes it).
+    checked_at: when arXiv gave the answer used (ISO 8601, UTC), the same on every
+    later crawl served from the cache, so re-indexing it changes nothing; None
+    when arXiv gave no answer.
     """
 
     work_id: str
     arxiv: dict | None
     status: Status
     reason: str
+    checked_at: str | None = None

@@ -10,6 +10,7 @@ import logging
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
 
 from enrichment.cache import CachedLookup, LookupCache
 from enrichment.client import ArxivFetcher, SearchResult
@@ -55,11 +56,13 @@ class Resolver:
         rows = [cached[k] for k in self.keys(listing) if k in cached]
         candidates = [c for row in rows for c in row.candidates]
         verdict = verify(listing, candidates, self._limits)
+        checked_at = (datetime.fromtimestamp(max(row.fetched_at for row in rows), UTC).isoformat()
+                      if rows else None)
         if verdict.match is not None:
-            return Outcome(listing.work_id, verdict.match, "done", verdict.reason)
+            return Outcome(listing.work_id, verdict.match, "done", verdict.reason, checked_at)
         refused = [row.reason for row in rows if row.reason]
         reason = refused[0] if refused and not candidates else verdict.reason
-        return Outcome(listing.work_id, None, "none", reason)
+        return Outcome(listing.work_id, None, "none", reason, checked_at)
 
     @staticmethod
     def unsearchable(listing: Listing) -> Outcome:

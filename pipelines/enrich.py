@@ -34,6 +34,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
+from enrichment.ratelimit import effective_delay
 from enrichment.service import Enricher, start_enricher
 from pipelines.signals import work_enriched
 
@@ -51,8 +52,10 @@ def listing_from_item(adapter: ItemAdapter) -> Listing:
 
 def enrichment_fields(outcome: Outcome) -> dict[str, Any]:
     """The item fields an outcome sets: ``arxiv`` (metadata or None) and ``enrichment``."""
-    return {"arxiv": outcome.arxiv,
-            "enrichment": {"status": outcome.status, "reason": outcome.reason}}
+    enrichment: dict[str, Any] = {"status": outcome.status, "reason": outcome.reason}
+    if outcome.checked_at:
+        enrichment["updated_at"] = outcome.checked_at
+    return {"arxiv": outcome.arxiv, "enrichment": enrichment}
 
 
 class ArxivEnrichPipeline:
@@ -80,7 +83,9 @@ class ArxivEnrichPipeline:
         self._enricher = start_enricher(self.config, on_result=self._from_worker,
                                         on_event=self._from_worker_event)
         logger.info("arXiv enrichment on: %s, %.1f s between requests, cache in %s",
-                    self.config.api_url, self.config.delay_seconds, self.config.cache_dir)
+                    self.config.api_url,
+                    effective_delay(self.config.api_url, self.config.delay_seconds),
+                    self.config.cache_dir)
 
     def close_spider(self) -> None:
         if self._enricher is None:
@@ -150,7 +155,7 @@ class ArxivEnrichPipeline:
         self._count(outcome)
         self.crawler.signals.send_catch_log(signal=work_enriched, work_id=outcome.work_id,
                                             arxiv=outcome.arxiv, status=outcome.status,
-                                            reason=outcome.reason)
+                                            reason=outcome.reason, updated_at=outcome.checked_at)
 
     def _count(self, outcome: Outcome) -> None:
         """Move the work to the stat of its latest status."""

@@ -95,8 +95,10 @@ class Recorder:
                            "at": time.monotonic() - self.began})
         return item
 
-    def on_enriched(self, work_id: str, arxiv: dict | None, status: str, reason: str) -> None:
+    def on_enriched(self, work_id: str, arxiv: dict | None, status: str, reason: str,
+                    updated_at: str | None) -> None:
         self.signals.append({"work_id": work_id, "status": status, "reason": reason,
+                             "updated_at": updated_at,
                              "arxiv_id": (arxiv or {}).get("id"),
                              "main_thread": threading.current_thread() is threading.main_thread(),
                              "at": time.monotonic() - self.began})
@@ -199,6 +201,8 @@ def test_cold_crawl_enriches_in_background_and_warm_crawl_asks_nothing(
         if item["kind"] == "work":
             assert item["arxiv_id"] == EXPECTED.get(item["work_id"])
             assert item["enrichment"]["status"] in {"done", "none"}
+            # answered as of the same moment as in the first crawl: the index stays as it was
+            assert item["enrichment"]["updated_at"] == final[item["work_id"]]["updated_at"]
     assert warm["stats"]["arxiv/cache_hits"] == len(WORKS)
 
 
