@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from crawler.extensions.verdict import EXIT_DATA_LOST, EXIT_OK
+from indexing.config import OpenSearchConfig
 from standins.site import SiteServer
 from tests.test_scheduled_support import SEEDS, crawl, file_urls, spider_skips_unchanged
 
@@ -58,6 +59,26 @@ def test_unchanged_site_over_http_sends_next_to_nothing(tmp_path: Path) -> None:
         # -a full=true processes every page again.
         full = crawl(tmp_path / "run", urls, JOB, "-a", "full=true")
         assert full.returncode == EXIT_OK and len(full.items) == 31
+
+
+@needs_spider_hook
+def test_unchanged_site_sends_next_to_nothing_to_the_index(
+        tmp_path: Path, opensearch_config: OpenSearchConfig) -> None:
+    indexing = {**JOB, "INDEX_ENABLED": "true", "INCREMENTAL_ENABLED": "auto",
+                "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
+                "OPENSEARCH_URL": opensearch_config.url, "INDEX_PREFIX": opensearch_config.prefix,
+                "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl")}
+    urls = file_urls(SEEDS)
+    first = crawl(tmp_path, urls, indexing)
+    assert first.returncode == EXIT_OK, first.stderr[-3000:]
+    assert first.stat("index/listings_delivered") == 26
+    assert first.report is not None and first.report["indexed"] > 0
+
+    second = crawl(tmp_path, urls, indexing)
+    assert second.returncode == EXIT_OK, second.stderr[-3000:]
+    assert second.stat("profiles/unchanged") == 5
+    assert second.stat("index/listings_delivered") == 0
+    assert second.stat("index/docs") == 0
 
 
 @needs_spider_hook

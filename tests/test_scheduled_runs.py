@@ -14,7 +14,7 @@ from crawler.extensions.verdict import (
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
 )
-from tests.test_scheduled_support import HELDOUT, SEEDS, crawl, file_urls
+from tests.test_scheduled_support import HELDOUT, SEEDS, crawl, file_urls, free_port
 
 PIPELINES = "tests.test_scheduled_support"
 
@@ -62,6 +62,19 @@ def test_dependency_unavailable_names_the_url(tmp_path: Path) -> None:
     assert run.returncode == EXIT_UNAVAILABLE, run.stderr[-3000:]
     assert "opensearch unavailable at http://127.0.0.1:9/" in run.last_line
     assert "s3cret" not in run.last_line
+    assert run.report is not None and run.report["pages"]["fetched"] == 0
+
+
+def test_unreachable_opensearch_exits_3_naming_the_url(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    run = crawl(tmp_path, file_urls(SEEDS), {
+        "INDEX_ENABLED": "true",
+        "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
+        "OPENSEARCH_URL": f"http://127.0.0.1:{port}",
+        "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl"),
+    }, timeout=60)
+    assert run.returncode == EXIT_UNAVAILABLE, run.stderr[-3000:]
+    assert f"opensearch unavailable at http://127.0.0.1:{port}" in run.last_line
     assert run.report is not None and run.report["pages"]["fetched"] == 0
 
 

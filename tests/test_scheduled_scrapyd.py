@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from tests.test_scheduled_support import (
     REPO,
     SEEDS,
     file_urls,
+    free_port,
     project_enables_components,
     read_items,
     wait_for,
@@ -37,12 +37,6 @@ PROJECT = "scholarindex"
 # The egg must say where the settings are; scrapyd-deploy's own setup.py cannot when
 # pyproject.toml has a [project] table (setuptools ignores its entry_points then).
 ENTRY_POINT = '\n[project.entry-points.scrapy]\nsettings = "crawler.settings"\n'
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> Any:

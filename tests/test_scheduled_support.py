@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -145,6 +146,12 @@ def crawl(workdir: Path, urls: str, settings: dict[str, str] | None = None, *ext
     )
     loaded = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
     return Run(proc.returncode, proc.stderr, loaded, read_items(items))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def wait_for(predicate: Any, timeout: float = 20, what: str = "condition") -> None:
