@@ -90,8 +90,11 @@ class SearchRequest:
 
     @property
     def is_empty(self) -> bool:
-        """Nothing asked yet: no query text and no filter (the page shows its empty state)."""
-        return not self.q and not self.filters
+        """Nothing asked yet, the bare ``/``: the page shows its empty state.
+
+        ``/?sort=newest`` asks for something: every work, newest first.
+        """
+        return not self.to_params()
 
     @property
     def last_page(self) -> int:
