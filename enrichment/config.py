@@ -48,7 +48,16 @@ class EnrichmentConfig:
             raw = settings.get(name)
             if raw is None or raw == "":
                 continue
-            values[field.name] = type(getattr(cls, field.name))(raw)
+            kind = type(getattr(cls, field.name))
+            try:
+                values[field.name] = kind(float(raw)) if kind is int else kind(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}={raw!r}: expected a{'n' if kind is int else ''} "
+                                 f"{kind.__name__}") from None
         if "user_agent" not in values and settings.get("USER_AGENT"):
             values["user_agent"] = settings.get("USER_AGENT")
-        return cls(**values)
+        config = cls(**values)
+        if config.batch_size < 1 or config.page_size < 1 or config.max_attempts < 1:
+            raise ValueError("ARXIV_BATCH_SIZE, ARXIV_PAGE_SIZE and ARXIV_MAX_ATTEMPTS "
+                             "must be at least 1")
+        return config
