@@ -130,7 +130,7 @@ class _Doc:
     last_error: str = ""
     base: Mapping[str, Any] | None = None  # as read from the index; None: not indexed yet
     seq: tuple[int | None, int | None] = (None, None)  # _seq_no, _primary_term of base
-    merged: dict[str, Any] | None = None
+    merged: Mapping[str, Any] | None = None
 
 
 class _Unfinished(Exception):

@@ -69,8 +69,11 @@ def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change
     else:
         raise InvalidItem(f"not an item: {type(item).__name__}")
     kind = data.get("kind")
-    key = {"work": "work_id", "researcher": "id"}.get(kind or "")
-    if key is None:
+    if kind == "work":
+        key: Literal["work_id", "id"] = "work_id"
+    elif kind == "researcher":
+        key = "id"
+    else:
         raise InvalidItem(f"item kind {kind!r} is neither 'work' nor 'researcher'")
     doc_id = data.get(key)
     if not isinstance(doc_id, str) or not doc_id.strip():

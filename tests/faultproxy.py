@@ -123,6 +123,7 @@ class FaultProxy:
             self._faults.extend([(kind, value, match)] * count)
 
     def _take_fault(self, request_line: str) -> tuple[str, Any] | None:
+        """The first queued fault matching this request, used up."""
         with self._lock:
             for i, (kind, value, match) in enumerate(self._faults):
                 if match in request_line:
@@ -163,8 +164,7 @@ class FaultProxy:
                 with self._lock:
                     self.requests.append(f"{method} {path}")
                     delay = self._delay
-                fault = self._take_fault(f"{method} {path}")
-                kind, value = fault or ("", None)
+                kind, value = self._take_fault(f"{method} {path}") or ("", 0)
                 if kind == "delay":
                     delay += value
                 if delay:

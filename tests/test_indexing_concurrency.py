@@ -72,7 +72,7 @@ def test_two_threads_lose_nothing(make_writer: Callable[..., BulkWriter],
                                   opensearch_config: OpenSearchConfig,
                                   opensearch_client: OpenSearch, tmp_path: Path) -> None:
     make_writer()  # creates the aliases
-    start, ready = threading.Event(), queue.Queue()
+    start, ready = threading.Event(), queue.Queue[str]()
     outcomes: list[dict[str, Any]] = []
     threads = [threading.Thread(target=lambda n=name: outcomes.append(
         write_share(opensearch_config, n, tmp_path / "dl.jsonl", start, ready)))

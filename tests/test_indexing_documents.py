@@ -208,7 +208,8 @@ def test_enrichment_attached_by_the_arxiv_pipeline_becomes_a_change() -> None:
     item.arxiv = {"id": "2601.00001"}  # type: ignore[attr-defined]
     listing_change, patch = changes_from_item(item, T1)
     assert patch.kind == "enrichment" and patch.data["arxiv"] == {"id": "2601.00001"}
-    as_dict = {**asdict(item), "enrichment": item.enrichment, "arxiv": item.arxiv}
+    as_dict = {**asdict(item), "enrichment": {"status": "done", "reason": None},
+               "arxiv": {"id": "2601.00001"}}
     assert changes_from_item(as_dict, T1) == [change_from_item(as_dict, T1), patch]
     doc = apply_change(apply_change(None, listing_change), patch)
     assert doc["arxiv_id"] == "2601.00001"

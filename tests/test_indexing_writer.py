@@ -113,6 +113,7 @@ def test_rejected_document_is_dead_lettered_and_the_others_continue(
     rejected = lines["bad-year/rejected"]
     assert "mapper_parsing_exception" in rejected.reason
     assert rejected.change.data == bad_year
+    assert rejected.document is not None
     assert rejected.document["listings"][0]["year"] == "MMXXVI"
     assert "unmapped fields ['nope']" in lines["relibra/invalid"].reason
     assert set(snapshot(opensearch_client, f"{index_prefix}works")) == {"relibra"}
