@@ -131,8 +131,7 @@ class ArxivStandIn:
 
     @property
     def base(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     @property
     def api_url(self) -> str:

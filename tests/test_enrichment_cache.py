@@ -26,9 +26,11 @@ def test_hits_and_misses_expire_after_their_own_ttl(tmp_path: Path) -> None:
     cache.put("not on arxiv at all", [], found=False, reason="")
     cache.put("refused title", [], found=False, reason="arXiv rejected this title's query")
     clock.now += 86400 - 1
-    assert cache.get("bytecomp revisiting").candidates == HIT
-    assert cache.get("not on arxiv at all").candidates == []
-    assert cache.get("refused title").reason.startswith("arXiv rejected")
+    hit, miss, refused = (cache.get(k) for k in ("bytecomp revisiting", "not on arxiv at all",
+                                                  "refused title"))
+    assert hit is not None and hit.candidates == HIT and hit.found
+    assert miss is not None and miss.candidates == [] and not miss.found
+    assert refused is not None and refused.reason.startswith("arXiv rejected")
     clock.now += 2
     assert cache.get("not on arxiv at all") is None  # a miss is asked again after a day
     assert cache.get("bytecomp revisiting") is not None
