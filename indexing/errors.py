@@ -1,8 +1,10 @@
 """The indexer's own exceptions: callers never see opensearch-py's.
 
 Two tiers, as the product brief asks: the cluster cannot take requests
-(``IndexUnavailable``: stop or pause the run loudly) versus one document is bad
-(``DocumentRejected``: dead-letter it, carry on).
+(``IndexUnavailable``: retry, then stop the run loudly) versus one item is bad
+(``InvalidItem`` before a request; a document the cluster refuses is not an
+exception at all but a bulk result, ``client.classify_item`` -> "rejected",
+which the writer dead-letters while the others carry on).
 """
 
 from __future__ import annotations
@@ -22,14 +24,6 @@ class IndexUnavailable(IndexingError):
     def __init__(self, message: str, *, retryable: bool, status: int | str | None = None):
         super().__init__(message)
         self.retryable = retryable
-        self.status = status
-
-
-class DocumentRejected(IndexingError):
-    """The cluster refused one document (mapping error, bad value); retrying cannot help."""
-
-    def __init__(self, message: str, *, status: int | str | None = None):
-        super().__init__(message)
         self.status = status
 
 
