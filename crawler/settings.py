@@ -47,7 +47,10 @@ LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
 CRAWL_DATE = os.environ.get("CRAWL_DATE", "")
 
 # --- Pipelines -------------------------------------------------------------------------
-ITEM_PIPELINES: dict[str, int] = {}
+# One item, one path: enrichment first, then the index.
+ITEM_PIPELINES = {
+    "pipelines.index.OpenSearchIndexPipeline": 800,
+}
 
 # --- OpenSearch (contracts.md) ---------------------------------------------------------
 # Switch indexing off for parse-only runs: -s INDEX_ENABLED=false.
@@ -61,6 +64,23 @@ OPENSEARCH_VERIFY_CERTS = os.environ.get("OPENSEARCH_VERIFY_CERTS", "true")
 OPENSEARCH_CA_CERTS = os.environ.get("OPENSEARCH_CA_CERTS", "")
 # Prefix for every alias and index name, to share a cluster between deployments.
 INDEX_PREFIX = os.environ.get("INDEX_PREFIX", "")
+# Seconds before a request to OpenSearch is abandoned (then retried).
+OPENSEARCH_TIMEOUT = float(os.environ.get("OPENSEARCH_TIMEOUT", "30"))
+# Flush to OpenSearch every this many items (listings, profiles, enrichment results)...
+INDEX_BATCH_SIZE = 500
+# ...or when the buffered items reach this many bytes...
+INDEX_BATCH_BYTES = 5 * 1024 * 1024
+# ...or every this many seconds, so a slow crawl still indexes as it goes.
+INDEX_FLUSH_INTERVAL = 2.0
+# Items buffered while a flush is in flight before the crawl waits for it (backpressure).
+INDEX_MAX_BUFFER = 2000
+# Attempts per batch (the first included) before a document is dead-lettered.
+INDEX_MAX_ATTEMPTS = 6
+# Backoff with jitter between attempts: first wait and cap of one wait, in seconds.
+INDEX_RETRY_INITIAL_WAIT = 0.5
+INDEX_RETRY_MAX_WAIT = 10.0
+# Where items that could not be indexed go (JSONL), for `scholarindex replay`.
+INDEX_DEADLETTER_PATH = os.environ.get("INDEX_DEADLETTER_PATH", "deadletter/index.jsonl")
 
 # --- arXiv enrichment (contracts.md) ---------------------------------------------------
 # Switch enrichment off: -s ARXIV_ENABLED=false.
