@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -260,3 +261,22 @@ def test_a_cluster_error_is_retried_once_then_a_503(site, fault_proxy):
     assert response.json()["error"]["code"] == "service_unavailable"
     fault_proxy.fail_next(1, status=400)  # our request refused: not retried, not the user's fault
     assert http.get("/api/search").status_code == 500
+
+
+def test_a_timeout_is_a_503_and_not_retried(site, fault_proxy):
+    http = TestClient(app_for(OpenSearchConfig(url=fault_proxy.url, prefix=site.config.prefix,
+                                               timeout=0.5)))
+    fault_proxy.delay_next(1, 2.0)
+    # Only the first request is slow: a retry would have answered 200. The user already
+    # waited a whole timeout, so the service gives up at once.
+    response = http.get("/api/search", params={"q": "relibra"})
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "service_unavailable"
+
+
+def test_a_missing_index_is_a_503(opensearch_config):
+    http = TestClient(app_for(replace(opensearch_config, prefix="nothing_indexed_yet_")))
+    assert http.get("/api/search").status_code == 503
+    assert http.get("/api/researchers/abc").status_code == 503
+    assert http.get("/api/suggest", params={"q": "relibra"}).status_code == 503
+    assert http.get("/").status_code == 503
