@@ -8,8 +8,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
+from indexing.bulk import BulkWriter
+from indexing.changes import enrichment_change
 from indexing.config import OpenSearchConfig
+from indexing.deadletter import DeadLetterFile
 from tests.webui_data import SCRIPT_ESCAPED, SCRIPT_TEXT, FixtureSite, app_for, index_site, tags
+from webui.bench_data import refresh
 
 
 @pytest.fixture
@@ -158,3 +162,22 @@ def test_opensearch_down_is_a_friendly_503_page(url):
     assert "Try again" in response.text
     for leak in ("Traceback", "opensearchpy", str(port), "ConnectionError"):
         assert leak not in response.text
+
+
+def test_arxiv_links_appear_once_a_work_is_enriched(site, opensearch_client, tmp_path):
+    work_id = site.search(q="relibra -megatron")["hits"][0]["id"]
+    arxiv = {"id": "2601.01234v1", "title": "ReLibra", "doi": "10.1000/relibra",
+             "pdf_url": "javascript:alert(1)"}  # a hostile URL must not become a link
+    writer = BulkWriter(opensearch_client, site.config.prefix, DeadLetterFile(tmp_path / "dl"))
+    assert writer.write([enrichment_change(work_id, status="done", arxiv=arxiv)]).delivered == 1
+    refresh(opensearch_client, site.config.prefix)
+    hit = site.search(q="relibra -megatron")["hits"][0]
+    assert hit["arxiv_id"] == "2601.01234v1"
+    assert hit["links"] == {"arxiv": "https://arxiv.org/abs/2601.01234v1",
+                            "pdf": "https://arxiv.org/pdf/2601.01234v1",
+                            "doi": "https://doi.org/10.1000/relibra"}
+    html = page(site, "/?q=relibra+-megatron")
+    hrefs = {a.get("href") for a in tags(html).find("a")}
+    assert {"https://arxiv.org/abs/2601.01234v1", "https://arxiv.org/pdf/2601.01234v1",
+            "https://doi.org/10.1000/relibra"} <= hrefs
+    assert not any((h or "").startswith("javascript:") for h in hrefs)

@@ -66,7 +66,7 @@ class Hit:
     arxiv_id: str | None
     arxiv_url: str | None
     pdf_url: str | None
-    doi: str | None
+    doi_url: str | None
 
     @property
     def abstract_is_long(self) -> bool:
@@ -82,7 +82,7 @@ class Hit:
             "types": self.types, "categories": self.categories, "sources": self.sources,
             "has_code": self.has_code,
             "links": {"arxiv": self.arxiv_url, "pdf": self.pdf_url,
-                      "doi": f"https://doi.org/{self.doi}" if self.doi else None},
+                      "doi": self.doi_url},
             # Escaped text with <mark> around matches: safe to insert as HTML.
             "highlight": {"title": str(self.title_html), "abstract": str(self.snippet_html)},
         }
@@ -224,6 +224,7 @@ def parse_hit(raw: Mapping[str, Any]) -> Hit:
     else:
         snippet = mark(plain(abstract, SNIPPET_CHARS))
     arxiv_url = f"https://arxiv.org/abs/{quote(arxiv_id)}" if arxiv_id else None
+    doi = arxiv.get("doi")
     pdf_url = safe_url(arxiv.get("pdf_url")) or (
         f"https://arxiv.org/pdf/{quote(arxiv_id)}" if arxiv_id else None)
     return Hit(
@@ -235,7 +236,8 @@ def parse_hit(raw: Mapping[str, Any]) -> Hit:
         has_code=src.get("has_code") is True, authors=_strings(src.get("authors")),
         profiles=[_profile(p) for p in src.get("profiles") or () if isinstance(p, Mapping)
                   and p.get("id")],
-        arxiv_id=arxiv_id, arxiv_url=arxiv_url, pdf_url=pdf_url, doi=arxiv.get("doi"),
+        arxiv_id=arxiv_id, arxiv_url=arxiv_url, pdf_url=pdf_url,
+        doi_url=f"https://doi.org/{quote(doi, safe='/')}" if isinstance(doi, str) and doi else None,
     )
 
 
