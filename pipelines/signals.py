@@ -1,15 +1,21 @@
-"""Scrapy signals the pipelines exchange.
+"""Signals between the crawl's components.
 
-``work_enriched``: arXiv enrichment finished for a work after the work's item
-had already passed through the pipelines (the lookup ran in the background).
-Sent on the reactor thread with ``send_catch_log(signal=work_enriched,
-work_id=..., arxiv=..., status=..., reason=..., updated_at=...)``: ``arxiv`` is
-the metadata dict or None; ``status`` is "done" (matched), "none" (verified:
-not on arXiv) or "pending" (arXiv unavailable or the crawl ended first;
-``reason`` says which); ``updated_at`` is when arXiv gave the answer (ISO 8601,
-UTC; the same on a re-crawl served from the cache), None for "pending".
-A work listed on several profiles gets one signal per answer, and a work once
-"done" in a run is never sent "none" or "pending" afterwards.
+``work_enriched``: sent (on the reactor thread) when the arXiv lookup for a work
+has an outcome. Handler keyword arguments: ``work_id: str``, ``arxiv: dict | None``
+(the matched record; keys as in ``indexing.documents.ARXIV_FIELDS``), ``status: str``
+(``pending``, ``done``, ``none`` or ``error``), ``reason: str | None``. The index
+pipeline turns it into an enrichment patch of that work's document.
+
+    crawler.signals.send_catch_log(work_enriched, work_id=..., arxiv=..., status="done",
+                                   reason=None)
+
+Added by the arXiv stage (``pipelines.enrich``): it sends ``work_enriched`` only
+for answers that arrive after the work's item passed (answers already in the
+cache travel on the item's ``arxiv``/``enrichment`` instead), with one more
+keyword, ``updated_at: str | None``: when arXiv gave the answer (ISO 8601, UTC;
+the same on a re-crawl served from the cache; None for ``pending``). A work
+listed on several profiles may get one signal per answer; a work once ``done``
+in a run is never sent ``none`` or ``pending`` afterwards.
 """
 
 work_enriched = object()
