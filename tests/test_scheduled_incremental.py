@@ -99,6 +99,7 @@ def test_pages_of_a_failed_run_are_processed_again(tmp_path: Path) -> None:
     assert skipped.stat("incremental/same_hash") == 5
 
 
+@needs_spider_hook
 @pytest.mark.parametrize("mode", ["false", "auto"])
 def test_incremental_off_processes_everything_and_keeps_no_state(tmp_path: Path,
                                                                  mode: str) -> None:

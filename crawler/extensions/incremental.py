@@ -75,19 +75,19 @@ class IncrementalMiddleware:
 
     def spider_opened(self, spider: Spider) -> None:
         job, self.run_id = run_identity(self.crawler)
+        # Opt-in: a spider that ignored the flag would parse an empty 304 body as a page.
+        if not getattr(spider, "skips_unchanged", False):
+            logger.info("incremental: off (spider %s does not set skips_unchanged)", spider.name)
+            return
         full = str(getattr(spider, "full", "")).lower() in _TRUE
         follow = bool(getattr(spider, "follow", False))
-        # Opt-in: a spider that ignored the flag would parse an empty 304 body as a page.
-        aware = bool(getattr(spider, "skips_unchanged", False))
-        self.skip_unchanged = aware and not (full or follow)
+        self.skip_unchanged = not (full or follow)
         target = state_target(self.crawler.settings)
         self.store = PageStateStore(state_dir(self.crawler.settings) / f"{job}.{target}.sqlite")
         stale = self.store.drop_stale_pending(self.run_id)
         if not self.skip_unchanged:
-            why = ("-a full=true" if full else "-a follow=true" if follow
-                   else f"spider {spider.name} does not set skips_unchanged")
             logger.info("incremental: processing every page (%s); still recording page state",
-                        why)
+                        "-a full=true" if full else "-a follow=true")
         logger.info("incremental: page state in %s (%d entries of unfinished runs dropped)",
                     self.store.path, stale)
 
