@@ -70,6 +70,10 @@ class WorkItem:
     researcher_url: str | None = None
     source: str | None = None
     position: int | None = None  # 1-based order of the listing on its page
+    # Set by the arXiv enrichment pipeline: verified metadata (keys of the "arxiv" object in
+    # index_mappings/works.json) and the lookup state {"status", "reason", "updated_at"}.
+    arxiv: dict | None = None
+    enrichment: dict | None = None
 
 
 RESEARCHER_FIELDS = tuple(ResearcherItem.__dataclass_fields__)

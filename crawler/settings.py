@@ -49,6 +49,7 @@ CRAWL_DATE = os.environ.get("CRAWL_DATE", "")
 # --- Pipelines -------------------------------------------------------------------------
 # One item, one path: enrichment first, then the index.
 ITEM_PIPELINES = {
+    "pipelines.enrich.ArxivEnrichPipeline": 300,
     "pipelines.index.OpenSearchIndexPipeline": 800,
 }
 
@@ -95,3 +96,30 @@ ARXIV_DELAY_SECONDS = float(os.environ.get("ARXIV_DELAY_SECONDS", "3"))
 ARXIV_CACHE_DIR = os.environ.get(
     "ARXIV_CACHE_DIR", os.path.expanduser("~/.cache/scholarindex/arxiv")
 )
+# Titles per arXiv query (one request per batch; 20 keeps a cold crawl near 1 request per 20 works).
+ARXIV_BATCH_SIZE = 20
+# Longest URL-encoded search_query per request; longer batches are cut.
+ARXIV_MAX_QUERY_CHARS = 3000
+# Entries per result page, and pages per query (a batch matching more is split in halves).
+ARXIV_PAGE_SIZE = 200
+ARXIV_MAX_PAGES = 3
+# Read timeout of one arXiv request, seconds (connect timeout is min(10, this)).
+ARXIV_TIMEOUT_SECONDS = 30
+# Tries per page on 429/5xx/timeouts/empty pages; first pause, doubling, plus jitter, capped.
+ARXIV_MAX_ATTEMPTS = 4
+ARXIV_BACKOFF_SECONDS = 2
+ARXIV_BACKOFF_MAX_SECONDS = 60
+# Times an empty first page is re-asked before it counts as "no match".
+ARXIV_EMPTY_PAGE_CONFIRMATIONS = 2
+# After an outage, batches go "pending" without asking for this long.
+ARXIV_OUTAGE_COOLDOWN_SECONDS = 300
+# Cache lifetime of a verified lookup and of a miss (or a title arXiv refused).
+ARXIV_HIT_TTL_SECONDS = 7 * 86400
+ARXIV_MISS_TTL_SECONDS = 86400
+# Title similarity a candidate needs (see enrichment/matching.py); year tolerance.
+ARXIV_TITLE_THRESHOLD = 0.90
+ARXIV_YEAR_TOLERANCE = 1
+# Send a partial batch once its oldest title has waited this long.
+ARXIV_BATCH_LINGER_SECONDS = 30
+# Keep an idle crawl open for outstanding lookups until no answer came for this long.
+ARXIV_IDLE_WAIT_SECONDS = 600

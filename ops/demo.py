@@ -1,71 +1,135 @@
-"""``make demo``: the whole pipeline on the local fixture site, offline.
+"""``make demo``: the whole pipeline on local stand-ins, offline, ending in the search UI.
 
-Serves ``fixtures/site`` on 127.0.0.1, crawls every profile it lists with the
-real ``scrapy crawl profiles`` command, and prints what came out.
+1. Serves ``fixtures/site`` (profile pages in both layouts) on 127.0.0.1.
+2. Uses the OpenSearch at ``OPENSEARCH_URL`` when one answers; otherwise starts a
+   local ``osmem-server`` (OpenSearch-compatible, in memory).
+3. Points the arXiv enricher at a local replay of recorded-style arXiv answers.
+4. Crawls every profile with the real ``scrapy crawl profiles`` command.
+5. Prints a summary read back from OpenSearch, then serves the search UI at
+   http://127.0.0.1:8000 until Ctrl+C (``DEMO_SERVE=0`` stops after the summary).
 """
 
 from __future__ import annotations
 
-import json
+import os
+import shutil
 import subprocess
 import sys
-from collections import Counter, defaultdict
+from contextlib import ExitStack, suppress
 from pathlib import Path
 
+from opensearchpy import OpenSearch
+from osmem_server import OsmemServer
+
+from indexing.client import build_client
+from indexing.config import OpenSearchConfig
+from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "fixtures" / "site"
 OUT = ROOT / "demo-output"
+UI_HOST, UI_PORT = "127.0.0.1", int(os.environ.get("DEMO_PORT", "8000"))
 
 
-def crawl(url_file: Path, items: Path, *settings: str) -> None:
+def answers(config: OpenSearchConfig) -> bool:
+    """Is an OpenSearch cluster reachable where ``config`` points?"""
+    try:
+        return bool(build_client(config).ping())
+    except Exception:  # any failure means "start our own"
+        return False
+
+
+def crawl(url_file: Path, items: Path, env: dict[str, str]) -> int:
     command = [str(Path(sys.executable).with_name("scrapy")), "crawl", "profiles",
-               "-a", f"url_file={url_file}", "-O", str(items), "-s", "LOG_LEVEL=WARNING"]
-    for setting in settings:
-        command += ["-s", setting]
-    subprocess.run(command, cwd=ROOT, check=True)
+               "-a", f"url_file={url_file}", "-a", "follow=true", "-s", "DEPTH_LIMIT=4",
+               "-O", str(items), "-s", "LOG_LEVEL=WARNING",
+               "-s", f"RUN_REPORT={OUT / 'run-report.json'}"]
+    return subprocess.run(command, cwd=ROOT, env=env).returncode
 
 
-def summarise(items: Path) -> str:
-    rows = [json.loads(line) for line in items.read_text(encoding="utf-8").splitlines()]
-    researchers = {r["id"]: r for r in rows if r["kind"] == "researcher"}
-    works = [r for r in rows if r["kind"] == "work"]
-    profiles_by_work: dict[str, list[str]] = defaultdict(list)
-    titles: dict[str, str] = {}
-    for work in works:
-        profiles_by_work[work["work_id"]].append(work["researcher_name"])
-        titles.setdefault(work["work_id"], work["title"])
-    layouts = Counter(r["source"] for r in researchers.values())
+def summary(client: OpenSearch, prefix: str) -> str:
+    """What landed in the index, read back from OpenSearch."""
+    works, researchers = f"{prefix}works", f"{prefix}researchers"
+    client.indices.refresh(index=f"{works},{researchers}")
+    result = client.search(index=works, body={
+        "size": 0,
+        "aggs": {
+            "years": {"terms": {"field": "year", "size": 20, "order": {"_key": "desc"}}},
+            "authors": {"terms": {"field": "authors", "size": 5}},
+            "enriched": {"filter": {"exists": {"field": "arxiv_id"}}},
+        },
+    })
+    aggs = result["aggregations"]
+    shared = client.search(index=works, body={
+        "size": 20, "query": {"range": {"profile_count": {"gte": 2}}},
+        "_source": ["title", "profiles.name"], "sort": [{"title.keyword": "asc"}],
+    })["hits"]["hits"]
     lines = [
-        f"researchers: {len(researchers)} ({', '.join(f'{n} {k}' for k, n in layouts.items())})",
-        f"listings:    {len(works)}",
-        f"works:       {len(profiles_by_work)} distinct",
-        "shared works:",
+        f"researchers: {client.count(index=researchers)['count']}",
+        f"works:       {client.count(index=works)['count']} "
+        f"({aggs['enriched']['doc_count']} matched on arXiv)",
+        "works per year: " + ", ".join(f"{b['key']}: {b['doc_count']}"
+                                       for b in aggs["years"]["buckets"]),
+        "most frequent authors: " + ", ".join(f"{b['key']} ({b['doc_count']})"
+                                              for b in aggs["authors"]["buckets"]),
+        "works on several profiles:",
     ]
-    shared = {wid: names for wid, names in profiles_by_work.items() if len(names) > 1}
-    for wid, names in sorted(shared.items(), key=lambda kv: titles[kv[0]]):
-        lines.append(f"  {titles[wid][:70]}")
-        lines.append(f"    on the profiles of {', '.join(sorted(names))}")
-    if not shared:
-        lines.append("  (none)")
+    for hit in shared:
+        names = sorted(p["name"] for p in hit["_source"]["profiles"])
+        lines.append(f"  {hit['_source']['title'][:72]}\n    profiles: {', '.join(names)}")
     return "\n".join(lines)
 
 
+def serve(env: dict[str, str]) -> None:
+    import uvicorn
+
+    from webui.app import create_app
+
+    os.environ.update(env)
+    print(f"\nSearch UI: http://{UI_HOST}:{UI_PORT}/   (Ctrl+C stops the demo)", flush=True)
+    uvicorn.run(create_app(OpenSearchConfig.from_env()), host=UI_HOST, port=UI_PORT,
+                log_level="warning")
+
+
 def main() -> None:
-    OUT.mkdir(exist_ok=True)
-    items = OUT / "items.jsonl"
-    with SiteServer(SITE) as site:
+    shutil.rmtree(OUT, ignore_errors=True)  # a fresh index each time wants fresh state
+    OUT.mkdir()
+    config = OpenSearchConfig.from_env()
+    with ExitStack() as stack:
+        site = stack.enter_context(SiteServer(SITE))
+        print(f"Profile site (fixtures/site): {site.base}")
+        url = config.url
+        if answers(config):
+            print(f"OpenSearch: using the cluster at {config.safe_url}")
+        else:
+            url = stack.enter_context(OsmemServer.start()).url
+            print(f"OpenSearch: nothing answered at {config.safe_url}; "
+                  f"started a local osmem-server at {url}")
+        arxiv = stack.enter_context(ArxivStandIn())
+        print(f"arXiv: a LOCAL REPLAY of recorded-style answers (fixtures/arxiv) at {arxiv.base}; "
+              "the real arXiv is never called")
+        env = {
+            **os.environ, "OPENSEARCH_URL": url, "ARXIV_API_URL": arxiv.api_url,
+            "ARXIV_DELAY_SECONDS": "0.5", "ARXIV_CACHE_DIR": str(OUT / "arxiv-cache"),
+            "INDEX_DEADLETTER_PATH": str(OUT / "deadletter.jsonl"),
+            "STATE_DIR": str(OUT / "state"), "CRAWL_DATE": "2026-11-22",
+        }
         url_file = OUT / "urls.txt"
         paths = (SITE / "urls.txt").read_text(encoding="utf-8").splitlines()
-        url_file.write_text(
-            "\n".join(site.url(p) if p.strip() and not p.startswith("#") else p for p in paths),
-            encoding="utf-8",
-        )
-        print(f"Serving the fixture profile site at {site.base}")
-        crawl(url_file, items, "INDEX_ENABLED=false", "ARXIV_ENABLED=false")
-    print(summarise(items))
-    print(f"\nItems: {items}")
+        url_file.write_text("\n".join(site.url(p) if p.startswith("/") else p for p in paths),
+                            encoding="utf-8")
+        print("Crawling the five seed profiles and the co-authors they link to...", flush=True)
+        status = crawl(url_file, OUT / "items.jsonl", env)
+        print(f"crawl exit status: {status} (report: {OUT / 'run-report.json'})\n")
+        print(summary(build_client(OpenSearchConfig.from_env(env)), config.prefix))
+        print(f"\nItems as exported: {OUT / 'items.jsonl'}; arXiv requests made: "
+              f"{arxiv.request_count}")
+        if os.environ.get("DEMO_SERVE", "1") != "0":
+            with suppress(KeyboardInterrupt):
+                serve(env)
+        if status:
+            sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from enrichment.errors import ArxivUnavailable, BadQuery
 from enrichment.models import Listing
 from enrichment.query import build_query, title_key
 from enrichment.resolver import Resolver
-from tests.arxiv_standin import ArxivStandIn
+from standins.arxiv import ArxivStandIn
 
 RESNEST = title_key("ResNeSt: Split-Attention Networks")
 SRT = title_key("SRT: Accelerating Reinforcement Learning via Speculative Rollout with "

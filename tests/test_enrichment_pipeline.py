@@ -32,7 +32,7 @@ from crawler.identity import work_id
 from crawler.items import ResearcherItem, WorkItem
 from pipelines.enrich import ArxivEnrichPipeline
 from pipelines.signals import work_enriched
-from tests.arxiv_standin import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
+from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 WORKS = profile_works()

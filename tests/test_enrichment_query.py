@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from enrichment.query import batches, build_query, encoded_length, is_queryable, title_key
-from tests.arxiv_standin import BadQueryError, parse_query
+from standins.arxiv import BadQueryError, parse_query
 
 
 @pytest.mark.parametrize(

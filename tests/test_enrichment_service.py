@@ -14,7 +14,7 @@ from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
 from enrichment.pending import enrich_pending
 from enrichment.service import start_enricher
-from tests.arxiv_standin import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
+from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 LISTINGS = [Listing.of(work_id(w["title"]), w["title"], w["year"],
