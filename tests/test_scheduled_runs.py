@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from crawler.commands.runlock import RunLock
@@ -14,7 +15,15 @@ from crawler.extensions.verdict import (
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
 )
-from tests.test_scheduled_support import HELDOUT, SEEDS, crawl, file_urls, free_port
+from tests.test_scheduled_support import (
+    HELDOUT,
+    SCRAPY,
+    SEEDS,
+    crawl,
+    crawl_env,
+    file_urls,
+    free_port,
+)
 
 PIPELINES = "tests.test_scheduled_support"
 
@@ -96,6 +105,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     run = crawl(tmp_path, "", {}, "-a", f"url_file={tmp_path / 'missing.txt'}")
     assert run.returncode == EXIT_USAGE
     assert "no such file" in run.stderr
+    unknown = subprocess.run([SCRAPY, "crawl", "nosuchspider"], cwd=tmp_path,
+                             env=crawl_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == EXIT_USAGE
+    assert "Spider not found: nosuchspider" in unknown.stderr
 
 
 def test_second_run_of_a_job_exits_at_once(tmp_path: Path) -> None:

@@ -60,7 +60,10 @@ class Command(ScrapyCrawlCommand):
                 f"({lock.holder()}; lock {lock.path}); try again when it has finished"))
             return
         try:
-            crawler = self._create_crawler(args[0])
+            try:
+                crawler = self._create_crawler(args[0])
+            except KeyError as exc:  # no such spider: a usage error, not a traceback
+                raise UsageError(str(exc).strip("'\"")) from None
             self.crawler_process.crawl(crawler, **opts.spargs)
             self.crawler_process.start()
         finally:
@@ -68,18 +71,19 @@ class Command(ScrapyCrawlCommand):
         self._finish(*self._verdict(crawler))
 
     def _verdict(self, crawler: Crawler) -> tuple[int, str]:
-        assert self.crawler_process is not None
-        if self.crawler_process.bootstrap_failed or crawler._stats is None:
-            return EXIT_FAILED, f"run failed (exit {EXIT_FAILED}): the crawl could not start " \
-                                "(see the error above)"
-        stats = crawler.stats.get_stats()
+        assert self.crawler_process is not None and self.settings is not None
+        try:
+            stats = crawler.stats.get_stats()
+        except RuntimeError:  # the crawler never got as far as creating its stats
+            stats = None
+        if self.crawler_process.bootstrap_failed or stats is None:
+            return EXIT_FAILED, (f"run failed (exit {EXIT_FAILED}): the crawl could not start "
+                                 "(see the error above)")
         if "run/exit_code" in stats:
             return int(stats["run/exit_code"]), str(stats["run/reason"])
         # RunVerdict not enabled, or the crawl was killed before spider_closed: judge here.
-        reason = stats.get("finish_reason") or "killed"
-        verdict = judge(stats, str(reason),
-                        max_error_rate=self.settings.getfloat("RUN_MAX_ERROR_RATE",
-                                                          DEFAULT_MAX_ERROR_RATE))
+        rate = self.settings.getfloat("RUN_MAX_ERROR_RATE", DEFAULT_MAX_ERROR_RATE)
+        verdict = judge(stats, str(stats.get("finish_reason") or "killed"), max_error_rate=rate)
         return verdict.exit_code, verdict.reason
 
     def _finish(self, code: int, reason: str) -> None:
