@@ -36,8 +36,11 @@ def run_crawl(
     """``scrapy crawl profiles ARGS`` in the repository, items exported to a temp file."""
     out = tmp_path / f"items-{len(list(tmp_path.glob('items-*')))}.jsonl"
     command = [SCRAPY, "crawl", "profiles", *args, "-O", str(out)]
+    # Every file a run keeps between runs goes under the test's own folder.
     merged = {"CRAWL_DATE": "2026-11-22", "INDEX_ENABLED": "false", "ARXIV_ENABLED": "false",
-              "LOG_LEVEL": "INFO", **(settings or {})}
+              "LOG_LEVEL": "INFO", "STATE_DIR": str(tmp_path / "state"),
+              "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl"),
+              "ARXIV_CACHE_DIR": str(tmp_path / "arxiv-cache"), **(settings or {})}
     for name, value in merged.items():
         command += ["-s", f"{name}={value}"]
     proc = subprocess.run(

@@ -1,0 +1,163 @@
+"""End to end: the real ``scrapy crawl profiles`` over the fixture site into OpenSearch.
+
+Covers the index issue's acceptance (documents per paper, merges across profiles,
+layouts, runs and concurrent processes) and the arXiv issue's (right ids, none
+wrong, few requests, none on a warm cache), with real servers for everything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from opensearchpy import OpenSearch
+
+from standins.arxiv import ArxivStandIn
+from standins.site import SiteServer
+from tests.crawlrun import ROOT, SCRAPY, run_crawl
+
+SITE = ROOT / "fixtures" / "site"
+SEEDS = [p for p in (SITE / "urls.txt").read_text().splitlines() if p.startswith("/")]
+SITEMAP = json.loads((SITE / "sitemap.json").read_text())
+PROFILES = sorted(path for path, page in SITEMAP.items() if page["profile"])
+CHAO, YINMIN = "/bzpeer/researchers/chao-jin/", "/bzpeer/researchers/yinmin-zhong/"
+
+
+@pytest.fixture(scope="module")
+def site():
+    with SiteServer(SITE) as server:
+        yield server
+
+
+def index_settings(url: str, prefix: str) -> dict[str, str]:
+    return {"INDEX_ENABLED": "true", "OPENSEARCH_URL": url, "INDEX_PREFIX": prefix}
+
+
+def crawl(tmp_path: Path, site: SiteServer, paths: list[str], url: str, prefix: str,
+          **extra: str):
+    urls = ",".join(site.url(p) for p in paths)
+    return run_crawl(tmp_path, "-a", f"urls={urls}",
+                     settings={**index_settings(url, prefix), **extra})
+
+
+def works(client: OpenSearch, prefix: str) -> dict[str, dict]:
+    client.indices.refresh(index=f"{prefix}works")
+    hits = client.search(index=f"{prefix}works", body={"size": 1000})["hits"]["hits"]
+    return {hit["_id"]: hit["_source"] for hit in hits}
+
+
+RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
+
+
+def by_title(docs: dict[str, dict], title: str) -> dict:
+    [doc] = [d for d in docs.values() if d["title"] == title]
+    return doc
+
+
+def test_seed_pages_give_25_works_and_5_researchers(site, tmp_path, opensearch_url,
+                                                    index_prefix, opensearch_client) -> None:
+    result = crawl(tmp_path, site, SEEDS, opensearch_url, index_prefix)
+    assert result.returncode == 0, result.log[-3000:]
+    docs = works(opensearch_client, index_prefix)
+    assert len(docs) == 25
+    assert opensearch_client.count(index=f"{index_prefix}researchers")["count"] == 5
+    relibra = by_title(docs, RELIBRA)
+    assert sorted(p["name"] for p in relibra["profiles"]) == ["Chao Jin", "Yinmin Zhong"]
+    assert {"Chao Jin", "Yinmin Zhong"} <= set(relibra["authors"])
+    for doc in docs.values():  # the fields the contract names
+        assert {"title", "abstract", "year", "authors", "profiles", "categories",
+                "arxiv_id"} <= set(doc)
+
+
+def test_held_out_pages_merge_across_layouts(site, tmp_path, opensearch_url, index_prefix,
+                                             opensearch_client) -> None:
+    result = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix)
+    assert result.returncode == 0, result.log[-3000:]
+    docs = works(opensearch_client, index_prefix)
+    listings = result.kind("work")
+    assert len(docs) == len({w["work_id"] for w in listings}) == 42
+    assert sum(len(d["listings"]) for d in docs.values()) == len(listings)
+    resnest = by_title(docs, "ResNeSt: Split-Attention Networks")  # layout A and layout B
+    assert sorted(p["name"] for p in resnest["profiles"]) == ["Haibin Lin", "Priya Raghunathan"]
+    assert sorted(p["source"] for p in resnest["profiles"]) == ["bzpeer", "papercards"]
+    m3bert = by_title(docs, "m3BERT: A Modern, Multi-lingual, Matryoshka Bidirectional Encoder")
+    assert sorted(p["name"] for p in m3bert["profiles"]) == ["Jian Jiao", "Tomás Ferreira"]
+    # Near misses stay apart: the extended ReLibra title is its own work.
+    assert len([d for d in docs.values() if d["title"].startswith("ReLibra")]) == 2
+
+
+def test_profiles_crawled_in_separate_runs_merge(site, tmp_path, opensearch_url, index_prefix,
+                                                 opensearch_client) -> None:
+    assert crawl(tmp_path, site, [CHAO], opensearch_url, index_prefix).returncode == 0
+    assert crawl(tmp_path, site, [YINMIN], opensearch_url, index_prefix).returncode == 0
+    relibra = by_title(works(opensearch_client, index_prefix), RELIBRA)
+    assert sorted(p["name"] for p in relibra["profiles"]) == ["Chao Jin", "Yinmin Zhong"]
+
+
+def test_same_crawl_twice_changes_only_last_seen(site, tmp_path, opensearch_url, index_prefix,
+                                                 opensearch_client) -> None:
+    def untimed(docs: dict) -> dict:
+        docs = json.loads(json.dumps(docs))
+        for doc in docs.values():
+            for entry in (doc, *doc["listings"]):
+                entry.pop("last_seen", None)
+        return docs
+
+    full = {"INCREMENTAL_ENABLED": "false"}
+    assert crawl(tmp_path, site, SEEDS, opensearch_url, index_prefix, **full).returncode == 0
+    first = works(opensearch_client, index_prefix)
+    assert crawl(tmp_path, site, SEEDS, opensearch_url, index_prefix, **full).returncode == 0
+    second = works(opensearch_client, index_prefix)
+    assert untimed(first) == untimed(second)
+
+
+def test_two_concurrent_crawls_lose_no_contribution(site, tmp_path, opensearch_url,
+                                                    index_prefix, opensearch_client) -> None:
+    """Two real processes at once over overlapping profiles (every seed in both)."""
+    halves = [SEEDS + PROFILES[::2], SEEDS + PROFILES[1::2]]
+    procs = []
+    for n, paths in enumerate(halves):
+        command = [SCRAPY, "crawl", "profiles", "-a",
+                   "urls=" + ",".join(site.url(p) for p in paths), "-a", "follow=false"]
+        settings = {**index_settings(opensearch_url, index_prefix), "CRAWL_DATE": "2026-11-22",
+                    "ARXIV_ENABLED": "false", "STATE_DIR": str(tmp_path / f"state{n}"),
+                    "INDEX_DEADLETTER_PATH": str(tmp_path / f"dead{n}.jsonl"),
+                    "INDEX_BATCH_SIZE": "5", "INDEX_FLUSH_INTERVAL": "0.1"}
+        for name, value in settings.items():
+            command += ["-s", f"{name}={value}"]
+        procs.append(subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                                      stdin=subprocess.DEVNULL))
+    logs = [proc.communicate(timeout=180)[1] for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
+    docs = works(opensearch_client, index_prefix)
+    assert len(docs) == 42
+    relibra = by_title(docs, RELIBRA)
+    assert len(relibra["profiles"]) == 2
+    # Every profile's every listing is in its work: nothing overwritten by the other process.
+    listed = {(d["work_id"], e["researcher_id"]) for d in docs.values() for e in d["listings"]}
+    assert len(listed) == 49
+
+
+def test_enrichment_attaches_right_ids_only_with_few_requests(site, tmp_path, opensearch_url,
+                                                              index_prefix,
+                                                              opensearch_client) -> None:
+    papers = json.loads((ROOT / "fixtures" / "arxiv" / "papers.json").read_text())["entries"]
+    on_arxiv = {e["id"].split("v")[0]: e["title"] for e in papers}
+    with ArxivStandIn() as arxiv:
+        arxiv_settings = {"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv.api_url,
+                          "ARXIV_DELAY_SECONDS": "0.2", "INCREMENTAL_ENABLED": "false"}
+        first = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
+        assert first.returncode == 0, first.log[-3000:]
+        cold = arxiv.request_count
+        docs = works(opensearch_client, index_prefix)
+        assert cold <= len(docs) / 10
+        matched = [d for d in docs.values() if d["arxiv_id"]]
+        # Every paper on arXiv got its id, once; no decoy id was attached to anything.
+        assert sorted(d["arxiv_id"] for d in matched) == sorted(on_arxiv)
+        for doc in matched:
+            assert doc["arxiv"]["title"] == on_arxiv[doc["arxiv_id"]], doc["title"]
+        second = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
+        assert second.returncode == 0
+        assert arxiv.request_count == cold  # the warm cache asks nothing
