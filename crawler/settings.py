@@ -123,3 +123,37 @@ ARXIV_YEAR_TOLERANCE = 1
 ARXIV_BATCH_LINGER_SECONDS = 30
 # Keep an idle crawl open for outstanding lookups until no answer came for this long.
 ARXIV_IDLE_WAIT_SECONDS = 600
+
+# --- Scheduled runs (docs/deploy/README.md) ----------------------------------------------
+# Our `crawl` command replaces Scrapy's: it takes the job's lock and exits with the verdict.
+COMMANDS_MODULE = "crawler.commands"
+EXTENSIONS = {
+    # Judge the run at its end (run/exit_code, run/reason); exit codes in docs/deploy/.
+    "crawler.extensions.verdict.RunVerdict": 500,
+    # Log the run's summary and write it as JSON to RUN_REPORT.
+    "crawler.extensions.report.RunReport": 510,
+    # With JOBDIR: resume after an interruption, start afresh after a crawl that ended.
+    "crawler.extensions.jobdir.JobdirReset": 520,
+}
+DOWNLOADER_MIDDLEWARES = {
+    # Skip pages unchanged since the last good run (conditional requests, content hash).
+    "crawler.extensions.incremental.IncrementalMiddleware": 540,
+}
+# The job this run belongs to (lock, page state, report); empty: derived from the URL list.
+RUN_JOB = os.environ.get("RUN_JOB", "")
+# Refuse to start while another run of the same job holds STATE_DIR/<job>.lock (exit 75).
+RUN_LOCK = True
+# The run fails when more than this share of its pages failed (download errors, bad URLs).
+RUN_MAX_ERROR_RATE = float(os.environ.get("RUN_MAX_ERROR_RATE", "0.5"))
+# Write the run report as JSON to this path (%(job)s, %(time)s filled in); empty: log only.
+RUN_REPORT = os.environ.get("RUN_REPORT", "")
+# After a crawl that got to its end, forget JOBDIR's seen requests: the next run starts afresh.
+RUN_JOBDIR_RESET = True
+# Page state (<job>.*.sqlite) and job locks (<job>.lock); must persist between runs.
+STATE_DIR = os.environ.get("STATE_DIR", ".scholarindex-state")
+# Skip pages unchanged since the last good run: true, false, or auto (on when indexing).
+# -a full=true processes every page once (and refreshes the state).
+INCREMENTAL_ENABLED = os.environ.get("INCREMENTAL_ENABLED", "auto")
+# Unattended runs need neither Scrapy's telnet console nor its local remote-control server.
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False

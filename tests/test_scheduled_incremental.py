@@ -7,21 +7,14 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
-
 from crawler.extensions.verdict import EXIT_DATA_LOST, EXIT_OK
 from indexing.config import OpenSearchConfig
 from standins.site import SiteServer
-from tests.test_scheduled_support import SEEDS, crawl, file_urls, spider_skips_unchanged
+from tests.test_scheduled_support import SEEDS, crawl, file_urls
 
 JOB = {"RUN_JOB": "incremental"}
-needs_spider_hook = pytest.mark.skipif(
-    not spider_skips_unchanged(),
-    reason="the profiles spider does not yet skip pages marked unchanged (docs/deploy/README.md)",
-)
 
 
-@needs_spider_hook
 def test_unchanged_site_over_http_sends_next_to_nothing(tmp_path: Path) -> None:
     site_root = tmp_path / "site"
     site_root.mkdir()
@@ -61,7 +54,6 @@ def test_unchanged_site_over_http_sends_next_to_nothing(tmp_path: Path) -> None:
         assert full.returncode == EXIT_OK and len(full.items) == 31
 
 
-@needs_spider_hook
 def test_unchanged_site_sends_next_to_nothing_to_the_index(
         tmp_path: Path, opensearch_config: OpenSearchConfig) -> None:
     indexing = {**JOB, "INDEX_ENABLED": "true", "INCREMENTAL_ENABLED": "auto",
@@ -81,7 +73,6 @@ def test_unchanged_site_sends_next_to_nothing_to_the_index(
     assert second.stat("index/docs") == 0
 
 
-@needs_spider_hook
 def test_pages_of_a_failed_run_are_processed_again(tmp_path: Path) -> None:
     urls = file_urls(SEEDS)  # file:// has no validators: unchanged is told by content hash
     lossy = {**JOB, "ITEM_PIPELINES": json.dumps(
@@ -99,7 +90,6 @@ def test_pages_of_a_failed_run_are_processed_again(tmp_path: Path) -> None:
     assert skipped.stat("incremental/same_hash") == 5
 
 
-@needs_spider_hook
 def test_incremental_off_processes_everything_and_keeps_no_state(tmp_path: Path) -> None:
     urls = file_urls(SEEDS[:2])
     first = crawl(tmp_path, urls, JOB)

@@ -21,13 +21,11 @@ from typing import Any
 import pytest
 
 from tests.test_scheduled_support import (
-    COMPONENTS,
     FAST,
     REPO,
     SEEDS,
     file_urls,
     free_port,
-    project_enables_components,
     read_items,
     wait_for,
 )
@@ -95,8 +93,6 @@ def test_deploy_schedule_and_finish_on_scrapyd(tmp_path: Path) -> None:
 
         report = tmp_path / "report.json"
         settings = {**FAST, "STATE_DIR": str(tmp_path / "state"), "RUN_REPORT": str(report)}
-        if not project_enables_components():
-            settings.update({name: json.dumps(paths) for name, paths in COMPONENTS.items()})
         job = api(base, "schedule.json", [
             ("project", PROJECT), ("spider", "profiles"), ("urls", file_urls(SEEDS)),
             *(("setting", f"{name}={value}") for name, value in settings.items()),
@@ -120,5 +116,4 @@ def test_deploy_schedule_and_finish_on_scrapyd(tmp_path: Path) -> None:
     assert len(items) == 31
     summary = json.loads(report.read_text(encoding="utf-8"))
     assert (summary["researchers"], summary["distinct_works"], summary["ok"]) == (5, 25, True)
-    if project_enables_components():  # the project's crawl command ran: its verdict is last
-        assert "run ok (exit 0)" in log.strip().splitlines()[-1]
+    assert "run ok (exit 0)" in log.strip().splitlines()[-1]  # the project's verdict is last

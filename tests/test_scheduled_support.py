@@ -3,10 +3,6 @@
 Every crawl is a real ``scrapy crawl profiles`` subprocess, in its own working
 directory, against file:// fixture pages or a ``standins.site.SiteServer``.
 This module holds no tests.
-
-Until ``crawler/settings.py`` enables the scheduled-run components, the crawls
-run with a settings module that imports it and adds them (``_OVERLAY``); once it
-does, the crawls use the project settings as they are.
 """
 
 from __future__ import annotations
@@ -23,67 +19,11 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-import crawler.settings as project_settings
-from crawler.spiders.profiles import ProfilesSpider
-
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = sorted((REPO / "fixtures" / "seeds").glob("*.txt"))
 HELDOUT = sorted((REPO / "fixtures" / "heldout").glob("*.txt"))
 EXPECTED = REPO / "fixtures" / "expected"
 SCRAPY = str(Path(sys.executable).parent / "scrapy")
-
-COMPONENTS = {
-    "EXTENSIONS": {
-        "crawler.extensions.verdict.RunVerdict": 500,
-        "crawler.extensions.report.RunReport": 510,
-        "crawler.extensions.jobdir.JobdirReset": 520,
-    },
-    "DOWNLOADER_MIDDLEWARES": {"crawler.extensions.incremental.IncrementalMiddleware": 540},
-}
-# The settings block for crawler/settings.py (docs/deploy/README.md), as the overlay uses it.
-SETTINGS_BLOCK = '''
-# --- Scheduled runs (docs/deploy/README.md) ----------------------------------------------
-# Our `crawl` command replaces Scrapy's: it takes the job's lock and exits with the verdict.
-COMMANDS_MODULE = "crawler.commands"
-EXTENSIONS = {
-    # Judge the run at its end (run/exit_code, run/reason); exit codes in docs/deploy/.
-    "crawler.extensions.verdict.RunVerdict": 500,
-    # Log the run's summary and write it as JSON to RUN_REPORT.
-    "crawler.extensions.report.RunReport": 510,
-    # With JOBDIR: resume after an interruption, start afresh after a crawl that ended.
-    "crawler.extensions.jobdir.JobdirReset": 520,
-}
-DOWNLOADER_MIDDLEWARES = {
-    # Skip pages unchanged since the last good run (conditional requests, content hash).
-    "crawler.extensions.incremental.IncrementalMiddleware": 540,
-}
-# The job this run belongs to (lock, page state, report); empty: derived from the URL list.
-RUN_JOB = os.environ.get("RUN_JOB", "")
-# Refuse to start while another run of the same job holds STATE_DIR/<job>.lock (exit 75).
-RUN_LOCK = True
-# The run fails when more than this share of its pages failed (download errors, bad URLs).
-RUN_MAX_ERROR_RATE = float(os.environ.get("RUN_MAX_ERROR_RATE", "0.5"))
-# Write the run report as JSON to this path (%(job)s, %(time)s filled in); empty: log only.
-RUN_REPORT = os.environ.get("RUN_REPORT", "")
-# After a crawl that got to its end, forget JOBDIR's seen requests: the next run starts afresh.
-RUN_JOBDIR_RESET = True
-# Page state (<job>.*.sqlite) and job locks (<job>.lock); must persist between runs.
-STATE_DIR = os.environ.get("STATE_DIR", ".scholarindex-state")
-# Skip pages unchanged since the last good run: true, false, or auto (on when indexing).
-# -a full=true processes every page once (and refreshes the state).
-INCREMENTAL_ENABLED = os.environ.get("INCREMENTAL_ENABLED", "auto")
-'''
-_OVERLAY = f"""
-import os
-
-import crawler.settings as _base
-from crawler.settings import *  # noqa: F403
-{SETTINGS_BLOCK}
-# Keep whatever the project already enables.
-EXTENSIONS = {{**getattr(_base, "EXTENSIONS", {{}}), **EXTENSIONS}}
-DOWNLOADER_MIDDLEWARES = {{**getattr(_base, "DOWNLOADER_MIDDLEWARES", {{}}),
-                          **DOWNLOADER_MIDDLEWARES}}
-"""
 
 # Parse only, no waiting: no OpenSearch, no arXiv, no throttling, no consoles.
 FAST = {
@@ -99,31 +39,11 @@ FAST = {
 }
 
 
-def project_enables_components() -> bool:
-    if getattr(project_settings, "COMMANDS_MODULE", None) != "crawler.commands":
-        return False
-    return all(set(paths) <= set(getattr(project_settings, name, {}) or {})
-               for name, paths in COMPONENTS.items())
-
-
-def spider_skips_unchanged() -> bool:
-    """Whether the spider opted in to incremental runs (docs/deploy/README.md)."""
-    return bool(getattr(ProfilesSpider, "skips_unchanged", False))
-
-
 def crawl_env(workdir: Path) -> dict[str, str]:
-    """Environment for a crawl subprocess (adds the settings overlay while needed)."""
+    """Environment for a crawl subprocess run from ``workdir``, outside the repository."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "OPENSEARCH_"))}
-    paths = [str(REPO)]
-    if not project_enables_components():
-        overlay = workdir / "_settings_overlay"
-        overlay.mkdir(parents=True, exist_ok=True)
-        (overlay / "scheduled_test_settings.py").write_text(_OVERLAY, encoding="utf-8")
-        paths.insert(0, str(overlay))
-        env["SCRAPY_SETTINGS_MODULE"] = "scheduled_test_settings"
-    else:
-        env["SCRAPY_SETTINGS_MODULE"] = "crawler.settings"
-    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["SCRAPY_SETTINGS_MODULE"] = "crawler.settings"
+    env["PYTHONPATH"] = str(REPO)
     return env
 
 

@@ -49,6 +49,8 @@ def path_shape(url: str) -> tuple[str, str, tuple[str, ...]]:
 
 class ProfilesSpider(scrapy.Spider):
     name = "profiles"
+    # parse() yields nothing for a page the incremental middleware marks unchanged.
+    skips_unchanged = True
 
     def __init__(
         self,
@@ -88,6 +90,9 @@ class ProfilesSpider(scrapy.Spider):
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
         stats = self.crawler.stats
+        if response.meta.get("unchanged"):  # not changed since the last good run
+            stats.inc_value("profiles/unchanged")
+            return
         content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
         if content_type is None and response.url.lower().endswith(".txt"):
             content_type = "text/plain"
