@@ -42,6 +42,12 @@ class ResearcherItem:
     ai_score: int | float | None = None
     # How many listings the page announced ("5 published item(s)", "3 Papers").
     listed_count: int | None = None
+    # The work_id of every listing read from the page, in page order, and whether that
+    # is the page's whole list. Only a complete list lets the index drop this profile
+    # from works it no longer lists; a page cut short (or one whose count is unknown)
+    # proves nothing about the works it does not show.
+    work_ids: list[str] | None = None
+    complete: bool | None = None
 
 
 @dataclass

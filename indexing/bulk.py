@@ -13,6 +13,13 @@ opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
 - refused (mapping error): dead-lettered with the reason, the others carry on;
 - still failing when the attempts run out: dead-lettered with the last reason.
 
+Removed works: a researcher change from a complete page is first compared with
+the stored profile (``work_ids``); for every work the page no longer lists, an
+``unlist`` change takes the profile's listing out of that work, and the document
+is deleted (``delete`` with ``if_seq_no``) when no listing remains. Unlists are
+delivered before the batch itself, so a crash in between leaves the stored
+profile naming the dropped works and the next crawl unlists them again.
+
 Re-sending is always safe: merges are idempotent, so a request that reached the
 cluster before its response was lost only causes a conflict and an identical
 merge (or no write at all, when the merged document equals the stored one).
@@ -33,7 +40,7 @@ from opensearchpy import OpenSearch, helpers
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from indexing.changes import Change, MissingDocument, apply_change
+from indexing.changes import Change, MissingDocument, fold_change, unlist_changes, wants_unlisting
 from indexing.client import classify_item, translate_errors
 from indexing.deadletter import (
     CONFLICT,
@@ -50,9 +57,10 @@ from indexing.indices import alias_name
 
 logger = logging.getLogger(__name__)
 
-# Within one document, listings and profiles first, enrichment last: an enrichment
-# patch needs the work to exist, and the work may arrive in the same batch.
-_KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1}
+# Within one document, listings and profiles first, then enrichment (a patch needs the
+# work to exist, and the work may arrive in the same batch), unlists last: an unlist
+# removes the listings older than itself, whichever came first.
+_KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1, "unlist": 2}
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,9 @@ class WriteReport:
     listings_delivered: int = 0
     researchers_delivered: int = 0
     enrichments_delivered: int = 0
+    unlists_delivered: int = 0
+    unlisted: int = 0  # listings taken out of works their profile no longer lists
+    docs_deleted: int = 0  # works deleted with their last listing
     merged: int = 0
     conflicts: int = 0
     retries: int = 0
@@ -88,7 +99,8 @@ class WriteReport:
     @property
     def delivered(self) -> int:
         """Changes that reached the index."""
-        return self.listings_delivered + self.researchers_delivered + self.enrichments_delivered
+        return (self.listings_delivered + self.researchers_delivered
+                + self.enrichments_delivered + self.unlists_delivered)
 
     def stats(self) -> dict[str, int]:
         """Counters to add to the crawl's stats (``index/...``)."""
@@ -99,6 +111,8 @@ class WriteReport:
             "index/listings_delivered": self.listings_delivered,
             "index/researchers_delivered": self.researchers_delivered,
             "index/enrichments_delivered": self.enrichments_delivered,
+            "index/unlisted": self.unlisted,
+            "index/docs_deleted": self.docs_deleted,
             "index/merged": self.merged,
             "index/conflicts": self.conflicts,
             "index/retries": self.retries,
@@ -112,8 +126,9 @@ class WriteReport:
     def add(self, other: WriteReport) -> None:
         """Accumulate another report into this one."""
         for name in ("docs_written", "docs_created", "docs_unchanged", "listings_delivered",
-                     "researchers_delivered", "enrichments_delivered", "merged", "conflicts",
-                     "retries", "bulk_requests", "dead_lettered"):
+                     "researchers_delivered", "enrichments_delivered", "unlists_delivered",
+                     "unlisted", "docs_deleted", "merged", "conflicts", "retries",
+                     "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dead_letter_codes.update(other.dead_letter_codes)
         self.fatal = self.fatal or other.fatal
@@ -130,7 +145,8 @@ class _Doc:
     last_error: str = ""
     base: Mapping[str, Any] | None = None  # as read from the index; None: not indexed yet
     seq: tuple[int | None, int | None] = (None, None)  # _seq_no, _primary_term of base
-    merged: Mapping[str, Any] | None = None
+    merged: Mapping[str, Any] | None = None  # None with a base: delete the document
+    unlisted: int = 0  # listings the last merge took out
 
 
 class _Unfinished(Exception):
@@ -164,18 +180,24 @@ class BulkWriter:
     def write(self, changes: Iterable[Change]) -> WriteReport:
         """Deliver every change or dead-letter it; never raises for a failed request."""
         report = WriteReport()
-        pending = _group(changes)
-
-        def count_retries(state: RetryCallState) -> None:
-            exc = state.outcome.exception() if state.outcome else None
-            if isinstance(exc, _Unfinished):
-                report.retries += exc.transient_docs
-
-        retrying = Retrying(stop=stop_after_attempt(max(1, self.policy.attempts)),
-                            wait=self._wait, retry=retry_if_exception_type(_Unfinished),
-                            before_sleep=count_retries, sleep=self._sleep, reraise=True)
+        batch = list(changes)
         try:
-            for attempt in retrying:
+            unlists, batch = self._unlists(batch, report)
+        except IndexUnavailable as exc:  # not retryable: auth, TLS, missing index
+            self._fatal(report, exc, batch)
+            return report
+        if unlists:
+            self._deliver(unlists, report)
+        if report.fatal:
+            self._dead(report, batch, UNAVAILABLE, report.fatal)
+        else:
+            self._deliver(batch, report)
+        return report
+
+    def _deliver(self, changes: Iterable[Change], report: WriteReport) -> None:
+        pending = _group(changes)
+        try:
+            for attempt in self._retrying(report):
                 with attempt:
                     self._round(pending, report)
                     if pending:
@@ -189,12 +211,63 @@ class BulkWriter:
             logger.error("gave up on %d document(s) after %d attempts; dead-lettered to %s",
                          len(pending), attempts, self.dead_letters.path)
         except IndexUnavailable as exc:  # not retryable: auth, TLS, missing index
-            report.fatal = str(exc)
-            for doc in pending.values():
-                self._dead(report, doc.changes, UNAVAILABLE, str(exc))
-            logger.error("OpenSearch refused the batch: %s; %d document(s) dead-lettered to %s",
-                         exc, len(pending), self.dead_letters.path)
-        return report
+            self._fatal(report, exc, [c for doc in pending.values() for c in doc.changes])
+
+    def _fatal(self, report: WriteReport, exc: IndexUnavailable, changes: list[Change]) -> None:
+        report.fatal = str(exc)
+        self._dead(report, changes, UNAVAILABLE, str(exc))
+        logger.error("OpenSearch refused the batch: %s; %d change(s) dead-lettered to %s",
+                     exc, len(changes), self.dead_letters.path)
+
+    def _retrying(self, report: WriteReport) -> Retrying:
+        def count_retries(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            if isinstance(exc, _Unfinished):
+                report.retries += exc.transient_docs
+
+        return Retrying(stop=stop_after_attempt(max(1, self.policy.attempts)),
+                        wait=self._wait, retry=retry_if_exception_type(_Unfinished),
+                        before_sleep=count_retries, sleep=self._sleep, reraise=True)
+
+    # --- removed works -----------------------------------------------------------------
+
+    def _unlists(self, batch: list[Change], report: WriteReport
+                 ) -> tuple[list[Change], list[Change]]:
+        """(unlist changes the batch's complete pages imply, the batch to write after them).
+
+        Compared with the stored profiles as read now; a profile that cannot be read
+        is dead-lettered rather than written, since writing it would forget the works
+        it used to list (the replay compares again).
+        """
+        wanting = [c for c in batch if wants_unlisting(c)]
+        if not wanting:
+            return [], batch
+        profiles = {("researchers", c.doc_id): _Doc("researchers", c.doc_id, [])
+                    for c in wanting}
+        try:
+            for attempt in self._retrying(report):
+                with attempt:
+                    if not self._read(profiles):
+                        raise _Unfinished(profiles.values())
+        except _Unfinished:
+            reason = next(iter(profiles.values())).last_error
+            self._dead(report, wanting, UNAVAILABLE,
+                       f"could not read the stored profile to find removed works: {reason}")
+            unread = {id(c) for c in wanting}
+            return [], [c for c in batch if id(c) not in unread]
+        # A work the batch lists for this profile stays, whatever the page item says.
+        listed: dict[str, set[str]] = {}
+        for change in batch:
+            if change.kind == "work":
+                listed.setdefault(str(change.data.get("researcher_id")), set()).add(change.doc_id)
+        unlists: dict[tuple[str, str], Change] = {}
+        for change in wanting:
+            stored = profiles[("researchers", change.doc_id)].base
+            for unlist in unlist_changes(stored, change, listed.get(change.doc_id, set())):
+                key = (unlist.doc_id, change.doc_id)
+                if key not in unlists or unlist.seen_at > unlists[key].seen_at:
+                    unlists[key] = unlist
+        return list(unlists.values()), batch
 
     # --- one round: read, merge, write -------------------------------------------------
 
@@ -242,9 +315,14 @@ class BulkWriter:
     def _merge(self, doc: _Doc, report: WriteReport) -> None:
         """Fold the document's changes into its current version; drop invalid changes."""
         merged = doc.base
+        doc.unlisted = 0
         for change in list(doc.changes):
             try:
-                merged = apply_change(merged, change)
+                before = merged
+                merged = fold_change(merged, change)
+                if change.kind == "unlist":
+                    researcher = change.data["researcher_id"]
+                    doc.unlisted += _lists(before, researcher) and not _lists(merged, researcher)
             except MissingDocument as exc:
                 doc.changes.remove(change)
                 self._dead(report, [change], MISSING, str(exc))
@@ -254,6 +332,10 @@ class BulkWriter:
         doc.merged = merged
 
     def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any], int]:
+        if doc.merged is None:  # its last listing was unlisted: delete what we read, only
+            seq_no, primary_term = doc.seq
+            return doc, {"_op_type": "delete", "_index": self._alias(doc), "_id": doc.doc_id,
+                         "if_seq_no": seq_no, "if_primary_term": primary_term}, 200
         source = json.dumps(doc.merged, ensure_ascii=False)
         action: dict[str, Any] = {"_index": self._alias(doc), "_id": doc.doc_id,
                                   "_source": source}
@@ -321,10 +403,15 @@ class BulkWriter:
         report.listings_delivered += kinds["work"]
         report.researchers_delivered += kinds["researcher"]
         report.enrichments_delivered += kinds["enrichment"]
+        report.unlists_delivered += kinds["unlist"]
         created = written and doc.base is None
         # Listings that joined a document already holding a listing.
         report.merged += max(0, kinds["work"] - (1 if created and doc.index == "works" else 0))
         if written:
+            report.unlisted += doc.unlisted
+        if written and doc.merged is None:
+            report.docs_deleted += 1
+        elif written:
             report.docs_written += 1
             report.docs_created += created
         else:
@@ -332,6 +419,8 @@ class BulkWriter:
 
     def _dead(self, report: WriteReport, changes: list[Change], code: str, reason: str,
               document: Mapping[str, Any] | None = None) -> None:
+        if not changes:
+            return
         letters: list[DeadLetter] = [dead_letter(c, code, reason, document) for c in changes]
         self.dead_letters.write(letters)
         report.dead_lettered += len(letters)
@@ -346,6 +435,12 @@ class BulkWriter:
             # Only conflicts: re-read at once; a little jitter keeps rivals out of lockstep.
             return random.uniform(0, 0.05)
         return float(self._backoff(state))
+
+
+def _lists(doc: Mapping[str, Any] | None, researcher_id: str) -> bool:
+    """True if work document ``doc`` holds a listing by ``researcher_id``."""
+    return doc is not None and any(e.get("researcher_id") == researcher_id
+                                   for e in doc.get("listings") or ())
 
 
 def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:

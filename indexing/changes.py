@@ -1,28 +1,40 @@
 """``Change``: one item to merge into one document.
 
 The pipeline turns each scraped item (or enrichment result) into a Change; the
-writer groups Changes by document and folds them in with ``apply_change``; the
+writer groups Changes by document and folds them in with ``fold_change``; the
 dead-letter file stores them as they were, so a replay re-merges the original
 items against whatever the index holds then.
+
+An ``unlist`` Change is made by the writer, not from an item: a complete profile
+page that no longer lists a work takes that profile's listing out of the work
+(``unlist_changes``), and the document goes with its last listing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from itemadapter import ItemAdapter, is_item
 
-from indexing.documents import apply_enrichment, merge_listing, merge_researcher, timestamp
+from indexing.documents import (
+    apply_enrichment,
+    merge_listing,
+    merge_researcher,
+    removed_work_ids,
+    timestamp,
+    unlist_listing,
+)
 from indexing.errors import InvalidItem
 
-Kind = Literal["work", "researcher", "enrichment"]
+Kind = Literal["work", "researcher", "enrichment", "unlist"]
 # The alias (without prefix) each kind of change writes to.
-INDEX_OF: dict[str, str] = {"work": "works", "researcher": "researchers", "enrichment": "works"}
+INDEX_OF: dict[str, str] = {"work": "works", "researcher": "researchers", "enrichment": "works",
+                            "unlist": "works"}
 
 
 @dataclass(frozen=True)
@@ -125,8 +137,58 @@ def enrichment_change(work_id: str, *, status: str, arxiv: Mapping[str, Any] | N
     return Change("enrichment", work_id, patch, timestamp(at))
 
 
+def unlist_change(work_id: str, researcher_id: str, seen_at: str | datetime) -> Change:
+    """A Change taking ``researcher_id``'s listing out of work ``work_id``.
+
+    ``seen_at`` is when the profile was seen without the work: only listings older
+    than that are removed (see ``documents.unlist_listing``).
+    """
+    return Change("unlist", work_id, {"work_id": work_id, "researcher_id": researcher_id},
+                  timestamp(seen_at))
+
+
+def wants_unlisting(change: Change) -> bool:
+    """True for a researcher change whose page gave its whole list of works."""
+    return (change.kind == "researcher" and change.data.get("complete") is True
+            and isinstance(change.data.get("work_ids"), list))
+
+
+def unlist_changes(stored: Mapping[str, Any] | None, change: Change,
+                   still_listed: Collection[str] = ()) -> list[Change]:
+    """The unlist Changes a researcher change implies against its ``stored`` document.
+
+    One per work the stored document knows listed and the page no longer lists,
+    except the works in ``still_listed`` (listings of this profile in the same
+    batch: whatever the researcher item says, a work the batch (re)lists stays).
+    """
+    if not wants_unlisting(change):
+        return []
+    return [unlist_change(work_id, change.doc_id, change.seen_at)
+            for work_id in removed_work_ids(stored, change.data, change.seen_at)
+            if work_id not in still_listed]
+
+
+def fold_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any] | None:
+    """Fold one change into a document (None: not indexed). Pure.
+
+    None as the result: the change leaves no document (it unlisted the last
+    profile of a work), so the document is to be deleted.
+    """
+    if change.kind == "unlist":
+        researcher_id = change.data.get("researcher_id")
+        if not isinstance(researcher_id, str) or not researcher_id:
+            raise InvalidItem(f"unlist of work {change.doc_id!r} names no researcher")
+        return unlist_listing(doc, researcher_id, change.seen_at)
+    return apply_change(doc, change)
+
+
 def apply_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any]:
-    """Fold one change into a document (None: not indexed yet). Pure."""
+    """Fold one listing, profile or enrichment into a document (None: not indexed yet). Pure.
+
+    Unlists may delete a document: fold them with ``fold_change``.
+    """
+    if change.kind == "unlist":
+        raise InvalidItem("an unlist may delete its document: fold it with fold_change")
     if change.kind == "work":
         return merge_listing(doc, change.data, change.seen_at)
     if change.kind == "researcher":

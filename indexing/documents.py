@@ -8,7 +8,9 @@ profile that lists the work) plus the enrichment it carries, so:
 - merging listings in any order gives the same document (ties are broken by
   content, never by arrival);
 - a listing seen later replaces what its profile said before, while an older
-  listing (a late dead-letter replay) cannot overwrite a fresher one.
+  listing (a late dead-letter replay) cannot overwrite a fresher one;
+- a profile that no longer lists the work is unlisted (``unlist_listing``), and the
+  document goes when no listing remains; a listing seen after the unlist stays.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ RESEARCHER_DOC_FIELDS = (
     "kind", "id", "url", "name", "source", "bio", "role", "affiliation", "trust_score",
     "trust_label", "verification_level", "claimed", "open_to_collaborate", "works_count",
     "followers", "topics_count", "collaborators_count", "field", "h_index", "papers_count",
-    "citations", "novelty_pct", "ai_score", "listed_count",
+    "citations", "novelty_pct", "ai_score", "listed_count", "work_ids", "complete",
 )
 # What an enrichment patch may carry under ``arxiv`` (index_mappings/works.json: arxiv).
 ARXIV_FIELDS = frozenset({
@@ -77,6 +79,28 @@ def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
     old = entries.get(entry["researcher_id"])
     entries[entry["researcher_id"]] = entry if old is None else _combine(old, entry)
     return _work_doc(work_id, [entries[k] for k in sorted(entries)], doc or {})
+
+
+def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
+                   seen_at: str | datetime) -> dict[str, Any] | None:
+    """``doc`` without ``researcher_id``'s listing, as a new document; None when none remains.
+
+    ``seen_at`` is when the profile was seen without the work. A listing seen at or
+    after it stays: the profile listed the work again since (a later or concurrent
+    crawl), so an unlist that arrives late (a replay) never removes a fresher listing.
+    Unlisting what is not listed returns an unchanged copy (idempotent).
+    """
+    if doc is None:
+        return None
+    seen = timestamp(seen_at)
+    listings = doc.get("listings") or []
+    kept = [copy.deepcopy(e) for e in listings
+            if e.get("researcher_id") != researcher_id or e.get("last_seen", "") >= seen]
+    if len(kept) == len(listings):
+        return copy.deepcopy(dict(doc))
+    if not kept:
+        return None
+    return _work_doc(_required(doc, "work_id"), kept, doc)
 
 
 def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
@@ -217,10 +241,33 @@ def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
     seen = timestamp(seen_at)
     new = {name: copy.deepcopy(item.get(name)) for name in RESEARCHER_DOC_FIELDS}
     new["kind"] = "researcher"
+    new["work_ids"] = _work_ids(new["work_ids"])
     new["first_seen"] = new["last_seen"] = seen
     if doc is None:
         return new
-    return _combine(doc, new)
+    merged = _combine(doc, new)
+    if merged["complete"] is not True and (new["work_ids"], doc.get("work_ids")) != (None, None):
+        # The newest page showed only part of its list: keep every work known listed
+        # (the newest page's first), so the next complete page can still unlist the
+        # ones it lacks. The same whichever of the two arrived first.
+        merged["work_ids"] = _work_ids([*(merged["work_ids"] or ()), *(doc.get("work_ids") or ()),
+                                        *(new["work_ids"] or ())])
+    return merged
+
+
+def removed_work_ids(stored: Mapping[str, Any] | None, item: Mapping[str, Any],
+                     seen_at: str | datetime) -> list[str]:
+    """The works researcher document ``stored`` lists that the page ``item`` no longer lists.
+
+    Only a complete page removes anything, and only when it is not older than what
+    the index holds (a replayed old page must not undo a newer one). Sorted.
+    """
+    listed = item.get("work_ids")
+    if stored is None or item.get("complete") is not True or not isinstance(listed, list):
+        return []
+    if stored.get("last_seen", "") > timestamp(seen_at):
+        return []
+    return sorted(set(stored.get("work_ids") or ()) - set(listed))
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -230,6 +277,13 @@ def _required(item: Mapping[str, Any], name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidItem(f"item has no {name}: {_preview(item)}")
     return value
+
+
+def _work_ids(values: Iterable[Any] | None) -> list[str] | None:
+    """Distinct work ids in first-seen order; None stays None (the page said nothing)."""
+    if values is None:
+        return None
+    return list(dict.fromkeys(v for v in values if isinstance(v, str) and v))
 
 
 def _newer(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

@@ -10,6 +10,10 @@ A cluster that is unreachable or refuses our credentials at start stops the craw
 before any page is fetched (close reason ``opensearch_unavailable``). Mid-crawl
 failures are retried by the writer and then dead-lettered; ``index/dead_lettered``
 counts them so the run can end non-zero.
+
+A researcher item from a complete page also takes its profile out of the works
+the page no longer lists (the writer's unlists: ``index/unlisted``, and
+``index/docs_deleted`` for works no profile lists any more).
 """
 
 from __future__ import annotations
@@ -98,7 +102,7 @@ class OpenSearchIndexPipeline:
     async def open_spider(self) -> None:
         """Check the cluster and the aliases; stop the crawl before it starts if they fail."""
         for name in ("docs", "merged", "conflicts", "retries", "dead_lettered",
-                     "listings_delivered", "bulk_requests"):
+                     "listings_delivered", "bulk_requests", "unlisted", "docs_deleted"):
             self.stats.set_value(f"index/{name}", 0)
         try:
             await maybe_deferred_to_future(deferToThread(self._connect))

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from urllib.parse import urldefrag, urljoin
 
@@ -79,7 +79,22 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
         page.problems.append(
             f"truncated: {page.researcher.listed_count} listings announced, {len(page.works)} read"
         )
+    page.researcher = replace(page.researcher,
+                              work_ids=list(dict.fromkeys(w.work_id for w in page.works)),
+                              complete=_complete(page))
     return page
+
+
+def _complete(page: ProfilePage) -> bool:
+    """True when the listings read are the page's whole list, as far as the page can tell.
+
+    The index removes this profile from every work the list lacks, so "complete"
+    needs the page's own count: a cut page, or one that gave no count (zero
+    listings read from a page that does not say it has none looks like a parse
+    failure, not a profile that dropped every work), is never complete.
+    """
+    listed = page.researcher.listed_count if page.researcher else None
+    return listed is not None and len(page.works) >= listed
 
 
 def _drop_cut_listing(page: ProfilePage) -> None:
