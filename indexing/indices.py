@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -169,3 +171,83 @@ def _warn_if_stale(client: OpenSearch, alias: str, index: str, name: str) -> Non
     if live != wanted:
         logger.warning("alias %s points at %s (mapping v%s) but index_mappings/%s.json is v%s: "
                        "run `scholarindex reindex`", alias, index, live, name, wanted)
+
+
+# --- for the ops CLI (reindex, rollback, status) -------------------------------------------
+# Added for `scholarindex`; the crawler's functions above are unchanged.
+
+def read_mapping(name: str, directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Settings and mappings for ``name`` from ``directory`` (default: ``index_mappings/``).
+
+    Read afresh on every call (no cache), so ops can point a reindex at a folder of
+    edited mappings; ``load_mapping`` stays the crawler's cached view of the package's.
+    """
+    folder = Path(directory) if directory is not None else MAPPINGS_DIR
+    path = folder / f"{name}.json"
+    if name not in INDEX_NAMES or not path.is_file():
+        raise ValueError(f"no mapping file for index {name!r} in {folder}")
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(body, dict) or not isinstance(body.get("mappings"), dict):
+        raise ValueError(f"{path} has no \"mappings\" object")
+    return body
+
+
+def body_version(body: Mapping[str, Any]) -> int:
+    """The ``mappings._meta.version`` of a mapping body (0 when it has none)."""
+    meta = (body.get("mappings") or {}).get("_meta") or {}
+    try:
+        return int(meta.get("version", 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def create_index(client: OpenSearch, index: str, body: Mapping[str, Any]) -> None:
+    """Create ``index`` from a mapping body; ``IndexUnavailable`` with the server's reason."""
+    with translate_errors(f"create index {index}"):
+        client.indices.create(index=index, body=dict(body))
+    logger.info("created index %s", index)
+
+
+def delete_index(client: OpenSearch, index: str) -> bool:
+    """Delete one index by name (never a pattern); False if it did not exist."""
+    with translate_errors(f"delete index {index}"):
+        answer = client.indices.delete(index=index, ignore=404)
+    deleted = answer.get("status") != 404
+    if deleted:
+        logger.info("deleted index %s", index)
+    return deleted
+
+
+def set_write_block(client: OpenSearch, index: str, blocked: bool) -> None:
+    """Refuse (or allow again) writes to ``index``; reads and searches are unaffected.
+
+    A reindex blocks the index it switched away from, so a late write cannot land
+    there unseen: it is refused, and the writer dead-letters it for a replay.
+    """
+    with translate_errors(f"{'block' if blocked else 'unblock'} writes on {index}"):
+        client.indices.put_settings(index=index,
+                                    body={"index.blocks.write": True if blocked else None})
+
+
+def index_settings(client: OpenSearch, indices: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Per index: ``created`` (epoch ms), ``write_blocked`` and ``meta`` (the mapping's _meta)."""
+    names = list(indices)
+    if not names:
+        return {}
+    joined = ",".join(names)
+    with translate_errors(f"get settings {joined}"):
+        settings = client.indices.get_settings(index=joined)
+        mappings = client.indices.get_mapping(index=joined)
+    info: dict[str, dict[str, Any]] = {}
+    for name in names:
+        index = (settings.get(name) or {}).get("settings", {}).get("index", {})
+        blocks = index.get("blocks") or {}
+        info[name] = {
+            "created": int(index.get("creation_date") or 0),
+            "write_blocked": str(blocks.get("write", "false")).lower() == "true",
+            "meta": ((mappings.get(name) or {}).get("mappings") or {}).get("_meta") or {},
+        }
+    return info

@@ -1,18 +1,322 @@
-"""``scholarindex``: the one command ops need to run the index."""
+"""``scholarindex``: the one command ops need to run the index.
+
+Thin on purpose: each command reads its options, calls one module of ``ops``
+(``status``, ``reindex``, ``versions``, ``enrich``) or ``indexing.replay``, and
+prints the result; failures become one line and an exit status (``ops.console``).
+"""
 
 from __future__ import annotations
 
+import functools
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
 import click
 
+from indexing.client import quiet_transport_logs
+from indexing.errors import IndexUnavailable
+from ops import console
+from ops.console import EXIT_CODES_HELP, EXIT_DATA_LOST, EXIT_UNAVAILABLE, EXIT_USAGE, fail
+from ops.settings import OpsSettings
 from webui.cli import serve
 
+F = TypeVar("F", bound=Callable[..., Any])
+INDEX_CHOICES = ("works", "researchers", "all")
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def main() -> None:
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=EXIT_CODES_HELP)
+@click.option("-v", "--verbose", is_flag=True, help="Log what happens step by step (stderr).")
+def main(verbose: bool) -> None:
     """Operate the Scholar Index search index: status, re-index, rollback, replay,
     enrichment and the search UI. Reads OPENSEARCH_* and INDEX_PREFIX from the
     environment, like the crawler."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    quiet_transport_logs()
 
 
 # `serve` lives with the web app it runs (webui/cli.py).
 main.add_command(serve)
+
+
+def _opensearch_errors(command: F) -> F:
+    """An unreachable or refusing cluster: one line naming the URL, exit 3."""
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except IndexUnavailable as exc:
+            url = OpsSettings.from_env().opensearch.safe_url
+            fail(f"OpenSearch at {url}: {exc}", console.exit_code_for(exc))
+    return wrapper  # type: ignore[return-value]
+
+
+def _settings(mappings: Path | None = None, dead_letters: Path | None = None) -> OpsSettings:
+    return OpsSettings.from_env().with_overrides(mappings_dir=mappings,
+                                                 deadletter_path=dead_letters)
+
+
+def _names(which: str) -> list[str]:
+    return ["works", "researchers"] if which == "all" else [which]
+
+
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print the result as one JSON document on stdout (for scripts).")
+mappings_option = click.option(
+    "--mappings", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+    help="Folder of mapping files (works.json, researchers.json) to use instead of the "
+         "package's index_mappings/ [env INDEX_MAPPINGS_DIR].")
+dead_letters_option = click.option(
+    "--dead-letters", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Dead-letter file [env INDEX_DEADLETTER_PATH, default deadletter/index.jsonl].")
+index_option = click.option(
+    "--index", "which", type=click.Choice(INDEX_CHOICES), default="all", show_default=True,
+    help="Which alias: works, researchers, or both.")
+
+
+# --- status --------------------------------------------------------------------------------
+
+@main.command()
+@json_option
+@mappings_option
+@dead_letters_option
+@click.option("--reports", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of crawl run reports (RUN_REPORT JSON files), read when there is no "
+                   "crawl-runs index [default: the folder of $RUN_REPORT].")
+@click.option("--runs", "last_runs", type=click.IntRange(0), default=5, show_default=True,
+              help="How many recent crawl runs to show.")
+@_opensearch_errors
+def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
+           reports: Path | None, last_runs: int) -> None:
+    """Show each alias's live index, version and document count, the older versions
+    kept, whether the live mapping differs from the mapping file (and which fields),
+    dead-letter entries waiting, works pending arXiv enrichment, and the last crawl
+    runs, flagging a run whose counts dropped sharply against the run before."""
+    from ops.status import collect, render
+
+    settings = _settings(mappings, dead_letters)
+    if reports is None and os.environ.get("RUN_REPORT"):
+        reports = Path(os.environ["RUN_REPORT"]).parent
+    result = collect(settings.client(), settings, reports, last_runs)
+    console.emit(result, as_json, render)
+
+
+# --- reindex -------------------------------------------------------------------------------
+
+@main.command()
+@index_option
+@click.option("--yes", is_flag=True,
+              help="Do not ask for confirmation (required without a terminal).")
+@click.option("--keep", type=click.IntRange(0), default=1, show_default=True,
+              help="Older versions to keep for a rollback; older ones are deleted.")
+@click.option("--rebuild", is_flag=True,
+              help="Re-derive every document with the current code (indexing.documents) "
+                   "instead of copying it as stored, so transform changes apply.")
+@click.option("--accept-differences", is_flag=True,
+              help="Switch even if facet counts or sample queries differ (an intended change of "
+                   "analyzer or transform); document counts must still match.")
+@click.option("--batch-size", type=click.IntRange(1), default=2000, show_default=True,
+              help="Documents per copy request (server-side slice or bulk request).")
+@mappings_option
+@json_option
+@_opensearch_errors
+def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences: bool,
+            batch_size: int, mappings: Path | None, as_json: bool) -> None:
+    """Build the next version of an index from the mapping files and switch its alias
+    to it, with no search downtime.
+
+    Creates the new index, copies every document (server-side _reindex, or with
+    --rebuild through the project's transform), catches up writes a running crawl
+    makes meanwhile, checks the copy (document counts, every facet's counts, sample
+    queries' top ids), blocks writes to the old index for the last catch-up (about a
+    second; a crawl's writes refused then go to its dead-letter file for `replay`)
+    and switches the alias in one atomic call. The previous version is kept,
+    write-blocked, for `scholarindex rollback`. On any failure before the switch the
+    alias stays where it was, the old index takes writes again and the half-built
+    index is removed.
+    """
+    from ops.reindex import ReindexFailed, ReindexOptions, plan
+    from ops.reindex import reindex as run_reindex
+
+    settings = _settings(mappings)
+    client = settings.client()
+    names = _names(which)
+    plans = []
+    for name in names:
+        try:
+            live, new, version = plan(client, settings.prefix, name, settings.mappings_dir)
+        except ValueError as exc:
+            fail(f"reindex {name}: {exc}")
+        plans.append(f"  {settings.prefix}{name}: {live} -> new {new} (mapping v{version}, "
+                     f"{'rebuilt by the current code' if rebuild else 'copied'}); "
+                     f"then keep {keep} older version(s), delete the rest")
+    console.confirm("Reindex?\n" + "\n".join(plans) + "\nProceed?", yes, "reindex")
+    options = ReindexOptions(mappings_dir=settings.mappings_dir, keep=keep, rebuild=rebuild,
+                             accept_differences=accept_differences, batch_size=batch_size)
+    results = []
+    error: tuple[str, int] | None = None
+    for name in names:
+        try:
+            result = run_reindex(client, settings.prefix, name, options, _ClickReporter())
+        except ReindexFailed as exc:
+            results.append(exc.result)
+            code = (console.exit_code_for(exc.cause) if isinstance(exc.cause, IndexUnavailable)
+                    else console.EXIT_FAILED)
+            error = (f"reindex {name} failed: {exc}", code)
+            break
+        results.append(result)
+    console.emit({"ok": error is None, "results": [r.as_dict() for r in results]}, as_json,
+                 lambda _: "\n".join(_reindex_line(r) for r in results))
+    if error:
+        fail(*error)
+
+
+def _reindex_line(result: Any) -> str:
+    if not result.switched:
+        return f"{result.alias}: not switched: {result.error}"
+    secs = result.seconds.get("total", 0.0)
+    return (f"{result.alias}: {result.old_index} -> {result.new_index}, {result.docs} documents "
+            f"({result.caught_up} copied again after changing) in {secs:.1f} s, writes paused "
+            f"{result.frozen_ms} ms; kept {', '.join(result.kept) or 'none'}, deleted "
+            f"{', '.join(result.deleted) or 'none'}")
+
+
+class _ClickReporter:
+    """Steps and progress bars on stderr."""
+
+    def step(self, message: str) -> None:
+        console.say(message)
+
+    def progress(self, label: str, total: int) -> Any:
+        return console.progress(label, total)
+
+
+# --- rollback ------------------------------------------------------------------------------
+
+@main.command()
+@index_option
+@click.option("--to", "to", default=None,
+              help="The concrete index to switch to (with a single --index); default: the "
+                   "newest version created before the live one.")
+@click.option("--yes", is_flag=True,
+              help="Do not ask for confirmation (required without a terminal).")
+@json_option
+@_opensearch_errors
+def rollback(which: str, to: str | None, yes: bool, as_json: bool) -> None:
+    """Point an alias back at the previous kept version, in one atomic call.
+
+    The version left is write-blocked, so late writes to it are refused (and
+    dead-lettered for `scholarindex replay`) instead of silently lost. Writes made
+    to it since the last reindex stay in it: reindex again to bring them over.
+    """
+    from ops.versions import rollback as run_rollback
+    from ops.versions import rollback_target
+
+    if to is not None and which == "all":
+        fail("--to needs a single --index (works or researchers)", EXIT_USAGE)
+    settings = _settings()
+    client = settings.client()
+    moves = []
+    for name in _names(which):
+        try:
+            current, target = rollback_target(client, settings.prefix, name, to)
+        except ValueError as exc:
+            fail(f"rollback {name}: {exc}")
+        moves.append((name, current, target))
+    console.confirm("Roll back?\n" + "\n".join(f"  {settings.prefix}{n}: {c} -> {t}"
+                                              for n, c, t in moves) + "\nProceed?",
+                    yes, "rollback")
+    for name, current, target in moves:
+        run_rollback(client, settings.prefix, name, current, target)
+    result = {"ok": True, "moves": [{"alias": f"{settings.prefix}{n}", "from": c, "to": t}
+                                    for n, c, t in moves]}
+    console.emit(result, as_json, lambda r: "\n".join(
+        f"{m['alias']}: now {m['to']} (was {m['from']}, now write-blocked)" for m in r["moves"]))
+
+
+# --- replay --------------------------------------------------------------------------------
+
+@main.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@json_option
+@_opensearch_errors
+def replay(file: Path | None, as_json: bool) -> None:
+    """Re-deliver dead-lettered changes from FILE [default: $INDEX_DEADLETTER_PATH or
+    deadletter/index.jsonl] to the index.
+
+    Each change is merged again against the index as it is now (merges are
+    idempotent, so replaying twice is harmless). Those that fail again go back to
+    FILE with their new reason; the exit status is then non-zero. Crawls may keep
+    appending to FILE meanwhile: it is moved aside first.
+    """
+    from indexing.replay import replay as run_replay
+
+    settings = _settings()
+    path = file or settings.deadletter_path
+    if not path.exists() and not list(path.parent.glob(f"{path.name}.replay-*")):
+        console.emit({"ok": True, "path": str(path), "read": 0, "delivered": 0,
+                      "failed_again": 0}, as_json, lambda _: f"replay: nothing waiting in {path}")
+        return
+    report = run_replay(path, settings.client(), settings.prefix)
+    result = {"ok": not (report.failed_again or report.write.fatal), "path": str(path),
+              "read": report.read, "delivered": report.delivered,
+              "failed_again": report.failed_again, "unreadable": report.unreadable,
+              "fatal": report.write.fatal}
+    console.emit(result, as_json, lambda r: (
+        f"replay: read {r['read']}, delivered {r['delivered']}, failed again "
+        f"{r['failed_again']} (kept in {r['path']})"))
+    if report.write.fatal:
+        fail(f"replay stopped: {report.write.fatal}; the rest is kept in {path}", EXIT_UNAVAILABLE)
+    if report.failed_again:
+        fail(f"replay: {report.failed_again} change(s) failed again and are back in {path} "
+             "with their new reason")
+
+
+# --- enrich --------------------------------------------------------------------------------
+
+@main.command()
+@click.option("--pending", is_flag=True,
+              help="Complete the works whose arXiv enrichment is pending (the only mode).")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="At most this many works in this run.")
+@dead_letters_option
+@json_option
+@_opensearch_errors
+def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json: bool) -> None:
+    """Look up on arXiv the works a crawl left "pending" (arXiv down, or the crawl
+    ended first) and write the verified metadata to the index.
+
+    Uses ARXIV_API_URL, ARXIV_DELAY_SECONDS (never below 3 s against arXiv) and
+    ARXIV_CACHE_DIR like the crawl, sharing its cache and request slot, so it may
+    run beside a crawl. Exits non-zero if arXiv left works pending.
+    """
+    from enrichment.config import EnrichmentConfig
+    from indexing.bulk import BulkWriter
+    from indexing.deadletter import DeadLetterFile
+    from ops.enrich import count_pending, enrich_pending_works
+
+    if not pending:
+        fail("say what to enrich: --pending (works whose enrichment is pending)", EXIT_USAGE)
+    try:
+        config = EnrichmentConfig.from_settings(os.environ)
+    except ValueError as exc:
+        fail(f"enrich: {exc}", EXIT_USAGE)
+    settings = _settings(dead_letters=dead_letters)
+    client = settings.client()
+    writer = BulkWriter(client, settings.prefix, DeadLetterFile(settings.deadletter_path))
+    total = count_pending(client, settings.prefix)
+    with console.progress("enriching pending works", min(total, limit or total)) as advance:
+        report = enrich_pending_works(client, settings.prefix, config, writer, limit, advance)
+    result = report.as_dict() | {"ok": not (report.still_pending or report.dead_lettered)}
+    console.emit(result, as_json, lambda r: (
+        f"enrich: {r['attempted']} of {r['pending_before']} pending work(s): matched "
+        f"{r['matched']}, not on arXiv {r['unmatched']}, still pending {r['still_pending']}"))
+    if report.dead_lettered:
+        fail(f"enrich: {report.dead_lettered} result(s) could not be written and went to "
+             f"{settings.deadletter_path}: run `scholarindex replay`", EXIT_DATA_LOST)
+    if report.still_pending:
+        fail(f"enrich: {report.still_pending} work(s) still pending: {report.stopped_early}")

@@ -1,0 +1,89 @@
+"""Talking to the operator: exit codes, one-line failures, prompts, progress bars.
+
+Everything a person reads goes to stderr (progress, steps, prompts, the reason a
+command failed); stdout carries only the result, as text or with ``--json`` as one
+JSON document, so scripts can pipe it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import click
+
+from indexing.errors import IndexUnavailable
+
+# The crawler's exit statuses (crawler/extensions/verdict.py), so one scheduler rule fits both.
+EXIT_OK = 0
+EXIT_FAILED = 1  # the command ran and failed: verification mismatch, replay left failures
+EXIT_USAGE = 2  # bad options, or a destructive step not confirmed (no --yes, no terminal)
+EXIT_UNAVAILABLE = 3  # OpenSearch could not be reached or refused our credentials
+EXIT_DATA_LOST = 4  # documents went to the dead-letter file (replay them)
+
+EXIT_CODES_HELP = ("Exit status: 0 ok, 1 failed, 2 usage or not confirmed, "
+                   "3 OpenSearch unavailable, 4 documents dead-lettered.")
+
+
+class CommandFailed(click.ClickException):
+    """A failure with its exit status; click prints ``Error: <reason>`` as the last line."""
+
+    def __init__(self, reason: str, exit_code: int = EXIT_FAILED):
+        super().__init__(" ".join(reason.split()))  # one line, whatever the cause said
+        self.exit_code = exit_code
+
+
+def fail(reason: str, exit_code: int = EXIT_FAILED) -> NoReturn:
+    """Stop the command with a one-line reason and a non-zero exit status."""
+    raise CommandFailed(reason, exit_code)
+
+
+def exit_code_for(exc: IndexUnavailable) -> int:
+    """3 when the cluster is down or refuses us; 1 when it answered no to a request."""
+    status = exc.status
+    if exc.retryable or status in (401, 403, "N/A", None):
+        return EXIT_UNAVAILABLE
+    return EXIT_FAILED
+
+
+def interactive() -> bool:
+    """True when a person can answer a prompt (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def confirm(question: str, yes: bool, what: str) -> None:
+    """Ask before a destructive step; without a terminal and without --yes, refuse.
+
+    A cron job that forgot --yes must do nothing destructive rather than hang or guess.
+    """
+    if yes:
+        return
+    if not interactive():
+        fail(f"{what} needs confirmation: not a terminal, pass --yes to run it unattended",
+             EXIT_USAGE)
+    if not click.confirm(question, default=False, err=True):
+        fail(f"{what} not confirmed; nothing changed", EXIT_USAGE)
+
+
+def say(message: str) -> None:
+    """A step, for the person watching (stderr)."""
+    click.echo(message, err=True)
+
+
+@contextmanager
+def progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr; yields ``advance(n)``. Without a terminal, the label only."""
+    with click.progressbar(length=max(total, 0), label=label, file=sys.stderr,
+                           show_pos=True, show_eta=True) as bar:
+        yield bar.update
+
+
+def emit(result: Any, as_json: bool, text: Callable[[Any], str]) -> None:
+    """Print the result: JSON for scripts, or ``text(result)`` for people."""
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    else:
+        click.echo(text(result))

@@ -1,0 +1,100 @@
+"""The last crawl runs, and which of them look wrong next to the run before.
+
+Runs are read from the ``{INDEX_PREFIX}crawl-runs`` index when it exists
+(``crawler/extensions/report.py`` shapes reports for it with
+``report_to_document``), otherwise from the JSON reports a crawl writes with
+``-s RUN_REPORT=DIR/...`` (``--reports DIR``, or the folder of ``RUN_REPORT``).
+
+A run is flagged when one of its counts fell sharply against the previous run of
+the same job: a site that changed its layout parses fewer profiles, a dead
+dependency indexes nothing, and the exit status alone may still be 0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from indexing.client import translate_errors
+
+logger = logging.getLogger(__name__)
+
+RUNS_INDEX = "crawl-runs"
+# (label, path in the report) of the counts compared between runs of one job.
+WATCHED = (("pages parsed", ("pages", "parsed")), ("listings", ("listings",)),
+           ("distinct works", ("distinct_works",)), ("documents indexed", ("indexed",)))
+DROP_RATIO = 0.5  # flagged when a count falls below half the previous run's...
+MIN_BASE = 10  # ...and the previous run had at least this many (small runs are noisy)
+_FETCH = 200
+
+
+def runs_from_index(client: OpenSearch, prefix: str) -> list[dict[str, Any]] | None:
+    """The recorded runs, newest first; None when the index does not exist."""
+    index = f"{prefix}{RUNS_INDEX}"
+    with translate_errors(f"exists {index}"):
+        if not client.indices.exists(index=index):
+            return None
+    # Sorted here, not by the server: the index has no mapping file of its own,
+    # so its finished_at may not be a date field.
+    with translate_errors(f"search {index}"):
+        hits = client.search(index=index, body={"size": _FETCH, "query": {"match_all": {}}})
+    return _newest_first(hit["_source"] for hit in hits["hits"]["hits"])
+
+
+def runs_from_files(folder: Path) -> list[dict[str, Any]]:
+    """The run reports (``*.json``) in ``folder``, newest first; unreadable ones skipped."""
+    runs = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            logger.warning("skipping run report %s: %s", path, exc)
+            continue
+        if isinstance(report, dict) and report.get("finished_at"):
+            runs.append(report | {"report_file": str(path)})
+    return _newest_first(runs)
+
+
+def flag_drops(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each run (newest first) with ``drops``: counts that fell sharply since its job's last run."""
+    flagged = []
+    for i, run in enumerate(runs):
+        previous = next((r for r in runs[i + 1:] if r.get("job") == run.get("job")), None)
+        drops = []
+        if previous is not None:
+            for label, path in WATCHED:
+                before, now = _count(previous, path), _count(run, path)
+                if before is not None and now is not None and before >= MIN_BASE \
+                        and now < before * DROP_RATIO:
+                    drops.append(f"{label} {before} -> {now} ({(now - before) / before:+.0%})")
+        flagged.append(dict(run, drops=drops))
+    return flagged
+
+
+def run_summary(run: Mapping[str, Any]) -> str:
+    """One line about a run."""
+    pages = run.get("pages") or {}
+    verdict = "ok" if run.get("ok") else f"FAILED ({run.get('exit_reason') or 'no reason'})"
+    return (f"{run.get('finished_at', '?')} job {run.get('job') or '?'}: {verdict}, "
+            f"exit {run.get('exit_code', '?')}; pages parsed {pages.get('parsed', '?')}, "
+            f"listings {run.get('listings', '?')}, works {run.get('distinct_works', '?')}, "
+            f"indexed {run.get('indexed', '?')}, dead-lettered {run.get('dead_lettered', '?')}")
+
+
+def _newest_first(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return sorted((dict(r) for r in runs), key=lambda r: str(r.get("finished_at") or ""),
+                  reverse=True)
+
+
+def _count(run: Mapping[str, Any], path: tuple[str, ...]) -> int | None:
+    value: Any = run
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
