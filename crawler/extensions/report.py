@@ -6,11 +6,13 @@ The report is a plain dict built by ``build_report`` from the stats (pure, so
 it is tested without a crawl). ``report_to_document`` shapes it for the
 ``{INDEX_PREFIX}crawl-runs`` index that ``scholarindex status`` reads.
 
-TODO(indexing): when the indexing package lands, store the report on
-``run_verdict`` with one call, e.g.
-``client.index(index=f"{prefix}crawl-runs", id=doc["report_id"], body=doc)``
-where ``doc = report_to_document(report)``; a failure to store it is logged,
-never fatal (the JSON file and the log line still carry it).
+When indexing is on, the report is stored there at spider close, in a thread and
+within ``OPENSEARCH_TIMEOUT`` seconds: one document per run part (``_id``
+``{run_id}@{started_at}``), so the two parts of a paused and resumed run, which
+share ``run_id``, add up. The alias points at a versioned index built from
+``index_mappings/crawl-runs.json``, created on first use. A report that cannot be
+stored is a warning and the stat ``run/report_not_indexed``, never a failed run
+(the JSON file and the log line still carry it).
 """
 
 from __future__ import annotations
@@ -20,20 +22,32 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from itemadapter import ItemAdapter
+from opensearchpy import OpenSearch
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.error import TimeoutError as DeferredTimeout
+from twisted.internet.threads import deferToThread
 
 from crawler.extensions.distinct import DistinctCounter
 from crawler.extensions.job import run_identity
 from crawler.extensions.verdict import Verdict, run_verdict
+from indexing.client import build_client, translate_errors
+from indexing.config import OpenSearchConfig
+from indexing.errors import IndexUnavailable
+from indexing.indices import MAPPINGS_DIR, alias_name, concrete_name
 
 logger = logging.getLogger(__name__)
+
+RUNS_INDEX = "crawl-runs"
+# The index pipeline's close reason when OpenSearch failed (pipelines/index.py).
+_INDEX_DOWN = "opensearch_unavailable"
 
 
 def _n(stats: Mapping[str, Any], key: str) -> int:
@@ -96,6 +110,8 @@ def build_report(
         "pending": _n(stats, "arxiv/pending"),
         "indexed": _n(stats, "index/docs"),
         "listings_delivered": _n(stats, "index/listings_delivered"),
+        "unlisted": _n(stats, "index/unlisted"),
+        "docs_deleted": _n(stats, "index/docs_deleted"),
         "dead_lettered": _n(stats, "index/dead_lettered"),
         "dropped": _by_suffix(stats, "item_dropped_reasons_count/"),
         "errors_logged": _n(stats, "log_count/ERROR"),
@@ -115,6 +131,63 @@ def report_to_document(report: Mapping[str, Any]) -> dict[str, Any]:
         {"reason": k, "count": v} for k, v in report["pages"]["failed_by_reason"].items()
     ]
     return doc
+
+
+def run_document_id(report: Mapping[str, Any]) -> str:
+    """The crawl-runs ``_id`` of one run part: its run id and when the part started."""
+    return f"{report['run_id']}@{report['started_at']}"
+
+
+def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],
+                 budget: float) -> str:
+    """Store the report in ``{prefix}crawl-runs`` within ``budget`` seconds; returns the _id.
+
+    Blocking: call it in a thread. Raises ``IndexUnavailable`` when the cluster
+    refuses or fails, ``TimeoutError`` when the budget runs out.
+    """
+    deadline = time.monotonic() + budget
+
+    def remaining() -> float:  # each request gets what is left, so the whole call is bounded
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"storing the run report took over {budget:g} s")
+        return left
+
+    alias = ensure_runs_alias(client, prefix, remaining)
+    doc_id = run_document_id(report)
+    with translate_errors(f"index run report into {alias}"):
+        client.index(index=alias, id=doc_id, body=report_to_document(report),
+                     request_timeout=remaining())
+    return doc_id
+
+
+def ensure_runs_alias(client: OpenSearch, prefix: str,
+                      remaining: Callable[[], float] = lambda: 30.0) -> str:
+    """The ``{prefix}crawl-runs`` alias, its first versioned index created on first use.
+
+    Like ``indexing.indices.ensure_aliases`` for works and researchers (whose loader
+    knows only those two): two runs starting at once create the same index name (one
+    gets "already exists") and add the same alias (a no-op). ``remaining()`` gives
+    each request's timeout.
+    """
+    alias = alias_name(prefix, RUNS_INDEX)
+    with translate_errors(f"get alias {alias}"):
+        found = client.indices.get_alias(name=alias, ignore=404, request_timeout=remaining())
+    if found and found.get("status") != 404:
+        return alias
+    body = json.loads((MAPPINGS_DIR / f"{RUNS_INDEX}.json").read_text(encoding="utf-8"))
+    index = concrete_name(prefix, RUNS_INDEX, int(body["mappings"]["_meta"]["version"]))
+    with translate_errors(f"create index {index}"):
+        answer = client.indices.create(index=index, body=body, ignore=400,
+                                       request_timeout=remaining())
+    error = answer.get("error") if answer.get("status") == 400 else None
+    if error is not None and "resource_already_exists_exception" not in json.dumps(error):
+        raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
+    with translate_errors(f"add alias {alias}"):
+        client.indices.update_aliases(
+            body={"actions": [{"add": {"index": index, "alias": alias}}]},
+            request_timeout=remaining())
+    return alias
 
 
 def summary_line(report: Mapping[str, Any]) -> str:
@@ -146,9 +219,11 @@ def write_report(report: Mapping[str, Any], path: Path) -> None:
 class RunReport:
     """Collect what the stats do not hold (distinct works, timing); report on the verdict."""
 
-    def __init__(self, crawler: Crawler, path_template: str) -> None:
+    def __init__(self, crawler: Crawler, path_template: str,
+                 index_config: OpenSearchConfig | None = None) -> None:
         self.crawler = crawler
         self.path_template = path_template
+        self.index_config = index_config  # None: indexing is off, the report is not stored
         self.works = DistinctCounter()
         self.started_at = datetime.now(UTC)
         self.started = time.monotonic()
@@ -157,10 +232,16 @@ class RunReport:
         for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
             crawler.signals.connect(self.item_seen, signal=signal)
         crawler.signals.connect(self.on_verdict, signal=run_verdict)
+        # RunVerdict (listed before us in EXTENSIONS) connected first, so its
+        # spider_closed handler, which sends run_verdict, runs before this one.
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RunReport:
-        return cls(crawler, crawler.settings.get("RUN_REPORT") or "")
+        settings = crawler.settings
+        indexing = settings.getbool("INDEX_ENABLED", True)
+        config = OpenSearchConfig.from_settings(settings) if indexing else None
+        return cls(crawler, settings.get("RUN_REPORT") or "", config)
 
     def spider_opened(self, spider: Spider) -> None:
         run_identity(self.crawler)
@@ -200,3 +281,30 @@ class RunReport:
                 logger.error("could not write the run report to %s: %s", path, exc)
             else:
                 logger.info("run report written to %s", path)
+
+    async def spider_closed(self, spider: Spider, reason: str) -> None:
+        """Store the report in the crawl-runs index, off the reactor thread; never fatal."""
+        if self.report is None or self.index_config is None:
+            return
+        config = self.index_config
+        alias = alias_name(config.prefix, RUNS_INDEX)
+        if reason == _INDEX_DOWN:
+            self._not_stored(alias, "OpenSearch was unavailable during the run")
+            return
+        from twisted.internet import reactor  # the running one (no import-time install)
+
+        client = build_client(config)
+        # The thread bounds itself by the budget; the Deferred's timeout is a safety net.
+        stored = deferToThread(store_report, client, config.prefix, self.report, config.timeout)
+        stored.addTimeout(config.timeout + 5, reactor)
+        try:
+            doc_id = await maybe_deferred_to_future(stored)
+        except (IndexUnavailable, TimeoutError, DeferredTimeout, OSError, ValueError) as exc:
+            self._not_stored(alias, str(exc) or type(exc).__name__)
+        else:
+            logger.info("run report stored in %s as %s", alias, doc_id)
+
+    def _not_stored(self, alias: str, why: str) -> None:
+        self.crawler.stats.set_value("run/report_not_indexed", 1)
+        logger.warning("run report not stored in %s: %s (the log line above and RUN_REPORT "
+                       "keep it)", alias, why)
