@@ -15,9 +15,12 @@ writing to it through the alias:
    (``ops.verify``); the ones that did are copied again after.
 5. **Freeze and finish**: ``works-v1`` is write-blocked, then passes copy what
    changed until one finds nothing, and the counts must now be exactly equal.
-   A write that reaches ``works-v1`` in this window (about a second: two id
-   scans and a few documents) is refused with HTTP 403, and the crawl's writer
-   dead-letters it for ``scholarindex replay`` -- refused, never silently lost.
+   If writes never paused long enough for step 4 (a busy crawl keeps creating
+   documents), the comparison runs now, on the frozen index.
+   A write that reaches ``works-v1`` while it is frozen (about a second: two id
+   scans and a few documents; longer when the comparison runs then) is refused
+   with HTTP 403, and the crawl's writer dead-letters it for ``scholarindex
+   replay`` -- refused, never silently lost.
 6. **Switch** the alias in one ``update_aliases`` call (``swap_alias``);
    ``works-v1`` stays write-blocked, kept for a rollback.
 7. **Keep** the newest ``keep`` older versions; delete the rest.
@@ -58,14 +61,14 @@ from indexing.indices import (
 )
 from ops.changefeed import ChangeFeed
 from ops.copy import copy_ids, copy_rebuilt, copy_server_side
-from ops.verify import compare, sample_queries, snapshot
+from ops.verify import Snapshot, compare, sample_queries, snapshot
 from ops.versions import BUILD_COMPLETE, BUILD_INCOMPLETE, next_index_name, prune
 
 logger = logging.getLogger(__name__)
 
 MAX_PASSES = 10  # catch-up passes before verifying anyway
 QUIET_PASS = 50  # a pass copying at most this many documents ends the catch-up
-VERIFY_ROUNDS = 6  # tries for a verification no write slipped through
+VERIFY_ROUNDS = 3  # tries at a comparison no write slipped into, before the freeze
 MAX_EXCLUDED = 5000  # changed documents left out of a check before catching up again
 FROZEN_SCANS = 2  # id scans after the write block, the last finding nothing
 
@@ -208,15 +211,20 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
         with timer.phase("catch_up"):
             _catch_up(client, name, old, new, feed, options, out, result)
         with timer.phase("verify"):
-            late = _verify(client, name, old, new, feed, options, out, result)
+            late, verified = _verify(client, name, old, new, feed, options, out, result)
         with timer.phase("catch_up"):
             result.caught_up += copy_ids(client, name, old, new, feed, late, options.rebuild)
-            _mark_build(client, new, BUILD_COMPLETE)
         with timer.phase("freeze_and_switch"):
             began = time.monotonic()
             set_write_block(client, old, True)
             frozen = True
             _finish_frozen(client, name, old, new, feed, options, out, result)
+            if not verified:  # writes never paused long enough: compare the frozen index
+                out.step(f"{result.alias}: {old} kept changing; comparing with writes paused")
+                queries = sample_queries(client, old, name)
+                _judge(snapshot(client, old, name, queries), snapshot(client, new, name, queries),
+                       len(queries), options, out, result)
+            _mark_build(client, new, BUILD_COMPLETE)
             _switch(client, prefix, name, old, new, out, result)
             result.frozen_ms = int((time.monotonic() - began) * 1000)
     except BaseException as exc:  # whatever stopped it (a bug, Ctrl+C too): put things back
@@ -270,12 +278,15 @@ def _catch_up(client: OpenSearch, name: str, old: str, new: str, feed: ChangeFee
 
 
 def _verify(client: OpenSearch, name: str, old: str, new: str, feed: ChangeFeed,
-            options: ReindexOptions, out: Reporter, result: ReindexResult) -> list[str]:
-    """Compare the indices over the documents settled in both; return the ones left out.
+            options: ReindexOptions, out: Reporter, result: ReindexResult
+            ) -> tuple[list[str], bool]:
+    """Compare the indices over the documents settled in both, while writes go on.
 
     A document is left out when it changed on ``old`` after its copy. The comparison
     holds when no further document changed while both snapshots were taken: then
-    every document counted is the same in both (or its rebuilt self).
+    every document counted is the same in both (or its rebuilt self). Returns the
+    ids left out (to copy again) and whether it could compare at all: under a
+    steady stream of writes it may not, and the comparison waits for the freeze.
     """
     out.step(f"{result.alias}: verifying {new} against {old}")
     with translate_errors(f"refresh {new}"):
@@ -287,7 +298,9 @@ def _verify(client: OpenSearch, name: str, old: str, new: str, feed: ChangeFeed,
         after = snapshot(client, new, name, queries, exclude)
         changed = set(feed.changed())
         if changed <= exclude:
-            break
+            result.excluded_from_check = len(exclude)
+            _judge(before, after, len(queries), options, out, result)
+            return sorted(exclude), True
         exclude |= changed
         if len(exclude) > MAX_EXCLUDED:
             result.caught_up += copy_ids(client, name, old, new, feed, sorted(exclude),
@@ -295,22 +308,24 @@ def _verify(client: OpenSearch, name: str, old: str, new: str, feed: ChangeFeed,
             with translate_errors(f"refresh {new}"):
                 client.indices.refresh(index=new)
             exclude = set(feed.changed())
-    else:
-        raise VerificationFailed(f"{old} kept changing while it was compared "
-                                 f"({VERIFY_ROUNDS} tries); try again when writes slow down")
-    result.excluded_from_check = len(exclude)
+    return sorted(exclude), False
+
+
+def _judge(before: Snapshot, after: Snapshot, queries: int, options: ReindexOptions,
+           out: Reporter, result: ReindexResult) -> None:
+    """Raise ``VerificationFailed`` on a difference that blocks the switch."""
     found = compare(before, after)
     result.differences = found.all()
     blocking = found.blocking(options.accept_differences)
     if blocking:
         more = f" (+{len(blocking) - 2} more)" if len(blocking) > 2 else ""
-        raise VerificationFailed(f"{new} differs from {old}: {'; '.join(blocking[:2])}{more}")
+        raise VerificationFailed(f"{after.index} differs from {before.index}: "
+                                 f"{'; '.join(blocking[:2])}{more}")
     if result.differences:
         out.step(f"{result.alias}: accepted {len(result.differences)} difference(s): "
                  + "; ".join(result.differences[:3]))
     out.step(f"{result.alias}: {before.count} documents, {len(before.facets)} facets and "
-             f"{len(queries)} sample queries agree")
-    return sorted(exclude)
+             f"{queries} sample queries agree")
 
 
 def _finish_frozen(client: OpenSearch, name: str, old: str, new: str, feed: ChangeFeed,

@@ -62,10 +62,15 @@ def family(client: OpenSearch, prefix: str, name: str) -> list[IndexInfo]:
 
 
 def next_index_name(client: OpenSearch, prefix: str, name: str, version: int) -> str:
-    """``{prefix}{name}-v{version}``, or with a time suffix when that name is taken."""
-    taken = {i.index for i in family(client, prefix, name)}
+    """``{prefix}{name}-v{version}``, or with a time suffix when that version has an index.
+
+    The suffix also when the plain name is free again (its index deleted): a reused
+    name would pass a new index off as the old one in logs and reports.
+    """
+    infos = family(client, prefix, name)
+    taken = {i.index for i in infos}
     plain = concrete_name(prefix, name, version)
-    if plain not in taken:
+    if not any(i.version == version for i in infos):
         return plain
     stamp = datetime.now(UTC).strftime("%Y%m%dt%H%M%S")  # index names are lower case
     candidate, n = concrete_name(prefix, name, version, stamp), 1
