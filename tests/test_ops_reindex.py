@@ -6,7 +6,6 @@ Searches keep working, a writer loses nothing, failures leave the alias alone,
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import change_from_item
 from indexing.config import OpenSearchConfig
 from indexing.deadletter import read_lines
-from indexing.indices import MAPPINGS_DIR, alias_name
+from indexing.indices import alias_name
 from ops import console
 from tests.faultproxy import FaultProxy
 from tests.test_ops_support import (
@@ -33,6 +32,7 @@ from tests.test_ops_support import (
     indices_of,
     json_out,
     last_line,
+    mappings_dir,
     run_cli,
     run_process,
     target,
@@ -54,19 +54,6 @@ def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
 @pytest.fixture
 def env(indexed: OpenSearchConfig, tmp_path: Path) -> dict[str, str]:
     return cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "cli-dl.jsonl")
-
-
-def mappings_dir(tmp_path: Path, edit: Callable[[dict[str, Any]], None],
-                 name: str = "works") -> Path:
-    """A copy of index_mappings/ with ``name``.json changed by ``edit``."""
-    folder = tmp_path / "mappings"
-    folder.mkdir(exist_ok=True)
-    for source in MAPPINGS_DIR.glob("*.json"):
-        body = json.loads(source.read_text(encoding="utf-8"))
-        if source.stem == name:
-            edit(body)
-        (folder / source.name).write_text(json.dumps(body), encoding="utf-8")
-    return folder
 
 
 # --- the switch under load ---------------------------------------------------------------

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from opensearchpy import OpenSearch
 
 from indexing.client import build_client
 from indexing.config import OpenSearchConfig
-from indexing.indices import alias_name, alias_target, list_versions
+from indexing.indices import MAPPINGS_DIR, alias_name, alias_target, list_versions
 from ops.cli import main
 from ops.verify import FACET_FIELDS
 from webui.query import text_query
@@ -144,3 +144,16 @@ def first_title_words(client: OpenSearch, prefix: str) -> str:
     client.indices.refresh(index=alias)
     hit = client.search(index=alias, body={"size": 1, "sort": [{"work_id": "asc"}]})
     return " ".join(hit["hits"]["hits"][0]["_source"]["title"].split()[:2])
+
+
+def mappings_dir(tmp_path: Path, edit: Callable[[dict[str, Any]], None],
+                 name: str = "works") -> Path:
+    """A copy of index_mappings/ with ``name``.json changed by ``edit``."""
+    folder = tmp_path / "mappings"
+    folder.mkdir(exist_ok=True)
+    for source in MAPPINGS_DIR.glob("*.json"):
+        body = json.loads(source.read_text(encoding="utf-8"))
+        if source.stem == name:
+            edit(body)
+        (folder / source.name).write_text(json.dumps(body), encoding="utf-8")
+    return folder

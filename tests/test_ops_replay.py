@@ -1,0 +1,99 @@
+"""``scholarindex replay``: dead letters re-delivered; those failing again stay, with the reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from opensearchpy import OpenSearch
+
+from crawler.items import WorkItem
+from indexing.bulk import BulkWriter
+from indexing.changes import change_from_item, enrichment_change
+from indexing.config import OpenSearchConfig
+from indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
+from indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
+from ops import console
+from tests.test_ops_support import all_docs, cli_env, json_out, last_line, run_cli
+
+SEEN = "2026-11-22T00:00:00Z"
+
+
+def listing(n: int) -> WorkItem:
+    return WorkItem(work_id=f"replayed{n}", title=f"Replayed work {n}", researcher_id="r1",
+                    researcher_name="Ada Replay", year=2024)
+
+
+def test_replay_delivers_and_keeps_what_fails_again(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    path = tmp_path / "dl.jsonl"
+    DeadLetterFile(path).write([
+        dead_letter(change_from_item(listing(1), SEEN), "unavailable", "cluster down"),
+        dead_letter(change_from_item(listing(2), SEEN), "unavailable", "cluster down"),
+        # An enrichment for a work the index does not hold: fails again.
+        dead_letter(enrichment_change("no-such-work", status="none"), MISSING, "old reason"),
+    ])
+
+    result = run_cli(["replay", str(path), "--json"], cli_env(opensearch_config))
+
+    assert result.exit_code == console.EXIT_FAILED
+    assert json_out(result) | {"fatal": None} == {
+        "ok": False, "path": str(path), "read": 3, "delivered": 2, "failed_again": 1,
+        "unreadable": 0, "fatal": None}
+    assert "1 change(s) failed again" in last_line(result.stderr)
+    kept = [letter for _, letter in read_lines(path)]
+    assert len(kept) == 1 and kept[0] is not None
+    assert kept[0].change.doc_id == "no-such-work" and kept[0].code == MISSING
+    assert kept[0].reason != "old reason" and "not indexed" in kept[0].reason  # the new one
+    docs = all_docs(opensearch_client, alias_name(opensearch_config.prefix, "works"))
+    assert {"replayed1", "replayed2"} <= set(docs)
+
+
+def test_replay_reads_the_configured_file_and_says_when_nothing_waits(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    path = tmp_path / "configured.jsonl"
+    env = cli_env(opensearch_config, INDEX_DEADLETTER_PATH=path)
+    empty = run_cli(["replay"], env)
+    assert empty.exit_code == 0 and f"nothing waiting in {path}" in empty.stdout
+
+    DeadLetterFile(path).write([dead_letter(change_from_item(listing(3), SEEN), "x", "y")])
+    done = run_cli(["replay"], env)
+    assert done.exit_code == 0, done.output
+    assert "read 1, delivered 1, failed again 0" in done.stdout
+    assert not path.exists() or not path.read_text().strip()
+
+
+def test_writes_refused_by_a_frozen_index_come_back_with_replay(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        make_writer: Callable[..., BulkWriter], tmp_path: Path) -> None:
+    """What a crawl writing during a reindex's freeze gets: a 403, a dead letter, a replay."""
+    dead = tmp_path / "crawl-dl.jsonl"
+    writer = make_writer(dead_letters=dead)
+    prefix = opensearch_config.prefix
+    live = alias_target(opensearch_client, prefix, "works")
+    assert live is not None
+    set_write_block(opensearch_client, live, True)
+    report = writer.write([change_from_item(listing(n), SEEN) for n in range(4)])
+    assert report.dead_lettered == 4
+    assert all("blocked" in letter.reason for _, letter in read_lines(dead) if letter)
+    set_write_block(opensearch_client, live, False)  # the switch happened; writes go on
+
+    result = run_cli(["replay", str(dead)], cli_env(opensearch_config))
+    assert result.exit_code == 0, result.output
+    docs = all_docs(opensearch_client, alias_name(prefix, "works"))
+    assert {f"replayed{n}" for n in range(4)} <= set(docs)
+
+
+def test_replay_with_the_cluster_down_exits_3_and_keeps_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "dl.jsonl"
+    DeadLetterFile(path).write([dead_letter(change_from_item(listing(9), SEEN), "x", "y")])
+    before = path.read_text()
+    env = {"OPENSEARCH_URL": "http://127.0.0.1:9", "INDEX_PREFIX": "p_", "OPENSEARCH_TIMEOUT": "2"}
+    result = run_cli(["replay", str(path)], env)
+    assert result.exit_code == console.EXIT_UNAVAILABLE
+    assert "http://127.0.0.1:9" in last_line(result.stderr)
+    assert path.read_text() == before
