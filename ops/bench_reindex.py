@@ -1,0 +1,150 @@
+"""Reindex time for a synthetic works index: ``python -m ops.bench_reindex``.
+
+    python -m ops.bench_reindex                   # 100k works on a fresh local osmem-server
+    python -m ops.bench_reindex --works 20000     # smaller
+    OPENSEARCH_URL=https://... python -m ops.bench_reindex --use-env   # a real cluster
+
+Loads ``--works`` synthetic works (``webui.bench_data``: the index's real document
+shape, one in five on two profiles), then times, phase by phase, a server-side
+``reindex`` and a ``reindex --rebuild`` of the works alias, each while a thread
+keeps searching the alias (counting failed or empty answers and the slowest one).
+Not part of the test run; ``tests/test_ops_bench.py`` runs a 2k-work smoke version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+
+from indexing.client import build_client, quiet_transport_logs
+from indexing.config import OpenSearchConfig
+from indexing.indices import MAPPINGS_DIR, alias_name
+from ops.reindex import ReindexOptions, ReindexResult, reindex
+from webui.bench_data import bulk_load, synthetic_works
+from webui.query import text_query
+
+
+@dataclass
+class Row:
+    """One timed reindex."""
+
+    label: str
+    docs: int
+    result: ReindexResult
+    searches: int = 0
+    failed_searches: int = 0
+    empty_searches: int = 0
+    slowest_search: float = 0.0
+
+    def lines(self) -> list[str]:
+        """Printed figures."""
+        secs = self.result.seconds
+        total = secs.get("total", 0.0)
+        phases = ", ".join(f"{k} {v:.1f} s" for k, v in secs.items() if k != "total")
+        return [
+            f"{self.label:<28} {self.docs} works in {total:7.1f} s "
+            f"({self.docs / total if total else 0:,.0f} docs/s); writes paused "
+            f"{self.result.frozen_ms} ms",
+            f"{'':<28} {phases}",
+            f"{'':<28} searches during it: {self.searches}, failed {self.failed_searches}, "
+            f"empty {self.empty_searches}, slowest {self.slowest_search * 1000:.0f} ms",
+        ]
+
+
+@dataclass
+class _Searcher:
+    config: OpenSearchConfig
+    alias: str
+    row: Row
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        client = build_client(replace(self.config, timeout=600.0))
+        body = {"query": text_query("graph neural"), "size": 10}
+        while not self.stop.is_set():
+            began = time.monotonic()
+            try:
+                hits = client.search(index=self.alias, body=body)["hits"]["hits"]
+            except Exception:  # counted and reported: the figure is how many
+                self.row.failed_searches += 1
+                continue
+            self.row.slowest_search = max(self.row.slowest_search, time.monotonic() - began)
+            self.row.searches += 1
+            self.row.empty_searches += not hits
+            time.sleep(0.05)
+
+
+def timed_reindex(config: OpenSearchConfig, label: str, docs: int, rebuild: bool,
+                  batch_size: int) -> Row:
+    """One reindex of the works alias under a search loop."""
+    client = build_client(replace(config, timeout=600.0))
+    options = ReindexOptions(mappings_dir=MAPPINGS_DIR, keep=1, rebuild=rebuild,
+                             batch_size=batch_size)
+    row = Row(label, docs, ReindexResult("works", alias_name(config.prefix, "works")))
+    searcher = _Searcher(config, alias_name(config.prefix, "works"), row)
+    thread = threading.Thread(target=searcher.run, daemon=True)
+    thread.start()
+    try:
+        row.result = reindex(client, config.prefix, "works", options)
+    finally:
+        searcher.stop.set()
+        thread.join(600)
+    return row
+
+
+def run(base: OpenSearchConfig, works: int, batch_size: int = 2000,
+        log: Callable[[str], None] = print) -> list[Row]:
+    """Load ``works`` synthetic works under a fresh prefix, then time both kinds of reindex."""
+    config = replace(base, prefix=f"{base.prefix}bench{uuid.uuid4().hex[:6]}_")
+    client = build_client(replace(config, timeout=600.0))
+    log(f"loading {works} synthetic works into {config.prefix}works ...")
+    began = time.monotonic()
+    bulk_load(client, config.prefix, synthetic_works(works))
+    log(f"  loaded in {time.monotonic() - began:.1f} s")
+    rows = []
+    for label, rebuild in (("reindex (server-side copy)", False), ("reindex --rebuild", True)):
+        log(f"{label} ...")
+        rows.append(timed_reindex(config, label, works, rebuild, batch_size))
+        for line in rows[-1].lines():
+            log(line)
+    return rows
+
+
+@contextmanager
+def cluster(use_env: bool) -> Iterator[OpenSearchConfig]:
+    """The environment's cluster with ``--use-env``, else a fresh local osmem-server."""
+    if use_env:
+        yield OpenSearchConfig.from_env()
+        return
+    from osmem_server import OsmemServer
+
+    with OsmemServer.start() as server, server.clone() as clone:
+        yield OpenSearchConfig(url=clone.url)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: print the figures."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--works", type=int, default=100_000, help="works to load (100000)")
+    parser.add_argument("--batch-size", type=int, default=2000,
+                        help="documents per copy request, as `reindex --batch-size` (2000)")
+    parser.add_argument("--use-env", action="store_true",
+                        help="use OPENSEARCH_URL/INDEX_PREFIX instead of a local osmem-server")
+    args = parser.parse_args(argv)
+    quiet_transport_logs()
+    with cluster(args.use_env) as config:
+        print(f"OpenSearch {config.safe_url}; python {sys.version.split()[0]}; "
+              f"{os.cpu_count()} CPUs")
+        rows = run(config, args.works, args.batch_size)
+    return 0 if all(r.result.ok and not r.failed_searches for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
