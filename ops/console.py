@@ -29,16 +29,41 @@ EXIT_CODES_HELP = ("Exit status: 0 ok, 1 failed, 2 usage or not confirmed, "
 
 
 class CommandFailed(click.ClickException):
-    """A failure with its exit status; click prints ``Error: <reason>`` as the last line."""
+    """A failure; click prints ``Error: <reason>`` as the last line and exits 1."""
 
-    def __init__(self, reason: str, exit_code: int = EXIT_FAILED):
+    exit_code = EXIT_FAILED
+
+    def __init__(self, reason: str):
         super().__init__(" ".join(reason.split()))  # one line, whatever the cause said
-        self.exit_code = exit_code
+
+
+class NotConfirmed(CommandFailed):
+    """Bad options, or a destructive step nobody confirmed: exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
+class ClusterUnavailable(CommandFailed):
+    """OpenSearch down or refusing us: exit 3."""
+
+    exit_code = EXIT_UNAVAILABLE
+
+
+class DataDeadLettered(CommandFailed):
+    """Documents went to the dead-letter file: exit 4."""
+
+    exit_code = EXIT_DATA_LOST
+
+
+_FAILURES: dict[int, type[CommandFailed]] = {
+    EXIT_FAILED: CommandFailed, EXIT_USAGE: NotConfirmed, EXIT_UNAVAILABLE: ClusterUnavailable,
+    EXIT_DATA_LOST: DataDeadLettered,
+}
 
 
 def fail(reason: str, exit_code: int = EXIT_FAILED) -> NoReturn:
     """Stop the command with a one-line reason and a non-zero exit status."""
-    raise CommandFailed(reason, exit_code)
+    raise _FAILURES.get(exit_code, CommandFailed)(reason)
 
 
 def exit_code_for(exc: IndexUnavailable) -> int:

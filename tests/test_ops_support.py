@@ -65,9 +65,11 @@ def indices_of(client: OpenSearch, prefix: str, name: str) -> list[str]:
     return [v.index for v in list_versions(client, prefix, name)]
 
 
-def target(client: OpenSearch, prefix: str, name: str) -> str | None:
-    """Where the alias points."""
-    return alias_target(client, prefix, name)
+def target(client: OpenSearch, prefix: str, name: str) -> str:
+    """Where the alias points (it must exist)."""
+    index = alias_target(client, prefix, name)
+    assert index is not None, f"no alias {prefix}{name}"
+    return index
 
 
 def write_blocked(client: OpenSearch, index: str) -> bool:
