@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench browser-deps clean
+.PHONY: demo test lint bench bench-search browser-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -39,6 +39,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# Search latency (p50/p95) on the fixture index and a 100k-work synthetic index.
+bench-search: $(STAMP)
+	$(BIN)/python -m webui.bench_search
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts
