@@ -28,13 +28,16 @@ from urllib.parse import urlsplit
 
 # Formatting commands whose argument is the visible text: \textit{x} -> x.
 _LATEX_FORMAT = re.compile(
-    r"\\(?:text(?:it|bf|tt|sc|sf|rm|up|normal)?|emph|math(?:rm|bf|it|sf|tt|cal|bb|frak)|"
-    r"operatorname|mbox|hbox|bm|boldsymbol|underline|overline)\s*\{([^{}]*)\}"
+    r"\\(?:text[a-z]*|emph|math[a-z]*|operatorname|mbox|hbox|bm|boldsymbol|underline|overline)"
+    r"\s*\{([^{}]*)\}"
 )
+# Accent commands on one letter: \"o, \'{e}, \v{c}.
+_SYMBOL_ACCENT = re.compile(r"\\[\"'`^~=.]\s*\{?([A-Za-z])\}?")
+_LETTER_ACCENT = re.compile(r"\\[uvHckrbd]\{([A-Za-z])\}")
 # Any other command reads as its name: \alpha -> alpha, \times -> times.
 _LATEX_COMMAND = re.compile(r"\\([A-Za-z]+)")
 # Letters NFKD does not decompose into a base letter plus accents.
-_LETTER_FOLDS = str.maketrans(
+LETTER_FOLDS = str.maketrans(
     {"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D",
      "þ": "th", "Þ": "Th", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ı": "i", "&": " and "}
 )
@@ -47,11 +50,13 @@ def strip_latex(text: str) -> str:
     while previous != text:  # nested formatting: \textbf{\emph{x}}
         previous = text
         text = _LATEX_FORMAT.sub(r"\1", text)
-    text = _LATEX_COMMAND.sub(r"\1", text)
+    text = _SYMBOL_ACCENT.sub(r"\1", text)
+    text = _LETTER_ACCENT.sub(r"\1", text)
+    text = _LATEX_COMMAND.sub(r" \1 ", text)
     return text.replace("$", "").replace("{", "").replace("}", "").replace("~", " ")
 
 
-def _greek_names(text: str) -> str:
+def spell_greek(text: str) -> str:
     """Spell Greek letters out as LaTeX does (α -> alpha), so both forms agree."""
     out = []
     for ch in text:
@@ -68,7 +73,7 @@ def fold(text: str) -> str:
     """Lower-case ASCII with accents, ligatures and Greek letters spelled out."""
     if text.isascii():
         return text.replace("&", " and ").casefold()
-    text = _greek_names(unicodedata.normalize("NFKC", text)).translate(_LETTER_FOLDS)
+    text = spell_greek(unicodedata.normalize("NFKC", text)).translate(LETTER_FOLDS)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
