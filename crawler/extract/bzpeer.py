@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from crawler.extract.text import match_across
+from crawler.extract.text import match_across, split_listings
 from crawler.extract.values import to_int
 
 SOURCE = "bzpeer"
@@ -189,26 +189,13 @@ def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
 
 
 def _works(lines: list[str], problems: list[str]) -> list[dict]:
-    works: list[dict] = []
-    i = 0
-    while i < len(lines):
-        meta, used = _meta_at(lines, i)
-        if not meta:
-            i += 1
-            continue
-        i += used
-        body: list[str] = []
-        while i < len(lines) and not _meta_at(lines, i)[0]:
-            body.append(lines[i])
-            i += 1
-        if not body:
-            problems.append(f"listing {len(works) + 1} has no title")
-            continue
-        works.append({
+    return [
+        {
             "title": body[0],
             "abstract": "\n".join(body[1:]) or None,
             "type": meta["type"].lower(),
             "year": int(meta["year"]),
             "venue": (meta["venue"] or "").strip() or None,
-        })
-    return works
+        }
+        for meta, body in split_listings(lines, _meta_at, problems)
+    ]

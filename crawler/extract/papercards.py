@@ -12,7 +12,7 @@ import re
 from datetime import date
 
 from crawler.extract.bzpeer import Parsed
-from crawler.extract.text import match_across
+from crawler.extract.text import match_across, split_listings
 from crawler.extract.values import (
     PRINTED_DATE,
     looks_like_authors,
@@ -105,20 +105,7 @@ def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
 
 def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
     works: list[dict] = []
-    i = 0
-    while i < len(lines):
-        meta, used = _meta_at(lines, i)
-        if not meta:
-            i += 1
-            continue
-        i += used
-        body: list[str] = []
-        while i < len(lines) and not _meta_at(lines, i)[0]:
-            body.append(lines[i])
-            i += 1
-        if not body:
-            problems.append(f"listing {len(works) + 1} has no title")
-            continue
+    for meta, body in split_listings(lines, _meta_at, problems):
         authors: list[str] = []
         truncated = False
         rest = body[1:]

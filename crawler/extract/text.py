@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from bs4.dammit import UnicodeDammit
@@ -230,3 +231,34 @@ def match_across(
         if match:
             return match, count
     return None, 0
+
+
+MetaFinder = Callable[[list[str], int], tuple[re.Match[str] | None, int]]
+
+
+def split_listings(
+    lines: list[str], meta_at: MetaFinder, problems: list[str]
+) -> Iterator[tuple[re.Match[str], list[str]]]:
+    """Cut a works section into (meta line match, the lines up to the next meta line).
+
+    Both layouts start each listing with a meta line; whatever follows it, up to
+    the next one, is that listing's title and text. A meta line with nothing
+    after it is reported in ``problems`` and skipped.
+    """
+    i = 0
+    count = 0
+    while i < len(lines):
+        meta, used = meta_at(lines, i)
+        if not meta:
+            i += 1
+            continue
+        i += used
+        body: list[str] = []
+        while i < len(lines) and not meta_at(lines, i)[0]:
+            body.append(lines[i])
+            i += 1
+        count += 1
+        if body:
+            yield meta, body
+        else:
+            problems.append(f"listing {count} has no title")
