@@ -145,23 +145,26 @@ def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences:
     settings = _settings(mappings)
     client = settings.client()
     names = _names(which)
-    plans = []
+    plans: dict[str, str] = {}
+    lines = []
     for name in names:
         try:
             live, new, version = plan(client, settings.prefix, name, settings.mappings_dir)
         except ValueError as exc:
             fail(f"reindex {name}: {exc}")
-        plans.append(f"  {settings.prefix}{name}: {live} -> new {new} (mapping v{version}, "
+        plans[name] = new
+        lines.append(f"  {settings.prefix}{name}: {live} -> new {new} (mapping v{version}, "
                      f"{'rebuilt by the current code' if rebuild else 'copied'}); "
                      f"then keep {keep} older version(s), delete the rest")
-    console.confirm("Reindex?\n" + "\n".join(plans) + "\nProceed?", yes, "reindex")
+    console.confirm("Reindex?\n" + "\n".join(lines) + "\nProceed?", yes, "reindex")
     options = ReindexOptions(mappings_dir=settings.mappings_dir, keep=keep, rebuild=rebuild,
                              accept_differences=accept_differences, batch_size=batch_size)
     results = []
     error: tuple[str, int] | None = None
     for name in names:
         try:
-            result = run_reindex(client, settings.prefix, name, options, _ClickReporter())
+            result = run_reindex(client, settings.prefix, name, options, _ClickReporter(),
+                                 new_index=plans[name])
         except ReindexFailed as exc:
             results.append(exc.result)
             code = (console.exit_code_for(exc.cause) if isinstance(exc.cause, IndexUnavailable)

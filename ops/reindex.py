@@ -182,13 +182,17 @@ def plan(client: OpenSearch, prefix: str, name: str, mappings_dir: Path) -> tupl
 
 
 def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
-            reporter: Reporter | None = None) -> ReindexResult:
-    """Reindex ``{prefix}{name}``; ``ReindexFailed`` if it stops (alias kept unless switched)."""
+            reporter: Reporter | None = None, new_index: str | None = None) -> ReindexResult:
+    """Reindex ``{prefix}{name}``; ``ReindexFailed`` if it stops (alias kept unless switched).
+
+    ``new_index``: the name ``plan`` gave (and the operator confirmed); default: plan now.
+    """
     out = reporter or QuietReporter()
     result = ReindexResult(name=name, alias=alias_name(prefix, name), rebuild=options.rebuild)
     timer = _Timer(result)
     try:
-        old, new, _ = plan(client, prefix, name, options.mappings_dir)
+        old, planned, _ = plan(client, prefix, name, options.mappings_dir)
+        new = new_index or planned
         body = read_mapping(name, options.mappings_dir)
     except (ValueError, IndexUnavailable) as exc:
         raise _failed(result, str(exc), exc) from exc
