@@ -5,6 +5,10 @@ Runs are read from the ``{INDEX_PREFIX}crawl-runs`` index when it exists
 ``report_to_document``), otherwise from the JSON reports a crawl writes with
 ``-s RUN_REPORT=DIR/...`` (``--reports DIR``, or the folder of ``RUN_REPORT``).
 
+A paused and resumed run is stored as one document per part, sharing ``run_id``;
+``merge_parts`` adds the parts up into one run, so a resumed run's second half is
+not mistaken for a run that found half as much.
+
 A run is flagged when one of its counts fell sharply against the previous run of
 the same job: a site that changed its layout parses fewer profiles, a dead
 dependency indexes nothing, and the exit status alone may still be 0.
@@ -28,6 +32,10 @@ RUNS_INDEX = "crawl-runs"
 # (label, path in the report) of the counts compared between runs of one job.
 WATCHED = (("pages parsed", ("pages", "parsed")), ("listings", ("listings",)),
            ("distinct works", ("distinct_works",)), ("documents indexed", ("indexed",)))
+# Counts that add up over the parts of a resumed run.
+_SUMMED = ("researchers", "listings", "distinct_works", "items_scraped", "merged", "enriched",
+           "pending", "indexed", "listings_delivered", "unlisted", "docs_deleted",
+           "dead_lettered", "errors_logged", "duration_seconds")
 DROP_RATIO = 0.5  # flagged when a count falls below half the previous run's...
 MIN_BASE = 10  # ...and the previous run had at least this many (small runs are noisy)
 _FETCH = 200
@@ -43,7 +51,7 @@ def runs_from_index(client: OpenSearch, prefix: str) -> list[dict[str, Any]] | N
     # so its finished_at may not be a date field.
     with translate_errors(f"search {index}"):
         hits = client.search(index=index, body={"size": _FETCH, "query": {"match_all": {}}})
-    return _newest_first(hit["_source"] for hit in hits["hits"]["hits"])
+    return merge_parts(_newest_first(hit["_source"] for hit in hits["hits"]["hits"]))
 
 
 def runs_from_files(folder: Path) -> list[dict[str, Any]]:
@@ -57,7 +65,33 @@ def runs_from_files(folder: Path) -> list[dict[str, Any]]:
             continue
         if isinstance(report, dict) and report.get("finished_at"):
             runs.append(report | {"report_file": str(path)})
-    return _newest_first(runs)
+    return merge_parts(_newest_first(runs))
+
+
+def merge_parts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs (newest first) with the parts of each resumed run added up into one."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for n, run in enumerate(runs):
+        groups.setdefault(str(run.get("run_id") or f"#{n}"), []).append(run)
+    merged = []
+    for parts in groups.values():
+        if len(parts) == 1:
+            merged.append(parts[0])
+            continue
+        run = dict(parts[0])  # the part that finished last: its verdict is the run's
+        for name in _SUMMED:
+            values = [p.get(name) for p in parts]
+            if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                run[name] = sum(values)
+        pages = [p.get("pages") or {} for p in parts]
+        run["pages"] = {k: sum(pg.get(k, 0) for pg in pages)
+                        if all(isinstance(pg.get(k, 0), int) for pg in pages) else v
+                        for k, v in pages[0].items()}
+        run["started_at"] = min(str(p.get("started_at") or "") for p in parts)
+        run["parts"] = len(parts)
+        run["distinct_works_exact"] = False  # a work seen in two parts counts twice
+        merged.append(run)
+    return _newest_first(merged)
 
 
 def flag_drops(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from crawler.extensions.report import build_report, report_to_document, write_report
+from crawler.extensions.report import build_report, store_report, write_report
 from crawler.extensions.verdict import Verdict
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
@@ -132,9 +132,8 @@ def test_status_counts_dead_letters_and_pending_works(
 def test_status_reads_crawl_runs_from_the_index_and_flags_drops(
         indexed: OpenSearchConfig, opensearch_client: OpenSearch, tmp_path: Path) -> None:
     runs_index = f"{indexed.prefix}crawl-runs"
-    for run in RUNS:
-        document = report_to_document(run)
-        opensearch_client.index(index=runs_index, id=document["report_id"], body=document)
+    for run in RUNS:  # stored as crawls store them (alias, strict mapping)
+        store_report(opensearch_client, indexed.prefix, run, budget=30)
     opensearch_client.indices.refresh(index=runs_index)
     env = cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "none.jsonl")
 
@@ -151,6 +150,25 @@ def test_status_reads_crawl_runs_from_the_index_and_flags_drops(
     assert any("weekly" in w and "failed" in w for w in status["warnings"])
     text = run_cli(["status"], env).stdout
     assert "! dropped: listings 1100 -> 300 (-73%)" in text
+
+
+def test_the_parts_of_a_resumed_run_count_as_one_run(
+        indexed: OpenSearchConfig, opensearch_client: OpenSearch, tmp_path: Path) -> None:
+    first = report("nightly", 0, 1000)
+    part_one = report("nightly", 1, 600) | {"run_id": "resumed-run", "ok": False}
+    part_two = report("nightly", 1, 500, hour=2) | {
+        "run_id": "resumed-run", "resumed": True,
+        "started_at": (T0 + timedelta(days=1, hours=1)).isoformat(timespec="seconds")}
+    for run in (first, part_one, part_two):
+        store_report(opensearch_client, indexed.prefix, run, budget=30)
+    opensearch_client.indices.refresh(index=f"{indexed.prefix}crawl-runs")
+    env = cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "none.jsonl")
+
+    runs = json_out(run_cli(["status", "--json"], env))["crawl_runs"]["runs"]
+    assert [(r["run_id"], r["listings"], r.get("parts")) for r in runs] == [
+        ("resumed-run", 1100, 2), ("nightly-0", 1000, None)]
+    assert runs[0]["ok"] is True and runs[0]["drops"] == []  # the last part's verdict
+    assert runs[0]["pages"]["parsed"] == 200
 
 
 def test_status_reads_run_report_files_when_no_index_holds_them(
