@@ -89,9 +89,12 @@ index_option = click.option(
                    "crawl-runs index [default: the folder of $RUN_REPORT].")
 @click.option("--runs", "last_runs", type=click.IntRange(0), default=5, show_default=True,
               help="How many recent crawl runs to show.")
+@click.option("--check", is_flag=True,
+              help="Exit 1 when something needs doing (the to-do list is not empty), for "
+                   "monitoring.")
 @_opensearch_errors
 def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
-           reports: Path | None, last_runs: int) -> None:
+           reports: Path | None, last_runs: int, check: bool) -> None:
     """Show each alias's live index, version and document count, the older versions
     kept, whether the live mapping differs from the mapping file (and which fields),
     dead-letter entries waiting, works pending arXiv enrichment, and the last crawl
@@ -103,6 +106,8 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
         reports = Path(os.environ["RUN_REPORT"]).parent
     result = collect(settings.client(), settings, reports, last_runs)
     console.emit(result, as_json, render)
+    if check and result["warnings"]:
+        fail(f"status: {len(result['warnings'])} thing(s) to do, first: {result['warnings'][0]}")
 
 
 # --- reindex -------------------------------------------------------------------------------

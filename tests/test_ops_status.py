@@ -69,7 +69,7 @@ def test_status_of_a_fresh_index(indexed: OpenSearchConfig, opensearch_client: O
     assert status["crawl_runs"] == {"source": None, "runs": []}
     assert status["warnings"] == []
 
-    text = run_cli(["status"], env)
+    text = run_cli(["status", "--check"], env)
     assert text.exit_code == 0
     assert f"{prefix}works -> {prefix}works-v1 (v1), {works['docs']} documents" in text.stdout
     assert "mapping: matches" in text.stdout and "crawl runs: none recorded" in text.stdout
@@ -127,6 +127,8 @@ def test_status_counts_dead_letters_and_pending_works(
     assert status["dead_letters"]["waiting"] == 3  # two waiting, one in an unfinished replay
     assert any("scholarindex replay" in w for w in status["warnings"])
     assert any("enrich --pending" in w for w in status["warnings"])
+    checked = run_cli(["status", "--check"], cli_env(indexed, INDEX_DEADLETTER_PATH=dead))
+    assert checked.exit_code == 1 and "thing(s) to do" in checked.stderr
 
 
 def test_status_reads_crawl_runs_from_the_index_and_flags_drops(
