@@ -17,10 +17,10 @@ writing to it through the alias:
    changed until one finds nothing, and the counts must now be exactly equal.
    If writes never paused long enough for step 4 (a busy crawl keeps creating
    documents), the comparison runs now, on the frozen index.
-   A write that reaches ``works-v1`` while it is frozen (about a second: two id
-   scans and a few documents; longer when the comparison runs then) is refused
-   with HTTP 403, and the crawl's writer dead-letters it for ``scholarindex
-   replay`` -- refused, never silently lost.
+   A write that reaches ``works-v1`` while it is frozen (seconds: two id scans, the
+   last few documents, two counts; 4-5 s for 100k works on osmem, longer when the
+   comparison runs then) is refused with HTTP 403, and the crawl's writer
+   dead-letters it for ``scholarindex replay`` -- refused, never silently lost.
 6. **Switch** the alias in one ``update_aliases`` call (``swap_alias``);
    ``works-v1`` stays write-blocked, kept for a rollback.
 7. **Keep** the newest ``keep`` older versions; delete the rest.
