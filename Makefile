@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-search browser-deps clean
+.PHONY: demo test lint bench bench-search bench-reindex browser-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -43,6 +43,10 @@ bench: $(STAMP)
 # Search latency (p50/p95) on the fixture index and a 100k-work synthetic index.
 bench-search: $(STAMP)
 	$(BIN)/python -m webui.bench_search
+
+# Time a zero-downtime reindex of 100k synthetic works under a search loop.
+bench-reindex: $(STAMP)
+	$(BIN)/python -m ops.bench_reindex
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -145,6 +145,9 @@ class _Doc:
     last_error: str = ""
     base: Mapping[str, Any] | None = None  # as read from the index; None: not indexed yet
     seq: tuple[int | None, int | None] = (None, None)  # _seq_no, _primary_term of base
+    # The concrete index base was read from: sequence numbers are per index, so a
+    # conditional write must go where the read came from, even if the alias moved since.
+    source_index: str | None = None
     merged: Mapping[str, Any] | None = None  # None with a base: delete the document
     unlisted: int = 0  # listings the last merge took out
 
@@ -303,6 +306,7 @@ class BulkWriter:
                                                retryable=False)
                     doc.base = hit.get("_source") if hit.get("found") else None
                     doc.seq = (hit.get("_seq_no"), hit.get("_primary_term"))
+                    doc.source_index = hit.get("_index") if hit.get("found") else None
         except IndexUnavailable as exc:
             if not exc.retryable:
                 raise
@@ -334,8 +338,9 @@ class BulkWriter:
     def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any], int]:
         if doc.merged is None:  # its last listing was unlisted: delete what we read, only
             seq_no, primary_term = doc.seq
-            return doc, {"_op_type": "delete", "_index": self._alias(doc), "_id": doc.doc_id,
-                         "if_seq_no": seq_no, "if_primary_term": primary_term}, 200
+            return doc, {"_op_type": "delete", "_index": doc.source_index or self._alias(doc),
+                         "_id": doc.doc_id, "if_seq_no": seq_no,
+                         "if_primary_term": primary_term}, 200
         source = json.dumps(doc.merged, ensure_ascii=False)
         action: dict[str, Any] = {"_index": self._alias(doc), "_id": doc.doc_id,
                                   "_source": source}
@@ -343,7 +348,8 @@ class BulkWriter:
             action["_op_type"] = "create"
         else:
             seq_no, primary_term = doc.seq
-            action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term)
+            action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term,
+                          _index=doc.source_index or self._alias(doc))
         return doc, action, len(source.encode("utf-8")) + 200
 
     def _chunks(self, actions: list[tuple[_Doc, dict[str, Any], int]]

@@ -113,6 +113,9 @@ def classify_item(info: Mapping[str, Any]) -> ItemResult:
         return ItemResult("ok", status, seq_no=info.get("_seq_no"),
                           primary_term=info.get("_primary_term"))
     reason = _reason(info.get("error"))
+    if status == 403 and "cluster_block_exception" in reason:
+        # A write-blocked index (a reindex's final catch-up, or disk flood stage): it passes.
+        return ItemResult("retry", status, f"HTTP {status}: {reason}")
     if status == 409:
         return ItemResult("conflict", status, f"version conflict: {reason}")
     if not isinstance(status, int) or status in RETRYABLE_STATUSES:
