@@ -1,0 +1,608 @@
+"""Measure the pipeline against its limits: ``python -m bench.run [--profiles 10000] [--quick]``.
+
+One run, one synthetic site (``bench.generate``), served by ``bench.serve``:
+
+1. parse speed: ``parse_profile`` on sample pages of each layout, in this process;
+2. raw: ``scrapy crawl raw`` (``bench.spiders``) fetches every page and does nothing;
+3. cold: ``scrapy crawl profiles`` with enrichment against the arXiv stand-in and an
+   empty cache, indexing off: arXiv requests per distinct work; it fills the cache;
+4. warm, no index: parse and enrichment from the warm cache, indexing off (the
+   pipeline's share of the crawl process alone);
+5. pipeline: the whole pipeline (parse, enrichment from the warm cache, merge and
+   bulk indexing into a fresh osmem-server) on every page: pages/s, bulk figures,
+   arXiv requests while warm, peak RSS at the large size;
+6. the same pipeline on the first tenth of the pages (1,000 of 10,000): peak RSS;
+7. indexer vs a per-item baseline: the same changes written one request per item.
+
+Every crawl is a real ``scrapy crawl`` subprocess with the project's settings and
+the same overrides: AutoThrottle off and no download delay in every crawl (raw and
+pipeline alike; AutoThrottle would measure its own pacing, not the work), robots.txt
+obeyed as in production (the site allows everything; Scrapy has no crawl delay),
+CRAWL_DATE pinned. Peak RSS is the child's ``ru_maxrss`` from ``os.wait4`` (its
+own, not the largest of every child this process ever waited for).
+
+Prints a table against the targets of issue 8 and writes ``bench-results.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.arxiv import IndexedArxivStandIn
+from bench.generate import (
+    CRAWL_DATE,
+    LAYOUT_A,
+    LAYOUT_B,
+    build_site,
+    check_sample,
+    load_entries,
+    write_site,
+    write_url_list,
+)
+from bench.serve import StaticServer
+from bench.sink import SinkServer
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench-results.json"
+SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+PREFIX = "bench_"
+
+# Overrides every crawl gets, raw and pipeline alike.
+COMMON_SETTINGS = {
+    "AUTOTHROTTLE_ENABLED": "False",
+    "DOWNLOAD_DELAY": "0",
+    "CRAWL_DATE": CRAWL_DATE.isoformat(),
+    "LOG_LEVEL": "INFO",
+}
+
+# (comparison, limit) per figure, from issue 8.
+TARGETS: dict[str, tuple[str, float]] = {
+    "pipeline_to_raw_ratio": (">=", 0.8),
+    "bulk_docs_per_request": (">=", 200),
+    "arxiv_requests_per_work_cold": ("<=", 0.1),
+    "arxiv_requests_warm": ("==", 0),
+    "rss_growth_mb_1k_to_10k": ("<", 100),
+    "per_item_baseline_speedup": (">=", 10),
+}
+REQUIRED_KEYS = (
+    "raw_pages_per_s", "pipeline_pages_per_s", "pipeline_to_raw_ratio", "bulk_docs_per_request",
+    "index_requests_per_listing", "per_item_baseline_speedup", "arxiv_requests_per_work_cold",
+    "arxiv_requests_warm", "rss_mb_1k", "rss_mb_10k", "rss_growth_mb_1k_to_10k",
+    "parse_us_per_page_layout_a", "parse_us_per_page_layout_b", "machine", "date",
+)
+_STAT = re.compile(r"'([^']+)': (-?\d+(?:\.\d+)?)(?=[,}\n])")
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --- crawls --------------------------------------------------------------------------------
+
+
+@dataclass
+class Crawl:
+    """One ``scrapy crawl`` subprocess: exit status, stats, time, CPU and peak memory."""
+
+    label: str
+    returncode: int
+    stats: dict[str, float]
+    wall_seconds: float
+    cpu_seconds: float
+    maxrss_mb: float
+    log: str
+
+    @property
+    def seconds(self) -> float:
+        """From spider_opened to spider_closed (the final index flush included)."""
+        return self.stats.get("elapsed_time_seconds") or self.wall_seconds
+
+    def stat(self, name: str) -> float:
+        return self.stats.get(name, 0)
+
+
+def read_stats(text: str) -> dict[str, float]:
+    """The numeric values of the last "Dumping Scrapy stats" block of a crawl log."""
+    start = text.rfind("Dumping Scrapy stats:")
+    if start < 0:
+        return {}
+    end = text.find("}\n", start)
+    block = text[start:end + 1 if end >= 0 else len(text)]
+    return {k: float(v) if "." in v else int(v) for k, v in _STAT.findall(block)}
+
+
+def run_crawl(label: str, spider: str, url_file: Path, work: Path, settings: dict[str, str],
+              timeout: float, expect: tuple[str, int] | None = None) -> Crawl:
+    """Run one crawl; its log goes to ``work/<label>.log``.
+
+    It must exit 0, or, with ``expect=(stat, n)``, count ``n`` in that stat (the raw
+    spider, whose pages the profile-crawl verdict cannot judge).
+    """
+    log_path = work / f"{label}.log"
+    usage_path = work / f"{label}.rusage.json"
+    command = [sys.executable, "-m", "bench.launch", str(usage_path), "--",
+               SCRAPY, "crawl", spider, "-a", f"url_file={url_file}"]
+    for name, value in {**COMMON_SETTINGS, **settings}.items():
+        command += ["-s", f"{name}={value}"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_LAUNCH_TIMEOUT": str(timeout)}
+    started = time.perf_counter()
+    with log_path.open("w", encoding="utf-8") as out:
+        # Through bench.launch: the crawl's own peak RSS, not this process's (see there).
+        launcher = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=env)
+        try:
+            launcher.wait(timeout + 60)  # the launcher's own timeout comes first
+        except subprocess.TimeoutExpired:
+            launcher.terminate()  # forwarded to the crawl as a kill
+            launcher.wait(30)
+    wall = time.perf_counter() - started
+    usage = json.loads(usage_path.read_text("utf-8"))
+    text = log_path.read_text("utf-8", errors="replace")
+    crawl = Crawl(label, usage["returncode"], read_stats(text), round(wall, 2),
+                  usage["cpu_seconds"], round(usage["maxrss_kb"] / 1024, 1), str(log_path))
+    ok = crawl.stat(expect[0]) == expect[1] if expect else crawl.returncode == 0
+    if not ok or not crawl.stats:
+        tail = "\n".join(text.splitlines()[-25:])
+        raise RuntimeError(f"crawl {label} exited {crawl.returncode}; log {log_path}:\n{tail}")
+    log(f"{label}: {crawl.seconds:.1f} s, cpu {crawl.cpu_seconds:.1f} s, "
+        f"peak rss {crawl.maxrss_mb:.0f} MB")
+    return crawl
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of a live process (for osmem-server, which we do not wait for)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --- the parts ---------------------------------------------------------------------------
+
+
+def parse_speed(root: Path, layouts: dict[str, list[str]], sample: int,
+                repeats: int) -> dict[str, dict[str, float]]:
+    """Microseconds per page (best of ``repeats``) for ``sample`` pages of each layout."""
+    from crawler.extract import parse_profile
+
+    figures: dict[str, dict[str, float]] = {}
+    for layout, paths in layouts.items():
+        pages = [("http://127.0.0.1" + p, (root / p.lstrip("/")).read_bytes())
+                 for p in paths[:sample]]
+        best, listings = float("inf"), 0
+        for _ in range(repeats):
+            started = time.perf_counter()
+            parsed = [parse_profile(url, body, "text/html; charset=utf-8", CRAWL_DATE)
+                      for url, body in pages]
+            best = min(best, time.perf_counter() - started)
+            listings = sum(len(p.works) for p in parsed)
+        figures[layout] = {
+            "us_per_page": round(best / len(pages) * 1e6, 1),
+            "us_per_listing": round(best / max(1, listings) * 1e6, 1),
+            "pages": len(pages), "listings_per_page": round(listings / len(pages), 1),
+            "kb_per_page": round(sum(len(b) for _, b in pages) / len(pages) / 1024, 1),
+        }
+    return figures
+
+
+def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "osmem"
+                      ) -> dict[str, Any]:
+    """The project's BulkWriter vs one index request per item, on the same changes.
+
+    The baseline keeps each document merged in memory (the same ``fold_change``) and
+    sends it after every item: the same final documents, one request per item and no
+    reads (the bulk writer also reads each document before merging, so this favours
+    the baseline). Each side writes to its own fresh server: ``osmem`` (osmem-server)
+    or ``sink`` (``bench.sink``: the client's side alone).
+    """
+    from osmem_server import OsmemServer
+
+    from crawler.extract import parse_profile
+    from indexing.bulk import BulkWriter, WriteReport
+    from indexing.changes import change_from_item, fold_change
+    from indexing.client import build_client
+    from indexing.config import OpenSearchConfig
+    from indexing.deadletter import DeadLetterFile
+    from indexing.indices import alias_name, ensure_aliases
+
+    items: list[Any] = []
+    for path in paths:
+        page = parse_profile("http://127.0.0.1" + path, (root / path.lstrip("/")).read_bytes(),
+                             "text/html; charset=utf-8", CRAWL_DATE)
+        items += [page.researcher, *page.works]
+        if sum(getattr(i, "kind", "") == "work" for i in items) >= listings:
+            break
+    seen_at = datetime(2026, 11, 22, tzinfo=UTC)
+    changes = [change_from_item(item, seen_at) for item in items]
+    work_listings = sum(c.kind == "work" for c in changes)
+
+    def fresh() -> tuple[Any, Any]:
+        server: Any = OsmemServer.start() if kind == "osmem" else SinkServer()
+        client = build_client(OpenSearchConfig(url=server.url, prefix=PREFIX, timeout=60))
+        ensure_aliases(client, PREFIX)
+        return server, client
+
+    server, client = fresh()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            writer = BulkWriter(client, PREFIX, DeadLetterFile(Path(tmp) / "dead.jsonl"))
+            report = WriteReport()
+            started = time.perf_counter()
+            for start in range(0, len(changes), 500):  # INDEX_BATCH_SIZE
+                report.add(writer.write(changes[start:start + 500]))
+            bulk_seconds = time.perf_counter() - started
+        bulk_docs = _count_docs(client)
+    finally:
+        server.close()
+    server, client = fresh()
+    try:
+        docs: dict[tuple[str, str], Any] = {}
+        started = time.perf_counter()
+        for change in changes:
+            key = (change.index, change.doc_id)
+            docs[key] = fold_change(docs.get(key), change)
+            client.index(index=alias_name(PREFIX, change.index), id=change.doc_id,
+                         body=docs[key])
+        naive_seconds = time.perf_counter() - started
+        naive_docs = _count_docs(client)
+    finally:
+        server.close()
+    return {
+        "changes": len(changes), "listings": work_listings,
+        "bulk_seconds": round(bulk_seconds, 2), "bulk_requests": report.bulk_requests,
+        "bulk_changes_per_s": round(len(changes) / bulk_seconds, 1),
+        "per_item_seconds": round(naive_seconds, 2), "per_item_requests": len(changes),
+        "per_item_changes_per_s": round(len(changes) / naive_seconds, 1),
+        "speedup": round(naive_seconds / bulk_seconds, 2),
+        "docs_bulk": bulk_docs, "docs_per_item": naive_docs,
+        "dead_lettered": report.dead_lettered,
+    }
+
+
+def _count_docs(client: Any) -> dict[str, int]:
+    client.indices.refresh(index=f"{PREFIX}*")
+    return {name: int(client.count(index=f"{PREFIX}{name}")["count"])
+            for name in ("works", "researchers")}
+
+
+def machine() -> dict[str, Any]:
+    memory = 0
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemTotal:"):
+                memory = int(line.split()[1]) // 1024
+    model = ""
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    versions = {}
+    for package in ("scrapy", "twisted", "osmem-server", "opensearch-py", "arxiv"):
+        try:
+            from importlib.metadata import version
+
+            versions[package] = version(package)
+        except Exception:  # a missing package is reported as such, not fatal
+            versions[package] = "?"
+    return {"cores": os.cpu_count(), "memory_mb": memory, "cpu": model,
+            "platform": platform.platform(), "python": platform.python_version(), **versions}
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    profiles: int
+    small: int
+    osmem: int
+    quick: bool
+    out: Path
+    workdir: Path | None
+    keep: bool
+    seed: int
+
+
+def _ratio(a: float, b: float, digits: int = 3) -> float:
+    return round(a / b, digits) if b else 0.0
+
+
+def run(opts: Options) -> dict[str, Any]:
+    work = opts.workdir or Path(tempfile.mkdtemp(prefix="scholar-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run(opts, work)
+    finally:
+        if not opts.keep and opts.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(opts: Options, work: Path) -> dict[str, Any]:
+    started = time.perf_counter()
+    root = work / "site"
+    log(f"generating {opts.profiles} profiles in {root}")
+    site = build_site(opts.profiles, opts.seed)
+    summary = write_site(site, root, "http://127.0.0.1:8000", opts.seed)
+    checked = check_sample(site, root, 5 if opts.quick else 25)
+    sizes = {"large": opts.profiles, "small": opts.small, "osmem": opts.osmem}
+    truth = {label: {"profiles": n, "listings": sum(len(p.listings) for p in site.profiles[:n]),
+                     "distinct_works": len({li.work for p in site.profiles[:n]
+                                            for li in p.listings})}
+             for label, n in sizes.items()}
+    layouts = {layout: [p.path for p in site.profiles if p.layout == layout]
+               for layout in (LAYOUT_A, LAYOUT_B)}
+    del site  # the generator's truth is big; the crawls below get the memory
+    log(f"{summary.listings} listings, {summary.distinct_works} distinct works "
+        f"({summary.share_on_2_plus:.0%} on 2+ profiles), {summary.pages_bytes / 2**20:.0f} MB; "
+        f"{checked} pages parsed as generated")
+
+    parse = parse_speed(root, layouts, 10 if opts.quick else 300, 1 if opts.quick else 3)
+    log("parse: " + ", ".join(f"{k} {v['us_per_page']:.0f} us/page" for k, v in parse.items()))
+
+    entries = load_entries(root)
+    long_run = 900 + opts.profiles * 0.5  # seconds: generous, but a hung crawl still ends
+    with IndexedArxivStandIn(entries) as arxiv_api:
+        cache = work / "arxiv-cache"
+        arxiv = {"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv_api.api_url,
+                 "ARXIV_DELAY_SECONDS": "0", "ARXIV_CACHE_DIR": str(cache)}
+
+        def site_crawl(label: str, spider: str, count: int, settings: dict[str, str]
+                       ) -> tuple[Crawl, dict[str, Any]]:
+            with StaticServer(root) as server:
+                urls = write_url_list(work / f"urls-{label}.txt", server.url,
+                                      summary.paths[:count])
+                crawl = run_crawl(label, spider, urls, work, {
+                    "STATE_DIR": str(work / f"state-{label}"),
+                    "INDEX_DEADLETTER_PATH": str(work / f"deadletter-{label}.jsonl"),
+                    **settings}, long_run, ("raw/pages", count) if spider == "raw" else None)
+                server_cpu = process_cpu_seconds(server.process.pid)
+            extra = {"server_cpu_seconds": round(server_cpu, 2),
+                     "arxiv_requests": arxiv_api.request_count}
+            arxiv_api.reset()
+            return crawl, extra
+
+        log(f"raw crawl of {opts.profiles} pages")
+        raw, raw_extra = site_crawl("raw", "raw", opts.profiles, {
+            "SPIDER_MODULES": "crawler.spiders,bench.spiders", "INDEX_ENABLED": "false",
+            "ARXIV_ENABLED": "false"})
+        log(f"cold arXiv crawl ({len(entries)} stand-in entries, indexing off)")
+        cold, cold_extra = site_crawl("cold", "profiles", opts.profiles,
+                                      {"INDEX_ENABLED": "false", **arxiv})
+        log("warm crawl, indexing off")
+        noindex, noindex_extra = site_crawl("warm-noindex", "profiles", opts.profiles,
+                                            {"INDEX_ENABLED": "false", **arxiv})
+        runs: dict[str, tuple[Crawl, dict[str, Any]]] = {}
+        for label, server in (("large", "sink"), ("small", "sink"), ("osmem", "osmem")):
+            log(f"pipeline crawl of {sizes[label]} pages into a fresh {server}")
+            runs[label] = _pipeline_crawl(label, sizes[label], site_crawl, arxiv, server)
+
+    sample = 200 if opts.quick else 2000
+    log(f"bulk indexer vs per-item requests on {sample} listings (osmem-server, bench.sink)")
+    baseline = {server: per_item_baseline(root, summary.paths, sample, server)
+                for server in ("osmem", "sink")}
+
+    (full, full_extra), (small, small_extra), (osm, osm_extra) = (
+        runs["large"], runs["small"], runs["osmem"])
+    raw_rate = raw.stat("raw/pages") / raw.seconds
+    pipe_rate = full.stat("profiles/parsed") / full.seconds
+    noindex_rate = noindex.stat("profiles/parsed") / noindex.seconds
+    osmem_rate = osm.stat("profiles/parsed") / osm.seconds
+    listings = full.stat("index/listings_delivered")
+    results: dict[str, Any] = {
+        "raw_pages_per_s": round(raw_rate, 1),
+        "pipeline_pages_per_s": round(pipe_rate, 1),
+        "pipeline_to_raw_ratio": _ratio(pipe_rate, raw_rate),
+        "bulk_docs_per_request": _ratio(full.stat("index/docs"),
+                                        full.stat("index/bulk_requests"), 1),
+        "index_requests_per_listing": _ratio(full_extra["index_requests"]["all"], listings, 4),
+        "per_item_baseline_speedup": baseline["osmem"]["speedup"],
+        "arxiv_requests_per_work_cold": _ratio(cold_extra["arxiv_requests"],
+                                               truth["large"]["distinct_works"], 4),
+        "arxiv_requests_warm": sum(extra["arxiv_requests"] for extra in
+                                   (noindex_extra, full_extra, small_extra, osm_extra)),
+        "rss_mb_1k": small.maxrss_mb,
+        "rss_mb_10k": full.maxrss_mb,
+        "rss_growth_mb_1k_to_10k": round(full.maxrss_mb - small.maxrss_mb, 1),
+        "parse_us_per_page_layout_a": parse[LAYOUT_A]["us_per_page"],
+        "parse_us_per_page_layout_b": parse[LAYOUT_B]["us_per_page"],
+        "pipeline_osmem_pages_per_s": round(osmem_rate, 1),
+        "pipeline_osmem_to_raw_ratio": _ratio(osmem_rate, raw_rate),
+        "machine": machine(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    results["targets"] = {key: {"target": f"{op} {limit:g}", "met": _met(results[key], op, limit)}
+                          for key, (op, limit) in TARGETS.items()}
+    site_info = {k: v for k, v in asdict(summary).items() if k not in ("paths", "root")}
+    checks = _checks({"pipeline_large": runs["large"], "pipeline_small": runs["small"],
+                      "pipeline_osmem": runs["osmem"]}, truth)
+    for problem in checks:
+        log(f"CHECK FAILED: {problem}")
+    results["details"] = {
+        "quick": opts.quick,
+        "index_server": "pipeline_large/small: bench.sink (see bench/sink.py for why); "
+                        "pipeline_osmem and per_item_baseline_speedup: osmem-server",
+        "sizes": truth,
+        "site": site_info,
+        "settings": COMMON_SETTINGS,
+        "parse": parse,
+        "raw": _crawl_details(raw, raw_extra),
+        "cold": {**_crawl_details(cold, cold_extra), "stand_in_entries": len(entries),
+                 "hours_at_arxiv_3s_per_request": round(cold_extra["arxiv_requests"] * 3 / 3600,
+                                                        2)},
+        "warm_noindex": {**_crawl_details(noindex, noindex_extra),
+                         "pages_per_s": round(noindex_rate, 1),
+                         "to_raw_ratio": _ratio(noindex_rate, raw_rate)},
+        "pipeline_large": _crawl_details(full, full_extra),
+        "pipeline_small": _crawl_details(small, small_extra),
+        "pipeline_osmem": _crawl_details(osm, osm_extra),
+        "per_item_baseline": baseline,
+        "checks_failed": checks,
+        "bench_seconds": round(time.perf_counter() - started, 1),
+    }
+    return results
+
+
+def _pipeline_crawl(label: str, count: int, site_crawl: Any, arxiv: dict[str, str],
+                    kind: str) -> tuple[Crawl, dict[str, Any]]:
+    """The whole pipeline into a fresh index server: ``sink`` or ``osmem``."""
+    from osmem_server import OsmemServer
+
+    server: Any = SinkServer() if kind == "sink" else OsmemServer.start()
+    try:
+        crawl, extra = site_crawl(f"pipeline-{label}", "profiles", count, {
+            "INDEX_ENABLED": "true", "OPENSEARCH_URL": server.url, "INDEX_PREFIX": PREFIX,
+            **arxiv})
+        extra["index_server"] = kind
+        extra["index_server_cpu_seconds"] = round(process_cpu_seconds(server.pid), 2)
+        if kind == "sink":
+            stats = server.stats()
+            requests = stats["requests"]
+            extra["index_requests"] = {**requests, "all": sum(requests.values())}
+            extra["index"] = {name.split("-v")[0].removeprefix(PREFIX): value
+                              for name, value in stats["indices"].items()}
+        else:
+            extra["index"] = {name: {"docs": n} for name, n in _osmem_counts(server.url).items()}
+    finally:
+        server.close()
+    return crawl, extra
+
+
+def _checks(runs: dict[str, tuple[Crawl, dict[str, Any]]], truth: dict[str, dict[str, int]]
+            ) -> list[str]:
+    """Nothing lost: every page parsed, every listing delivered, one document per work."""
+    problems = []
+    for name, (crawl, extra) in runs.items():
+        want = truth[name.removeprefix("pipeline_")]
+        got = {
+            "pages parsed": (crawl.stat("profiles/parsed"), want["profiles"]),
+            "listings delivered": (crawl.stat("index/listings_delivered"), want["listings"]),
+            "work documents": (extra["index"]["works"]["docs"], want["distinct_works"]),
+            "researcher documents": (extra["index"]["researchers"]["docs"], want["profiles"]),
+            "dead-lettered": (crawl.stat("index/dead_lettered"), 0),
+            "arXiv pending": (crawl.stat("arxiv/pending"), 0),
+        }
+        if "listings" in extra["index"]["works"]:
+            got["listings in documents"] = (extra["index"]["works"]["listings"], want["listings"])
+        problems += [f"{name}: {what} {value} != {expected}"
+                     for what, (value, expected) in got.items() if value != expected]
+    return problems
+
+
+def _osmem_counts(url: str) -> dict[str, int]:
+    from indexing.client import build_client
+    from indexing.config import OpenSearchConfig
+
+    return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX, timeout=60)))
+
+
+_DETAIL_STATS = (
+    "raw/pages", "profiles/parsed", "profiles/listings", "item_scraped_count",
+    "index/docs", "index/docs_created", "index/bulk_requests", "index/listings_delivered",
+    "index/researchers_delivered", "index/enrichments_delivered", "index/merged",
+    "index/conflicts", "index/retries", "index/dead_lettered", "index/backpressure_waits",
+    "arxiv/requests", "arxiv/cache_hits", "arxiv/cache_misses", "arxiv/matched",
+    "arxiv/unmatched", "arxiv/pending", "arxiv/retries", "arxiv/bad_queries",
+    "downloader/response_bytes", "log_count/ERROR", "log_count/WARNING",
+)
+
+
+def _crawl_details(crawl: Crawl, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"seconds": round(crawl.seconds, 2), "wall_seconds": crawl.wall_seconds,
+            "cpu_seconds": crawl.cpu_seconds, "peak_rss_mb": crawl.maxrss_mb,
+            "stats": {k: crawl.stats[k] for k in _DETAIL_STATS if k in crawl.stats}, **extra}
+
+
+def _met(value: float, op: str, limit: float) -> bool:
+    return {">=": value >= limit, "<=": value <= limit, "<": value < limit,
+            "==": value == limit}[op]
+
+
+# --- output ------------------------------------------------------------------------------
+
+
+def table(results: dict[str, Any]) -> Iterator[str]:
+    """The figures, each against its target."""
+    details = results["details"]
+    sizes = details["sizes"]
+    large, small, osm = (sizes[k]["profiles"] for k in ("large", "small", "osmem"))
+    sink_baseline = details["per_item_baseline"]["sink"]["speedup"]
+    rows: list[tuple[str, str, str]] = [
+        (f"raw_pages_per_s ({large} pages)", f"{results['raw_pages_per_s']:.1f}", "(the limit)"),
+        ("pipeline_pages_per_s (into bench.sink)", f"{results['pipeline_pages_per_s']:.1f}", ""),
+        ("pipeline_to_raw_ratio", f"{results['pipeline_to_raw_ratio']:.3f}", ""),
+        ("  warm, indexing off / raw", f"{details['warm_noindex']['to_raw_ratio']:.3f}",
+         "(breakdown)"),
+        (f"  into osmem-server, {osm} pages / raw",
+         f"{results['pipeline_osmem_to_raw_ratio']:.3f}",
+         f"({results['pipeline_osmem_pages_per_s']:.1f} pages/s)"),
+        ("bulk_docs_per_request", f"{results['bulk_docs_per_request']:.1f}", ""),
+        ("index_requests_per_listing", f"{results['index_requests_per_listing']:.4f}",
+         "(bulk + mget + setup)"),
+        ("per_item_baseline_speedup (osmem)", f"{results['per_item_baseline_speedup']:.2f}x", ""),
+        ("  the same into bench.sink", f"{sink_baseline:.2f}x", "(client side alone)"),
+        ("arxiv_requests_per_work_cold", f"{results['arxiv_requests_per_work_cold']:.4f}", ""),
+        ("arxiv_requests_warm", f"{results['arxiv_requests_warm']}", ""),
+        (f"rss_mb_1k ({small} profiles)", f"{results['rss_mb_1k']:.1f}", ""),
+        (f"rss_mb_10k ({large} profiles)", f"{results['rss_mb_10k']:.1f}", ""),
+        ("rss_growth_mb_1k_to_10k", f"{results['rss_growth_mb_1k_to_10k']:.1f}", ""),
+        ("parse_us_per_page_layout_a", f"{results['parse_us_per_page_layout_a']:.0f}", ""),
+        ("parse_us_per_page_layout_b", f"{results['parse_us_per_page_layout_b']:.0f}", ""),
+    ]
+    yield f"{'figure':42} {'value':>10}  target"
+    for name, value, note in rows:
+        target = results["targets"].get(name.split(" (")[0])
+        verdict = (f"{target['target']:9} {'met' if target['met'] else 'MISSED'}" if target
+                   else note)
+        yield f"{name:42} {value:>10}  {verdict}"
+    m = results["machine"]
+    yield (f"machine: {m['cores']} cores, {m['memory_mb']} MB, {m['cpu']}; "
+           f"date {results['date']}; bench {details['bench_seconds']:.0f} s")
+    for problem in details["checks_failed"]:
+        yield f"CHECK FAILED: {problem}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Benchmark the pipeline (issue 8).")
+    parser.add_argument("--profiles", type=int, default=10000)
+    parser.add_argument("--small", type=int, default=None,
+                        help="profiles of the small memory run (default: a tenth)")
+    parser.add_argument("--osmem-profiles", type=int, default=None,
+                        help="profiles of the pipeline run into osmem-server (default: 300, "
+                             "or the small size if less)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small samples for parse speed and the per-item baseline")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="keep the site, logs and caches here (default: a temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir")
+    parser.add_argument("--seed", type=int, default=8)
+    args = parser.parse_args(argv)
+    small = args.small or max(1, args.profiles // 10)
+    osmem = args.osmem_profiles or min(300, small)
+    opts = Options(args.profiles, small, osmem, args.quick, args.out, args.workdir, args.keep,
+                   args.seed)
+    results = run(opts)
+    args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
+    print("\n".join(table(results)))
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
