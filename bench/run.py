@@ -138,7 +138,8 @@ def run_crawl(label: str, spider: str, url_file: Path, work: Path, settings: dic
                SCRAPY, "crawl", spider, "-a", f"url_file={url_file}"]
     for name, value in {**COMMON_SETTINGS, **settings}.items():
         command += ["-s", f"{name}={value}"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_LAUNCH_TIMEOUT": str(timeout)}
+    path = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "PYTHONPATH": path, "BENCH_LAUNCH_TIMEOUT": str(timeout)}
     started = time.perf_counter()
     with log_path.open("w", encoding="utf-8") as out:
         # Through bench.launch: the crawl's own peak RSS, not this process's (see there).
