@@ -42,10 +42,13 @@ LETTER_FOLDS = str.maketrans(
      "þ": "th", "Þ": "Th", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ı": "i", "&": " and "}
 )
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+_LATEX_CHARS = re.compile(r"[\\${}~]")
 
 
 def strip_latex(text: str) -> str:
     """Remove LaTeX markup, keeping the text it renders."""
+    if not _LATEX_CHARS.search(text):  # most titles: nothing to do, and this runs per listing
+        return text
     previous = None
     while previous != text:  # nested formatting: \textbf{\emph{x}}
         previous = text

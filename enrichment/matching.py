@@ -22,6 +22,7 @@ Two candidates that pass equally well are ambiguous, and neither is attached.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -63,13 +64,24 @@ class Check:
         return not self.problems
 
 
-def title_similarity(a: str, b: str) -> float:
-    """Similarity in [0, 1] of two titles once folded (see the module doc)."""
+def title_similarity(a: str, b: str, at_least: float = 0.0) -> float:
+    """Similarity in [0, 1] of two titles once folded (see the module doc).
+
+    With ``at_least``, titles that cannot reach it get a cheap upper bound below
+    it instead of the exact figure: enough to reject them, and most candidates
+    are rejected, so the quadratic matcher runs only on near-matches.
+    """
     squashed_a, squashed_b = "".join(words(a)), "".join(words(b))
     if not squashed_a or not squashed_b:
         return 0.0
     if squashed_a == squashed_b:
         return 1.0
+    total = len(squashed_a) + len(squashed_b)
+    bound = 2 * min(len(squashed_a), len(squashed_b)) / total  # every letter of the shorter
+    if bound >= at_least > 0:
+        bound = 2 * sum((Counter(squashed_a) & Counter(squashed_b)).values()) / total
+    if bound < at_least:
+        return bound
     return SequenceMatcher(None, squashed_a, squashed_b, autojunk=False).ratio()
 
 
@@ -100,14 +112,14 @@ def _year_gap(listing: Listing, candidate: dict) -> int | None:
 def check_candidate(listing: Listing, candidate: dict, limits: Thresholds) -> Check:
     """Run the three checks of one candidate against one listing."""
     entry_title = candidate.get("title", "")
-    score = max(title_similarity(title, entry_title) for title in listing.titles)
+    needed = limits.title if listing.years else limits.title_without_year
+    score = max(title_similarity(title, entry_title, needed) for title in listing.titles)
     extension = min(extra_words(title, entry_title) for title in listing.titles)
     gap = _year_gap(listing, candidate)
     authors = shared_authors(listing.people, candidate.get("authors") or [])
     result = Check(candidate, score, gap, authors)
-    needed = limits.title if listing.years else limits.title_without_year
-    if score < needed:
-        result.problems.append(f"title similarity {score:.2f} < {needed:.2f}")
+    if score < needed:  # an upper bound, when below ``needed`` (see title_similarity)
+        result.problems.append(f"title similarity at most {score:.2f} < {needed:.2f}")
     elif extension > limits.max_extra_words:
         result.problems.append(f"one title extends the other by {extension} words")
     if listing.years and (gap is None or gap > limits.year_tolerance):

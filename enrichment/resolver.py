@@ -159,7 +159,8 @@ class Resolver:
 
     @staticmethod
     def _candidates(key: str, entries: list[dict]) -> list[dict]:
-        return [e for e in entries if title_similarity(key, e["title"]) >= _CANDIDATE_FLOOR]
+        return [e for e in entries if title_similarity(key, e["title"], _CANDIDATE_FLOOR)
+                >= _CANDIDATE_FLOOR]
 
 
 def build_resolver(

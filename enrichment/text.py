@@ -27,7 +27,10 @@ _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 def fold(text: str) -> str:
     """Lower-case ASCII: LaTeX removed, accents dropped, Greek spelled out."""
-    text = spell_greek(unicodedata.normalize("NFKC", strip_latex(text)))
+    text = strip_latex(text)
+    if text.isascii():  # no accents, Greek or curly quotes: only "&" to spell out
+        return _POSSESSIVE.sub("", text.replace("&", " and ").lower())
+    text = spell_greek(unicodedata.normalize("NFKC", text))
     text = unicodedata.normalize("NFKD", text.translate(_LETTER_FOLDS))
     ascii_text = "".join(ch for ch in text if not unicodedata.combining(ch))
     # Anything still not ASCII (dashes, symbols, other scripts) separates words.

@@ -75,7 +75,9 @@ def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change
     Raises ``InvalidItem`` for anything else or an item without its id.
     """
     if dataclasses.is_dataclass(item) and not isinstance(item, type):
-        data = dataclasses.asdict(item)
+        # Shallow: the documents module copies what it keeps (asdict's deep copy cost more
+        # than the merge itself).
+        data = {f.name: getattr(item, f.name) for f in dataclasses.fields(item)}
     elif is_item(item):
         data = ItemAdapter(item).asdict()
     else:

@@ -28,8 +28,11 @@ def clean_name(name: str) -> str:
 
 def name_key(name: str) -> str:
     """Fold case, accents and punctuation: the identity of a name for de-duplication."""
-    decomposed = unicodedata.normalize("NFKD", name.translate(_EXTRA_FOLDS))
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if name.isascii():  # most names: nothing to decompose
+        bare = name
+    else:
+        decomposed = unicodedata.normalize("NFKD", name.translate(_EXTRA_FOLDS))
+        bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _SPACES.sub(" ", _NON_WORD.sub(" ", bare.casefold().replace("_", " "))).strip()
 
 
