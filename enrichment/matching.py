@@ -114,13 +114,15 @@ def check_candidate(listing: Listing, candidate: dict, limits: Thresholds) -> Ch
     entry_title = candidate.get("title", "")
     needed = limits.title if listing.years else limits.title_without_year
     score = max(title_similarity(title, entry_title, needed) for title in listing.titles)
-    extension = min(extra_words(title, entry_title) for title in listing.titles)
     gap = _year_gap(listing, candidate)
+    if score < needed:  # another paper: its authors need no comparing (most candidates)
+        # ``score`` is an upper bound here (see title_similarity).
+        return Check(candidate, score, gap, [],
+                     [f"title similarity at most {score:.2f} < {needed:.2f}"])
+    extension = min(extra_words(title, entry_title) for title in listing.titles)
     authors = shared_authors(listing.people, candidate.get("authors") or [])
     result = Check(candidate, score, gap, authors)
-    if score < needed:  # an upper bound, when below ``needed`` (see title_similarity)
-        result.problems.append(f"title similarity at most {score:.2f} < {needed:.2f}")
-    elif extension > limits.max_extra_words:
+    if extension > limits.max_extra_words:
         result.problems.append(f"one title extends the other by {extension} words")
     if listing.years and (gap is None or gap > limits.year_tolerance):
         years = "/".join(str(y) for y in sorted(_entry_years(candidate))) or "unknown"

@@ -122,12 +122,9 @@ def enrichment_from_item(item: Any, seen_at: str | datetime | None = None) -> Ch
 
 def _attached(item: Any, name: str) -> Any:
     """A declared field's value, or an attribute set on an item class that lacks the field."""
-    if isinstance(item, Mapping):
+    if isinstance(item, Mapping):  # dicts and scrapy Items
         return item.get(name)
-    adapter = ItemAdapter(item)
-    if name in adapter.field_names():
-        return adapter.get(name)
-    return getattr(item, name, None)
+    return getattr(item, name, None)  # dataclass and attrs fields are attributes
 
 
 def enrichment_change(work_id: str, *, status: str, arxiv: Mapping[str, Any] | None = None,
