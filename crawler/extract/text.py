@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from bs4.dammit import UnicodeDammit
-from lxml import etree, html
+from lxml import etree
 
 # Elements that start and end a line when rendered.
 BLOCK_TAGS = frozenset(
@@ -30,9 +30,9 @@ SKIP_TAGS = frozenset(
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _HTML_SNIFF = re.compile(rb"<(?:!doctype|html|head|body|div|p|span|table|h[1-6]|section)\b", re.I)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
-_SPACE = re.compile(r"\s+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
-_PARSER = html.HTMLParser(recover=True, huge_tree=True, remove_comments=True)
+# lxml.etree's parser, not lxml.html's: its element classes cost a lookup per node.
+_PARSER = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True)
 
 
 @dataclass
@@ -121,20 +121,24 @@ def page_text(body: bytes | str, content_type: str | None = None) -> PageText:
     return page
 
 
-def _html_tree(body: str) -> html.HtmlElement | None:
+def _html_tree(body: str) -> etree._Element | None:
     """lxml's tree: several times faster to build and walk than BeautifulSoup's."""
     body = _XML_DECLARATION.sub("", body, count=1)  # lxml refuses str with an encoding declaration
     try:
-        return html.document_fromstring(body, parser=_PARSER)
+        return etree.fromstring(body, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
 
 
 def _clean(text: str) -> str:
-    return _SPACE.sub(" ", text.replace("\u00a0", " ")).strip()
+    return " ".join(text.split())  # any run of whitespace, no-break spaces too, is one space
 
 
-def _skipped(element: html.HtmlElement, tag: str) -> bool:
+def _text_of(element: etree._Element) -> str:
+    return _clean("".join(element.itertext()))
+
+
+def _skipped(element: etree._Element, tag: str) -> bool:
     if tag in SKIP_TAGS:
         return True
     if tag == "footer":  # page chrome, unless it closes an article or card
@@ -146,56 +150,63 @@ def _skipped(element: html.HtmlElement, tag: str) -> bool:
     return bool(style and _HIDDEN_STYLE.search(style))
 
 
-def _walk(root: html.HtmlElement, page: PageText) -> None:
+def _walk(root: etree._Element, page: PageText) -> None:
     """Depth-first walk with an explicit stack (junk pages nest deeply).
 
     The stack holds elements, text still to emit (an element's tail comes after
-    the element) and END markers that close a block's line.
+    the element) and END markers that close a block's line. It runs for every
+    element of every page, hence the local names.
     """
     buffer: list[str] = []
+    emit, lines = buffer.append, page.lines
 
     def flush() -> None:
+        if not buffer:
+            return
         line = _clean("".join(buffer))
         buffer.clear()
         if line:
-            page.lines.append(line)
+            lines.append(line)
 
     stack: list[object] = [root]
+    push, pop = stack.append, stack.pop
     while stack:
-        item = stack.pop()
+        item = pop()
         if item is _END_BLOCK:
             flush()
             continue
         if isinstance(item, str):
-            buffer.append(item)
+            emit(item)
             continue
-        element = item
+        element: etree._Element = item  # type: ignore[assignment]
         if element.tail:
-            stack.append(element.tail)
+            push(element.tail)
         tag = element.tag
-        if not isinstance(tag, str) or _skipped(element, tag.lower()):
-            continue  # comments, processing instructions, chrome
+        if not isinstance(tag, str):
+            continue  # processing instructions, entities
         tag = tag.lower()
+        if _skipped(element, tag):
+            continue  # chrome
         if tag == "br":
             flush()
             continue
         if tag == "a" and (href := element.get("href")):
-            page.links.append((href, _clean(element.text_content())))
+            page.links.append((href, _text_of(element)))
         elif tag == "h1":
-            page.headings.append(_clean(element.text_content()))
+            page.headings.append(_text_of(element))
         if tag in BLOCK_TAGS:
             flush()
-            stack.append(_END_BLOCK)
+            push(_END_BLOCK)
         stack.extend(reversed(element))
         if element.text:
-            buffer.append(element.text)
+            emit(element.text)
     flush()
 
 
 _END_BLOCK = object()
 
 
-def _structured_data(root: html.HtmlElement, page: PageText) -> None:
+def _structured_data(root: etree._Element, page: PageText) -> None:
     for script in root.iter("script"):
         if (script.get("type") or "").lower() != "application/ld+json":
             continue
