@@ -82,6 +82,8 @@ INDEX_RETRY_INITIAL_WAIT = 0.5
 INDEX_RETRY_MAX_WAIT = 10.0
 # Where items that could not be indexed go (JSONL), for `scholarindex replay`.
 INDEX_DEADLETTER_PATH = os.environ.get("INDEX_DEADLETTER_PATH", "deadletter/index.jsonl")
+# Merge and write in a child process (indexing/process.py), off the crawl's GIL.
+INDEX_WRITER_PROCESS = True
 
 # --- arXiv enrichment (contracts.md) ---------------------------------------------------
 # Switch enrichment off: -s ARXIV_ENABLED=false.

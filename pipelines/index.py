@@ -1,7 +1,9 @@
 """``OpenSearchIndexPipeline``: buffer items and merge them into OpenSearch in bulk.
 
 Items are buffered and flushed by count, by size and every few seconds. A flush
-runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch;
+runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
+and the write itself in a child process (``indexing.process``; switch off with
+``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
 one flush is in flight at a time, items keep buffering meanwhile, and when the
 buffer grows past ``INDEX_MAX_BUFFER`` ``process_item`` waits for the flush
 (backpressure on the crawl instead of unbounded memory).
@@ -37,6 +39,7 @@ from indexing.config import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, dead_letter
 from indexing.errors import IndexUnavailable, InvalidItem
 from indexing.indices import ensure_aliases
+from indexing.process import ProcessWriter
 from pipelines.signals import work_enriched
 
 logger = logging.getLogger(__name__)
@@ -53,7 +56,8 @@ class UnindexableItem(DropItem):
 class OpenSearchIndexPipeline:
     """Merges researcher and work items (and enrichment results) into OpenSearch."""
 
-    def __init__(self, crawler: Crawler, config: OpenSearchConfig, writer: BulkWriter, *,
+    def __init__(self, crawler: Crawler, config: OpenSearchConfig,
+                 writer: BulkWriter | ProcessWriter, *,
                  batch_size: int = 500, batch_bytes: int = 5 * 1024 * 1024,
                  flush_interval: float = 2.0, max_buffer: int = 2000):
         self.crawler = crawler
@@ -86,7 +90,11 @@ class OpenSearchIndexPipeline:
         )
         dead_letters = DeadLetterFile(settings.get("INDEX_DEADLETTER_PATH")
                                       or "deadletter/index.jsonl")
-        writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
+        writer: BulkWriter | ProcessWriter
+        if settings.getbool("INDEX_WRITER_PROCESS", True):
+            writer = ProcessWriter(config, dead_letters, policy)
+        else:
+            writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
         pipeline = cls(
             crawler, config, writer,
             batch_size=settings.getint("INDEX_BATCH_SIZE", 500),
@@ -139,6 +147,8 @@ class OpenSearchIndexPipeline:
             await self._wait_for_flush()
         self._closed = True
         self._summarise()
+        if isinstance(self.writer, ProcessWriter):
+            await maybe_deferred_to_future(deferToThread(self.writer.close))
 
     def work_enriched(self, work_id: str, arxiv: dict[str, Any] | None, status: str,
                       reason: str | None = None, updated_at: str | None = None) -> None:
