@@ -9,7 +9,12 @@ Results come back through ``on_result`` on the worker thread.
 
 One work listed on several profiles is verified against the evidence of all
 its listings seen so far, and a work once matched in this run is never
-reported unmatched afterwards.
+reported unmatched afterwards. The works answered so far (merged evidence and
+latest outcome) are kept in a private temporary SQLite database, not in
+memory: at ~2 KB a work (titles, names, arXiv metadata with its abstract) a
+crawl of 150,000 works would otherwise hold 300 MB. So both hold for every
+work of a run, however large, at a few microseconds a listing. ``counts``
+gives the distinct works by their latest status.
 
 After an outage (``ArxivUnavailable``) the worker answers "pending" without
 asking arXiv for ``outage_cooldown`` seconds, so a dead API costs one round of
@@ -18,10 +23,12 @@ retries, not one per batch.
 
 from __future__ import annotations
 
+import json
 import logging
+import sqlite3
 import threading
 import time
-from collections import OrderedDict, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable
 
 from enrichment.config import EnrichmentConfig
@@ -33,8 +40,56 @@ from enrichment.resolver import EventSink, Resolver, build_resolver
 logger = logging.getLogger(__name__)
 
 OnResult = Callable[[Outcome], None]
-# Evidence kept for works already answered, to merge later listings of them.
-_REMEMBERED_WORKS = 100_000
+Answer = tuple[Listing, Outcome]  # a work's merged evidence and its latest outcome
+
+
+class AnsweredWorks:
+    """Evidence and latest outcome per work answered in this run, on disk.
+
+    A private temporary SQLite database (``sqlite3.connect("")``): a file SQLite
+    deletes when the connection closes, with a page cache of a few MB, so memory
+    stays flat however many works a crawl lists. The file (in SQLITE_TMPDIR or
+    TMPDIR, else /var/tmp) takes about 1.3 KB a work: ~190 MB for 150,000 works.
+    Not thread-safe: the Enricher uses it under its lock. After ``close`` it knows
+    nothing and stores nothing.
+    """
+
+    def __init__(self) -> None:
+        self._db: sqlite3.Connection | None = sqlite3.connect(
+            "", check_same_thread=False, isolation_level=None)
+        # Scratch data of this process: no journal, no fsync.
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        # A rowid table: rows of ~2 KB (metadata with abstract) would waste most of a
+        # WITHOUT ROWID table's pages.
+        self._db.execute("CREATE TABLE answered (work_id TEXT PRIMARY KEY, evidence TEXT NOT NULL,"
+                         " outcome TEXT NOT NULL)")
+
+    def get(self, work_id: str) -> Answer | None:
+        if self._db is None:
+            return None
+        row = self._db.execute("SELECT evidence, outcome FROM answered WHERE work_id = ?",
+                               (work_id,)).fetchone()
+        if row is None:
+            return None
+        titles, years, people = json.loads(row[0])
+        status, reason, checked_at, arxiv = json.loads(row[1])
+        return (Listing(work_id, tuple(titles), tuple(years), tuple(people)),
+                Outcome(work_id, arxiv, status, reason, checked_at))
+
+    def put(self, work: Listing, outcome: Outcome) -> None:
+        if self._db is None:
+            return
+        evidence = json.dumps([work.titles, work.years, work.people], ensure_ascii=False)
+        answer = json.dumps([outcome.status, outcome.reason, outcome.checked_at, outcome.arxiv],
+                            ensure_ascii=False)
+        self._db.execute("INSERT OR REPLACE INTO answered VALUES (?, ?, ?)",
+                         (work.work_id, evidence, answer))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 class Enricher:
@@ -57,7 +112,8 @@ class Enricher:
         self._in_flight: set[str] = set()
         self._by_key: dict[str, set[str]] = defaultdict(set)  # title key -> waiting work ids
         self._waiting: dict[str, tuple[Listing, set[str]]] = {}  # work id -> evidence, keys
-        self._answered: OrderedDict[str, tuple[Listing, Outcome]] = OrderedDict()
+        self._answered = AnsweredWorks()
+        self._counts: Counter[str] = Counter()  # status -> works whose latest answer it is
         self._flush = False
         self._down_until = 0.0
         self._down_reason = ""
@@ -73,18 +129,18 @@ class Enricher:
         """The outcome now if the cache has it; else None, and it comes via ``on_result``."""
         with self._cond:
             previous = self._answered.get(listing.work_id)
-            work = self._evidence(listing)
+            work = self._evidence(listing, previous)
             if (previous and previous[1].status != "pending" and work == previous[0]
                     and listing.work_id not in self._waiting):
-                return self._settle(work, previous[1])  # nothing new to verify against
+                return previous[1]  # nothing new to verify against, nothing to store
             keys = self._resolver.keys(work)
             if not keys:
-                return self._settle(work, self._resolver.unsearchable(work))
+                return self._settle(work, self._resolver.unsearchable(work), previous)
             if work.work_id not in self._waiting and previous and previous[1].status == "done":
-                return self._settle(work, previous[1])  # already matched: nothing to ask
+                return self._settle(work, previous[1], previous)  # already matched: nothing to ask
             cached = self._resolver.cached(keys)
             if work.work_id not in self._waiting and len(cached) == len(keys):
-                return self._settle(work, self._resolver.decide(work, cached))
+                return self._settle(work, self._resolver.decide(work, cached), previous)
             _, outstanding = self._waiting.get(work.work_id, (work, set()))
             now = self._clock()
             for key in keys:
@@ -109,6 +165,11 @@ class Enricher:
         with self._cond:
             return len(self._waiting)
 
+    def counts(self) -> dict[str, int]:
+        """Distinct works of this run by the status of their latest outcome."""
+        with self._cond:
+            return dict(self._counts)
+
     def close(self, reason: str, timeout: float = 0.0) -> list[Outcome]:
         """Stop the worker; every work still waiting comes back "pending" with ``reason``.
 
@@ -120,6 +181,9 @@ class Enricher:
         with self._cond:
             self._cond.notify_all()
             left = [Outcome(work_id, None, "pending", reason) for work_id in self._waiting]
+            for outcome in left:
+                answered = self._answered.get(outcome.work_id)
+                self._count(answered[1] if answered else None, outcome)
             self._waiting.clear()
             self._queue.clear()
             self._by_key.clear()
@@ -133,28 +197,35 @@ class Enricher:
         """Run ``cleanup`` (close the HTTP session) once, from whichever side ends last."""
         with self._cond:
             cleanup, self._cleanup = self._cleanup, None
+            self._answered.close()
         if cleanup is not None:
             cleanup()
 
     # --- bookkeeping (under the lock) ------------------------------------------------
 
-    def _evidence(self, listing: Listing) -> Listing:
+    def _evidence(self, listing: Listing, previous: Answer | None) -> Listing:
         """The listing merged with what earlier listings of the same work said."""
         if listing.work_id in self._waiting:
             return self._waiting[listing.work_id][0].merged(listing)
-        if listing.work_id in self._answered:
-            return self._answered[listing.work_id][0].merged(listing)
+        if previous is not None:
+            return previous[0].merged(listing)
         return listing
 
-    def _settle(self, work: Listing, outcome: Outcome) -> Outcome:
-        """Remember the answer; a work matched earlier in the run stays matched."""
-        previous = self._answered.pop(work.work_id, None)
-        if previous and previous[1].status == "done" and outcome.status != "done":
-            outcome = previous[1]
-        self._answered[work.work_id] = (work, outcome)
-        while len(self._answered) > _REMEMBERED_WORKS:
-            self._answered.popitem(last=False)
+    def _settle(self, work: Listing, outcome: Outcome, previous: Answer | None) -> Outcome:
+        """Remember the answer (``previous``: the stored one); a matched work stays matched."""
+        before = previous[1] if previous else None
+        if before and before.status == "done" and outcome.status != "done":
+            outcome = before
+        if previous != (work, outcome):
+            self._answered.put(work, outcome)
+        self._count(before, outcome)
         return outcome
+
+    def _count(self, before: Outcome | None, outcome: Outcome) -> None:
+        """Move the work from the count of its previous status to its new one."""
+        if before is not None:
+            self._counts[before.status] -= 1
+        self._counts[outcome.status] += 1
 
     def _next_batch(self) -> list[str] | None:
         """Wait until a batch is due and take it; None when stopping."""
@@ -190,7 +261,8 @@ class Enricher:
                 work, outstanding = self._waiting[work_id]
                 if key not in stored:
                     del self._waiting[work_id]
-                    pending.append(self._settle(work, Outcome(work_id, None, "pending", reason)))
+                    pending.append(self._settle(work, Outcome(work_id, None, "pending", reason),
+                                                self._answered.get(work_id)))
                     continue
                 outstanding.discard(key)
                 if not outstanding:
@@ -230,7 +302,7 @@ class Enricher:
                 cached = self._resolver.cached(self._resolver.keys(work))
                 outcome = self._resolver.decide(work, cached)
                 with self._cond:
-                    outcome = self._settle(work, outcome)
+                    outcome = self._settle(work, outcome, self._answered.get(work.work_id))
                 self._on_result(outcome)
 
     def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:

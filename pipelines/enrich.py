@@ -16,15 +16,15 @@ requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
 ``arxiv/cache_misses`` (work items answered from the cache or queued), and
 ``arxiv/matched``, ``arxiv/unmatched``, ``arxiv/pending``: distinct works by
 their latest answer (a work answered twice moves between them, so "pending" at
-the end is what ``scholarindex enrich --pending`` has left to do; exact for the
-last 100,000 works of a run, so memory stays bounded).
+the end is what ``scholarindex enrich --pending`` has left to do). The Enricher
+keeps them, exact for the whole run: it already stores every answered work on
+disk (see ``enrichment.service``), so counting needs no per-work memory here.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -41,7 +41,6 @@ from pipelines.signals import work_enriched
 logger = logging.getLogger(__name__)
 
 _STAT_OF_STATUS = {"done": "arxiv/matched", "none": "arxiv/unmatched", "pending": "arxiv/pending"}
-_COUNTED_WORKS = 100_000
 
 
 def listing_from_item(adapter: ItemAdapter) -> Listing:
@@ -65,7 +64,6 @@ class ArxivEnrichPipeline:
         self.crawler = crawler
         self.config = config
         self._enricher: Enricher | None = None
-        self._status: OrderedDict[str, str] = OrderedDict()  # work id -> latest status
         self._last_progress = time.monotonic()
         self._warned_fields = False
 
@@ -92,6 +90,7 @@ class ArxivEnrichPipeline:
             return
         for outcome in self._enricher.close("the crawl ended before the arXiv lookup finished"):
             self._deliver(outcome)
+        self._count()
 
     def spider_idle(self) -> None:
         """Keep the crawl open while lookups are outstanding and answers keep coming."""
@@ -106,6 +105,7 @@ class ArxivEnrichPipeline:
         logger.warning("giving up on %d arXiv lookups: %s", self._enricher.outstanding(), reason)
         for outcome in self._enricher.close(reason):
             self._deliver(outcome)
+        self._count()
 
     # --- items (reactor thread) -------------------------------------------------------
 
@@ -121,7 +121,7 @@ class ArxivEnrichPipeline:
                                 "enrichment": {"status": "pending", "reason": "queued"}})
         else:
             self._inc("arxiv/cache_hits")
-            self._count(outcome)
+            self._count()
             self._attach(item, enrichment_fields(outcome))
         return item
 
@@ -152,22 +152,17 @@ class ArxivEnrichPipeline:
     def _deliver(self, outcome: Outcome) -> None:
         """On the reactor thread: count the answer and signal it to the index."""
         self._last_progress = time.monotonic()
-        self._count(outcome)
+        self._count()
         self.crawler.signals.send_catch_log(signal=work_enriched, work_id=outcome.work_id,
                                             arxiv=outcome.arxiv, status=outcome.status,
                                             reason=outcome.reason, updated_at=outcome.checked_at)
 
-    def _count(self, outcome: Outcome) -> None:
-        """Move the work to the stat of its latest status."""
-        previous = self._status.pop(outcome.work_id, None)
-        self._status[outcome.work_id] = outcome.status
-        if previous == outcome.status:
+    def _count(self) -> None:
+        """Copy the Enricher's distinct works per status into the stats."""
+        if self._enricher is None or self.crawler.stats is None:
             return
-        if previous is not None:
-            self._inc(_STAT_OF_STATUS[previous], -1)
-        self._inc(_STAT_OF_STATUS[outcome.status])
-        while len(self._status) > _COUNTED_WORKS:
-            self._status.popitem(last=False)
+        for status, works in self._enricher.counts().items():
+            self.crawler.stats.set_value(_STAT_OF_STATUS[status], works)
 
     def _inc(self, key: str, count: int = 1) -> None:
         if self.crawler.stats is not None:

@@ -13,7 +13,7 @@ from crawler.identity import work_id
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
 from enrichment.pending import enrich_pending
-from enrichment.service import start_enricher
+from enrichment.service import AnsweredWorks, start_enricher
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
@@ -148,3 +148,32 @@ def test_submit_returns_at_once_while_arxiv_hangs(arxiv_api: ArxivStandIn,
     assert collector.calls == 0
     assert left and all(o.status == "pending" for o in left)
     assert {o.reason for o in left} == {"the crawl ended before the arXiv lookup finished"}
+
+
+def test_answered_works_round_trip_on_disk() -> None:
+    store = AnsweredWorks()
+    work = Listing("w1", ("A Title", "a title"), (2019, 2020), ("Ann Lee", "Bo Chen"))
+    outcome = Outcome("w1", {"id": "1901.00001", "authors": ["Ann Lee"]}, "done", "ok",
+                      "2026-01-01T00:00:00+00:00")
+    assert store.get("w1") is None
+    store.put(work, outcome)
+    assert store.get("w1") == (work, outcome)
+    store.put(work, Outcome("w1", None, "none", "no match"))  # the latest answer replaces it
+    assert store.get("w1") == (work, Outcome("w1", None, "none", "no match"))
+    store.close()
+    assert store.get("w1") is None  # closed: knows nothing, stores nothing
+    store.put(work, outcome)
+
+
+def test_counts_are_distinct_works_by_latest_status(arxiv_api: ArxivStandIn,
+                                                     tmp_path: Path) -> None:
+    config = make_config(arxiv_api, tmp_path)
+    run_enricher(config, LISTINGS)  # warms the cache
+    enricher = start_enricher(config, on_result=Collector())
+    try:
+        for listing in LISTINGS + LISTINGS:  # every work listed again: counted once
+            assert enricher.submit(listing) is not None
+        assert enricher.counts() == {"done": len(EXPECTED),
+                                     "none": DISTINCT_WORKS - len(EXPECTED)}
+    finally:
+        enricher.close("test over", timeout=5)
