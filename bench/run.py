@@ -257,6 +257,7 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
                 report.add(writer.write(changes[start:start + 500]))
             bulk_seconds = time.perf_counter() - started
         bulk_docs = _count_docs(client)
+        bulk_server_cpu = process_cpu_seconds(server.pid)
     finally:
         server.close()
     server, client = fresh()
@@ -270,6 +271,7 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
                          body=docs[key])
         naive_seconds = time.perf_counter() - started
         naive_docs = _count_docs(client)
+        naive_server_cpu = process_cpu_seconds(server.pid)
     finally:
         server.close()
     return {
@@ -279,6 +281,9 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
         "per_item_seconds": round(naive_seconds, 2), "per_item_requests": len(changes),
         "per_item_changes_per_s": round(len(changes) / naive_seconds, 1),
         "speedup": round(naive_seconds / bulk_seconds, 2),
+        # The server's own CPU for each side (start-up and the alias setup included).
+        "bulk_server_cpu_ms_per_change": round(bulk_server_cpu / len(changes) * 1000, 3),
+        "per_item_server_cpu_ms_per_change": round(naive_server_cpu / len(changes) * 1000, 3),
         "docs_bulk": bulk_docs, "docs_per_item": naive_docs,
         "dead_lettered": report.dead_lettered,
     }
@@ -562,6 +567,7 @@ def table(results: dict[str, Any]) -> Iterator[str]:
     sizes = details["sizes"]
     large, small, osm = (sizes[k]["profiles"] for k in ("large", "small", "osmem"))
     sink_baseline = details["per_item_baseline"]["sink"]["speedup"]
+    osmem_baseline = details["per_item_baseline"]["osmem"]
     rows: list[tuple[str, str, str]] = [
         (f"raw_pages_per_s ({large} pages)", f"{results['raw_pages_per_s']:.1f}", "(the limit)"),
         ("pipeline_pages_per_s (into bench.sink)", f"{results['pipeline_pages_per_s']:.1f}", ""),
@@ -579,6 +585,8 @@ def table(results: dict[str, Any]) -> Iterator[str]:
          "(bulk + mget + setup)"),
         ("per_item_baseline_speedup (osmem)", f"{results['per_item_baseline_speedup']:.2f}x", ""),
         ("  the same into bench.sink", f"{sink_baseline:.2f}x", "(client side alone)"),
+        ("  osmem CPU ms/change, bulk", f"{osmem_baseline['bulk_server_cpu_ms_per_change']:.3f}",
+         f"(per item {osmem_baseline['per_item_server_cpu_ms_per_change']:.3f})"),
         ("arxiv_requests_per_work_cold", f"{results['arxiv_requests_per_work_cold']:.4f}", ""),
         ("arxiv_requests_warm", f"{results['arxiv_requests_warm']}", ""),
         (f"rss_mb_1k ({small} profiles)", f"{results['rss_mb_1k']:.1f}",
