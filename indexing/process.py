@@ -11,8 +11,11 @@ each ``write`` sends the batch over a pipe and returns the child's
 ``WriteReport``. The parent keeps a client of its own for the start-up checks
 and the dead-letter file for what it writes itself (late enrichments); the file
 is safe to append to from both processes. The child's log records are handed to
-the parent's loggers, so they land in the crawl's log. If the child dies, that
-batch fails (the pipeline dead-letters it) and the next write starts a new one.
+the parent's loggers, so they land in the crawl's log. The child ignores SIGINT
+and SIGTERM: the crawl stops it after its last flush, and it exits by itself if
+the crawl dies. If the child cannot start (a crawl run from a script without a
+``__main__`` guard, which spawn needs) or dies, the batch and the rest of the
+run are written from the calling thread instead, as with the setting off.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import multiprocessing
+import os
+import signal
+import threading
+import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -41,29 +48,34 @@ class ProcessWriter:
     def __init__(self, config: OpenSearchConfig, dead_letters: DeadLetterFile,
                  policy: RetryPolicy) -> None:
         self.client = build_client(config)
-        self.prefix = config.prefix
         self.dead_letters = dead_letters
-        self._args = (config, str(dead_letters.path), policy)
+        self._config, self._policy = config, policy
         # spawn, not fork: the crawl's process runs threads (the reactor's pool, arXiv).
-        self._context = multiprocessing.get_context("spawn")
-        self._records = self._context.Queue()
+        context = multiprocessing.get_context("spawn")
+        self._records = context.Queue()
         self._listener = logging.handlers.QueueListener(self._records, _ParentLoggers())
         self._listener.start()
-        self._pool = self._start()
+        self._pool = ProcessPoolExecutor(
+            1, mp_context=context, initializer=_start_child,
+            initargs=(config, str(dead_letters.path), policy, self._records, os.getpid()))
+        self._in_thread: BulkWriter | None = None  # the fallback, once the child failed
         self._closed = False
 
-    def _start(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(1, mp_context=self._context, initializer=_start_child,
-                                   initargs=(*self._args, self._records))
-
     def write(self, changes: Iterable[Change]) -> WriteReport:
-        """Deliver or dead-letter every change (in the child); blocks until it is done."""
-        try:
-            return self._pool.submit(_write, list(changes)).result()
-        except BrokenProcessPool:
-            logger.error("the index writer process died; starting a new one")
-            self._pool = self._start()
-            raise
+        """Deliver or dead-letter every change; blocks until it is done."""
+        batch = list(changes)
+        if self._in_thread is None:
+            try:
+                return self._pool.submit(_write, batch).result()
+            except BrokenProcessPool:
+                # It may have written part of the batch: sending it again is safe (merges
+                # are idempotent), so the batch is not lost, only slower from now on.
+                logger.error("the index writer process could not start or died (a crawl "
+                             "started from a script needs `if __name__ == \"__main__\":`); "
+                             "writing from a thread of the crawl for the rest of the run")
+                self._in_thread = BulkWriter(self.client, self._config.prefix,
+                                             self.dead_letters, self._policy)
+        return self._in_thread.write(batch)
 
     def close(self) -> None:
         """Wait for the child to finish and stop it; a second call does nothing."""
@@ -85,14 +97,27 @@ class _ParentLoggers(logging.Handler):
 
 
 def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryPolicy,
-                 records: multiprocessing.Queue) -> None:
+                 records: multiprocessing.Queue, crawl_pid: int) -> None:
     global _writer
+    # The crawl decides when the writer stops (after its last flush): a Ctrl-C or a
+    # SIGTERM sent to the whole process group must not kill a write half-way.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Thread(target=_exit_with, args=(crawl_pid,), daemon=True).start()
     root = logging.getLogger()
     root.handlers[:] = [logging.handlers.QueueHandler(records)]
     root.setLevel(logging.INFO)
     quiet_transport_logs()
     _writer = BulkWriter(build_client(config), config.prefix, DeadLetterFile(dead_letter_path),
                          policy)
+
+
+def _exit_with(crawl_pid: int) -> None:
+    """End the child when the crawl is gone (killed): nothing else would (it holds
+    both ends of its own task pipe, so it never sees the pipe close)."""
+    while os.getppid() == crawl_pid:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _write(changes: list[Change]) -> WriteReport:

@@ -1,8 +1,8 @@
 """Run Python's cyclic garbage collector less often during a crawl.
 
 A crawl allocates a burst of short-lived objects per page (the parse tree's
-proxies, items, changes) while it holds long-lived state (the enricher's memory
-of works, index buffers). With the default first-generation threshold (700
+proxies, items, changes) while it holds long-lived state (Scrapy's queues, the
+index buffer, caches). With the default first-generation threshold (700
 allocations) the collector runs hundreds of times a page, and its older
 generations keep re-walking the long-lived state: 10-20% of the crawl's CPU on
 the benchmark site (``make bench``). ``GC_THRESHOLDS`` sets
