@@ -94,12 +94,7 @@ def test_a_script_without_a_main_guard_still_gets_its_items_written(
         index_prefix: str, tmp_path: Path) -> None:
     # spawn re-runs an unguarded __main__ in the child, which cannot start then.
     ensure_aliases(opensearch_client, opensearch_config.prefix)
-    script = tmp_path / "crawl_script.py"
-    script.write_text(UNGUARDED_SCRIPT, "utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script), opensearch_config.url, opensearch_config.prefix,
-         str(tmp_path / "dl.jsonl")], capture_output=True, text=True, timeout=120,
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL)
+    done = run_script(UNGUARDED_SCRIPT, opensearch_config, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "delivered 1" in done.stdout
     assert "writing from a thread" in done.stderr
@@ -125,15 +120,21 @@ if __name__ == "__main__":
 
 def test_the_child_ends_when_the_crawl_is_killed(opensearch_config: OpenSearchConfig,
                                                  tmp_path: Path) -> None:
-    script = tmp_path / "killed_crawl.py"
-    script.write_text(KILLED_CRAWL_SCRIPT, "utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script), opensearch_config.url, opensearch_config.prefix,
-         str(tmp_path / "dl.jsonl")], capture_output=True, text=True, timeout=120,
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL)
+    done = run_script(KILLED_CRAWL_SCRIPT, opensearch_config, tmp_path)
     assert done.returncode == -signal.SIGKILL
     child = int(done.stdout.split()[0])
     deadline = time.monotonic() + 10
     while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not Path(f"/proc/{child}").exists(), "the writer outlived the crawl"
+
+
+def run_script(text: str, config: OpenSearchConfig, tmp_path: Path
+               ) -> subprocess.CompletedProcess[str]:
+    """Run ``text`` as a script's ``__main__``: ``script URL PREFIX DEAD_LETTER_PATH``."""
+    script = tmp_path / "script.py"
+    script.write_text(text, "utf-8")
+    return subprocess.run(
+        [sys.executable, str(script), config.url, config.prefix, str(tmp_path / "dl.jsonl")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL)
