@@ -324,7 +324,7 @@ def _arxiv_meta(arxiv: Any) -> dict[str, Any] | None:
 
 
 def _clone(value: Any) -> Any:
-    """A deep copy of a JSON-shaped value, so documents never share parts.
+    """A deep copy of a JSON-shaped value: what a new document takes from an item.
 
     Dicts and lists (tuples become lists, as JSON has them) are copied, anything
     else is immutable here and kept; several times faster than ``copy.deepcopy``,
