@@ -27,11 +27,12 @@ browser-deps:
 			|| echo "chromium could not be installed; browser tests will skip"; \
 	fi
 
+# ruff, and the layer contracts in pyproject.toml ([tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
-test: $(STAMP) browser-deps
-	$(BIN)/ruff check .
+test: lint browser-deps
 	$(BIN)/python -m pytest
 
 demo: $(STAMP)
@@ -42,11 +43,11 @@ bench: $(STAMP)
 
 # Search latency (p50/p95) on the fixture index and a 100k-work synthetic index.
 bench-search: $(STAMP)
-	$(BIN)/python -m webui.bench_search
+	$(BIN)/python -m bench.search
 
 # Time a zero-downtime reindex of 100k synthetic works under a search loop.
 bench-reindex: $(STAMP)
-	$(BIN)/python -m ops.bench_reindex
+	$(BIN)/python -m bench.reindex
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -226,7 +226,7 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
     from indexing.bulk import BulkWriter, WriteReport
     from indexing.changes import change_from_item, fold_change
     from indexing.client import build_client
-    from indexing.config import OpenSearchConfig
+    from indexing.connection import OpenSearchConfig
     from indexing.deadletter import DeadLetterFile
     from indexing.indices import alias_name, ensure_aliases
 
@@ -530,7 +530,7 @@ def _checks(runs: dict[str, tuple[Crawl, dict[str, Any]]], truth: dict[str, dict
 
 def _osmem_counts(url: str) -> dict[str, int]:
     from indexing.client import build_client
-    from indexing.config import OpenSearchConfig
+    from indexing.connection import OpenSearchConfig
 
     return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX, timeout=60)))
 

@@ -143,7 +143,7 @@ EXTENSIONS = {
 GC_THRESHOLDS = [50_000, 20, 10]
 DOWNLOADER_MIDDLEWARES = {
     # Skip pages unchanged since the last good run (conditional requests, content hash).
-    "crawler.extensions.incremental.IncrementalMiddleware": 540,
+    "crawler.middlewares.incremental.IncrementalMiddleware": 540,
 }
 # The job this run belongs to (lock, page state, report); empty: derived from the URL list.
 RUN_JOB = os.environ.get("RUN_JOB", "")

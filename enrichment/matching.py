@@ -26,9 +26,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from core.names import shared_authors
+from core.text import words
 from enrichment.models import Listing
-from enrichment.names import shared_authors
-from enrichment.text import words
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from urllib.parse import quote_plus
 
-from enrichment.text import words
+from core.text import words
 
 # A one-word title ("BEAM") matches thousands of entries: not worth a query.
 MIN_QUERY_WORDS = 2
 
 
-def title_key(title: str) -> str:
+def query_key(title: str) -> str:
     """The cache and query key of a title: its plain ASCII words, space-joined."""
     return " ".join(words(title))
 

@@ -18,7 +18,7 @@ from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
 from enrichment.matching import Thresholds, title_similarity, verify
 from enrichment.models import Listing, Outcome
-from enrichment.query import batches, build_query, is_queryable, title_key
+from enrichment.query import batches, build_query, is_queryable, query_key
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class Resolver:
     @staticmethod
     def keys(listing: Listing) -> list[str]:
         """The searchable title keys of a listing."""
-        return [k for k in dict.fromkeys(title_key(t) for t in listing.titles) if is_queryable(k)]
+        return [k for k in dict.fromkeys(query_key(t) for t in listing.titles) if is_queryable(k)]
 
     def decide(self, listing: Listing, cached: dict[str, CachedLookup]) -> Outcome:
         """Verify a listing against the cached candidates of all its keys."""

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from opensearchpy import OpenSearch
 from opensearchpy import exceptions as os_exc
 
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.errors import IndexUnavailable
 
 # Statuses worth another try: the cluster is overloaded or restarting.

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from core.names import clean_name, is_author_name, name_key, nicest
 from indexing.errors import InvalidItem
-from indexing.names import clean_name, is_author_name, name_key, nicest
 
 # Work item fields kept per listing, as provenance and as the input of derived fields.
 LISTING_FIELDS = (

@@ -34,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change
 from indexing.client import build_client, quiet_transport_logs
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 
 logger = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from opensearchpy import OpenSearch
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change
 from indexing.client import build_client, quiet_transport_logs
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases

@@ -15,17 +15,10 @@ from typing import Any, NoReturn
 
 import click
 
+from core.exit_codes import EXIT_DATA_LOST, EXIT_FAILED, EXIT_UNAVAILABLE, EXIT_USAGE, HELP
 from indexing.errors import IndexUnavailable
 
-# The crawler's exit statuses (crawler/extensions/verdict.py), so one scheduler rule fits both.
-EXIT_OK = 0
-EXIT_FAILED = 1  # the command ran and failed: verification mismatch, replay left failures
-EXIT_USAGE = 2  # bad options, or a destructive step not confirmed (no --yes, no terminal)
-EXIT_UNAVAILABLE = 3  # OpenSearch could not be reached or refused our credentials
-EXIT_DATA_LOST = 4  # documents went to the dead-letter file (replay them)
-
-EXIT_CODES_HELP = ("Exit status: 0 ok, 1 failed, 2 usage or not confirmed, "
-                   "3 OpenSearch unavailable, 4 documents dead-lettered.")
+EXIT_CODES_HELP = HELP
 
 
 class CommandFailed(click.ClickException):

@@ -22,7 +22,7 @@ from opensearchpy import OpenSearch
 from osmem_server import OsmemServer
 
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
 

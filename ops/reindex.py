@@ -60,7 +60,7 @@ from indexing.indices import (
     swap_alias,
 )
 from ops.changefeed import ChangeFeed
-from ops.copy import copy_ids, copy_rebuilt, copy_server_side
+from ops.index_copy import copy_ids, copy_rebuilt, copy_server_side
 from ops.verify import Snapshot, compare, sample_queries, snapshot
 from ops.versions import BUILD_COMPLETE, BUILD_INCOMPLETE, next_index_name, prune
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from opensearchpy import OpenSearch
 
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.indices import MAPPINGS_DIR
 
 DEFAULT_DEADLETTER_PATH = "deadletter/index.jsonl"  # crawler/settings.py's default

@@ -35,7 +35,7 @@ from twisted.python.failure import Failure
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, dead_letter
 from indexing.errors import IndexUnavailable, InvalidItem
 from indexing.indices import ensure_aliases

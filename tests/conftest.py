@@ -22,10 +22,10 @@ from opensearchpy import OpenSearch
 
 from indexing.bulk import BulkWriter, RetryPolicy
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig, as_bool
+from indexing.connection import OpenSearchConfig, as_bool
 from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
-from tests.faultproxy import FaultProxy
+from tests.support.faultproxy import FaultProxy
 
 REAL_CLUSTER = os.environ.get("OPENSEARCH_TEST_URL", "")
 

@@ -16,7 +16,7 @@ from opensearchpy import OpenSearch
 
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
-from tests.crawlrun import ROOT, SCRAPY, run_crawl
+from tests.support.crawl import ROOT, SCRAPY, run_crawl
 
 SITE = ROOT / "fixtures" / "site"
 SEEDS = [p for p in (SITE / "urls.txt").read_text().splitlines() if p.startswith("/")]

@@ -16,7 +16,7 @@ import pytest
 from bench.arxiv import IndexedArxivStandIn
 from bench.generate import build_site, check_sample, load_entries, write_site
 from bench.run import REQUIRED_KEYS, TARGETS, read_stats
-from enrichment.query import build_query, title_key
+from enrichment.query import build_query, query_key
 from standins.arxiv import ArxivStandIn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def test_indexed_stand_in_answers_as_the_scanning_one(tmp_path: Path) -> None:
     write_site(build_site(40, seed=5), tmp_path, "http://127.0.0.1:1")
     entries = load_entries(tmp_path)
     fast, slow = IndexedArxivStandIn(entries), ArxivStandIn(entries=entries)
-    keys = [title_key(e["title"]) for e in entries[::7]] + ["graph neural", "nothing like this"]
+    keys = [query_key(e["title"]) for e in entries[::7]] + ["graph neural", "nothing like this"]
     for start in range(0, len(keys), 20):
         query = build_query(keys[start:start + 20])
         assert fast.matches(query) == slow.matches(query)

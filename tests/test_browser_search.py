@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from tests.webui_data import SCRIPT_TEXT, FixtureSite, app_for, index_site
+from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
 
 pytestmark = pytest.mark.browser
 

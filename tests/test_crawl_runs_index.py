@@ -22,8 +22,8 @@ from crawler.extensions.report import run_document_id
 from crawler.extensions.verdict import EXIT_FAILED, EXIT_OK
 from indexing.indices import load_mapping
 from standins.site import SiteServer
-from tests.crawlrun import ROOT, CrawlResult, run_crawl
-from tests.test_scheduled_support import HELDOUT, SEEDS, crawl_args, crawl_env, wait_for
+from tests.support.crawl import ROOT, CrawlResult, run_crawl
+from tests.support.scheduled import HELDOUT, SEEDS, crawl_args, crawl_env, wait_for
 
 SITE = ROOT / "fixtures" / "site"
 SEED_PATHS = [p for p in (SITE / "urls.txt").read_text().splitlines() if p.startswith("/")]

@@ -15,12 +15,12 @@ from enrichment.client import ArxivFetcher
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
 from enrichment.models import Listing
-from enrichment.query import build_query, title_key
+from enrichment.query import build_query, query_key
 from enrichment.resolver import Resolver
 from standins.arxiv import ArxivStandIn
 
-RESNEST = title_key("ResNeSt: Split-Attention Networks")
-SRT = title_key("SRT: Accelerating Reinforcement Learning via Speculative Rollout with "
+RESNEST = query_key("ResNeSt: Split-Attention Networks")
+SRT = query_key("SRT: Accelerating Reinforcement Learning via Speculative Rollout with "
                 "Tree-Structured Cache")
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from core.names import same_person
 from enrichment.matching import Thresholds, title_similarity, verify
 from enrichment.models import Listing
-from enrichment.names import same_person
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv"
 

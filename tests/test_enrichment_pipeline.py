@@ -28,8 +28,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import LoopingCall
 
-from crawler.identity import work_id
-from crawler.items import ResearcherItem, WorkItem
+from core.identity import work_id
+from core.items import ResearcherItem, WorkItem
 from pipelines.enrich import ArxivEnrichPipeline
 from pipelines.signals import work_enriched
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from enrichment.query import batches, build_query, encoded_length, is_queryable, title_key
+from enrichment.query import batches, build_query, encoded_length, is_queryable, query_key
 from standins.arxiv import BadQueryError, parse_query
 
 
@@ -28,17 +28,17 @@ from standins.arxiv import BadQueryError, parse_query
     ],
 )
 def test_title_key_is_plain_ascii_words(title: str, key: str) -> None:
-    assert title_key(title) == key
+    assert query_key(title) == key
 
 
 def test_titles_without_enough_words_are_not_searched() -> None:
-    assert not is_queryable(title_key("BEAM"))
-    assert not is_queryable(title_key("中文标题"))
-    assert is_queryable(title_key("ResNeSt: Split-Attention Networks"))
+    assert not is_queryable(query_key("BEAM"))
+    assert not is_queryable(query_key("中文标题"))
+    assert is_queryable(query_key("ResNeSt: Split-Attention Networks"))
 
 
 def test_query_ors_quoted_phrases_that_arxiv_accepts() -> None:
-    keys = [title_key('A "quoted" title – with dashes'), title_key("Lévy $\\beta$-processes")]
+    keys = [query_key('A "quoted" title – with dashes'), query_key("Lévy $\\beta$-processes")]
     query = build_query(keys)
     assert query == '(ti:"a quoted title with dashes" OR ti:"levy beta processes")'
     assert query.isascii()

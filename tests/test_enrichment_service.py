@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.identity import work_id
+from core.identity import work_id
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
 from enrichment.pending import enrich_pending

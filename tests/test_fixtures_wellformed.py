@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.identity import title_key
+from core.identity import title_key
 from fixtures import render
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -2,7 +2,8 @@
 
 import pytest
 
-from crawler.identity import canonical_url, name_key, researcher_id, title_key, work_id
+from core.identity import canonical_url, researcher_id, title_key, work_id
+from core.names import name_key
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 PARITY = "Parity Declustering for Fault-Tolerant Storage Systems via $t$-designs"

@@ -13,11 +13,11 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from crawler.items import WorkItem
+from core.items import WorkItem
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import change_from_item
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 
 WORKS = 40

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.items import RESEARCHER_FIELDS, WORK_FIELDS, ResearcherItem, WorkItem
+from core.items import RESEARCHER_FIELDS, WORK_FIELDS, ResearcherItem, WorkItem
+from core.names import name_key, nicest
 from indexing.changes import (
     Change,
     apply_change,
@@ -33,7 +34,6 @@ from indexing.documents import (
 )
 from indexing.errors import InvalidItem
 from indexing.indices import load_mapping
-from indexing.names import name_key, nicest
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"
 

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from indexing.bench import batches, synthetic_listings, synthetic_researchers
+from bench.indexing import batches, synthetic_listings, synthetic_researchers
 from indexing.bulk import BulkWriter
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 from indexing.replay import replay
-from tests.faultproxy import FaultProxy
+from tests.support.faultproxy import FaultProxy
 from tests.test_indexing_writer import snapshot
 
 T1 = "2026-01-01T00:00:00.000Z"

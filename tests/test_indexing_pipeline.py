@@ -24,13 +24,13 @@ import scrapy
 from opensearchpy import OpenSearch
 from twisted.internet.task import LoopingCall
 
-from crawler.items import ResearcherItem, WorkItem
+from core.items import ResearcherItem, WorkItem
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.replay import replay
 from pipelines.signals import work_enriched
-from tests.faultproxy import FaultProxy
+from tests.support.faultproxy import FaultProxy
 from tests.test_indexing_writer import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent

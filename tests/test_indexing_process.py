@@ -17,7 +17,7 @@ from opensearchpy import OpenSearch
 
 from indexing.bulk import RetryPolicy
 from indexing.changes import change_from_item
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.indices import ensure_aliases
 from indexing.process import ProcessWriter
@@ -76,7 +76,7 @@ UNGUARDED_SCRIPT = """
 import sys
 from indexing.bulk import RetryPolicy
 from indexing.changes import change_from_item
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.process import ProcessWriter
 from tests.test_indexing_writer import CHAO, T1
@@ -104,7 +104,7 @@ def test_a_script_without_a_main_guard_still_gets_its_items_written(
 KILLED_CRAWL_SCRIPT = """
 import os, signal, sys
 from indexing.bulk import RetryPolicy
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.process import ProcessWriter
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from crawler.items import ResearcherItem, WorkItem
-from indexing.bench import batches, synthetic_listings, synthetic_researchers
+from bench.indexing import batches, synthetic_listings, synthetic_researchers
+from core.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter
 from indexing.changes import change_from_item, enrichment_change
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.indices import (
     alias_target,

@@ -1,13 +1,13 @@
-"""A small run of the reindex benchmark (``python -m ops.bench_reindex`` does 100k)."""
+"""A small run of the reindex benchmark (``python -m bench.reindex`` does 100k)."""
 
 from __future__ import annotations
 
 import pytest
 from opensearchpy import OpenSearch
 
-from indexing.config import OpenSearchConfig
+from bench.reindex import run
+from indexing.connection import OpenSearchConfig
 from indexing.indices import alias_target
-from ops.bench_reindex import run
 
 
 @pytest.mark.slow

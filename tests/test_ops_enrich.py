@@ -9,15 +9,15 @@ import pytest
 from opensearchpy import OpenSearch
 
 import ops.enrich
-from crawler.identity import work_id
+from bench.search_data import index_fixtures
+from core.identity import work_id
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.indices import alias_name
 from ops import console
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn
-from tests.test_ops_support import all_docs, cli_env, json_out, last_line, run_cli
-from webui.bench_data import index_fixtures
+from tests.support.ops import all_docs, cli_env, json_out, last_line, run_cli
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 

@@ -15,15 +15,16 @@ import pytest
 from opensearchpy import OpenSearch
 
 import indexing.documents
-from crawler.items import WorkItem
+from bench.search_data import index_fixtures
+from core.items import WorkItem
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import change_from_item
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.indices import alias_name
 from ops import console
-from tests.faultproxy import FaultProxy
-from tests.test_ops_support import (
+from tests.support.faultproxy import FaultProxy
+from tests.support.ops import (
     SearchLoop,
     all_docs,
     cli_env,
@@ -38,7 +39,6 @@ from tests.test_ops_support import (
     target,
     write_blocked,
 )
-from webui.bench_data import index_fixtures
 
 SEEN = "2026-11-22T00:00:00Z"
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch
 
-from crawler.items import WorkItem
+from core.items import WorkItem
 from indexing.bulk import BulkWriter
 from indexing.changes import change_from_item, enrichment_change
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
 from indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
 from ops import console
-from tests.test_ops_support import all_docs, cli_env, json_out, last_line, run_cli
+from tests.support.ops import all_docs, cli_env, json_out, last_line, run_cli
 
 SEEN = "2026-11-22T00:00:00Z"
 

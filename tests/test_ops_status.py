@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
+from bench.search_data import index_fixtures
 from crawler.extensions.report import build_report, store_report, write_report
 from crawler.extensions.verdict import Verdict
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, dead_letter
 from indexing.indices import alias_name
-from tests.test_ops_support import all_docs, cli_env, json_out, mappings_dir, run_cli
-from webui.bench_data import index_fixtures
+from tests.support.ops import all_docs, cli_env, json_out, mappings_dir, run_cli
 
 T0 = datetime(2026, 11, 20, 3, 0, tzinfo=UTC)
 

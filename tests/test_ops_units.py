@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
+from bench.search_data import fixture_changes, synthetic_works
 from indexing.changes import Change, apply_change, enrichment_change
 from indexing.indices import load_mapping, read_mapping
 from ops.mappings import diff_mapping
 from ops.rebuild import document_changes, rebuild
 from ops.runs import flag_drops
 from ops.verify import TOP_HITS, Snapshot, compare
-from webui.bench_data import fixture_changes, synthetic_works
 
 
 def fixture_documents() -> dict[tuple[str, str], dict[str, Any]]:

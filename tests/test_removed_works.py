@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
+from core.items import ResearcherItem, WorkItem
 from crawler.extract import parse_profile
-from crawler.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter
 from indexing.changes import Change, change_from_item, fold_change, unlist_change, unlist_changes
 from indexing.deadletter import DeadLetter
 from indexing.documents import merge_listing, merge_researcher, unlist_listing
 from standins.site import SiteServer
-from tests.crawlrun import ROOT, CrawlResult, run_crawl
+from tests.support.crawl import ROOT, CrawlResult, run_crawl
 
 T1, T2, T3 = ("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z",
               "2026-03-01T00:00:00.000Z")

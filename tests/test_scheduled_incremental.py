@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 from crawler.extensions.verdict import EXIT_DATA_LOST, EXIT_OK
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from standins.site import SiteServer
-from tests.test_scheduled_support import SEEDS, crawl, file_urls
+from tests.support.scheduled import SEEDS, crawl, file_urls
 
 JOB = {"RUN_JOB": "incremental"}
 
@@ -76,7 +76,7 @@ def test_unchanged_site_sends_next_to_nothing_to_the_index(
 def test_pages_of_a_failed_run_are_processed_again(tmp_path: Path) -> None:
     urls = file_urls(SEEDS)  # file:// has no validators: unchanged is told by content hash
     lossy = {**JOB, "ITEM_PIPELINES": json.dumps(
-        {"tests.test_scheduled_support.DeadLetterEveryFifthWork": 100})}
+        {"tests.support.scheduled.DeadLetterEveryFifthWork": 100})}
 
     failed = crawl(tmp_path, urls, lossy)
     assert failed.returncode == EXIT_DATA_LOST

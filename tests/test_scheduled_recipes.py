@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from crawler.extensions.verdict import EXIT_FAILED, EXIT_OK
-from tests.test_scheduled_support import HELDOUT, REPO, SCRAPY, SEEDS, crawl_env
+from tests.support.scheduled import HELDOUT, REPO, SCRAPY, SEEDS, crawl_env
 
 DEPLOY = REPO / "docs" / "deploy"
 SCRIPT = DEPLOY / "scholarindex-crawl.sh"

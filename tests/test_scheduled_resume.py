@@ -11,7 +11,7 @@ from pathlib import Path
 
 from crawler.extensions.verdict import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
 from standins.site import SiteServer
-from tests.test_scheduled_support import (
+from tests.support.scheduled import (
     EXPECTED,
     HELDOUT,
     SEEDS,

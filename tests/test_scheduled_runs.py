@@ -15,7 +15,7 @@ from crawler.extensions.verdict import (
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
 )
-from tests.test_scheduled_support import (
+from tests.support.scheduled import (
     HELDOUT,
     SCRAPY,
     SEEDS,
@@ -25,7 +25,7 @@ from tests.test_scheduled_support import (
     free_port,
 )
 
-PIPELINES = "tests.test_scheduled_support"
+PIPELINES = "tests.support.scheduled"
 
 
 def test_clean_crawl_exits_0_with_the_report(tmp_path: Path) -> None:

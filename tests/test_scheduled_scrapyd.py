@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_scheduled_support import (
+from tests.support.scheduled import (
     FAST,
     REPO,
     SEEDS,

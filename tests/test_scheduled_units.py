@@ -9,20 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from crawler.commands.runlock import RunLock
-from crawler.extensions.distinct import DistinctCounter
-from crawler.extensions.job import derive_job_name, run_id, safe_name
-from crawler.extensions.report import build_report, report_to_document
-from crawler.extensions.verdict import (
+from core.exit_codes import (
     EXIT_ALREADY_RUNNING,
     EXIT_DATA_LOST,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
-    judge,
-    redact_url,
 )
+from core.urls import redact_url
+from crawler.commands.runlock import RunLock
+from crawler.extensions.distinct import DistinctCounter
+from crawler.extensions.job import derive_job_name, run_id, safe_name
+from crawler.extensions.report import build_report, report_to_document
+from crawler.extensions.verdict import judge
 from crawler.state import PageStateStore
 
 CLEAN = {"profiles/requested": 5, "profiles/parsed": 5, "profiles/listings": 26}

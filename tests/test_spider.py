@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from standins.site import SiteServer
-from tests.crawlrun import run_crawl
+from tests.support.crawl import run_crawl
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SITE = FIXTURES / "site"

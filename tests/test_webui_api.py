@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from indexing.config import OpenSearchConfig
-from tests.webui_data import SCRIPT_TEXT, FixtureSite, app_for, index_site
+from indexing.connection import OpenSearchConfig
+from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
 from webui.facets import FACETS
 from webui.params import MAX_PAGE
 

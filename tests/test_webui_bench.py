@@ -1,11 +1,11 @@
-"""A small run of the search latency benchmark (``python -m webui.bench_search`` does 100k)."""
+"""A small run of the search latency benchmark (``python -m bench.search`` does 100k)."""
 
 from __future__ import annotations
 
 import pytest
 
-from webui.bench_data import synthetic_works
-from webui.bench_search import figures, queries, run
+from bench.search import figures, queries, run
+from bench.search_data import synthetic_works
 from webui.params import SearchRequest
 
 

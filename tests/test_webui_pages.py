@@ -8,12 +8,19 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
+from bench.search_data import refresh
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
-from tests.webui_data import SCRIPT_ESCAPED, SCRIPT_TEXT, FixtureSite, app_for, index_site, tags
-from webui.bench_data import refresh
+from tests.support.search_site import (
+    SCRIPT_ESCAPED,
+    SCRIPT_TEXT,
+    FixtureSite,
+    app_for,
+    index_site,
+    tags,
+)
 
 
 @pytest.fixture

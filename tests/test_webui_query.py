@@ -7,9 +7,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from markupsafe import Markup
 
-from webui.errors import InvalidRequest
 from webui.facets import FACETS
 from webui.highlight import MARK_CLOSE, MARK_OPEN, join_fragments, mark, plain
+from webui.http_errors import InvalidRequest
 from webui.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
 from webui.query import query_text, search_body, text_query
 from webui.results import parse_hit, safe_url

@@ -20,9 +20,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from webui import api, pages
-from webui.errors import SearchError
+from webui.http_errors import SearchError
 from webui.service import SearchService
 from webui.templating import make_templates
 

@@ -21,7 +21,7 @@ def serve(host: str, port: int) -> None:
     # Imported here so `scholarindex --help` and the other commands stay fast.
     import uvicorn
 
-    from indexing.config import OpenSearchConfig
+    from indexing.connection import OpenSearchConfig
     from webui.app import create_app
 
     config = OpenSearchConfig.from_env()

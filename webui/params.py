@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlencode
 
-from webui.errors import InvalidRequest
 from webui.facets import FACET_BY_NAME, FACETS
+from webui.http_errors import InvalidRequest
 
 MAX_QUERY_CHARS = 300  # a longer "query" is a paste accident or an attack, not a search
 MAX_PAGE = 50  # deep paging costs the cluster and helps nobody; refine the query instead

@@ -2,7 +2,7 @@
 
 It builds requests with ``webui.query``, sends them (one quick retry when the
 cluster blinked), reads answers with ``webui.results`` and turns every
-OpenSearch failure into a ``webui.errors`` exception at one boundary, so routes
+OpenSearch failure into a ``webui.http_errors`` exception at one boundary, so routes
 stay thin: call, render, or let the app's error handler answer.
 """
 
@@ -18,7 +18,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
 from indexing.indices import alias_name
-from webui.errors import (
+from webui.http_errors import (
     UNAVAILABLE_MESSAGE,
     InvalidRequest,
     NotFound,

@@ -17,15 +17,10 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
 
+from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
 from crawler.commands.runlock import RunLock
 from crawler.extensions.job import job_name, state_dir
-from crawler.extensions.verdict import (
-    DEFAULT_MAX_ERROR_RATE,
-    EXIT_ALREADY_RUNNING,
-    EXIT_FAILED,
-    EXIT_OK,
-    judge,
-)
+from crawler.extensions.verdict import DEFAULT_MAX_ERROR_RATE, judge
 
 logger = logging.getLogger("scholarindex.run")
 

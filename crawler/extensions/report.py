@@ -39,7 +39,7 @@ from crawler.extensions.distinct import DistinctCounter
 from crawler.extensions.job import run_identity
 from crawler.extensions.verdict import Verdict, run_verdict
 from indexing.client import build_client, translate_errors
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.errors import IndexUnavailable
 from indexing.indices import MAPPINGS_DIR, alias_name, concrete_name
 

@@ -27,21 +27,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
+from core.exit_codes import (
+    EXIT_ALREADY_RUNNING,
+    EXIT_DATA_LOST,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    most_severe,
+)
+from core.urls import redact_url
 from crawler.extensions.job import run_identity
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_UNAVAILABLE = 3
-EXIT_DATA_LOST = 4
-EXIT_ALREADY_RUNNING = 75
-# Which class wins when several problems apply.
-_SEVERITY = (EXIT_ALREADY_RUNNING, EXIT_UNAVAILABLE, EXIT_DATA_LOST, EXIT_USAGE, EXIT_FAILED)
 
 # Default for RUN_MAX_ERROR_RATE, as declared in crawler/settings.py.
 DEFAULT_MAX_ERROR_RATE = 0.5
@@ -64,16 +64,6 @@ def _count(stats: Mapping[str, Any], key: str) -> int:
 
 def _sum_prefix(stats: Mapping[str, Any], prefix: str) -> int:
     return sum(int(v or 0) for k, v in stats.items() if k.startswith(prefix))
-
-
-def redact_url(url: str) -> str:
-    """The URL without user and password, fit for a log line."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def judge(
@@ -128,7 +118,7 @@ def judge(
         return Verdict(True, EXIT_OK, (
             f"run ok (exit 0): {parsed} profiles parsed, {unchanged} unchanged, "
             f"{_count(stats, 'profiles/listings')} listings, {errors} of {pages} pages failed"))
-    code = min((code for code, _ in problems), key=_SEVERITY.index)
+    code = most_severe(code for code, _ in problems)
     texts = tuple(text for _, text in problems)
     return Verdict(False, code, f"run failed (exit {code}): " + "; ".join(texts), texts)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from crawler.extract.text import match_across, split_listings
+from crawler.extract.lines import match_across, split_listings
 from crawler.extract.values import to_int
 
 SOURCE = "bzpeer"

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from urllib.parse import urldefrag, urljoin
 
+from core.identity import researcher_id, title_key, work_id
+from core.items import ResearcherItem, WorkItem
 from crawler.extract import bzpeer, papercards, structured
-from crawler.extract.text import PageText, page_text
-from crawler.identity import researcher_id, title_key, work_id
-from crawler.items import ResearcherItem, WorkItem
+from crawler.extract.lines import PageText, page_text
 
 
 @dataclass

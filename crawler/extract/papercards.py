@@ -12,7 +12,7 @@ import re
 from datetime import date
 
 from crawler.extract.bzpeer import Parsed
-from crawler.extract.text import match_across, split_listings
+from crawler.extract.lines import match_across, split_listings
 from crawler.extract.values import (
     PRINTED_DATE,
     looks_like_authors,

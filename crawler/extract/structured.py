@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from crawler.extract.text import PageText
-from crawler.identity import title_key
+from core.identity import title_key
+from crawler.extract.lines import PageText
 
 PERSON_TYPES = {"Person", "ProfilePage"}
 ARTICLE_TYPES = {"ScholarlyArticle", "Article", "CreativeWork", "Report", "Thesis", "Book"}

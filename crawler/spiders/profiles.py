@@ -20,6 +20,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from core.flags import as_bool
 from crawler.extract import parse_profile
 
 _SCHEMES = ("http", "https", "file")
@@ -64,7 +65,7 @@ class ProfilesSpider(scrapy.Spider):
         if url_file:
             given += read_url_list(Path(url_file).read_text(encoding="utf-8"))
         self.start_urls = given
-        self.follow = str(follow).lower() in ("1", "true", "yes", "on")
+        self.follow = as_bool(follow)
         self.bad_urls = [u for u in given if urlsplit(u).scheme not in _SCHEMES]
         self.profile_shapes = {path_shape(u) for u in given}
 

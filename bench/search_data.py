@@ -1,6 +1,6 @@
 """Data to search: the fixture pages through the real parser and writer, or synthetic works.
 
-Used by the tests (fixture index) and by ``webui.bench_search`` (both). The
+Used by the tests (fixture index) and by ``bench.search`` (both). The
 fixture route is the honest one: pages parsed with ``crawler.extract`` and
 merged into documents by ``indexing.bulk.BulkWriter``, as a crawl would.
 Synthetic works go through ``indexing.documents`` too, so they have exactly the

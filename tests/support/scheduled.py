@@ -19,7 +19,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SEEDS = sorted((REPO / "fixtures" / "seeds").glob("*.txt"))
 HELDOUT = sorted((REPO / "fixtures" / "heldout").glob("*.txt"))
 EXPECTED = REPO / "fixtures" / "expected"

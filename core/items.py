@@ -1,6 +1,6 @@
 """The two items a profile page yields.
 
-Field names are a public contract (docs: contracts.md): exports, the index and
+Field names are a public contract (docs/interfaces.md): exports, the index and
 outside checks read them. A field is ``None`` where the page's layout has no
 such field, so both layouts export the same columns.
 """

@@ -1,8 +1,8 @@
 """Search latency, p50/p95 over 200 queries, on the fixture index and a 100k-work index.
 
-    python -m webui.bench_search                 # starts a local osmem-server
-    python -m webui.bench_search --works 20000   # a smaller synthetic index
-    OPENSEARCH_URL=https://... python -m webui.bench_search --use-env   # a real cluster
+    python -m bench.search                 # starts a local osmem-server
+    python -m bench.search --works 20000   # a smaller synthetic index
+    OPENSEARCH_URL=https://... python -m bench.search --use-env   # a real cluster
 
 Each query is a full search-page request as the UI sends it (text query, facet
 filters, every facet's counts, highlight), timed through ``SearchService`` (round
@@ -29,10 +29,10 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from bench.search_data import WORDS, bulk_load, index_fixtures, synthetic_works
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from webui.app import create_app
-from webui.bench_data import WORDS, bulk_load, index_fixtures, synthetic_works
 from webui.params import SearchRequest
 from webui.service import SearchService
 
@@ -166,7 +166,7 @@ def run(base: OpenSearchConfig, works: int, count: int, log: Callable[[str], Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m webui.bench_search``."""
+    """Entry point of ``python -m bench.search``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--works", type=int, default=100_000,
                         help="synthetic works to index (0: fixtures only)")

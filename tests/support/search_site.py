@@ -14,10 +14,10 @@ from typing import Any
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
+from bench.search_data import index_fixtures
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from webui.app import create_app
-from webui.bench_data import index_fixtures
 from webui.service import SearchService
 
 # The held-out page with "<script>alert(1)</script>" inside an abstract.

@@ -1,10 +1,10 @@
-"""Reindex time for a synthetic works index: ``python -m ops.bench_reindex``.
+"""Reindex time for a synthetic works index: ``python -m bench.reindex``.
 
-    python -m ops.bench_reindex                   # 100k works on a fresh local osmem-server
-    python -m ops.bench_reindex --works 20000     # smaller
-    OPENSEARCH_URL=https://... python -m ops.bench_reindex --use-env   # a real cluster
+    python -m bench.reindex                   # 100k works on a fresh local osmem-server
+    python -m bench.reindex --works 20000     # smaller
+    OPENSEARCH_URL=https://... python -m bench.reindex --use-env   # a real cluster
 
-Loads ``--works`` synthetic works (``webui.bench_data``: the index's real document
+Loads ``--works`` synthetic works (``bench.search_data``: the index's real document
 shape, one in five on two profiles), then times, phase by phase, a server-side
 ``reindex`` and a ``reindex --rebuild`` of the works alias, each while a thread
 keeps searching the alias (counting failed or empty answers and the slowest one).
@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from bench.search_data import bulk_load, synthetic_works
 from indexing.client import build_client, quiet_transport_logs
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.indices import MAPPINGS_DIR, alias_name
 from ops.reindex import ReindexOptions, ReindexResult, reindex
-from webui.bench_data import bulk_load, synthetic_works
 from webui.query import text_query
 
 

@@ -1,20 +1,65 @@
-"""Whether two spellings of a person's name can be the same person.
+"""People's names: one key per person's spelling, the nicest spelling, and who may be whom.
 
-Profiles print names as "Jialiang Cheng", "J. Cheng", "Cheng, Jialiang",
-"Cheng Jialiang" or "Jia-Liang Cheng"; arXiv has its own spelling. Two names
-agree when their surnames are equal and their first given names agree (an
-initial agrees with any name it starts), or when a two-part name is written
-family-name first. This tolerates initials on purpose, so it can only confirm
-an author overlap together with the title and year checks, never alone.
+Two questions, two rules:
+
+* **The same spelling?** ``name_key`` folds case, accents, LaTeX and punctuation:
+  "Chao Jin", "CHAO JIN" and "Cháo  Jin" share the key ``chao jin``. A document keeps
+  one spelling per key, chosen by ``nicest`` so the result does not depend on which
+  listing arrived first.
+* **Possibly the same person?** ``same_person`` compares the way profiles and arXiv
+  print names: "Jialiang Cheng", "J. Cheng", "Cheng, Jialiang", "Cheng Jialiang",
+  "Jia-Liang Cheng". Surnames must be equal and the first given names agree (an
+  initial agrees with any name it starts), or a two-part name is written family
+  name first. It tolerates initials on purpose, so it can only confirm an author
+  overlap together with other evidence (title, year), never alone.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from enrichment.text import fold
+from core.text import fold
+
+_NON_WORD = re.compile(r"[\W_]+")
+_SPACES = re.compile(r"\s+")
+_ET_AL = re.compile(r"^et\.?\s+al\.?$", re.IGNORECASE)
+
+
+def clean_name(name: str) -> str:
+    """Trim and collapse whitespace; keep the spelling otherwise."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFC", name)).strip()
+
+
+def name_key(name: str) -> str:
+    """Fold case, accents and punctuation: the identity of a spelling, for de-duplication.
+
+    Letters of every script are kept, so names in other scripts do not collapse.
+    """
+    return " ".join(_NON_WORD.sub(" ", fold(name)).split())
+
+
+def is_author_name(name: str) -> bool:
+    """False for empty strings and a stray "et al."."""
+    cleaned = clean_name(name)
+    return bool(name_key(cleaned)) and not _ET_AL.match(cleaned)
+
+
+def _spelling_rank(spelling: str) -> tuple[bool, int, str]:
+    # Prefer mixed case ("Chao Jin" over "CHAO JIN"), then kept accents
+    # ("Cháo" over "Chao"); the spelling itself breaks ties so the choice is total.
+    mixed = spelling != spelling.upper() and spelling != spelling.lower()
+    accents = sum(1 for ch in spelling if ord(ch) > 127)
+    return (mixed, accents, spelling)
+
+
+def nicest(spellings: Iterable[str]) -> str:
+    """The best of several spellings of one name; the same whatever their order."""
+    return max((clean_name(s) for s in spellings), key=_spelling_rank)
+
 
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du",

@@ -1,4 +1,4 @@
-"""Measure the writer: ``python -m indexing.bench [--url URL] [--listings 20000]``.
+"""Measure the writer: ``python -m bench.indexing [--url URL] [--listings 20000]``.
 
 Without ``--url`` it starts a local osmem-server. Synthetic listings are written in
 pipeline-sized batches, twice: a first crawl (documents created and merged) and a
@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from crawler.items import ResearcherItem, WorkItem
+from core.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change, change_from_item
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
 

@@ -10,27 +10,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from core.flags import as_bool
+from core.urls import redact_url
 
 DEFAULT_URL = "http://localhost:9200"
 DEFAULT_TIMEOUT = 30.0
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def as_bool(value: Any, default: bool) -> bool:
-    """Read a boolean setting given as bool, int or string ("true", "0", ...)."""
-    if value is None:
-        return default
-    if isinstance(value, bool | int):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ValueError(f"not a boolean: {value!r}")
 
 
 @dataclass(frozen=True)
@@ -68,13 +53,3 @@ class OpenSearchConfig:
         """The URL with any embedded ``user:password@`` removed, fit for logs."""
         return redact_url(self.url)
 
-
-def redact_url(url: str) -> str:
-    """Drop credentials from a URL so it can be logged."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))

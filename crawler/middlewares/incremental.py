@@ -42,13 +42,14 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
+from core.flags import as_bool
+from core.urls import redact_url
 from crawler.extensions.job import run_identity, state_dir
-from crawler.extensions.verdict import Verdict, redact_url, run_verdict
+from crawler.extensions.verdict import Verdict, run_verdict
 from crawler.state import PageStateStore
 
 logger = logging.getLogger(__name__)
 
-_TRUE = ("1", "true", "yes", "on")
 _CONDITIONAL_SCHEMES = ("http", "https")
 VERDICT_EXTENSION = "crawler.extensions.verdict.RunVerdict"
 
@@ -79,7 +80,7 @@ class IncrementalMiddleware:
         if not getattr(spider, "skips_unchanged", False):
             logger.info("incremental: off (spider %s does not set skips_unchanged)", spider.name)
             return
-        full = str(getattr(spider, "full", "")).lower() in _TRUE
+        full = as_bool(getattr(spider, "full", None))
         follow = bool(getattr(spider, "follow", False))
         self.skip_unchanged = not (full or follow)
         target = state_target(self.crawler.settings)

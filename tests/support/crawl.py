@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
 _STAT = re.compile(r"^\s*'([^']+)': (\d+),?$", re.M)
 

@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 from opensearchpy import OpenSearch
 
 from indexing.client import build_client
-from indexing.config import OpenSearchConfig
+from indexing.connection import OpenSearchConfig
 from indexing.indices import MAPPINGS_DIR, alias_name, alias_target, list_versions
 from ops.cli import main
 from ops.verify import FACET_FIELDS

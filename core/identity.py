@@ -1,0 +1,58 @@
+"""Stable identifiers: which listings are one work, which page is one researcher.
+
+The work identity rule
+----------------------
+Two listings are the same work when their titles are the same text once the
+differences that profile sites introduce are removed:
+
+* LaTeX markup: ``$t$-designs`` is ``t-designs``; ``\\textit{e.g.}`` is ``e.g.``;
+  a symbol command keeps its name (``$\\alpha$`` reads ``alpha``, as does ``α``);
+* accents and compatibility forms: ``Pérez`` is ``Perez``, ``ﬁ`` is ``fi``;
+* case;
+* every character that is not a letter or a digit (punctuation, dashes of any
+  kind, whitespace): ``Fault–Tolerant``, ``Fault-Tolerant`` and ``Fault Tolerant``
+  are one spelling.
+
+Everything else is kept, in order, so a title that extends another, shares only
+its first words, or reorders its words is a different work. The year is not
+part of the identity: a preprint and its published version are listed with
+different years and are still one work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import urlsplit
+
+from core.text import fold
+
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def title_key(title: str) -> str:
+    """The comparison key of a title under the work identity rule (see module doc)."""
+    return _NOT_ALNUM.sub("", fold(title))
+
+
+def work_id(title: str) -> str:
+    """The identifier shared by every listing of one work: 16 hex digits."""
+    key = title_key(title) or title.strip()
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def canonical_url(url: str) -> str:
+    """A profile URL without scheme, query, fragment, ``www.`` or trailing slash."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    path = re.sub(r"/(index\.html?)?$", "", parts.path) or "/"
+    return f"{host}{path}"
+
+
+def researcher_id(url: str) -> str:
+    """The identifier of the researcher a profile page describes: 16 hex digits.
+
+    Derived from the page's canonical URL, so http and https, a trailing slash
+    or tracking parameters do not create a second researcher.
+    """
+    return hashlib.sha256(canonical_url(url).encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,43 @@
+"""When to try a request again, and how long to wait: one policy for every dependency.
+
+OpenSearch, arXiv and the crawled sites fail in the same ways: overloaded (429),
+restarting (502, 503, 504), timing out (408). Those statuses, dropped connections
+and timeouts are worth another try after a backoff; anything else (400, 401, 403,
+404, a rejected document) is not, because the same request gets the same answer.
+Waits grow exponentially from ``initial_wait`` up to ``max_wait``, with up to
+``jitter`` seconds added at random so many clients do not retry in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tenacity.wait import wait_base, wait_exponential_jitter
+
+# Statuses worth another try: the server is overloaded or restarting.
+RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+def is_retryable_status(status: Any) -> bool:
+    """Whether an HTTP status (or a missing one: no answer at all) is worth retrying."""
+    return not isinstance(status, int) or status in RETRYABLE_STATUSES
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How many tries, and the backoff between them."""
+
+    attempts: int  # tries in all, the first one included
+    initial_wait: float  # seconds before the first retry
+    max_wait: float  # cap of one wait
+    jitter: float  # up to this many seconds added at random to each wait
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"a retry policy needs at least one attempt, not {self.attempts}")
+
+    def wait(self) -> wait_base:
+        """The tenacity wait strategy of this policy."""
+        return wait_exponential_jitter(initial=self.initial_wait, max=self.max_wait,
+                                       jitter=self.jitter)

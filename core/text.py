@@ -1,0 +1,89 @@
+"""Text folded for comparison: one reading of LaTeX, accents, Greek and case.
+
+Profiles and arXiv print one title or name in many ways: LaTeX markup
+(``$t$-designs``, ``\\textit{e.g.}``, ``Erd\\H{o}s``), accents and ligatures
+(``Pérez``, ``ﬁ``), Greek letters written either way (``$\\alpha$`` or ``α``),
+curly apostrophes, ``&`` for ``and``. ``fold`` removes all of those differences
+and nothing else; the keys built on it (``core.identity.title_key`` for work
+identity, ``words`` for arXiv queries, ``core.names.name_key`` for people) each
+decide which of the remaining characters matter.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Formatting commands whose argument is the visible text: \textit{x} -> x.
+_LATEX_FORMAT = re.compile(
+    r"\\(?:text[a-z]*|emph|math[a-z]*|operatorname|mbox|hbox|bm|boldsymbol|underline|overline)"
+    r"\s*\{([^{}]*)\}"
+)
+# Accent commands on one letter: \"o, \'{e}, \v{c}.
+_SYMBOL_ACCENT = re.compile(r"\\[\"'`^~=.]\s*\{?([A-Za-z])\}?")
+_LETTER_ACCENT = re.compile(r"\\[uvHckrbd]\{([A-Za-z])\}")
+# Any other command reads as its name: \alpha -> alpha, \times -> times.
+_LATEX_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_LATEX_CHARS = re.compile(r"[\\${}~]")
+# Letters NFKD does not decompose into a base letter plus accents, and the
+# punctuation that has one ASCII reading.
+_LETTER_FOLDS = str.maketrans({
+    "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D",
+    "þ": "th", "Þ": "Th", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ı": "i", "ß": "ss",
+    "’": "'", "‘": "'", "&": " and ",
+})
+# A possessive reads as its noun, so "Shapley's" and "Shapley" agree.
+_POSSESSIVE = re.compile(r"(?<=[a-z0-9])'s\b")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def strip_latex(text: str) -> str:
+    """Remove LaTeX markup, keeping the text it renders."""
+    if not _LATEX_CHARS.search(text):  # most titles: nothing to do, and this runs per listing
+        return text
+    previous = None
+    while previous != text:  # nested formatting: \textbf{\emph{x}}
+        previous = text
+        text = _LATEX_FORMAT.sub(r"\1", text)
+    text = _SYMBOL_ACCENT.sub(r"\1", text)
+    text = _LETTER_ACCENT.sub(r"\1", text)
+    text = _LATEX_COMMAND.sub(r" \1 ", text)
+    return text.replace("$", "").replace("{", "").replace("}", "").replace("~", " ")
+
+
+def spell_greek(text: str) -> str:
+    """Spell Greek letters out as LaTeX does (α -> alpha), so both forms agree."""
+    out = []
+    for ch in text:
+        if "\u0370" <= ch <= "\u03ff":
+            name = unicodedata.name(ch, "")
+            if name.startswith("GREEK") and " LETTER " in name:
+                out.append(" " + name.rsplit(" ", 1)[-1].lower() + " ")
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def fold(text: str) -> str:
+    """Lower case, LaTeX read as its text, accents dropped, Greek spelled out.
+
+    Letters of other scripts are kept (lower-cased); what a caller does with them
+    is the caller's rule.
+    """
+    text = strip_latex(text)
+    if text.isascii():  # most titles and names: only "&" to spell out
+        return text.replace("&", " and ").casefold()
+    text = spell_greek(unicodedata.normalize("NFKC", text)).translate(_LETTER_FOLDS)
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+@lru_cache(maxsize=16_384)  # titles and names recur: every listing, every candidate check
+def words(text: str) -> tuple[str, ...]:
+    """The plain ASCII words of ``text``, possessives read as their noun.
+
+    Every other character separates words, so the words are safe inside an
+    arXiv query phrase whatever the title held.
+    """
+    return tuple(_WORD.findall(_POSSESSIVE.sub("", fold(text))))

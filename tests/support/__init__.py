@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: servers, crawls, sample data. No tests here."""
