@@ -21,6 +21,7 @@ the page no longer lists (the writer's unlists: ``index/unlisted``, and
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -32,7 +33,7 @@ from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
-from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from indexing.bulk import WRITER_RETRY, BulkWriter, WriteReport
 from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
@@ -83,7 +84,8 @@ class OpenSearchIndexPipeline:
             raise NotConfigured("INDEX_ENABLED is off")
         config = OpenSearchConfig.from_settings(settings)
         quiet_transport_logs()
-        policy = RetryPolicy(
+        policy = replace(
+            WRITER_RETRY,
             attempts=settings.getint("INDEX_MAX_ATTEMPTS", 6),
             initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT", 0.5),
             max_wait=settings.getfloat("INDEX_RETRY_MAX_WAIT", 10.0),
