@@ -34,6 +34,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
+from core import stat_keys
 from core.retry import RetryPolicy, is_retryable_status
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery, Cancelled
@@ -42,6 +43,7 @@ from enrichment.ratelimit import SharedRateLimiter, effective_delay
 
 logger = logging.getLogger(__name__)
 
+# Receives (stat key, count) for what the fetcher did: requests sent, retries.
 EventSink = Callable[[str, int], None]
 
 
@@ -141,8 +143,9 @@ class ArxivFetcher:
         limiter = SharedRateLimiter(config.cache_dir,
                                     effective_delay(config.api_url, config.delay_seconds),
                                     stop=self._stop)
-        self._session = _PoliteSession(limiter, config.timeout_seconds, config.user_agent,
-                                       on_request=lambda: self._on_event("requests", 1))
+        self._session = _PoliteSession(
+            limiter, config.timeout_seconds, config.user_agent,
+            on_request=lambda: self._on_event(stat_keys.ARXIV_REQUESTS, 1))
         policy = RetryPolicy(attempts=config.max_attempts, initial_wait=config.backoff_seconds,
                              max_wait=config.backoff_max_seconds, jitter=config.backoff_seconds)
         retrying = Retrying(
@@ -163,7 +166,7 @@ class ArxivFetcher:
     def _count_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
         logger.info("arXiv request failed (%s); retry %d", error, state.attempt_number)
-        self._on_event("retries", 1)
+        self._on_event(stat_keys.ARXIV_RETRIES, 1)
 
     def search(self, query: str) -> SearchResult:
         """All entries for ``query``, up to ``page_size * max_pages``.

@@ -39,6 +39,7 @@ from typing import Any
 from opensearchpy import OpenSearch, helpers
 from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
+from core import stat_keys
 from core.retry import RetryPolicy
 from indexing.changes import Change, MissingDocument, fold_change, unlist_changes, wants_unlisting
 from indexing.client import classify_item, translate_errors
@@ -106,22 +107,22 @@ class WriteReport:
     def stats(self) -> dict[str, int]:
         """Counters to add to the crawl's stats (``index/...``)."""
         values = {
-            "index/docs": self.docs_written,
-            "index/docs_created": self.docs_created,
-            "index/docs_unchanged": self.docs_unchanged,
-            "index/listings_delivered": self.listings_delivered,
-            "index/researchers_delivered": self.researchers_delivered,
-            "index/enrichments_delivered": self.enrichments_delivered,
-            "index/unlisted": self.unlisted,
-            "index/docs_deleted": self.docs_deleted,
-            "index/merged": self.merged,
-            "index/conflicts": self.conflicts,
-            "index/retries": self.retries,
-            "index/bulk_requests": self.bulk_requests,
-            "index/dead_lettered": self.dead_lettered,
+            stat_keys.INDEX_DOCS: self.docs_written,
+            stat_keys.INDEX_DOCS_CREATED: self.docs_created,
+            stat_keys.INDEX_DOCS_UNCHANGED: self.docs_unchanged,
+            stat_keys.INDEX_LISTINGS_DELIVERED: self.listings_delivered,
+            stat_keys.INDEX_RESEARCHERS_DELIVERED: self.researchers_delivered,
+            stat_keys.INDEX_ENRICHMENTS_DELIVERED: self.enrichments_delivered,
+            stat_keys.INDEX_UNLISTED: self.unlisted,
+            stat_keys.INDEX_DOCS_DELETED: self.docs_deleted,
+            stat_keys.INDEX_MERGED: self.merged,
+            stat_keys.INDEX_CONFLICTS: self.conflicts,
+            stat_keys.INDEX_RETRIES: self.retries,
+            stat_keys.INDEX_BULK_REQUESTS: self.bulk_requests,
+            stat_keys.INDEX_DEAD_LETTERED: self.dead_lettered,
         }
         for code, count in self.dead_letter_codes.items():
-            values[f"index/dead_lettered/{code}"] = count
+            values[f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{code}"] = count
         return values
 
     def add(self, other: WriteReport) -> None:
