@@ -1,11 +1,12 @@
 """When to try a request again, and how long to wait: one policy for every dependency.
 
 OpenSearch, arXiv and the crawled sites fail in the same ways: overloaded (429),
-restarting (502, 503, 504), timing out (408). Those statuses, dropped connections
-and timeouts are worth another try after a backoff; anything else (400, 401, 403,
-404, a rejected document) is not, because the same request gets the same answer.
-Waits grow exponentially from ``initial_wait`` up to ``max_wait``, with up to
-``jitter`` seconds added at random so many clients do not retry in step.
+restarting (500, 502, 503, 504), timing out (408). Those statuses, dropped
+connections and timeouts are worth another try after a backoff; anything else
+(400, 401, 403, 404, a rejected document) is not, because the same request gets
+the same answer. Waits grow exponentially from ``initial_wait`` (doubling) up to
+``max_wait``, with up to ``jitter`` seconds added at random so many clients do not
+retry in step.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tenacity.wait import wait_base, wait_exponential_jitter
+from tenacity.stop import stop_after_attempt, stop_base
+from tenacity.wait import wait_base, wait_exponential, wait_random
 
-# Statuses worth another try: the server is overloaded or restarting.
+# Statuses worth another try: the server is overloaded, restarting or timed out.
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
 
@@ -30,7 +32,7 @@ class RetryPolicy:
 
     attempts: int  # tries in all, the first one included
     initial_wait: float  # seconds before the first retry
-    max_wait: float  # cap of one wait
+    max_wait: float  # cap of the exponential part of one wait
     jitter: float  # up to this many seconds added at random to each wait
 
     def __post_init__(self) -> None:
@@ -38,6 +40,12 @@ class RetryPolicy:
             raise ValueError(f"a retry policy needs at least one attempt, not {self.attempts}")
 
     def wait(self) -> wait_base:
-        """The tenacity wait strategy of this policy."""
-        return wait_exponential_jitter(initial=self.initial_wait, max=self.max_wait,
-                                       jitter=self.jitter)
+        """The tenacity wait strategy: ``initial_wait * 2**(retry - 1)``, capped, plus jitter."""
+        # Composed from the two strategies whose arguments are the same in tenacity 8
+        # and 9 (wait_exponential_jitter renamed ``initial`` to ``multiplier`` in 9).
+        return (wait_exponential(multiplier=self.initial_wait, max=self.max_wait)
+                + wait_random(0, self.jitter))
+
+    def stop(self) -> stop_base:
+        """The tenacity stop strategy: after ``attempts`` tries."""
+        return stop_after_attempt(self.attempts)

@@ -8,6 +8,8 @@ Override any of them per run with ``scrapy crawl profiles -s NAME=value``.
 
 import os
 
+from core import retry as _retry  # lower-case: not a setting
+
 BOT_NAME = "scholarindex"
 SPIDER_MODULES = ["crawler.spiders"]
 NEWSPIDER_MODULE = "crawler.spiders"
@@ -27,10 +29,12 @@ CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 4
 # Give up on a page after this many seconds.
 DOWNLOAD_TIMEOUT = 30
-# Retry transient failures (5xx, 429, timeouts, dropped connections) a few times.
+# Retry transient failures (5xx, 429, timeouts, dropped connections) a few times:
+# the statuses every dependency retries (core.retry), plus the CDN's "origin timed
+# out" answers (522, 524) that crawled sites behind Cloudflare give.
 RETRY_ENABLED = True
 RETRY_TIMES = 3
-RETRY_HTTP_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
+RETRY_HTTP_CODES = sorted(_retry.RETRYABLE_STATUSES | {522, 524})
 # A profile page is a few tens of KB; refuse anything past 8 MB and warn past 2 MB.
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024

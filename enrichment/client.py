@@ -7,9 +7,9 @@ what it lacks (product.md, "The arXiv API"):
   the package's plain ``requests.Session``;
 * the machine-wide request slot (``ratelimit``) instead of the package's
   per-client ``time.sleep``, which is switched off (``delay_seconds=0``);
-* retries with exponential backoff and jitter (tenacity) on 429, 5xx,
-  connection errors, timeouts and unexpectedly empty or malformed pages, per
-  page, so a failure on page 2 does not refetch page 1. The package's own
+* retries with exponential backoff and jitter (``core.retry``) on 429, 408,
+  5xx, connection errors, timeouts and unexpectedly empty or malformed pages,
+  per page, so a failure on page 2 does not refetch page 1. The package's own
   immediate retries are off (``num_retries=0``). A 400 is never retried.
 * an empty first page is asked again (twice by default) before it counts as
   "no match": arXiv sometimes answers 200 with nothing in it, and caching that
@@ -32,15 +32,10 @@ from dataclasses import dataclass
 import arxiv
 import requests
 from requests.structures import CaseInsensitiveDict
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-    wait_random,
-)
+from tenacity import RetryCallState, Retrying, retry_if_exception
 
+from core import stat_keys
+from core.retry import RetryPolicy, is_retryable_status
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery, Cancelled
 from enrichment.metadata import to_metadata
@@ -48,7 +43,7 @@ from enrichment.ratelimit import SharedRateLimiter, effective_delay
 
 logger = logging.getLogger(__name__)
 
-_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Receives (stat key, count) for what the fetcher did: requests sent, retries.
 EventSink = Callable[[str, int], None]
 
 
@@ -62,7 +57,7 @@ class _SuspectPage(Exception):
 
 def _is_transient(exc: BaseException) -> bool:
     if isinstance(exc, arxiv.HTTPError):
-        return exc.status in _RETRY_STATUSES
+        return is_retryable_status(exc.status)
     return isinstance(exc, (_SuspectPage, arxiv.UnexpectedEmptyPageError,
                             requests.ConnectionError, requests.Timeout,
                             requests.exceptions.ChunkedEncodingError))
@@ -148,14 +143,15 @@ class ArxivFetcher:
         limiter = SharedRateLimiter(config.cache_dir,
                                     effective_delay(config.api_url, config.delay_seconds),
                                     stop=self._stop)
-        self._session = _PoliteSession(limiter, config.timeout_seconds, config.user_agent,
-                                       on_request=lambda: self._on_event("requests", 1))
+        self._session = _PoliteSession(
+            limiter, config.timeout_seconds, config.user_agent,
+            on_request=lambda: self._on_event(stat_keys.ARXIV_REQUESTS, 1))
+        policy = RetryPolicy(attempts=config.max_attempts, initial_wait=config.backoff_seconds,
+                             max_wait=config.backoff_max_seconds, jitter=config.backoff_seconds)
         retrying = Retrying(
             retry=retry_if_exception(_is_transient),
-            stop=stop_after_attempt(config.max_attempts),
-            wait=wait_exponential(multiplier=config.backoff_seconds,
-                                  max=config.backoff_max_seconds)
-            + wait_random(0, config.backoff_seconds),
+            stop=policy.stop(),
+            wait=policy.wait(),
             sleep=self._sleep,
             before_sleep=self._count_retry,
             reraise=True,
@@ -170,7 +166,7 @@ class ArxivFetcher:
     def _count_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
         logger.info("arXiv request failed (%s); retry %d", error, state.attempt_number)
-        self._on_event("retries", 1)
+        self._on_event(stat_keys.ARXIV_RETRIES, 1)
 
     def search(self, query: str) -> SearchResult:
         """All entries for ``query``, up to ``page_size * max_pages``.

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Status = Literal["done", "none", "pending"]
+from core.enrichment_status import Status
 
 
 @dataclass(frozen=True)

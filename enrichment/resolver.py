@@ -12,6 +12,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 
+from core import stat_keys
+from core.enrichment_status import DONE, NONE, PENDING
 from enrichment.cache import CachedLookup, LookupCache
 from enrichment.client import ArxivFetcher, SearchResult
 from enrichment.config import EnrichmentConfig
@@ -59,15 +61,15 @@ class Resolver:
         checked_at = (datetime.fromtimestamp(max(row.fetched_at for row in rows), UTC).isoformat()
                       if rows else None)
         if verdict.match is not None:
-            return Outcome(listing.work_id, verdict.match, "done", verdict.reason, checked_at)
+            return Outcome(listing.work_id, verdict.match, DONE, verdict.reason, checked_at)
         refused = [row.reason for row in rows if row.reason]
         reason = refused[0] if refused and not candidates else verdict.reason
-        return Outcome(listing.work_id, None, "none", reason, checked_at)
+        return Outcome(listing.work_id, None, NONE, reason, checked_at)
 
     @staticmethod
     def unsearchable(listing: Listing) -> Outcome:
         """The outcome of a listing none of whose titles can be searched."""
-        return Outcome(listing.work_id, None, "none",
+        return Outcome(listing.work_id, None, NONE,
                        "title has too few plain words to search arXiv with")
 
     def cached(self, keys: Iterable[str]) -> dict[str, CachedLookup]:
@@ -104,7 +106,7 @@ class Resolver:
             elif all(k in cached for k in keys):
                 outcomes.append(self.decide(listing, cached))
             else:
-                outcomes.append(Outcome(listing.work_id, None, "pending",
+                outcomes.append(Outcome(listing.work_id, None, PENDING,
                                         outage or "arXiv lookup did not finish"))
         return outcomes
 
@@ -139,7 +141,7 @@ class Resolver:
         try:
             result = self._search(build_query(keys))
         except BadQuery as exc:
-            self._on_event("bad_queries", 1)
+            self._on_event(stat_keys.ARXIV_BAD_QUERIES, 1)
             if len(keys) == 1:
                 logger.warning("arXiv refused the query for %r: %s", keys[0], exc)
                 yield [(keys[0], [], "arXiv rejected this title's query (HTTP 400)")]

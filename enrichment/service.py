@@ -31,6 +31,7 @@ import time
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable
 
+from core.enrichment_status import DONE, PENDING
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import Cancelled
 from enrichment.models import Listing, Outcome
@@ -130,13 +131,13 @@ class Enricher:
         with self._cond:
             previous = self._answered.get(listing.work_id)
             work = self._evidence(listing, previous)
-            if (previous and previous[1].status != "pending" and work == previous[0]
+            if (previous and previous[1].status != PENDING and work == previous[0]
                     and listing.work_id not in self._waiting):
                 return previous[1]  # nothing new to verify against, nothing to store
             keys = self._resolver.keys(work)
             if not keys:
                 return self._settle(work, self._resolver.unsearchable(work), previous)
-            if work.work_id not in self._waiting and previous and previous[1].status == "done":
+            if work.work_id not in self._waiting and previous and previous[1].status == DONE:
                 return self._settle(work, previous[1], previous)  # already matched: nothing to ask
             cached = self._resolver.cached(keys)
             if work.work_id not in self._waiting and len(cached) == len(keys):
@@ -180,7 +181,7 @@ class Enricher:
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
-            left = [Outcome(work_id, None, "pending", reason) for work_id in self._waiting]
+            left = [Outcome(work_id, None, PENDING, reason) for work_id in self._waiting]
             for outcome in left:
                 answered = self._answered.get(outcome.work_id)
                 self._count(answered[1] if answered else None, outcome)
@@ -214,7 +215,7 @@ class Enricher:
     def _settle(self, work: Listing, outcome: Outcome, previous: Answer | None) -> Outcome:
         """Remember the answer (``previous``: the stored one); a matched work stays matched."""
         before = previous[1] if previous else None
-        if before and before.status == "done" and outcome.status != "done":
+        if before and before.status == DONE and outcome.status != DONE:
             outcome = before
         if previous != (work, outcome):
             self._answered.put(work, outcome)
@@ -261,7 +262,7 @@ class Enricher:
                 work, outstanding = self._waiting[work_id]
                 if key not in stored:
                     del self._waiting[work_id]
-                    pending.append(self._settle(work, Outcome(work_id, None, "pending", reason),
+                    pending.append(self._settle(work, Outcome(work_id, None, PENDING, reason),
                                                 self._answered.get(work_id)))
                     continue
                 outstanding.discard(key)

@@ -9,7 +9,7 @@ opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
 - written: delivered;
 - 409 (another writer got there first): re-read and re-merge at once;
 - 429, 5xx, connection errors: re-read, re-merge and re-send after an exponential
-  backoff with jitter (tenacity);
+  backoff with jitter (``core.retry``);
 - refused (mapping error): dead-lettered with the reason, the others carry on;
 - still failing when the attempts run out: dead-lettered with the last reason.
 
@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
+from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
+from core import stat_keys
+from core.retry import RetryPolicy
 from indexing.changes import Change, MissingDocument, fold_change, unlist_changes, wants_unlisting
 from indexing.client import classify_item, translate_errors
 from indexing.deadletter import (
@@ -63,16 +64,17 @@ logger = logging.getLogger(__name__)
 _KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1, "unlist": 2}
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How hard the writer tries before dead-lettering, and how big a request gets."""
+# How hard the writer tries before dead-lettering: rounds per batch (the first one
+# included), and the backoff after a transient error.
+WRITER_RETRY = RetryPolicy(attempts=6, initial_wait=0.5, max_wait=10.0, jitter=0.5)
 
-    attempts: int = 6  # rounds per batch, the first one included
-    initial_wait: float = 0.5  # seconds before the first retry after a transient error
-    max_wait: float = 10.0  # cap of one backoff wait
-    jitter: float = 0.5  # up to this many seconds added at random to each wait
-    max_docs_per_request: int = 1000
-    max_bytes_per_request: int = 10 * 1024 * 1024
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """How big one request of the writer gets (an mget, or a bulk request)."""
+
+    max_docs: int = 1000
+    max_bytes: int = 10 * 1024 * 1024
 
 
 @dataclass
@@ -105,22 +107,22 @@ class WriteReport:
     def stats(self) -> dict[str, int]:
         """Counters to add to the crawl's stats (``index/...``)."""
         values = {
-            "index/docs": self.docs_written,
-            "index/docs_created": self.docs_created,
-            "index/docs_unchanged": self.docs_unchanged,
-            "index/listings_delivered": self.listings_delivered,
-            "index/researchers_delivered": self.researchers_delivered,
-            "index/enrichments_delivered": self.enrichments_delivered,
-            "index/unlisted": self.unlisted,
-            "index/docs_deleted": self.docs_deleted,
-            "index/merged": self.merged,
-            "index/conflicts": self.conflicts,
-            "index/retries": self.retries,
-            "index/bulk_requests": self.bulk_requests,
-            "index/dead_lettered": self.dead_lettered,
+            stat_keys.INDEX_DOCS: self.docs_written,
+            stat_keys.INDEX_DOCS_CREATED: self.docs_created,
+            stat_keys.INDEX_DOCS_UNCHANGED: self.docs_unchanged,
+            stat_keys.INDEX_LISTINGS_DELIVERED: self.listings_delivered,
+            stat_keys.INDEX_RESEARCHERS_DELIVERED: self.researchers_delivered,
+            stat_keys.INDEX_ENRICHMENTS_DELIVERED: self.enrichments_delivered,
+            stat_keys.INDEX_UNLISTED: self.unlisted,
+            stat_keys.INDEX_DOCS_DELETED: self.docs_deleted,
+            stat_keys.INDEX_MERGED: self.merged,
+            stat_keys.INDEX_CONFLICTS: self.conflicts,
+            stat_keys.INDEX_RETRIES: self.retries,
+            stat_keys.INDEX_BULK_REQUESTS: self.bulk_requests,
+            stat_keys.INDEX_DEAD_LETTERED: self.dead_lettered,
         }
         for code, count in self.dead_letter_codes.items():
-            values[f"index/dead_lettered/{code}"] = count
+            values[f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{code}"] = count
         return values
 
     def add(self, other: WriteReport) -> None:
@@ -170,15 +172,15 @@ class BulkWriter:
 
     def __init__(self, client: OpenSearch, prefix: str, dead_letters: DeadLetterFile,
                  policy: RetryPolicy | None = None,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep,
+                 limits: RequestLimits | None = None):
         self.client = client
         self.prefix = prefix
         self.dead_letters = dead_letters
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or WRITER_RETRY
+        self.limits = limits or RequestLimits()
         self._sleep = sleep
-        self._backoff = wait_exponential_jitter(multiplier=self.policy.initial_wait,
-                                                max=self.policy.max_wait,
-                                                jitter=self.policy.jitter)
+        self._backoff = self.policy.wait()
 
     def write(self, changes: Iterable[Change]) -> WriteReport:
         """Deliver every change or dead-letter it; never raises for a failed request."""
@@ -228,7 +230,7 @@ class BulkWriter:
             if isinstance(exc, _Unfinished):
                 report.retries += exc.transient_docs
 
-        return Retrying(stop=stop_after_attempt(max(1, self.policy.attempts)),
+        return Retrying(stop=self.policy.stop(),
                         wait=self._wait, retry=retry_if_exception_type(_Unfinished),
                         before_sleep=count_retries, sleep=self._sleep, reraise=True)
 
@@ -293,7 +295,7 @@ class BulkWriter:
     def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
         """Load the current version of every pending document; False if the cluster failed."""
         docs = list(pending.values())
-        step = self.policy.max_docs_per_request
+        step = self.limits.max_docs
         try:
             for start in range(0, len(docs), step):
                 part = docs[start:start + step]
@@ -357,8 +359,8 @@ class BulkWriter:
         chunk: list[tuple[_Doc, dict[str, Any], int]] = []
         size = 0
         for item in actions:
-            if chunk and (len(chunk) >= self.policy.max_docs_per_request
-                          or size + item[2] > self.policy.max_bytes_per_request):
+            if chunk and (len(chunk) >= self.limits.max_docs
+                          or size + item[2] > self.limits.max_bytes):
                 yield chunk
                 chunk, size = [], 0
             chunk.append(item)

@@ -16,11 +16,9 @@ from typing import Any, Literal
 from opensearchpy import OpenSearch
 from opensearchpy import exceptions as os_exc
 
+from core.retry import is_retryable_status
 from indexing.connection import OpenSearchConfig
 from indexing.errors import IndexUnavailable
-
-# Statuses worth another try: the cluster is overloaded or restarting.
-RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
 
 def build_client(config: OpenSearchConfig) -> OpenSearch:
@@ -90,7 +88,8 @@ def translate_errors(what: str) -> Iterator[None]:
     except os_exc.SerializationError as exc:  # a garbled answer, e.g. from a proxy
         raise IndexUnavailable(f"{what}: unreadable response ({exc})", retryable=True) from exc
     except os_exc.TransportError as exc:
-        retryable = isinstance(exc.status_code, int) and exc.status_code in RETRYABLE_STATUSES
+        # A status that is not a number here is a failure opensearch-py could not place.
+        retryable = isinstance(exc.status_code, int) and is_retryable_status(exc.status_code)
         raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=retryable,
                                status=exc.status_code) from exc
 
@@ -118,7 +117,7 @@ def classify_item(info: Mapping[str, Any]) -> ItemResult:
         return ItemResult("retry", status, f"HTTP {status}: {reason}")
     if status == 409:
         return ItemResult("conflict", status, f"version conflict: {reason}")
-    if not isinstance(status, int) or status in RETRYABLE_STATUSES:
+    if is_retryable_status(status):
         return ItemResult("retry", status, f"HTTP {status}: {reason}")
     return ItemResult("rejected", status, f"HTTP {status}: {reason}")
 

@@ -28,6 +28,8 @@ CONFLICT = "conflict"  # still conflicting after every re-read and re-merge
 REJECTED = "rejected"  # the cluster refused the document (mapping error, bad value)
 INVALID = "invalid"  # the item cannot become a document (no id, unknown enrichment field)
 MISSING = "missing_document"  # enrichment for a work the index does not hold
+LATE = "late"  # an enrichment that arrived after the crawl's indexer closed
+INTERNAL = "internal"  # the indexer crashed on the batch (a bug, not the cluster)
 
 
 @dataclass(frozen=True)

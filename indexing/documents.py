@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from core.enrichment_status import DONE, ENRICHMENT_STATUSES, PENDING
 from core.names import clean_name, is_author_name, name_key, nicest
 from indexing.errors import InvalidItem
 
@@ -41,7 +42,6 @@ ARXIV_FIELDS = frozenset({
     "id", "entry_id", "title", "summary", "authors", "primary_category", "categories",
     "published", "updated", "pdf_url", "doi", "journal_ref", "comment",
 })
-ENRICHMENT_STATUSES = frozenset({"pending", "done", "none", "error"})
 
 
 def timestamp(value: str | datetime | None = None) -> str:
@@ -133,7 +133,7 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
 
 def _matched(state: Mapping[str, Any]) -> bool:
     """True when an enrichment state carries a verified arXiv match."""
-    return bool(state.get("enrichment")) and state["enrichment"].get("status") == "done"
+    return bool(state.get("enrichment")) and state["enrichment"].get("status") == DONE
 
 
 def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
@@ -302,7 +302,7 @@ def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """
     def rank(state: Mapping[str, Any]) -> tuple[bool, str, str]:
         info = state["enrichment"]
-        return (info["status"] != "pending", info["updated_at"], _canonical(state))
+        return (info["status"] != PENDING, info["updated_at"], _canonical(state))
     return rank(a) >= rank(b)
 
 

@@ -31,7 +31,8 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from core.retry import RetryPolicy
+from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change
 from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig

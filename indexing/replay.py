@@ -21,7 +21,8 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch
 
-from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from core.retry import RetryPolicy
+from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change
 from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig

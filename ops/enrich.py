@@ -23,6 +23,7 @@ from typing import Any
 from itemadapter import ItemAdapter
 from opensearchpy import OpenSearch
 
+from core.enrichment_status import DONE, NONE, PENDING
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing
 from enrichment.pending import enrich_pending
@@ -34,7 +35,7 @@ from ops.changefeed import scroll
 from pipelines.enrich import listing_from_item
 
 CHUNK = 100  # works per enrich_pending call (about 5 arXiv requests of 20 titles)
-PENDING_QUERY = {"term": {"enrichment.status": "pending"}}
+PENDING_QUERY = {"term": {"enrichment.status": PENDING}}
 _FIELDS = ["work_id", "title", "year", "authors", "listings.title", "listings.year",
            "listings.researcher_name", "listings.authors"]
 
@@ -53,12 +54,12 @@ class EnrichReport:
     @property
     def still_pending(self) -> int:
         """Works attempted that are still pending (arXiv did not answer)."""
-        return self.outcomes["pending"]
+        return self.outcomes[PENDING]
 
     def as_dict(self) -> dict[str, Any]:
         """For --json."""
         return {"pending_before": self.pending_before, "attempted": self.attempted,
-                "matched": self.outcomes["done"], "unmatched": self.outcomes["none"],
+                "matched": self.outcomes[DONE], "unmatched": self.outcomes[NONE],
                 "still_pending": self.still_pending, "written": self.written,
                 "dead_lettered": self.dead_lettered, "stopped_early": self.stopped_early}
 
@@ -113,7 +114,7 @@ def enrich_pending_works(client: OpenSearch, prefix: str, config: EnrichmentConf
         report.written += written.enrichments_delivered
         report.dead_lettered += written.dead_lettered
         advance(len(chunk))
-        still = [o for o in outcomes if o.status == "pending"]
+        still = [o for o in outcomes if o.status == PENDING]
         if still:
             report.stopped_early = still[0].reason
             break

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
+from tenacity import RetryCallState, Retrying, retry_if_exception
 
+from core.retry import RetryPolicy
 from indexing.client import translate_errors
 from indexing.errors import IndexingError, IndexUnavailable
 from ops.changefeed import ChangeFeed, hit_version, scroll
@@ -35,7 +36,8 @@ logger = logging.getLogger(__name__)
 Advance = Callable[[int], None]
 MAX_SLICES = 1024  # OpenSearch's default index.max_slices_per_scroll
 _MGET_CHUNK = 500
-_BULK_ATTEMPTS = 4  # a bulk chunk is idempotent (plain index ops), so retrying is safe
+# A bulk chunk is idempotent (plain index ops), so retrying is safe: 4 tries, 0.5 s, 1 s, 2 s apart.
+_BULK_RETRY = RetryPolicy(attempts=4, initial_wait=0.5, max_wait=2.0, jitter=0.0)
 
 
 class CopyFailed(IndexingError):
@@ -119,25 +121,32 @@ def copy_ids(client: OpenSearch, name: str, source: str, dest: str, feed: Change
 
 def bulk_write(client: OpenSearch, actions: list[dict[str, Any]], what: str) -> None:
     """Send one bulk request; retry transient failures; ``CopyFailed`` if a document is refused."""
-    for attempt in range(1, _BULK_ATTEMPTS + 1):
-        try:
-            with translate_errors(what):
-                results = list(helpers.streaming_bulk(
-                    client, actions, chunk_size=max(len(actions), 1), max_chunk_bytes=2**62,
-                    raise_on_error=False, raise_on_exception=True, max_retries=0,
-                    request_timeout=LONG_REQUEST_TIMEOUT))
-        except IndexUnavailable as exc:
-            if not exc.retryable or attempt == _BULK_ATTEMPTS:
-                raise
-            logger.warning("%s failed (attempt %d), retrying: %s", what, attempt, exc)
-            time.sleep(0.5 * 2 ** (attempt - 1))
-            continue
-        for ok, item in results:
-            info = next(iter(item.values()))
-            if not ok and not (info.get("status") == 404 and "delete" in item):
-                raise CopyFailed(f"{what}: document {info.get('_id')} refused: "
-                                 f"HTTP {info.get('status')} {_failure_reason(info)}")
-        return
+    def log_retry(state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        logger.warning("%s failed (attempt %d), retrying: %s", what, state.attempt_number, exc)
+
+    retrying = Retrying(stop=_BULK_RETRY.stop(), wait=_BULK_RETRY.wait(),
+                        retry=retry_if_exception(_transient), before_sleep=log_retry,
+                        reraise=True)
+    results = retrying(_send_bulk, client, actions, what)
+    for ok, item in results:
+        info = next(iter(item.values()))
+        if not ok and not (info.get("status") == 404 and "delete" in item):
+            raise CopyFailed(f"{what}: document {info.get('_id')} refused: "
+                             f"HTTP {info.get('status')} {_failure_reason(info)}")
+
+
+def _send_bulk(client: OpenSearch, actions: list[dict[str, Any]], what: str
+               ) -> list[tuple[bool, dict[str, Any]]]:
+    with translate_errors(what):
+        return list(helpers.streaming_bulk(
+            client, actions, chunk_size=max(len(actions), 1), max_chunk_bytes=2**62,
+            raise_on_error=False, raise_on_exception=True, max_retries=0,
+            request_timeout=LONG_REQUEST_TIMEOUT))
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, IndexUnavailable) and exc.retryable
 
 
 def _mget(client: OpenSearch, index: str, ids: list[str]) -> dict[str, dict[str, Any]]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from core.enrichment_status import PENDING
 from indexing.client import translate_errors
 from indexing.indices import INDEX_NAMES, alias_name, alias_target, body_version, read_mapping
 from ops.mappings import diff_mapping, live_mapping
@@ -115,7 +116,7 @@ def _pending(client: OpenSearch, prefix: str) -> int | None:
         return None
     with translate_errors(f"count pending {alias}"):
         answer = client.count(index=alias,
-                              body={"query": {"term": {"enrichment.status": "pending"}}})
+                              body={"query": {"term": {"enrichment.status": PENDING}}})
     return int(answer["count"])
 
 

@@ -32,6 +32,8 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from core import stat_keys
+from core.enrichment_status import PENDING
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
 from enrichment.ratelimit import effective_delay
@@ -39,8 +41,6 @@ from enrichment.service import Enricher, start_enricher
 from pipelines.signals import work_enriched
 
 logger = logging.getLogger(__name__)
-
-_STAT_OF_STATUS = {"done": "arxiv/matched", "none": "arxiv/unmatched", "pending": "arxiv/pending"}
 
 
 def listing_from_item(adapter: ItemAdapter) -> Listing:
@@ -116,11 +116,11 @@ class ArxivEnrichPipeline:
         self._last_progress = time.monotonic()
         outcome = self._enricher.submit(listing_from_item(adapter))
         if outcome is None:
-            self._inc("arxiv/cache_misses")
+            self._inc(stat_keys.ARXIV_CACHE_MISSES)
             self._attach(item, {"arxiv": None,
-                                "enrichment": {"status": "pending", "reason": "queued"}})
+                                "enrichment": {"status": PENDING, "reason": "queued"}})
         else:
-            self._inc("arxiv/cache_hits")
+            self._inc(stat_keys.ARXIV_CACHE_HITS)
             self._count()
             self._attach(item, enrichment_fields(outcome))
         return item
@@ -144,10 +144,10 @@ class ArxivEnrichPipeline:
 
         reactor.callFromThread(self._deliver, outcome)  # type: ignore[attr-defined]
 
-    def _from_worker_event(self, name: str, count: int) -> None:
+    def _from_worker_event(self, key: str, count: int) -> None:
         from twisted.internet import reactor
 
-        reactor.callFromThread(self._inc, f"arxiv/{name}", count)  # type: ignore[attr-defined]
+        reactor.callFromThread(self._inc, key, count)  # type: ignore[attr-defined]
 
     def _deliver(self, outcome: Outcome) -> None:
         """On the reactor thread: count the answer and signal it to the index."""
@@ -162,7 +162,7 @@ class ArxivEnrichPipeline:
         if self._enricher is None or self.crawler.stats is None:
             return
         for status, works in self._enricher.counts().items():
-            self.crawler.stats.set_value(_STAT_OF_STATUS[status], works)
+            self.crawler.stats.set_value(stat_keys.ARXIV_BY_STATUS[status], works)
 
     def _inc(self, key: str, count: int = 1) -> None:
         if self.crawler.stats is not None:

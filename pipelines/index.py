@@ -21,6 +21,7 @@ the page no longer lists (the writer's unlists: ``index/unlisted``, and
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -32,11 +33,12 @@ from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
-from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from core import stat_keys
+from indexing.bulk import WRITER_RETRY, BulkWriter, WriteReport
 from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile, dead_letter
+from indexing.deadletter import INTERNAL, LATE, DeadLetterFile, dead_letter
 from indexing.errors import IndexUnavailable, InvalidItem
 from indexing.indices import ensure_aliases
 from indexing.process import ProcessWriter
@@ -45,8 +47,14 @@ from pipelines.signals import work_enriched
 logger = logging.getLogger(__name__)
 
 CLOSE_REASON = "opensearch_unavailable"
-_RECEIVED = {"work": "index/listings_received", "researcher": "index/researchers_received",
-             "enrichment": "index/enrichments_received"}
+_RECEIVED = {"work": stat_keys.INDEX_LISTINGS_RECEIVED,
+             "researcher": stat_keys.INDEX_RESEARCHERS_RECEIVED,
+             "enrichment": stat_keys.INDEX_ENRICHMENTS_RECEIVED}
+# Shown as 0 in the stats dump of a run that indexed nothing.
+_ZERO_AT_START = (stat_keys.INDEX_DOCS, stat_keys.INDEX_MERGED, stat_keys.INDEX_CONFLICTS,
+                  stat_keys.INDEX_RETRIES, stat_keys.INDEX_DEAD_LETTERED,
+                  stat_keys.INDEX_LISTINGS_DELIVERED, stat_keys.INDEX_BULK_REQUESTS,
+                  stat_keys.INDEX_UNLISTED, stat_keys.INDEX_DOCS_DELETED)
 
 
 class UnindexableItem(DropItem):
@@ -83,7 +91,8 @@ class OpenSearchIndexPipeline:
             raise NotConfigured("INDEX_ENABLED is off")
         config = OpenSearchConfig.from_settings(settings)
         quiet_transport_logs()
-        policy = RetryPolicy(
+        policy = replace(
+            WRITER_RETRY,
             attempts=settings.getint("INDEX_MAX_ATTEMPTS", 6),
             initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT", 0.5),
             max_wait=settings.getfloat("INDEX_RETRY_MAX_WAIT", 10.0),
@@ -109,15 +118,14 @@ class OpenSearchIndexPipeline:
 
     async def open_spider(self) -> None:
         """Check the cluster and the aliases; stop the crawl before it starts if they fail."""
-        for name in ("docs", "merged", "conflicts", "retries", "dead_lettered",
-                     "listings_delivered", "bulk_requests", "unlisted", "docs_deleted"):
-            self.stats.set_value(f"index/{name}", 0)
+        for key in _ZERO_AT_START:
+            self.stats.set_value(key, 0)
         try:
             await maybe_deferred_to_future(deferToThread(self._connect))
         except IndexUnavailable as exc:
             logger.error("OpenSearch at %s unavailable: %s; stopping before any page is fetched",
                          self.config.safe_url, exc)
-            self.stats.set_value("index/error", str(exc))
+            self.stats.set_value(stat_keys.INDEX_ERROR, str(exc))
             raise CloseSpider(CLOSE_REASON) from exc
         self._ticker = LoopingCall(self._flush)
         self._ticker.start(self.flush_interval, now=False).addErrback(self._log_failure)
@@ -129,12 +137,12 @@ class OpenSearchIndexPipeline:
         try:
             changes = changes_from_item(item)
         except InvalidItem as exc:
-            self.stats.inc_value("index/invalid_items")
+            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
             raise UnindexableItem(str(exc)) from exc
         for change in changes:
             self._add(change)
         while len(self._buffer) >= self.max_buffer and self._inflight is not None:
-            self.stats.inc_value("index/backpressure_waits")  # OpenSearch is the bottleneck
+            self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
             await self._wait_for_flush()
         return item
 
@@ -162,14 +170,14 @@ class OpenSearchIndexPipeline:
                                        at=updated_at)
         except (TypeError, ValueError) as exc:  # a patch we cannot even encode
             logger.error("unusable enrichment for %s: %s", work_id, exc)
-            self.stats.inc_value("index/invalid_items")
+            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
             return
         if self._closed:
             # Came in after the last flush: keep it for `scholarindex replay`.
             self.writer.dead_letters.write([dead_letter(
-                change, "late", "enrichment arrived after the indexer closed")])
-            self.stats.inc_value("index/dead_lettered")
-            self.stats.inc_value("index/dead_lettered/late")
+                change, LATE, "enrichment arrived after the indexer closed")])
+            self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED)
+            self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{LATE}")
             return
         self._add(change)
 
@@ -203,7 +211,7 @@ class OpenSearchIndexPipeline:
             self.stats.inc_value(key, value)
         if report.fatal and not self._fatal:
             self._fatal = True
-            self.stats.set_value("index/error", report.fatal)
+            self.stats.set_value(stat_keys.INDEX_ERROR, report.fatal)
             logger.error("OpenSearch at %s refused the indexer: %s; closing the spider",
                          self.config.safe_url, report.fatal)
             deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
@@ -213,10 +221,10 @@ class OpenSearchIndexPipeline:
         # A bug in the writer, not an OpenSearch failure: keep every item of the batch.
         logger.error("indexer flush crashed; dead-lettering %d item(s): %s", len(batch),
                      failure.getTraceback())
-        letters = [dead_letter(c, "internal", f"indexer error: {failure.value!r}") for c in batch]
+        letters = [dead_letter(c, INTERNAL, f"indexer error: {failure.value!r}") for c in batch]
         self.writer.dead_letters.write(letters)
-        self.stats.inc_value("index/dead_lettered", len(letters))
-        self.stats.inc_value("index/dead_lettered/internal", len(letters))
+        self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED, len(letters))
+        self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{INTERNAL}", len(letters))
 
     def _flush_done(self, _: Any) -> None:
         self._inflight = None
@@ -234,18 +242,19 @@ class OpenSearchIndexPipeline:
         await maybe_deferred_to_future(waiter)
 
     def _summarise(self) -> None:
-        lost = self.stats.get_value("index/dead_lettered", 0)
+        lost = self.stats.get_value(stat_keys.INDEX_DEAD_LETTERED, 0)
         if lost:
-            codes = {k.rsplit("/", 1)[1]: v for k, v in self.stats.get_stats().items()
-                     if k.startswith("index/dead_lettered/")}
+            codes = {k.removeprefix(stat_keys.INDEX_DEAD_LETTERED_BY_CODE): v
+                     for k, v in self.stats.get_stats().items()
+                     if k.startswith(stat_keys.INDEX_DEAD_LETTERED_BY_CODE)}
             logger.error("%d item(s) were not indexed and went to the dead-letter file %s "
                          "(%s); replay them with `scholarindex replay %s`", lost,
                          self.writer.dead_letters.path, codes, self.writer.dead_letters.path)
         else:
             logger.info("indexed %s listing(s) into %s documents in %s bulk request(s)",
-                        self.stats.get_value("index/listings_delivered", 0),
-                        self.stats.get_value("index/docs", 0),
-                        self.stats.get_value("index/bulk_requests", 0))
+                        self.stats.get_value(stat_keys.INDEX_LISTINGS_DELIVERED, 0),
+                        self.stats.get_value(stat_keys.INDEX_DOCS, 0),
+                        self.stats.get_value(stat_keys.INDEX_BULK_REQUESTS, 0))
 
     @staticmethod
     def _log_failure(failure: Failure) -> None:

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from indexing.bulk import BulkWriter, RetryPolicy
+from core.retry import RetryPolicy
+from indexing.bulk import BulkWriter
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig, as_bool
 from indexing.deadletter import DeadLetterFile

@@ -63,7 +63,7 @@ def test_transient_faults_are_retried(arxiv_api: ArxivStandIn, tmp_path: Path, f
     result = fetcher.search(build_query([RESNEST]))
     assert {e["id"] for e in result.entries} == {"2004.08955", "2502.17733"}
     assert arxiv_api.request_count == 3
-    assert events == {"requests": 3, "retries": 2}
+    assert events == {"arxiv/requests": 3, "arxiv/retries": 2}
 
 
 def test_outage_after_retries_is_arxiv_unavailable(arxiv_api: ArxivStandIn,
@@ -157,7 +157,7 @@ def test_a_400_splits_the_batch_and_isolates_the_refused_title(arxiv_api: ArxivS
     # 8 titles, the bad one third: [0-7] x, [0-3] x, [0-1] ok, [2-3] x, [2] x, [3] ok, [4-7] ok
     statuses = [r.status for r in arxiv_api.requests]
     assert statuses.count(400) == 4 and statuses.count(200) == 3
-    assert events["bad_queries"] == 4
+    assert events["arxiv/bad_queries"] == 4
 
 
 def test_a_batch_matching_too_much_is_split(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from core.items import WorkItem
-from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
+from core.retry import RetryPolicy
+from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import change_from_item
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig

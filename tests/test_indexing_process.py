@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from indexing.bulk import RetryPolicy
+from core.retry import RetryPolicy
 from indexing.changes import change_from_item
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
@@ -74,7 +74,8 @@ def test_a_dead_child_costs_nothing_the_crawl_goes_on_writing_from_a_thread(
 
 UNGUARDED_SCRIPT = """
 import sys
-from indexing.bulk import RetryPolicy
+from dataclasses import replace
+from indexing.bulk import WRITER_RETRY
 from indexing.changes import change_from_item
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
@@ -83,7 +84,7 @@ from tests.test_indexing_writer import CHAO, T1
 
 url, prefix, dead = sys.argv[1:]
 writer = ProcessWriter(OpenSearchConfig(url=url, prefix=prefix), DeadLetterFile(dead),
-                       RetryPolicy(attempts=2))
+                       replace(WRITER_RETRY, attempts=2))
 print("delivered", writer.write([change_from_item(CHAO, T1)]).listings_delivered)
 writer.close()
 """
@@ -103,7 +104,8 @@ def test_a_script_without_a_main_guard_still_gets_its_items_written(
 
 KILLED_CRAWL_SCRIPT = """
 import os, signal, sys
-from indexing.bulk import RetryPolicy
+from dataclasses import replace
+from indexing.bulk import WRITER_RETRY
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.process import ProcessWriter
@@ -111,7 +113,7 @@ from indexing.process import ProcessWriter
 if __name__ == "__main__":
     url, prefix, dead = sys.argv[1:]
     writer = ProcessWriter(OpenSearchConfig(url=url, prefix=prefix), DeadLetterFile(dead),
-                           RetryPolicy(attempts=2))
+                           replace(WRITER_RETRY, attempts=2))
     writer.write([])
     print(*writer._pool._processes, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 
 from opensearchpy import exceptions as os_exc
 
-from indexing.client import RETRYABLE_STATUSES, describe
+from core.retry import is_retryable_status
+from indexing.client import describe
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,6 @@ def opensearch_errors(what: str) -> Iterator[None]:
     except os_exc.TransportError as exc:
         logger.error("%s: %s", what, describe(exc))
         status = exc.status_code
-        if not isinstance(status, int) or status in RETRYABLE_STATUSES or status >= 500:
+        if is_retryable_status(status) or status >= 500:
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE) from exc
         raise SearchFailed("The search could not be run. The problem has been logged.") from exc

@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 
 from opensearchpy import OpenSearch
 from opensearchpy import exceptions as os_exc
-from tenacity import Retrying, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
+from tenacity import Retrying, retry_if_exception
 
+from core.retry import RetryPolicy, is_retryable_status
 from indexing.indices import alias_name
 from webui.http_errors import (
     UNAVAILABLE_MESSAGE,
@@ -45,13 +45,15 @@ MAX_ID_CHARS = 200
 def _transient(exc: BaseException) -> bool:
     """Worth one more try at once: refused/reset connection, overload, a node restarting.
 
-    Not a timeout: the user has already waited the whole timeout once.
+    Not a timeout (nor the cluster's 408): the user has already waited the whole
+    timeout once.
     """
     if isinstance(exc, os_exc.ConnectionTimeout):
         return False
     if isinstance(exc, os_exc.ConnectionError):
         return True
-    return isinstance(exc, os_exc.TransportError) and exc.status_code in (429, 502, 503, 504)
+    return (isinstance(exc, os_exc.TransportError) and isinstance(exc.status_code, int)
+            and exc.status_code != 408 and is_retryable_status(exc.status_code))
 
 
 class SearchService:
@@ -61,7 +63,9 @@ class SearchService:
                  sleep: Callable[[float], None] = time.sleep):
         self.client = client
         self.prefix = prefix
-        self.attempts = attempts
+        # One quick retry: a person is waiting for the page.
+        self._retry = RetryPolicy(attempts=max(1, attempts), initial_wait=0.1, max_wait=0.5,
+                                  jitter=0.1)
         self._sleep = sleep
         self.works = alias_name(prefix, "works")
         self.researchers = alias_name(prefix, "researchers")
@@ -106,8 +110,7 @@ class SearchService:
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
         """Send one request: a quick retry if it failed transiently, errors translated."""
-        retrying = Retrying(stop=stop_after_attempt(max(1, self.attempts)),
-                            wait=wait_exponential_jitter(multiplier=0.1, max=0.5, jitter=0.1),
+        retrying = Retrying(stop=self._retry.stop(), wait=self._retry.wait(),
                             retry=retry_if_exception(_transient), sleep=self._sleep,
                             reraise=True)
         with opensearch_errors(what):

@@ -17,6 +17,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
 
+from core import stat_keys
 from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
 from crawler.commands.runlock import RunLock
 from crawler.extensions.job import job_name, state_dir
@@ -74,11 +75,12 @@ class Command(ScrapyCrawlCommand):
         if self.crawler_process.bootstrap_failed or stats is None:
             return EXIT_FAILED, (f"run failed (exit {EXIT_FAILED}): the crawl could not start "
                                  "(see the error above)")
-        if "run/exit_code" in stats:
-            return int(stats["run/exit_code"]), str(stats["run/reason"])
+        if stat_keys.RUN_EXIT_CODE in stats:
+            return int(stats[stat_keys.RUN_EXIT_CODE]), str(stats[stat_keys.RUN_REASON])
         # RunVerdict not enabled, or the crawl was killed before spider_closed: judge here.
         rate = self.settings.getfloat("RUN_MAX_ERROR_RATE", DEFAULT_MAX_ERROR_RATE)
-        verdict = judge(stats, str(stats.get("finish_reason") or "killed"), max_error_rate=rate)
+        reason = str(stats.get(stat_keys.SCRAPY_FINISH_REASON) or "killed")
+        verdict = judge(stats, reason, max_error_rate=rate)
         return verdict.exit_code, verdict.reason
 
     def _finish(self, code: int, reason: str) -> None:

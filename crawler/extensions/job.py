@@ -17,6 +17,8 @@ from pathlib import Path
 from scrapy.crawler import Crawler
 from scrapy.settings import BaseSettings
 
+from core import stat_keys
+
 # Default for STATE_DIR, as declared in crawler/settings.py.
 DEFAULT_STATE_DIR = ".scholarindex-state"
 # The file in a JOBDIR that remembers the run id across a pause and resume.
@@ -74,16 +76,16 @@ def run_identity(crawler: Crawler) -> tuple[str, str]:
     pair and the stats dump shows it.
     """
     stats = crawler.stats
-    job = stats.get_value("run/job")
+    job = stats.get_value(stat_keys.RUN_JOB)
     if job is None:
         # The crawl command puts the name in RUN_JOB; elsewhere derive it from the URLs.
         spider = crawler.spider
         urls = ",".join(getattr(spider, "start_urls", None) or [])
         job = job_name(crawler.settings, {"urls": urls})
-        stats.set_value("run/job", job)
-    rid = stats.get_value("run/id")
+        stats.set_value(stat_keys.RUN_JOB, job)
+    rid = stats.get_value(stat_keys.RUN_ID)
     if rid is None:
         rid, resumed = run_id(crawler.settings.get("JOBDIR"))
-        stats.set_value("run/id", rid)
-        stats.set_value("run/resumed", resumed)
+        stats.set_value(stat_keys.RUN_ID, rid)
+        stats.set_value(stat_keys.RUN_RESUMED, resumed)
     return str(job), str(rid)

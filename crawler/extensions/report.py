@@ -35,6 +35,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import TimeoutError as DeferredTimeout
 from twisted.internet.threads import deferToThread
 
+from core import stat_keys
 from crawler.extensions.distinct import DistinctCounter
 from crawler.extensions.job import run_identity
 from crawler.extensions.verdict import Verdict, run_verdict
@@ -73,12 +74,13 @@ def build_report(
 ) -> dict[str, Any]:
     """The run's summary as a JSON-ready dict."""
     # Robots.txt fetches are not pages; everything else the downloader got is.
-    fetched = _n(stats, "response_received_count") - _n(stats, "robotstxt/response_count")
+    fetched = (_n(stats, stat_keys.SCRAPY_RESPONSES)
+               - _n(stats, stat_keys.SCRAPY_ROBOTSTXT_RESPONSES))
     return {
         "report_id": uuid.uuid4().hex,  # one per process: a resumed run has two parts
-        "job": stats.get("run/job"),
-        "run_id": stats.get("run/id"),  # shared by the parts of a paused and resumed run
-        "resumed": bool(stats.get("run/resumed")),
+        "job": stats.get(stat_keys.RUN_JOB),
+        "run_id": stats.get(stat_keys.RUN_ID),  # shared by the parts of a paused and resumed run
+        "resumed": bool(stats.get(stat_keys.RUN_RESUMED)),
         "spider": spider,
         "started_at": started_at.isoformat(timespec="seconds"),
         "finished_at": finished_at.isoformat(timespec="seconds"),
@@ -88,33 +90,34 @@ def build_report(
         "exit_reason": verdict.reason,
         "close_reason": close_reason,
         "pages": {
-            "listed": _n(stats, "profiles/requested") + _n(stats, "profiles/bad_url"),
+            "listed": (_n(stats, stat_keys.PROFILES_REQUESTED)
+                       + _n(stats, stat_keys.PROFILES_BAD_URL)),
             "fetched": fetched,
-            "parsed": _n(stats, "profiles/parsed"),
-            "unchanged": _n(stats, "profiles/unchanged"),
-            "unrecognized": _n(stats, "profiles/unrecognized"),
-            "truncated": _n(stats, "profiles/truncated"),
-            "failed": _n(stats, "profiles/failed"),
-            "failed_by_reason": _by_suffix(stats, "profiles/failed/"),
-            "bad_url": _n(stats, "profiles/bad_url"),
-            "not_modified": _n(stats, "incremental/not_modified"),
-            "bytes": _n(stats, "downloader/response_bytes"),
+            "parsed": _n(stats, stat_keys.PROFILES_PARSED),
+            "unchanged": _n(stats, stat_keys.PROFILES_UNCHANGED),
+            "unrecognized": _n(stats, stat_keys.PROFILES_UNRECOGNIZED),
+            "truncated": _n(stats, stat_keys.PROFILES_TRUNCATED),
+            "failed": _n(stats, stat_keys.PROFILES_FAILED),
+            "failed_by_reason": _by_suffix(stats, stat_keys.PROFILES_FAILED_BY_REASON),
+            "bad_url": _n(stats, stat_keys.PROFILES_BAD_URL),
+            "not_modified": _n(stats, stat_keys.INCREMENTAL_NOT_MODIFIED),
+            "bytes": _n(stats, stat_keys.SCRAPY_RESPONSE_BYTES),
         },
-        "researchers": _n(stats, "profiles/parsed"),
-        "listings": _n(stats, "profiles/listings"),
+        "researchers": _n(stats, stat_keys.PROFILES_PARSED),
+        "listings": _n(stats, stat_keys.PROFILES_LISTINGS),
         "distinct_works": distinct_works,
         "distinct_works_exact": distinct_works_exact,
-        "items_scraped": _n(stats, "item_scraped_count"),
-        "merged": _n(stats, "index/merged"),
-        "enriched": _n(stats, "arxiv/matched"),
-        "pending": _n(stats, "arxiv/pending"),
-        "indexed": _n(stats, "index/docs"),
-        "listings_delivered": _n(stats, "index/listings_delivered"),
-        "unlisted": _n(stats, "index/unlisted"),
-        "docs_deleted": _n(stats, "index/docs_deleted"),
-        "dead_lettered": _n(stats, "index/dead_lettered"),
-        "dropped": _by_suffix(stats, "item_dropped_reasons_count/"),
-        "errors_logged": _n(stats, "log_count/ERROR"),
+        "items_scraped": _n(stats, stat_keys.SCRAPY_ITEMS_SCRAPED),
+        "merged": _n(stats, stat_keys.INDEX_MERGED),
+        "enriched": _n(stats, stat_keys.ARXIV_MATCHED),
+        "pending": _n(stats, stat_keys.ARXIV_PENDING),
+        "indexed": _n(stats, stat_keys.INDEX_DOCS),
+        "listings_delivered": _n(stats, stat_keys.INDEX_LISTINGS_DELIVERED),
+        "unlisted": _n(stats, stat_keys.INDEX_UNLISTED),
+        "docs_deleted": _n(stats, stat_keys.INDEX_DOCS_DELETED),
+        "dead_lettered": _n(stats, stat_keys.INDEX_DEAD_LETTERED),
+        "dropped": _by_suffix(stats, stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON),
+        "errors_logged": _n(stats, stat_keys.SCRAPY_ERRORS_LOGGED),
     }
 
 
@@ -305,6 +308,6 @@ class RunReport:
             logger.info("run report stored in %s as %s", alias, doc_id)
 
     def _not_stored(self, alias: str, why: str) -> None:
-        self.crawler.stats.set_value("run/report_not_indexed", 1)
+        self.crawler.stats.set_value(stat_keys.RUN_REPORT_NOT_INDEXED, 1)
         logger.warning("run report not stored in %s: %s (the log line above and RUN_REPORT "
                        "keep it)", alias, why)

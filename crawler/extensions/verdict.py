@@ -31,6 +31,7 @@ from typing import Any
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
+from core import stat_keys
 from core.exit_codes import (
     EXIT_ALREADY_RUNNING,
     EXIT_DATA_LOST,
@@ -76,13 +77,14 @@ def judge(
 ) -> Verdict:
     """Judge a crawl from its close reason and stats; pure, so tests need no crawl."""
     problems: list[tuple[int, str]] = []
-    parsed = _count(stats, "profiles/parsed")
-    unchanged = _count(stats, "profiles/unchanged")
-    bad_urls = _count(stats, "profiles/bad_url")
-    listed = _count(stats, "profiles/requested") + bad_urls
+    parsed = _count(stats, stat_keys.PROFILES_PARSED)
+    unchanged = _count(stats, stat_keys.PROFILES_UNCHANGED)
+    bad_urls = _count(stats, stat_keys.PROFILES_BAD_URL)
+    listed = _count(stats, stat_keys.PROFILES_REQUESTED) + bad_urls
     # A page whose callback raised lost its items as surely as one that failed to download.
-    errors = _count(stats, "profiles/failed") + bad_urls + _sum_prefix(stats, "spider_exceptions/")
-    outcomes = parsed + unchanged + _count(stats, "profiles/unrecognized") + errors
+    errors = (_count(stats, stat_keys.PROFILES_FAILED) + bad_urls
+              + _sum_prefix(stats, stat_keys.SCRAPY_SPIDER_EXCEPTIONS_BY_TYPE))
+    outcomes = parsed + unchanged + _count(stats, stat_keys.PROFILES_UNRECOGNIZED) + errors
     pages = max(listed, outcomes)
 
     if close_reason == "already_running":
@@ -98,7 +100,7 @@ def judge(
     elif close_reason != "finished":
         problems.append((EXIT_FAILED, f"closed early ({close_reason})"))
 
-    dead = _count(stats, "index/dead_lettered")
+    dead = _count(stats, stat_keys.INDEX_DEAD_LETTERED)
     if dead:
         problems.append((EXIT_DATA_LOST, f"{dead} documents dead-lettered (replay them with "
                                          "`scholarindex replay`)"))
@@ -110,14 +112,16 @@ def judge(
         problems.append((EXIT_FAILED, f"{errors}/{pages} pages failed ({errors / pages:.0%}, "
                                       f"over RUN_MAX_ERROR_RATE={max_error_rate:.0%})"))
     # A resumed run skips (dupefilter) the pages its first part already processed.
-    done_before = _count(stats, "dupefilter/filtered") if stats.get("run/resumed") else 0
+    done_before = (_count(stats, stat_keys.SCRAPY_DUPLICATES_FILTERED)
+                   if stats.get(stat_keys.RUN_RESUMED) else 0)
     if pages and close_reason == "finished" and parsed + unchanged + done_before == 0:
         problems.append((EXIT_FAILED, f"no profile found in {pages} pages"))
 
     if not problems:
         return Verdict(True, EXIT_OK, (
             f"run ok (exit 0): {parsed} profiles parsed, {unchanged} unchanged, "
-            f"{_count(stats, 'profiles/listings')} listings, {errors} of {pages} pages failed"))
+            f"{_count(stats, stat_keys.PROFILES_LISTINGS)} listings, "
+            f"{errors} of {pages} pages failed"))
     code = most_severe(code for code, _ in problems)
     texts = tuple(text for _, text in problems)
     return Verdict(False, code, f"run failed (exit {code}): " + "; ".join(texts), texts)
@@ -151,7 +155,7 @@ class RunVerdict:
                              "arxiv": settings.get("ARXIV_API_URL") or ""},
             resumable=bool(settings.get("JOBDIR")),
         )
-        stats.set_value("run/ok", verdict.ok)
-        stats.set_value("run/exit_code", verdict.exit_code)
-        stats.set_value("run/reason", verdict.reason)
+        stats.set_value(stat_keys.RUN_OK, verdict.ok)
+        stats.set_value(stat_keys.RUN_EXIT_CODE, verdict.exit_code)
+        stats.set_value(stat_keys.RUN_REASON, verdict.reason)
         self.crawler.signals.send_catch_log(signal=run_verdict, verdict=verdict, reason=reason)

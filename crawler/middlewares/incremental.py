@@ -42,6 +42,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
+from core import stat_keys
 from core.flags import as_bool
 from core.urls import redact_url
 from crawler.extensions.job import run_identity, state_dir
@@ -116,7 +117,7 @@ class IncrementalMiddleware:
         request.meta["handle_httpstatus_list"] = [
             *request.meta.get("handle_httpstatus_list", []), 304]
         request.meta["page_state_conditional"] = True
-        self.stats.inc_value("incremental/conditional_requests")
+        self.stats.inc_value(stat_keys.INCREMENTAL_CONDITIONAL)
 
     def process_response(self, request: Request, response: Response) -> Response:
         if not self._tracked(request):
@@ -125,7 +126,7 @@ class IncrementalMiddleware:
         url = request.meta.get("page_state_url", request.url)
         if response.status == 304 and request.meta.get("page_state_conditional"):
             request.meta["unchanged"] = True
-            self.stats.inc_value("incremental/not_modified")
+            self.stats.inc_value(stat_keys.INCREMENTAL_NOT_MODIFIED)
             return response
         if not 200 <= response.status < 300:
             return response
@@ -136,11 +137,11 @@ class IncrementalMiddleware:
         if state is not None and state.hash == digest:
             if self.skip_unchanged:
                 request.meta["unchanged"] = True
-                self.stats.inc_value("incremental/same_hash")
+                self.stats.inc_value(stat_keys.INCREMENTAL_SAME_HASH)
             if (state.etag, state.last_modified) == (etag, last_modified):
                 return response  # nothing new to remember
         self.store.record_pending(self.run_id, url, digest, etag, last_modified)
-        self.stats.inc_value("incremental/recorded")
+        self.stats.inc_value(stat_keys.INCREMENTAL_RECORDED)
         return response
 
     def spider_error(self, failure: Failure, response: Response, spider: Spider) -> None:
@@ -153,7 +154,7 @@ class IncrementalMiddleware:
             return
         if verdict.ok:
             committed = self.store.commit(self.run_id)
-            self.stats.set_value("incremental/committed", committed)
+            self.stats.set_value(stat_keys.INCREMENTAL_COMMITTED, committed)
             logger.info("incremental: committed the state of %d pages", committed)
         else:
             # A JOBDIR resume of this run commits them if it ends well; any other run

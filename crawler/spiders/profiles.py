@@ -20,6 +20,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from core import stat_keys
 from core.flags import as_bool
 from crawler.extract import parse_profile
 
@@ -76,11 +77,11 @@ class ProfilesSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         stats = self.crawler.stats
-        stats.set_value("profiles/requested", len(self.start_urls) - len(self.bad_urls))
+        stats.set_value(stat_keys.PROFILES_REQUESTED, len(self.start_urls) - len(self.bad_urls))
         if not self.start_urls:
             self.logger.error("no URLs given: use -a urls=URL[,URL...] or -a url_file=PATH")
         for url in self.bad_urls:
-            stats.inc_value("profiles/bad_url")
+            stats.inc_value(stat_keys.PROFILES_BAD_URL)
             self.logger.warning("skipping %r: not an http, https or file URL", url)
         for url in self.start_urls:
             if url not in self.bad_urls:
@@ -92,7 +93,7 @@ class ProfilesSpider(scrapy.Spider):
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
         stats = self.crawler.stats
         if response.meta.get("unchanged"):  # not changed since the last good run
-            stats.inc_value("profiles/unchanged")
+            stats.inc_value(stat_keys.PROFILES_UNCHANGED)
             return
         content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
         if content_type is None and response.url.lower().endswith(".txt"):
@@ -100,17 +101,17 @@ class ProfilesSpider(scrapy.Spider):
         page = parse_profile(response.url, response.body, content_type, self.today)
         for problem in page.problems:
             if problem.startswith("encoding"):
-                stats.inc_value("profiles/encoding_problem")
+                stats.inc_value(stat_keys.PROFILES_ENCODING_PROBLEM)
             self.logger.info("%s: %s", response.url, problem)
         if page.researcher is None:
-            stats.inc_value("profiles/unrecognized")
+            stats.inc_value(stat_keys.PROFILES_UNRECOGNIZED)
             self.logger.warning("%s: not a profile page in a known layout; no items", response.url)
         else:
-            stats.inc_value("profiles/parsed")
-            stats.inc_value(f"profiles/layout/{page.layout}")
-            stats.inc_value("profiles/listings", len(page.works))
+            stats.inc_value(stat_keys.PROFILES_PARSED)
+            stats.inc_value(f"{stat_keys.PROFILES_BY_LAYOUT}{page.layout}")
+            stats.inc_value(stat_keys.PROFILES_LISTINGS, len(page.works))
             if page.truncated:
-                stats.inc_value("profiles/truncated")
+                stats.inc_value(stat_keys.PROFILES_TRUNCATED)
                 self.logger.warning("%s: cut short (%s)", response.url, page.problems[-1])
             yield page.researcher
             yield from page.works
@@ -132,6 +133,6 @@ class ProfilesSpider(scrapy.Spider):
         response = getattr(failure.value, "response", None)
         if response is not None:
             reason = f"http_{response.status}"
-        self.crawler.stats.inc_value(f"profiles/failed/{reason}")
-        self.crawler.stats.inc_value("profiles/failed")
+        self.crawler.stats.inc_value(f"{stat_keys.PROFILES_FAILED_BY_REASON}{reason}")
+        self.crawler.stats.inc_value(stat_keys.PROFILES_FAILED)
         self.logger.warning("%s: download failed (%s: %s)", url, reason, failure.getErrorMessage())
