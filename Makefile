@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-search bench-reindex browser-deps clean
+.PHONY: demo test lint bench bench-indexing bench-search bench-reindex browser-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -38,8 +38,14 @@ test: lint browser-deps
 demo: $(STAMP)
 	$(BIN)/python -m ops.demo
 
+# The benchmarks (bench/; none runs in `make test`, each has a small test there).
+# The whole crawl pipeline on a 10,000-profile synthetic site (about 10 minutes).
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# Bulk writer throughput: 20,000 synthetic listings written twice (first crawl, re-crawl).
+bench-indexing: $(STAMP)
+	$(BIN)/python -m bench.indexing
 
 # Search latency (p50/p95) on the fixture index and a 100k-work synthetic index.
 bench-search: $(STAMP)

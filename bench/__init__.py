@@ -1,7 +1,16 @@
-"""Benchmarks of the crawl pipeline on a synthetic profile site (issue 8).
+"""Benchmarks: not shipped, not run by ``make test`` (each has a small version in tests/).
 
-    python -m bench.run [--profiles 10000] [--quick]
+- ``python -m bench.run`` (``make bench``): the whole crawl pipeline on a synthetic
+  10,000-profile site, each figure against its target (``bench-results.json``);
+- ``python -m bench.indexing`` (``make bench-indexing``): bulk writer throughput;
+- ``python -m bench.search`` (``make bench-search``): search latency, p50/p95;
+- ``python -m bench.reindex`` (``make bench-reindex``): zero-downtime reindex time.
 
-``generate`` writes the site, ``serve`` serves it from 127.0.0.1, ``spiders`` holds
-the do-nothing spider the raw fetch rate is measured with, ``run`` measures.
+Each takes ``--help``; all but ``run`` take ``--use-env`` to measure the cluster
+``OPENSEARCH_URL`` names instead of a local osmem-server (``cluster``).
+For ``run``: ``generate`` writes the site, ``serve`` serves it from 127.0.0.1,
+``spiders`` holds the do-nothing spider the raw fetch rate is measured with,
+``arxiv`` is a fast arXiv stand-in, ``sink`` a bulk-only index stand-in, and
+``launch`` measures a crawl's own memory. ``search_data`` builds the fixture and
+synthetic indices that ``search``, ``reindex`` and the web UI and ops tests use.
 """

@@ -1,9 +1,18 @@
-"""Measure the writer: ``python -m bench.indexing [--url URL] [--listings 20000]``.
+"""Throughput of the bulk writer (indexing.bulk.BulkWriter) on synthetic listings.
 
-Without ``--url`` it starts a local osmem-server. Synthetic listings are written in
-pipeline-sized batches, twice: a first crawl (documents created and merged) and a
-re-crawl (every document read, merged and rewritten). Also the source of
-synthetic data for tests.
+    python -m bench.indexing                     # 20,000 listings, local osmem-server
+    python -m bench.indexing --listings 2000     # smaller
+    OPENSEARCH_URL=https://... python -m bench.indexing --use-env   # a real cluster
+
+The listings (two per work, as when a paper is on two profiles) are written in
+batches the size the index pipeline flushes, twice: a first crawl (documents
+created, then merged) and a re-crawl (every document read, merged and rewritten).
+Prints documents and listings per second, documents per bulk request and what was
+dead-lettered, per pass. ``make bench-indexing`` runs the default size.
+
+``synthetic_listings``, ``synthetic_researchers`` and ``batches`` are also the
+synthetic data of the indexing tests; ``tests/test_bench_indexing.py`` runs a
+small version of this benchmark.
 """
 
 from __future__ import annotations
@@ -13,14 +22,17 @@ import random
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench.cluster import add_cluster_option, opensearch
 from core.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change, change_from_item
-from indexing.client import build_client
+from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
@@ -63,49 +75,53 @@ def batches(items: list[Any], size: int, seen_at: str | None = None) -> Iterator
         yield [change_from_item(item, seen_at) for item in items[start:start + size]]
 
 
-def run(config: OpenSearchConfig, listings: int = 20000, batch_size: int = 500,
+def run(base: OpenSearchConfig, listings: int = 20000, batch_size: int = 500,
         deadletter: Path | None = None) -> dict[str, float]:
-    """Write ``listings`` synthetic listings twice; return throughput figures."""
+    """Write ``listings`` synthetic listings twice under a fresh prefix; return the figures.
+
+    Dead letters go to ``deadletter`` (default: a file in a temporary folder).
+    """
+    config = replace(base, prefix=f"{base.prefix}bench{uuid.uuid4().hex[:6]}_")
     client = build_client(config)
     ensure_aliases(client, config.prefix)
-    dead = DeadLetterFile(deadletter or Path(tempfile.mkdtemp()) / "bench-deadletter.jsonl")
-    writer = BulkWriter(client, config.prefix, dead)
-    items = synthetic_listings(listings // 2)
-    figures: dict[str, float] = {"listings": len(items), "batch_size": batch_size}
-    for label in ("first", "recrawl"):
-        report, started = WriteReport(), time.perf_counter()
-        for batch in batches(items, batch_size):
-            report.add(writer.write(batch))
-        elapsed = time.perf_counter() - started
-        figures[f"{label}_seconds"] = round(elapsed, 2)
-        figures[f"{label}_docs_written"] = report.docs_written
-        figures[f"{label}_docs_per_s"] = round(report.docs_written / elapsed, 1)
-        figures[f"{label}_listings_per_s"] = round(report.listings_delivered / elapsed, 1)
-        figures[f"{label}_docs_per_bulk"] = round(report.docs_written / report.bulk_requests, 1)
-        figures[f"{label}_dead_lettered"] = report.dead_lettered
+    with tempfile.TemporaryDirectory() as tmp:
+        dead = DeadLetterFile(deadletter or Path(tmp) / "bench-deadletter.jsonl")
+        writer = BulkWriter(client, config.prefix, dead)
+        items = synthetic_listings(listings // 2)
+        figures: dict[str, float] = {"listings": len(items), "batch_size": batch_size}
+        for label in ("first", "recrawl"):
+            report, started = WriteReport(), time.perf_counter()
+            for batch in batches(items, batch_size):
+                report.add(writer.write(batch))
+            elapsed = time.perf_counter() - started
+            figures[f"{label}_seconds"] = round(elapsed, 2)
+            figures[f"{label}_docs_written"] = report.docs_written
+            figures[f"{label}_docs_per_s"] = round(report.docs_written / elapsed, 1)
+            figures[f"{label}_listings_per_s"] = round(report.listings_delivered / elapsed, 1)
+            figures[f"{label}_docs_per_bulk"] = round(
+                report.docs_written / max(report.bulk_requests, 1), 1)
+            figures[f"{label}_dead_lettered"] = report.dead_lettered
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", help="OpenSearch URL (default: start osmem-server)")
-    parser.add_argument("--listings", type=int, default=20000)
-    parser.add_argument("--batch-size", type=int, default=500)
+    """Entry point of ``python -m bench.indexing``: print the figures."""
+    parser = argparse.ArgumentParser(prog="python -m bench.indexing",
+                                     description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--listings", type=int, default=20000,
+                        help="listings to write, two per work (20000)")
+    parser.add_argument("--batch-size", type=int, default=500,
+                        help="listings per write, as INDEX_BATCH_SIZE (500)")
+    add_cluster_option(parser)
     args = parser.parse_args(argv)
-    server = None
-    if args.url is None:
-        from osmem_server import OsmemServer  # only the local benchmark needs it
-
-        server = OsmemServer.start(freeze=False)
-    try:
-        config = OpenSearchConfig(url=args.url or server.url, prefix="bench_")  # type: ignore[union-attr]
-        for name, value in run(config, args.listings, args.batch_size).items():
-            print(f"{name:28} {value}")
-    finally:
-        if server is not None:
-            server.close()
-    return 0
+    quiet_transport_logs()
+    with opensearch(args.use_env) as config:
+        print(f"OpenSearch {config.safe_url}")
+        figures = run(config, args.listings, args.batch_size)
+    for name, value in figures.items():
+        print(f"{name:28} {value}")
+    dead = figures["first_dead_lettered"] + figures["recrawl_dead_lettered"]
+    return 1 if dead else 0
 
 
 if __name__ == "__main__":

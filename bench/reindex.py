@@ -1,6 +1,6 @@
-"""Reindex time for a synthetic works index: ``python -m bench.reindex``.
+"""Zero-downtime reindex of a synthetic works index, timed phase by phase under searches.
 
-    python -m bench.reindex                   # 100k works on a fresh local osmem-server
+    python -m bench.reindex                   # 100k works, local osmem-server
     python -m bench.reindex --works 20000     # smaller
     OPENSEARCH_URL=https://... python -m bench.reindex --use-env   # a real cluster
 
@@ -8,7 +8,8 @@ Loads ``--works`` synthetic works (``bench.search_data``: the index's real docum
 shape, one in five on two profiles), then times, phase by phase, a server-side
 ``reindex`` and a ``reindex --rebuild`` of the works alias, each while a thread
 keeps searching the alias (counting failed or empty answers and the slowest one).
-Not part of the test run; ``tests/test_ops_bench.py`` runs a 2k-work smoke version.
+Exits 1 if a reindex failed or a search failed during one. ``make bench-reindex``
+runs the default size; ``tests/test_bench_reindex.py`` runs a 2k-work version.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from bench.cluster import add_cluster_option, opensearch
 from bench.search_data import bulk_load, synthetic_works
 from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig
@@ -117,29 +118,17 @@ def run(base: OpenSearchConfig, works: int, batch_size: int = 2000,
     return rows
 
 
-@contextmanager
-def cluster(use_env: bool) -> Iterator[OpenSearchConfig]:
-    """The environment's cluster with ``--use-env``, else a fresh local osmem-server."""
-    if use_env:
-        yield OpenSearchConfig.from_env()
-        return
-    from osmem_server import OsmemServer
-
-    with OsmemServer.start() as server, server.clone() as clone:
-        yield OpenSearchConfig(url=clone.url)
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Command line: print the figures."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    """Entry point of ``python -m bench.reindex``: print the figures."""
+    parser = argparse.ArgumentParser(prog="python -m bench.reindex",
+                                     description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--works", type=int, default=100_000, help="works to load (100000)")
     parser.add_argument("--batch-size", type=int, default=2000,
                         help="documents per copy request, as `reindex --batch-size` (2000)")
-    parser.add_argument("--use-env", action="store_true",
-                        help="use OPENSEARCH_URL/INDEX_PREFIX instead of a local osmem-server")
+    add_cluster_option(parser)
     args = parser.parse_args(argv)
     quiet_transport_logs()
-    with cluster(args.use_env) as config:
+    with opensearch(args.use_env) as config:
         print(f"OpenSearch {config.safe_url}; python {sys.version.split()[0]}; "
               f"{os.cpu_count()} CPUs")
         rows = run(config, args.works, args.batch_size)

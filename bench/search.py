@@ -1,7 +1,8 @@
 """Search latency, p50/p95 over 200 queries, on the fixture index and a 100k-work index.
 
-    python -m bench.search                 # starts a local osmem-server
+    python -m bench.search                 # 100k works, local osmem-server
     python -m bench.search --works 20000   # a smaller synthetic index
+    python -m bench.search --works 0 --queries 20   # the fixture index only, quick
     OPENSEARCH_URL=https://... python -m bench.search --use-env   # a real cluster
 
 Each query is a full search-page request as the UI sends it (text query, facet
@@ -9,7 +10,8 @@ filters, every facet's counts, highlight), timed through ``SearchService`` (roun
 trip plus parsing). On the fixture index the same queries are also timed through
 the app (``GET /``, HTML rendered in-process) to show what rendering adds; that
 overhead does not grow with the index, so the big index is timed at the service.
-Not part of the test run; ``tests/test_webui_bench.py`` runs a 1k-work smoke version.
+``make bench-search`` runs the default size; ``tests/test_bench_search.py`` runs a
+1k-work version.
 """
 
 from __future__ import annotations
@@ -22,15 +24,15 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from bench.cluster import add_cluster_option, opensearch
 from bench.search_data import WORDS, bulk_load, index_fixtures, synthetic_works
-from indexing.client import build_client
+from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig
 from webui.app import create_app
 from webui.params import SearchRequest
@@ -54,7 +56,7 @@ class Figures:
 
     def line(self) -> str:
         """One printed row."""
-        return (f"{self.label:<38} n={self.count:<4} p50={self.p50:7.1f} ms  "
+        return (f"{self.label:<44} n={self.count:<4} p50={self.p50:7.1f} ms  "
                 f"p95={self.p95:7.1f} ms  mean={self.mean:7.1f} ms  max={self.max:7.1f} ms")
 
 
@@ -132,18 +134,6 @@ def _ok(response: object) -> None:
         raise RuntimeError(f"search page answered {status}")
 
 
-@contextmanager
-def cluster(use_env: bool) -> Iterator[str]:
-    """A cluster URL: OPENSEARCH_URL with ``--use-env``, else a fresh local osmem-server."""
-    if use_env:
-        yield OpenSearchConfig.from_env().url
-        return
-    from osmem_server import OsmemServer
-
-    with OsmemServer.start() as server:
-        yield server.url
-
-
 def run(base: OpenSearchConfig, works: int, count: int, log: Callable[[str], None] = print
          ) -> list[Figures]:
     """Index the fixtures and ``works`` synthetic works next to each other, and measure."""
@@ -166,20 +156,19 @@ def run(base: OpenSearchConfig, works: int, count: int, log: Callable[[str], Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m bench.search``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Entry point of ``python -m bench.search``: print the figures."""
+    parser = argparse.ArgumentParser(prog="python -m bench.search",
+                                     description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--works", type=int, default=100_000,
-                        help="synthetic works to index (0: fixtures only)")
-    parser.add_argument("--queries", type=int, default=200, help="queries per index")
-    parser.add_argument("--use-env", action="store_true",
-                        help="use OPENSEARCH_URL etc. instead of starting osmem-server")
+                        help="synthetic works to index (100000; 0: the fixture index only)")
+    parser.add_argument("--queries", type=int, default=200, help="queries per index (200)")
+    add_cluster_option(parser)
     args = parser.parse_args(argv)
-    with cluster(args.use_env) as url:
-        base = OpenSearchConfig.from_env() if args.use_env else OpenSearchConfig(url=url)
-        rows = run(base, args.works, args.queries,
+    quiet_transport_logs()
+    with opensearch(args.use_env) as config:
+        rows = run(config, args.works, args.queries,
                    log=lambda line: print(line, file=sys.stderr, flush=True))
-    print(f"search latency, {args.queries} queries per index "
-          f"({'OPENSEARCH_URL' if args.use_env else 'local osmem-server'}):")
+    print(f"search latency, {args.queries} queries per index (OpenSearch {config.safe_url}):")
     for row in rows:
         print(row.line())
     return 0

@@ -1,7 +1,7 @@
 """arXiv searches through the ``arxiv`` package, behind one error boundary.
 
 The package pages through results and parses the Atom feed; this module adds
-what it lacks (product.md, "The arXiv API"):
+what it lacks to be a polite, robust client of arXiv's API:
 
 * a timeout on every request, and our User-Agent: ``_PoliteSession`` replaces
   the package's plain ``requests.Session``;

@@ -1,6 +1,6 @@
 """The indexer's own exceptions: callers never see opensearch-py's.
 
-Two tiers, as the product brief asks: the cluster cannot take requests
+Two tiers, because they call for opposite reactions: the cluster cannot take requests
 (``IndexUnavailable``: retry, then stop the run loudly) versus one item is bad
 (``InvalidItem`` before a request; a document the cluster refuses is not an
 exception at all but a bulk result, ``client.classify_item`` -> "rejected",

@@ -1,7 +1,7 @@
 """End to end: the real ``scrapy crawl profiles`` over the fixture site into OpenSearch.
 
-Covers the index issue's acceptance (documents per paper, merges across profiles,
-layouts, runs and concurrent processes) and the arXiv issue's (right ids, none
+Covers indexing (one document per paper, merges across profiles and layouts,
+repeated runs and concurrent processes) and arXiv enrichment (right ids, none
 wrong, few requests, none on a warm cache), with real servers for everything.
 """
 
@@ -66,7 +66,7 @@ def test_seed_pages_give_25_works_and_5_researchers(site, tmp_path, opensearch_u
     relibra = by_title(docs, RELIBRA)
     assert sorted(p["name"] for p in relibra["profiles"]) == ["Chao Jin", "Yinmin Zhong"]
     assert {"Chao Jin", "Yinmin Zhong"} <= set(relibra["authors"])
-    for doc in docs.values():  # the fields the contract names
+    for doc in docs.values():  # the fields docs/interfaces.md names
         assert {"title", "abstract", "year", "authors", "profiles", "categories",
                 "arxiv_id"} <= set(doc)
 

@@ -1,4 +1,4 @@
-"""The run report stored in ``{INDEX_PREFIX}crawl-runs`` (issue 7, item 2), from real crawls.
+"""The run report stored in ``{INDEX_PREFIX}crawl-runs``, from real crawls.
 
 One document per run part, with the report's counts; a report the cluster will not
 take is a warning and ``run/report_not_indexed``, never a failed run; the two parts

@@ -1,4 +1,4 @@
-"""Removed works (issue 7, item 5): a profile that stops listing a work leaves its document.
+"""Removed works: a profile that stops listing a work leaves its document.
 
 The document stays while another profile lists the work and goes with the last
 one; a page cut short never removes anything. Pure functions first, then the

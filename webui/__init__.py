@@ -7,9 +7,11 @@ Small modules, one job each:
 - ``query``: pure functions building OpenSearch request bodies.
 - ``highlight``: crawled text to safe HTML with ``<mark>`` around the matches.
 - ``results``: OpenSearch responses to result objects the templates and the API show.
-- ``errors``: the service's exceptions and the one place OpenSearch errors become them.
+- ``http_errors``: the service's exceptions and the one place OpenSearch errors become them.
 - ``service``: ``SearchService``, the only code that talks to OpenSearch (reads only).
-- ``app``: the FastAPI app (thin routes, templates, JSON API, error pages).
+- ``inputs``: query parameters read into a ``SearchRequest`` (one reader for page and API).
+- ``pages``/``api``: the HTML routes and the JSON routes (``/api/search``, ...).
+- ``templating``: the Jinja2 environment (autoescape always on).
+- ``app``: the FastAPI app: wires the service to the routes, answers errors.
 - ``cli``: the ``scholarindex serve`` command.
-- ``bench_data``/``bench_search``: fixture and synthetic data for tests and the latency benchmark.
 """

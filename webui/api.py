@@ -1,4 +1,4 @@
-"""JSON routes (contracts.md "Search API"): call the service, return its result as JSON."""
+"""JSON routes (docs/interfaces.md, "Search API"): call the service, return its result."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api", tags=["search"])
 
 
 class _Open(BaseModel):
-    # Documented fields are the contract's minimum; hits carry more than listed.
+    # The fields docs/interfaces.md names are the minimum; hits carry more than listed.
     model_config = ConfigDict(extra="allow")
 
 

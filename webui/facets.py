@@ -1,7 +1,7 @@
 """The facets of the search page, in display order.
 
 A facet's ``name`` is its URL parameter and its key in the API's ``facets`` object
-(contracts.md: "facet filters named after the facets"); ``field`` is the keyword
+(docs/interfaces.md: facet filters are named after the facets); ``field`` is the keyword
 field of ``index_mappings/works.json`` it filters and counts on.
 """
 

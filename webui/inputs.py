@@ -1,6 +1,6 @@
 """FastAPI dependencies: the service, and query parameters read into a ``SearchRequest``.
 
-The HTML page and ``/api/search`` take the same parameters (contracts.md), so
+The HTML page and ``/api/search`` take the same parameters (docs/interfaces.md), so
 they share this one reader; the declarations also document the API in /docs.
 """
 

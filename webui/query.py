@@ -20,7 +20,7 @@ from webui.facets import FACET_BY_NAME, FACETS, Facet
 from webui.highlight import MARK_CLOSE, MARK_OPEN
 from webui.params import SearchRequest
 
-# Where the query text looks, and how much each field counts (contract: issue 6).
+# Where the query text looks, and how much each field counts: titles weigh most.
 TEXT_FIELDS = ("title^3", "abstract", "authors.text", "profiles.name.text", "arxiv.title")
 # simple_query_string operators we offer: "quoted phrases", -exclude, a | b (and OR),
 # +, parentheses. No prefix*, fuzzy~ or slop: costly, and nobody asked.

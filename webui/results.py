@@ -74,7 +74,7 @@ class Hit:
         return len(self.abstract or "") > SNIPPET_CHARS
 
     def to_json(self) -> dict[str, Any]:
-        """The API's hit: contract fields plus display fields and highlight HTML."""
+        """The API's hit: the fields docs/interfaces.md names, display fields, highlight HTML."""
         return {
             "id": self.id, "title": self.title, "year": self.year, "date": self.date,
             "authors": self.authors, "profiles": [p.to_json() for p in self.profiles],
@@ -98,7 +98,7 @@ class FacetValue:
     selected: bool
 
     def to_json(self) -> dict[str, Any]:
-        """``{"value", "count"}`` per contracts.md, plus a display label and the state."""
+        """``{"value", "count"}`` (docs/interfaces.md), plus a display label and the state."""
         return {"value": self.value, "count": self.count, "label": self.label,
                 "selected": self.selected}
 
@@ -137,7 +137,7 @@ class SearchResult:
         return next(f for f in self.facets if f.facet.name == name)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``/api/search`` body (contracts.md: total, hits, facets)."""
+        """The ``/api/search`` body: total, hits, facets (docs/interfaces.md), and the request."""
         request = self.request
         return {
             "total": self.total,

@@ -1,6 +1,6 @@
 """Helpers for the ``scholarindex`` tests (no tests here): CLI runs, index facts, loads.
 
-Plain functions on top of conftest's fixtures, like ``tests/webui_data.py``.
+Plain functions on top of conftest's fixtures, like ``tests/support/search_site.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A small run of the reindex benchmark (``python -m bench.reindex`` does 100k)."""
+"""A small run of the reindex benchmark (``python -m bench.reindex`` loads 100k works)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A small run of the search latency benchmark (``python -m bench.search`` does 100k)."""
+"""The search latency benchmark's parts, and a small run (``python -m bench.search`` does 100k)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,34 @@
+"""The cluster a benchmark measures: a fresh local osmem-server, or the one configured.
+
+Shared by ``bench.indexing``, ``bench.search`` and ``bench.reindex`` so their
+``--use-env`` flag means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from indexing.connection import OpenSearchConfig
+
+
+@contextmanager
+def opensearch(use_env: bool) -> Iterator[OpenSearchConfig]:
+    """``OPENSEARCH_URL``, ``OPENSEARCH_USER``, ... and ``INDEX_PREFIX`` with ``use_env``;
+    else an empty clone of a local osmem-server (as the tests get), closed afterwards."""
+    if use_env:
+        yield OpenSearchConfig.from_env()
+        return
+    from osmem_server import OsmemServer  # only the local run needs it
+
+    with OsmemServer.start() as server, server.clone() as clone:
+        yield OpenSearchConfig(url=clone.url)
+
+
+def add_cluster_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--use-env`` flag of every benchmark's command line."""
+    parser.add_argument(
+        "--use-env", action="store_true",
+        help="use OPENSEARCH_URL, OPENSEARCH_USER, ... and INDEX_PREFIX from the environment "
+             "instead of starting a local osmem-server")
