@@ -15,7 +15,14 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from indexing.client import translate_errors
-from indexing.indices import INDEX_NAMES, alias_name, alias_target, body_version, read_mapping
+from indexing.indices import (
+    INDEX_NAMES,
+    RUNS_INDEX,
+    alias_name,
+    alias_target,
+    body_version,
+    read_mapping,
+)
 from ops.mappings import diff_mapping, live_mapping
 from ops.runs import flag_drops, run_summary, runs_from_files, runs_from_index
 from ops.settings import OpsSettings
@@ -122,7 +129,7 @@ def _pending(client: OpenSearch, prefix: str) -> int | None:
 def _runs(client: OpenSearch, prefix: str, reports_dir: Path | None,
           last: int) -> dict[str, Any]:
     runs = runs_from_index(client, prefix)
-    source = f"index {prefix}crawl-runs"
+    source = f"index {alias_name(prefix, RUNS_INDEX)}"
     if runs is None:
         if reports_dir is not None and reports_dir.is_dir():
             runs, source = runs_from_files(reports_dir), f"reports in {reports_dir}"
