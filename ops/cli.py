@@ -264,10 +264,11 @@ def replay(file: Path | None, as_json: bool) -> None:
     appending to FILE meanwhile: it is moved aside first.
     """
     from indexing.replay import replay as run_replay
+    from indexing.replay import waiting
 
     settings = _settings()
     path = file or settings.deadletter_path
-    if not path.exists() and not list(path.parent.glob(f"{path.name}.replay-*")):
+    if not waiting(path):
         console.emit({"ok": True, "path": str(path), "read": 0, "delivered": 0,
                       "failed_again": 0}, as_json, lambda _: f"replay: nothing waiting in {path}")
         return

@@ -23,6 +23,7 @@ from indexing.indices import (
     body_version,
     read_mapping,
 )
+from indexing.replay import waiting
 from ops.mappings import diff_mapping, live_mapping
 from ops.runs import flag_drops, run_summary, runs_from_files, runs_from_index
 from ops.settings import OpsSettings
@@ -106,14 +107,12 @@ def _alias_status(client: OpenSearch, settings: OpsSettings, name: str) -> dict[
 
 def dead_letters_waiting(path: Path) -> dict[str, Any]:
     """Lines waiting in the dead-letter file and in replays that did not finish."""
-    files = [path] if path.exists() else []
-    if path.parent.exists():
-        files += sorted(path.parent.glob(f"{path.name}.replay-*"))
-    waiting = 0
+    files = waiting(path)
+    lines = 0
     for file in files:
         with open(file, "rb") as handle:
-            waiting += sum(1 for line in handle if line.strip())
-    return {"path": str(path), "waiting": waiting, "files": [str(f) for f in files]}
+            lines += sum(1 for line in handle if line.strip())
+    return {"path": str(path), "waiting": lines, "files": [str(f) for f in files]}
 
 
 def _pending(client: OpenSearch, prefix: str) -> int | None:
