@@ -30,7 +30,7 @@ from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
 from indexing.client import translate_errors
 from indexing.indices import alias_name
-from ops.changefeed import scroll
+from indexing.scan import scan
 from pipelines.enrich import listing_from_item
 
 CHUNK = 100  # works per enrich_pending call (about 5 arXiv requests of 20 titles)
@@ -72,8 +72,8 @@ def count_pending(client: OpenSearch, prefix: str) -> int:
 
 def pending_works(client: OpenSearch, prefix: str) -> Iterator[dict[str, Any]]:
     """The pending works' evidence fields."""
-    body = {"size": 500, "query": PENDING_QUERY, "_source": _FIELDS, "sort": ["_doc"]}
-    for hit in scroll(client, alias_name(prefix, "works"), body):
+    body = {"query": PENDING_QUERY, "_source": _FIELDS}
+    for hit in scan(client, alias_name(prefix, "works"), body, page_size=500):
         yield hit["_source"] | {"work_id": hit["_id"]}
 
 
@@ -96,7 +96,7 @@ def enrich_pending_works(client: OpenSearch, prefix: str, config: EnrichmentConf
                          advance: Callable[[int], None] = lambda n: None) -> EnrichReport:
     """Resolve up to ``limit`` pending works and write the answers through ``writer``."""
     report = EnrichReport(pending_before=count_pending(client, prefix))
-    # Read the ids first: the scroll would otherwise walk an index we are rewriting.
+    # Read the ids first: the scan would otherwise walk an index we are rewriting.
     todo = []
     for doc in pending_works(client, prefix):
         todo.append(evidence(doc))
