@@ -2,7 +2,7 @@
 
 Works whose ``enrichment.status`` is ``pending`` (arXiv was down, or the crawl
 ended before its answer came) are read from the works alias, turned into the same
-evidence the crawl's arXiv stage builds (``pipelines.enrich.listing_from_item``,
+evidence the crawl's arXiv stage builds (``enrichment.models.listing_from_item``,
 merged over every listing of the work), resolved with
 ``enrichment.pending.enrich_pending`` (cache first, arXiv's 3-second rule shared
 with any crawl on this machine), and written back as enrichment changes through
@@ -20,18 +20,16 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from itemadapter import ItemAdapter
 from opensearchpy import OpenSearch
 
 from enrichment.config import EnrichmentConfig
-from enrichment.models import Listing
+from enrichment.models import Listing, listing_from_item
 from enrichment.pending import enrich_pending
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
 from indexing.client import translate_errors
 from indexing.indices import alias_name
 from indexing.scan import scan
-from pipelines.enrich import listing_from_item
 
 CHUNK = 100  # works per enrich_pending call (about 5 arXiv requests of 20 titles)
 PENDING_QUERY = {"term": {"enrichment.status": "pending"}}
@@ -85,7 +83,7 @@ def evidence(doc: Mapping[str, Any]) -> Listing:
         item = {"work_id": work_id, "title": entry.get("title") or doc.get("title") or "",
                 "year": entry.get("year"), "researcher_name": entry.get("researcher_name"),
                 "authors": entry.get("authors") or []}
-        listing = listing_from_item(ItemAdapter(item))
+        listing = listing_from_item(item)
         merged = listing if merged is None else merged.merged(listing)
     assert merged is not None
     return merged
