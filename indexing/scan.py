@@ -22,10 +22,11 @@ def scan(client: OpenSearch, index: str, body: Mapping[str, Any], page_size: int
     request, or a page some shards could not answer (the hits would not be all of
     them), raises ``IndexUnavailable``. ``request_timeout`` bounds every request.
     """
-    timeout = {"request_timeout": request_timeout} if request_timeout else {}
+    scroll_kwargs = {"request_timeout": request_timeout} if request_timeout else {}
     try:
         with translate_errors(f"scan {index}"):
             yield from helpers.scan(client, query=dict(body), index=index, size=page_size,
-                                    scroll=KEEP_ALIVE, scroll_kwargs=dict(timeout), **timeout)
+                                    scroll=KEEP_ALIVE, request_timeout=request_timeout,
+                                    scroll_kwargs=scroll_kwargs)
     except ScanError as exc:
         raise IndexUnavailable(f"scan {index}: {exc}", retryable=True) from exc
