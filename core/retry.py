@@ -11,11 +11,13 @@ retry in step.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
+from tenacity import RetryCallState
 from tenacity.stop import stop_after_attempt, stop_base
-from tenacity.wait import wait_base, wait_exponential, wait_random
+from tenacity.wait import wait_base
 
 # Statuses worth another try: the server is overloaded, restarting or timed out.
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -39,13 +41,28 @@ class RetryPolicy:
         if self.attempts < 1:
             raise ValueError(f"a retry policy needs at least one attempt, not {self.attempts}")
 
+    def delay(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (1 for the first).
+
+        ``initial_wait * 2**(retry - 1)``, capped at ``max_wait``, plus jitter.
+        """
+        exponential = self.initial_wait * 2 ** min(retry - 1, 62)
+        return min(exponential, self.max_wait) + random.uniform(0, self.jitter)
+
     def wait(self) -> wait_base:
-        """The tenacity wait strategy: ``initial_wait * 2**(retry - 1)``, capped, plus jitter."""
-        # Composed from the two strategies whose arguments are the same in tenacity 8
-        # and 9 (wait_exponential_jitter renamed ``initial`` to ``multiplier`` in 9).
-        return (wait_exponential(multiplier=self.initial_wait, max=self.max_wait)
-                + wait_random(0, self.jitter))
+        """The tenacity wait strategy of this policy (its ``delay``)."""
+        return _PolicyWait(self)
 
     def stop(self) -> stop_base:
         """The tenacity stop strategy: after ``attempts`` tries."""
         return stop_after_attempt(self.attempts)
+
+
+class _PolicyWait(wait_base):
+    """A tenacity wait that asks the policy: one formula for loops and ``Retrying`` alike."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self.policy = policy
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        return self.policy.delay(retry_state.attempt_number)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from core.enrichment_status import Status
 
@@ -32,6 +34,17 @@ class Listing:
             return tuple(dict.fromkeys(a + b))
         return Listing(self.work_id, union(self.titles, other.titles),
                        union(self.years, other.years), union(self.people, other.people))
+
+
+def listing_from_item(item: Mapping[str, Any]) -> Listing:
+    """The evidence one listing of a work carries: title, year, profile owner and printed authors.
+
+    ``item`` has a work item's fields (``work_id``, ``title``, ``year``,
+    ``researcher_name``, ``authors``): the crawl passes its work items, the ops CLI
+    a stored work's listings, so both ask arXiv with the same evidence.
+    """
+    people = [item.get("researcher_name") or "", *(item.get("authors") or [])]
+    return Listing.of(item["work_id"], item.get("title") or "", item.get("year"), people)
 
 
 @dataclass(frozen=True)

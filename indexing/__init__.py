@@ -12,4 +12,5 @@ Small modules, one job each:
 - ``bulk``: ``BulkWriter``, read-merge-write with optimistic concurrency, retries, dead letter.
 - ``deadletter``: the append-only JSONL dead-letter file.
 - ``replay``: re-deliver a dead-letter file.
+- ``scan``: every hit of a search (``helpers.scan``), failures as ``IndexUnavailable``.
 """

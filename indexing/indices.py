@@ -1,9 +1,12 @@
 """Versioned indices behind aliases, and the mapping files they are built from.
 
-A concrete index is ``{prefix}{name}-v{version}`` (``-{suffix}`` added when a
-version is rebuilt); the alias ``{prefix}{name}`` points at exactly one of them.
-The crawler calls ``ensure_aliases`` at start; the ops CLI builds reindex and
-rollback on ``create_version``, ``list_versions`` and ``swap_alias``.
+The one place that names, creates and aliases indices. A concrete index is
+``{prefix}{name}-v{version}`` (``-{suffix}`` added when a version is rebuilt),
+built from ``index_mappings/{name}.json``; the alias ``{prefix}{name}``
+(``alias_name``) points at exactly one of them. The crawler calls
+``ensure_aliases`` at start and ``ensure_alias`` for ``crawl-runs`` when it
+stores its run report; the ops CLI builds reindex and rollback on
+``create_index``, ``list_versions`` and ``swap_alias``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,20 +28,29 @@ from indexing.errors import IndexUnavailable
 
 logger = logging.getLogger(__name__)
 
-INDEX_NAMES = ("works", "researchers")
+INDEX_NAMES = ("works", "researchers")  # the documents the crawl writes and ops reindex
+RUNS_INDEX = "crawl-runs"  # one document per crawl run part (the run report)
+MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX)  # every index with a file in index_mappings/
 MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
+
+
+Timeout = Callable[[], float]  # seconds the next request may take
+
+
+def _timeout(timeout: Timeout | None) -> dict[str, float]:
+    return {"request_timeout": timeout()} if timeout is not None else {}
 
 
 @cache
 def _load(name: str) -> str:
     path = MAPPINGS_DIR / f"{name}.json"
-    if name not in INDEX_NAMES or not path.is_file():
+    if name not in MAPPED_INDICES or not path.is_file():
         raise ValueError(f"no mapping file for index {name!r} in {MAPPINGS_DIR}")
     return path.read_text(encoding="utf-8")
 
 
 def load_mapping(name: str) -> dict[str, Any]:
-    """Settings and mappings for ``works`` or ``researchers`` (a fresh copy each call)."""
+    """Settings and mappings for one of ``MAPPED_INDICES`` (a fresh copy each call)."""
     return json.loads(_load(name))
 
 
@@ -48,7 +60,7 @@ def mapping_version(name: str) -> int:
 
 
 def alias_name(prefix: str, name: str) -> str:
-    """``{prefix}works`` or ``{prefix}researchers``."""
+    """The alias every reader and writer uses: ``{prefix}works``, ``{prefix}crawl-runs``, ..."""
     return f"{prefix}{name}"
 
 
@@ -67,19 +79,20 @@ class IndexVersion:
     docs: int | None = None
 
 
-def alias_target(client: OpenSearch, prefix: str, name: str) -> str | None:
+def alias_target(client: OpenSearch, prefix: str, name: str,
+                 timeout: Timeout | None = None) -> str | None:
     """The concrete index the alias points at, or None when there is no alias yet."""
     alias = alias_name(prefix, name)
-    indices = _alias_indices(client, alias)
+    indices = _alias_indices(client, alias, timeout)
     if len(indices) > 1:
         raise IndexUnavailable(f"alias {alias} points at {len(indices)} indices {indices}; "
                                "the indexer needs exactly one", retryable=False)
     return indices[0] if indices else None
 
 
-def _alias_indices(client: OpenSearch, alias: str) -> list[str]:
+def _alias_indices(client: OpenSearch, alias: str, timeout: Timeout | None = None) -> list[str]:
     with translate_errors(f"get alias {alias}"):
-        found = client.indices.get_alias(name=alias, ignore=404)
+        found = client.indices.get_alias(name=alias, ignore=404, **_timeout(timeout))
     if found.get("status") == 404:  # no such alias: a normal answer here
         return []
     return sorted(found)
@@ -105,18 +118,18 @@ def list_versions(client: OpenSearch, prefix: str, name: str) -> list[IndexVersi
 
 
 def create_version(client: OpenSearch, prefix: str, name: str, suffix: str = "",
-                   *, exist_ok: bool = False) -> str:
+                   *, exist_ok: bool = False, timeout: Timeout | None = None) -> str:
     """Create the concrete index for the mapping file's version; return its name.
 
     ``exist_ok`` makes a concurrent creation by another crawl harmless.
     """
     index = concrete_name(prefix, name, mapping_version(name), suffix)
     with translate_errors(f"create index {index}"):
-        answer = client.indices.create(index=index, body=load_mapping(name), ignore=400)
+        answer = client.indices.create(index=index, body=load_mapping(name), ignore=400,
+                                       **_timeout(timeout))
     if answer.get("status") == 400:
         error = answer.get("error")
-        kind = error.get("type") if isinstance(error, dict) else str(error)
-        if exist_ok and kind == "resource_already_exists_exception":
+        if exist_ok and "resource_already_exists_exception" in json.dumps(error):
             return index
         raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
     logger.info("created index %s", index)
@@ -139,27 +152,39 @@ def swap_alias(client: OpenSearch, prefix: str, name: str, new_index: str) -> li
     return old
 
 
-def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
-    """Make sure both aliases exist, creating their first index on first use.
+def ensure_alias(client: OpenSearch, prefix: str, name: str,
+                 timeout: Timeout | None = None) -> tuple[str, bool]:
+    """(the index ``{prefix}{name}`` points at, whether it was created now).
 
-    Safe when two crawls start at once: both create the same deterministic index
-    name (one gets "already exists") and adding an alias twice is a no-op.
+    On first use, creates the index for the mapping file's version and points the
+    alias at it. Safe when two crawls start at once: both create the same
+    deterministic index name (one gets "already exists") and adding an alias twice
+    is a no-op. ``timeout()``, when given, bounds each request (what is left of a
+    caller's budget).
+    """
+    alias = alias_name(prefix, name)
+    target = alias_target(client, prefix, name, timeout)
+    if target is not None:
+        return target, False
+    index = create_version(client, prefix, name, exist_ok=True, timeout=timeout)
+    with translate_errors(f"add alias {alias}"):
+        client.indices.update_aliases(
+            body={"actions": [{"add": {"index": index, "alias": alias}}]}, **_timeout(timeout))
+    return alias_target(client, prefix, name, timeout) or index, True
+
+
+def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
+    """Make sure the works and researchers aliases exist (``ensure_alias``).
+
     Returns alias name -> concrete index. Warns when an alias points at an index
     older than the mapping file (ops should reindex).
     """
     targets = {}
     for name in INDEX_NAMES:
-        alias = alias_name(prefix, name)
-        target = alias_target(client, prefix, name)
-        if target is None:
-            index = create_version(client, prefix, name, exist_ok=True)
-            with translate_errors(f"add alias {alias}"):
-                client.indices.update_aliases(
-                    body={"actions": [{"add": {"index": index, "alias": alias}}]})
-            target = alias_target(client, prefix, name) or index
-        else:
-            _warn_if_stale(client, alias, target, name)
-        targets[alias] = target
+        target, created = ensure_alias(client, prefix, name)
+        if not created:
+            _warn_if_stale(client, alias_name(prefix, name), target, name)
+        targets[alias_name(prefix, name)] = target
     return targets
 
 
@@ -174,7 +199,6 @@ def _warn_if_stale(client: OpenSearch, alias: str, index: str, name: str) -> Non
 
 
 # --- for the ops CLI (reindex, rollback, status) -------------------------------------------
-# Added for `scholarindex`; the crawler's functions above are unchanged.
 
 def read_mapping(name: str, directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Settings and mappings for ``name`` from ``directory`` (default: ``index_mappings/``).
@@ -184,7 +208,7 @@ def read_mapping(name: str, directory: str | os.PathLike[str] | None = None) -> 
     """
     folder = Path(directory) if directory is not None else MAPPINGS_DIR
     path = folder / f"{name}.json"
-    if name not in INDEX_NAMES or not path.is_file():
+    if name not in MAPPED_INDICES or not path.is_file():
         raise ValueError(f"no mapping file for index {name!r} in {folder}")
     try:
         body = json.loads(path.read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ write, whoever made it and whatever timestamps its document carries -- unlike a
 (both written now, stamped earlier) would slip under.
 
 How it reads the pairs: a refresh (so every acknowledged write is searchable),
-then a scroll over ids only (``_source: false``, ``seq_no_primary_term: true``,
+then a scan (``indexing.scan``) over ids only (``_source: false``, ``seq_no_primary_term: true``,
 sorted by ``_doc``). That works on osmem, which answers range queries on
 ``_seq_no`` with nothing, and on a real cluster; it costs ~0.5 s per 100k
 documents on osmem. A write still in flight during a scan shows up in a later one,
@@ -18,17 +18,16 @@ since its pair differs from the one recorded.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from typing import Any
 
 from opensearchpy import OpenSearch
 
 from indexing.client import translate_errors
+from indexing.scan import scan
 
 Version = tuple[int, int]  # (_seq_no, _primary_term)
 SCAN_PAGE = 5000
-_KEEP_ALIVE = "5m"
 
 
 def hit_version(hit: dict[str, Any]) -> Version:
@@ -72,26 +71,6 @@ class ChangeFeed:
         """Every (id, version) of the index, after a refresh."""
         with translate_errors(f"refresh {self.index}"):
             self.client.indices.refresh(index=self.index)
-        body = {"size": SCAN_PAGE, "_source": False, "seq_no_primary_term": True,
-                "sort": ["_doc"], "query": {"match_all": {}}}
-        for hit in scroll(self.client, self.index, body):
+        body = {"_source": False, "seq_no_primary_term": True, "query": {"match_all": {}}}
+        for hit in scan(self.client, self.index, body, page_size=SCAN_PAGE):
             yield hit["_id"], hit_version(hit)
-
-
-def scroll(client: OpenSearch, index: str, body: dict[str, Any],
-           request_timeout: float | None = None) -> Iterator[dict[str, Any]]:
-    """Every hit of a search, page by page, through a scroll that is always cleared."""
-    extra = {"request_timeout": request_timeout} if request_timeout else {}
-    with translate_errors(f"scroll {index}"):
-        page = client.search(index=index, body=body, scroll=_KEEP_ALIVE, **extra)
-    scroll_id = page.get("_scroll_id")
-    try:
-        while page["hits"]["hits"]:
-            yield from page["hits"]["hits"]
-            with translate_errors(f"scroll {index}"):
-                page = client.scroll(scroll_id=scroll_id, scroll=_KEEP_ALIVE, **extra)
-            scroll_id = page.get("_scroll_id", scroll_id)
-    finally:
-        if scroll_id:
-            with contextlib.suppress(Exception):  # best effort: contexts also expire
-                client.clear_scroll(scroll_id=scroll_id)

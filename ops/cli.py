@@ -18,6 +18,7 @@ import click
 
 from indexing.client import quiet_transport_logs
 from indexing.errors import IndexUnavailable
+from indexing.indices import alias_name
 from ops import console
 from ops.console import EXIT_CODES_HELP, EXIT_DATA_LOST, EXIT_UNAVAILABLE, EXIT_USAGE, fail
 from ops.settings import OpsSettings
@@ -158,7 +159,8 @@ def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences:
         except ValueError as exc:
             fail(f"reindex {name}: {exc}")
         plans[name] = new
-        lines.append(f"  {settings.prefix}{name}: {live} -> new {new} (mapping v{version}, "
+        lines.append(f"  {alias_name(settings.prefix, name)}: {live} -> new {new} "
+                     f"(mapping v{version}, "
                      f"{'rebuilt by the current code' if rebuild else 'copied'}); "
                      f"then keep {keep} older version(s), delete the rest")
     console.confirm("Reindex?\n" + "\n".join(lines) + "\nProceed?", yes, "reindex")
@@ -235,12 +237,12 @@ def rollback(which: str, to: str | None, yes: bool, as_json: bool) -> None:
         except ValueError as exc:
             fail(f"rollback {name}: {exc}")
         moves.append((name, current, target))
-    console.confirm("Roll back?\n" + "\n".join(f"  {settings.prefix}{n}: {c} -> {t}"
+    console.confirm("Roll back?\n" + "\n".join(f"  {alias_name(settings.prefix, n)}: {c} -> {t}"
                                               for n, c, t in moves) + "\nProceed?",
                     yes, "rollback")
     for name, current, target in moves:
         run_rollback(client, settings.prefix, name, current, target)
-    result = {"ok": True, "moves": [{"alias": f"{settings.prefix}{n}", "from": c, "to": t}
+    result = {"ok": True, "moves": [{"alias": alias_name(settings.prefix, n), "from": c, "to": t}
                                     for n, c, t in moves]}
     console.emit(result, as_json, lambda r: "\n".join(
         f"{m['alias']}: now {m['to']} (was {m['from']}, now write-blocked)" for m in r["moves"]))
@@ -262,10 +264,11 @@ def replay(file: Path | None, as_json: bool) -> None:
     appending to FILE meanwhile: it is moved aside first.
     """
     from indexing.replay import replay as run_replay
+    from indexing.replay import waiting
 
     settings = _settings()
     path = file or settings.deadletter_path
-    if not path.exists() and not list(path.parent.glob(f"{path.name}.replay-*")):
+    if not waiting(path):
         console.emit({"ok": True, "path": str(path), "read": 0, "delivered": 0,
                       "failed_again": 0}, as_json, lambda _: f"replay: nothing waiting in {path}")
         return

@@ -23,6 +23,7 @@ from osmem_server import OsmemServer
 
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
+from indexing.indices import alias_name
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
 
@@ -50,7 +51,7 @@ def crawl(url_file: Path, items: Path, env: dict[str, str]) -> int:
 
 def summary(client: OpenSearch, prefix: str) -> str:
     """What landed in the index, read back from OpenSearch."""
-    works, researchers = f"{prefix}works", f"{prefix}researchers"
+    works, researchers = alias_name(prefix, "works"), alias_name(prefix, "researchers")
     client.indices.refresh(index=f"{works},{researchers}")
     result = client.search(index=works, body={
         "size": 0,

@@ -2,7 +2,7 @@
 
 Works whose ``enrichment.status`` is ``pending`` (arXiv was down, or the crawl
 ended before its answer came) are read from the works alias, turned into the same
-evidence the crawl's arXiv stage builds (``pipelines.enrich.listing_from_item``,
+evidence the crawl's arXiv stage builds (``enrichment.models.listing_from_item``,
 merged over every listing of the work), resolved with
 ``enrichment.pending.enrich_pending`` (cache first, arXiv's 3-second rule shared
 with any crawl on this machine), and written back as enrichment changes through
@@ -20,19 +20,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from itemadapter import ItemAdapter
 from opensearchpy import OpenSearch
 
 from core.enrichment_status import DONE, NONE, PENDING
 from enrichment.config import EnrichmentConfig
-from enrichment.models import Listing
+from enrichment.models import Listing, listing_from_item
 from enrichment.pending import enrich_pending
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
 from indexing.client import translate_errors
 from indexing.indices import alias_name
-from ops.changefeed import scroll
-from pipelines.enrich import listing_from_item
+from indexing.scan import scan
 
 CHUNK = 100  # works per enrich_pending call (about 5 arXiv requests of 20 titles)
 PENDING_QUERY = {"term": {"enrichment.status": PENDING}}
@@ -73,8 +71,8 @@ def count_pending(client: OpenSearch, prefix: str) -> int:
 
 def pending_works(client: OpenSearch, prefix: str) -> Iterator[dict[str, Any]]:
     """The pending works' evidence fields."""
-    body = {"size": 500, "query": PENDING_QUERY, "_source": _FIELDS, "sort": ["_doc"]}
-    for hit in scroll(client, alias_name(prefix, "works"), body):
+    body = {"query": PENDING_QUERY, "_source": _FIELDS}
+    for hit in scan(client, alias_name(prefix, "works"), body, page_size=500):
         yield hit["_source"] | {"work_id": hit["_id"]}
 
 
@@ -86,7 +84,7 @@ def evidence(doc: Mapping[str, Any]) -> Listing:
         item = {"work_id": work_id, "title": entry.get("title") or doc.get("title") or "",
                 "year": entry.get("year"), "researcher_name": entry.get("researcher_name"),
                 "authors": entry.get("authors") or []}
-        listing = listing_from_item(ItemAdapter(item))
+        listing = listing_from_item(item)
         merged = listing if merged is None else merged.merged(listing)
     assert merged is not None
     return merged
@@ -97,7 +95,7 @@ def enrich_pending_works(client: OpenSearch, prefix: str, config: EnrichmentConf
                          advance: Callable[[int], None] = lambda n: None) -> EnrichReport:
     """Resolve up to ``limit`` pending works and write the answers through ``writer``."""
     report = EnrichReport(pending_before=count_pending(client, prefix))
-    # Read the ids first: the scroll would otherwise walk an index we are rewriting.
+    # Read the ids first: the scan would otherwise walk an index we are rewriting.
     todo = []
     for doc in pending_works(client, prefix):
         todo.append(evidence(doc))

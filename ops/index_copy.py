@@ -4,8 +4,8 @@
   (osmem has no tasks API to poll); one slice per ``batch_size`` documents, so the
   progress bar moves and, on osmem, which serves one request at a time, searches
   get answered between slices.
-- ``copy_rebuilt``: every document read (scroll) and re-derived by the project's
-  own transform (``ops.rebuild``), written with bulk requests.
+- ``copy_rebuilt``: every document read (``indexing.scan``) and re-derived by the
+  project's own transform (``ops.rebuild``), written with bulk requests.
 - ``copy_ids``: the documents that changed since they were copied, copied again
   as they are now (or rebuilt), and deleted where they are gone. Only the reindex
   writes to the new index before the switch, so an overwrite is exact: it carries
@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
-from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from core.retry import RetryPolicy
 from indexing.client import translate_errors
 from indexing.errors import IndexingError, IndexUnavailable
-from ops.changefeed import ChangeFeed, hit_version, scroll
+from indexing.scan import scan
+from ops.changefeed import ChangeFeed, Version, hit_version
 from ops.rebuild import rebuild
 from ops.settings import LONG_REQUEST_TIMEOUT
 
@@ -36,8 +39,10 @@ logger = logging.getLogger(__name__)
 Advance = Callable[[int], None]
 MAX_SLICES = 1024  # OpenSearch's default index.max_slices_per_scroll
 _MGET_CHUNK = 500
-# A bulk chunk is idempotent (plain index ops), so retrying is safe: 4 tries, 0.5 s, 1 s, 2 s apart.
+# A bulk request is idempotent (plain index ops), so retrying is safe: 4 tries,
+# 0.5 s, 1 s, 2 s apart.
 _BULK_RETRY = RetryPolicy(attempts=4, initial_wait=0.5, max_wait=2.0, jitter=0.0)
+MAX_REQUEST_BYTES = 20 * 1024 * 1024  # well below OpenSearch's http.max_content_length
 
 
 class CopyFailed(IndexingError):
@@ -71,82 +76,101 @@ def copy_server_side(client: OpenSearch, source: str, dest: str, total: int,
 def copy_rebuilt(client: OpenSearch, name: str, source: str, dest: str, feed: ChangeFeed,
                  batch_size: int, advance: Advance) -> int:
     """Re-derive every document of ``source`` into ``dest``; returns how many."""
-    body = {"size": batch_size, "seq_no_primary_term": True, "sort": ["_doc"],
-            "query": {"match_all": {}}}
-    written = 0
-    batch: list[dict[str, Any]] = []
-    for hit in scroll(client, source, body, request_timeout=LONG_REQUEST_TIMEOUT):
-        batch.append(hit)
-        if len(batch) >= batch_size:
-            written += _write_rebuilt(client, name, dest, feed, batch)
-            advance(len(batch))
-            batch = []
-    if batch:
-        written += _write_rebuilt(client, name, dest, feed, batch)
-        advance(len(batch))
-    return written
+    copied: dict[str, Version] = {}  # read, not yet written
 
+    def actions() -> Iterator[dict[str, Any]]:
+        body = {"seq_no_primary_term": True, "query": {"match_all": {}}}
+        for hit in scan(client, source, body, page_size=batch_size,
+                        request_timeout=LONG_REQUEST_TIMEOUT):
+            copied[hit["_id"]] = hit_version(hit)
+            yield {"_op_type": "index", "_index": dest, "_id": hit["_id"],
+                   "_source": rebuild(name, hit["_id"], hit["_source"])}
 
-def _write_rebuilt(client: OpenSearch, name: str, dest: str, feed: ChangeFeed,
-                   hits: Sequence[dict[str, Any]]) -> int:
-    actions = [{"_op_type": "index", "_index": dest, "_id": hit["_id"],
-                "_source": rebuild(name, hit["_id"], hit["_source"])} for hit in hits]
-    bulk_write(client, actions, f"write rebuilt documents to {dest}")
-    for hit in hits:
-        feed.record(hit["_id"], hit_version(hit))
-    return len(actions)
+    return _write(client, actions(), f"write rebuilt documents to {dest}", batch_size,
+                  feed, copied, advance)
 
 
 def copy_ids(client: OpenSearch, name: str, source: str, dest: str, feed: ChangeFeed,
              ids: Iterable[str], rebuilt: bool) -> int:
     """Copy these documents again as they are now (deleted ones: deleted). Before the switch."""
-    copied = 0
-    for chunk in _chunks(list(ids), _MGET_CHUNK):
-        docs = _mget(client, source, chunk)
-        actions: list[dict[str, Any]] = []
-        for doc_id in chunk:
-            hit = docs.get(doc_id)
-            if hit is None:
-                actions.append({"_op_type": "delete", "_index": dest, "_id": doc_id})
-                continue
-            body = rebuild(name, doc_id, hit["_source"]) if rebuilt else hit["_source"]
-            actions.append({"_op_type": "index", "_index": dest, "_id": doc_id, "_source": body})
-        bulk_write(client, actions, f"catch up {dest}")
-        for doc_id in chunk:
-            hit = docs.get(doc_id)
-            feed.record(doc_id, hit_version(hit) if hit is not None else None)
-        copied += len(chunk)
-    return copied
+    copied: dict[str, Version | None] = {}  # read (None: gone), not yet written
+
+    def actions() -> Iterator[dict[str, Any]]:
+        for chunk in _chunks(list(ids), _MGET_CHUNK):
+            docs = _mget(client, source, chunk)
+            for doc_id in chunk:
+                hit = docs.get(doc_id)
+                if hit is None:
+                    copied[doc_id] = None
+                    yield {"_op_type": "delete", "_index": dest, "_id": doc_id}
+                    continue
+                copied[doc_id] = hit_version(hit)
+                body = rebuild(name, doc_id, hit["_source"]) if rebuilt else hit["_source"]
+                yield {"_op_type": "index", "_index": dest, "_id": doc_id, "_source": body}
+
+    return _write(client, actions(), f"catch up {dest}", _MGET_CHUNK, feed, copied)
 
 
-def bulk_write(client: OpenSearch, actions: list[dict[str, Any]], what: str) -> None:
-    """Send one bulk request; retry transient failures; ``CopyFailed`` if a document is refused."""
-    def log_retry(state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        logger.warning("%s failed (attempt %d), retrying: %s", what, state.attempt_number, exc)
-
-    retrying = Retrying(stop=_BULK_RETRY.stop(), wait=_BULK_RETRY.wait(),
-                        retry=retry_if_exception(_transient), before_sleep=log_retry,
-                        reraise=True)
-    results = retrying(_send_bulk, client, actions, what)
-    for ok, item in results:
-        info = next(iter(item.values()))
-        if not ok and not (info.get("status") == 404 and "delete" in item):
-            raise CopyFailed(f"{what}: document {info.get('_id')} refused: "
-                             f"HTTP {info.get('status')} {_failure_reason(info)}")
+def _write(client: OpenSearch, actions: Iterable[dict[str, Any]], what: str, chunk_size: int,
+           feed: ChangeFeed, copied: dict[str, Any], advance: Advance = lambda n: None) -> int:
+    """Write the actions; record in the feed the version each document was copied at."""
+    written = unreported = 0
+    for action in bulk_write(client, actions, what, chunk_size):
+        feed.record(action["_id"], copied.pop(action["_id"]))
+        written += 1
+        unreported += 1
+        if unreported >= chunk_size:  # the progress bar moves a request at a time
+            advance(unreported)
+            unreported = 0
+    advance(unreported)
+    return written
 
 
-def _send_bulk(client: OpenSearch, actions: list[dict[str, Any]], what: str
-               ) -> list[tuple[bool, dict[str, Any]]]:
-    with translate_errors(what):
-        return list(helpers.streaming_bulk(
-            client, actions, chunk_size=max(len(actions), 1), max_chunk_bytes=2**62,
-            raise_on_error=False, raise_on_exception=True, max_retries=0,
-            request_timeout=LONG_REQUEST_TIMEOUT))
+def bulk_write(client: OpenSearch, actions: Iterable[dict[str, Any]], what: str,
+               chunk_size: int) -> Iterator[dict[str, Any]]:
+    """Write the actions in bulk requests (``streaming_bulk``); yield each one once written.
 
+    A request that fails on the way (overload, a dropped connection) is sent again,
+    up to ``_BULK_RETRY.attempts`` times in a row: its index and delete operations are
+    idempotent. ``CopyFailed`` if the cluster refuses a document.
+    """
+    source = iter(actions)
+    unanswered: deque[dict[str, Any]] = deque()  # taken by the helper, no answer yet
+    source_failed = False  # reading the documents failed, not a request: nothing to resend
 
-def _transient(exc: BaseException) -> bool:
-    return isinstance(exc, IndexUnavailable) and exc.retryable
+    def taken() -> Iterator[dict[str, Any]]:
+        nonlocal source_failed
+        try:
+            for action in source:
+                unanswered.append(action)
+                yield action
+        except Exception:
+            source_failed = True
+            raise
+
+    attempt = 1
+    while True:
+        again = list(unanswered)  # after a failure: the request it was sending
+        try:
+            with translate_errors(what):
+                for ok, item in helpers.streaming_bulk(
+                        client, chain(again, taken()), chunk_size=chunk_size,
+                        max_chunk_bytes=MAX_REQUEST_BYTES, raise_on_error=False,
+                        raise_on_exception=True, max_retries=0,
+                        request_timeout=LONG_REQUEST_TIMEOUT):
+                    info = next(iter(item.values()))
+                    if not ok and not (info.get("status") == 404 and "delete" in item):
+                        raise CopyFailed(f"{what}: document {info.get('_id')} refused: "
+                                         f"HTTP {info.get('status')} {_failure_reason(info)}")
+                    attempt = 1
+                    yield unanswered.popleft()
+            return
+        except IndexUnavailable as exc:
+            if source_failed or not exc.retryable or attempt == _BULK_RETRY.attempts:
+                raise
+            logger.warning("%s failed (attempt %d), retrying: %s", what, attempt, exc)
+            time.sleep(_BULK_RETRY.delay(attempt))
+            attempt += 1
 
 
 def _mget(client: OpenSearch, index: str, ids: list[str]) -> dict[str, dict[str, Any]]:

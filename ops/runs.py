@@ -25,10 +25,10 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from indexing.client import translate_errors
+from indexing.indices import RUNS_INDEX, alias_name
 
 logger = logging.getLogger(__name__)
 
-RUNS_INDEX = "crawl-runs"
 # (label, path in the report) of the counts compared between runs of one job.
 WATCHED = (("pages parsed", ("pages", "parsed")), ("listings", ("listings",)),
            ("distinct works", ("distinct_works",)), ("documents indexed", ("indexed",)))
@@ -43,14 +43,15 @@ _FETCH = 200
 
 def runs_from_index(client: OpenSearch, prefix: str) -> list[dict[str, Any]] | None:
     """The recorded runs, newest first; None when the index does not exist."""
-    index = f"{prefix}{RUNS_INDEX}"
+    index = alias_name(prefix, RUNS_INDEX)
     with translate_errors(f"exists {index}"):
         if not client.indices.exists(index=index):
             return None
-    # Sorted here, not by the server: the index has no mapping file of its own,
-    # so its finished_at may not be a date field.
+    # The newest by the server (finished_at is a date in index_mappings/crawl-runs.json),
+    # so the last runs are found however many are stored.
     with translate_errors(f"search {index}"):
-        hits = client.search(index=index, body={"size": _FETCH, "query": {"match_all": {}}})
+        hits = client.search(index=index, body={"size": _FETCH, "query": {"match_all": {}},
+                                                "sort": [{"finished_at": "desc"}]})
     return merge_parts(_newest_first(hit["_source"] for hit in hits["hits"]["hits"]))
 
 

@@ -16,7 +16,15 @@ from opensearchpy import OpenSearch
 
 from core.enrichment_status import PENDING
 from indexing.client import translate_errors
-from indexing.indices import INDEX_NAMES, alias_name, alias_target, body_version, read_mapping
+from indexing.indices import (
+    INDEX_NAMES,
+    RUNS_INDEX,
+    alias_name,
+    alias_target,
+    body_version,
+    read_mapping,
+)
+from indexing.replay import waiting
 from ops.mappings import diff_mapping, live_mapping
 from ops.runs import flag_drops, run_summary, runs_from_files, runs_from_index
 from ops.settings import OpsSettings
@@ -100,14 +108,12 @@ def _alias_status(client: OpenSearch, settings: OpsSettings, name: str) -> dict[
 
 def dead_letters_waiting(path: Path) -> dict[str, Any]:
     """Lines waiting in the dead-letter file and in replays that did not finish."""
-    files = [path] if path.exists() else []
-    if path.parent.exists():
-        files += sorted(path.parent.glob(f"{path.name}.replay-*"))
-    waiting = 0
+    files = waiting(path)
+    lines = 0
     for file in files:
         with open(file, "rb") as handle:
-            waiting += sum(1 for line in handle if line.strip())
-    return {"path": str(path), "waiting": waiting, "files": [str(f) for f in files]}
+            lines += sum(1 for line in handle if line.strip())
+    return {"path": str(path), "waiting": lines, "files": [str(f) for f in files]}
 
 
 def _pending(client: OpenSearch, prefix: str) -> int | None:
@@ -123,7 +129,7 @@ def _pending(client: OpenSearch, prefix: str) -> int | None:
 def _runs(client: OpenSearch, prefix: str, reports_dir: Path | None,
           last: int) -> dict[str, Any]:
     runs = runs_from_index(client, prefix)
-    source = f"index {prefix}crawl-runs"
+    source = f"index {alias_name(prefix, RUNS_INDEX)}"
     if runs is None:
         if reports_dir is not None and reports_dir.is_dir():
             runs, source = runs_from_files(reports_dir), f"reports in {reports_dir}"

@@ -35,18 +35,12 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from core import stat_keys
 from core.enrichment_status import PENDING
 from enrichment.config import EnrichmentConfig
-from enrichment.models import Listing, Outcome
+from enrichment.models import Outcome, listing_from_item
 from enrichment.ratelimit import effective_delay
 from enrichment.service import Enricher, start_enricher
 from pipelines.signals import work_enriched
 
 logger = logging.getLogger(__name__)
-
-
-def listing_from_item(adapter: ItemAdapter) -> Listing:
-    """The evidence a work item carries: title, year, profile owner and printed authors."""
-    people = [adapter.get("researcher_name") or "", *(adapter.get("authors") or [])]
-    return Listing.of(adapter["work_id"], adapter.get("title") or "", adapter.get("year"), people)
 
 
 def enrichment_fields(outcome: Outcome) -> dict[str, Any]:

@@ -1,5 +1,8 @@
 """The index copy's bulk writes: transient failures retried (core.retry), others not."""
 
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 import pytest
 
 from core.retry import RetryPolicy
@@ -13,37 +16,50 @@ def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
                         RetryPolicy(attempts=4, initial_wait=0, max_wait=0, jitter=0))
 
 
-def failing(monkeypatch: pytest.MonkeyPatch, failures: list[IndexUnavailable]) -> list[int]:
-    calls: list[int] = []
+class FlakyBulk:
+    """Stands in for ``helpers.streaming_bulk``: fails with the given errors, then writes."""
 
-    def send(client: object, actions: list, what: str) -> list:
-        calls.append(1)
-        if failures:
-            raise failures.pop(0)
-        return [(True, {"index": {"_id": a["_id"], "status": 201}}) for a in actions]
+    def __init__(self, failures: list[IndexUnavailable]) -> None:
+        self.failures = failures
+        self.calls = 0
 
-    monkeypatch.setattr(index_copy, "_send_bulk", send)
-    return calls
+    def streaming_bulk(self, client: object, actions: Iterable[dict], **options: Any
+                       ) -> Iterator[tuple[bool, dict]]:
+        self.calls += 1
+        for action in actions:
+            if self.failures:
+                raise self.failures.pop(0)
+            yield True, {"index": {"_id": action["_id"], "status": 201}}
+
+
+def failing(monkeypatch: pytest.MonkeyPatch, failures: list[IndexUnavailable]) -> FlakyBulk:
+    flaky = FlakyBulk(failures)
+    monkeypatch.setattr(index_copy, "helpers", flaky)
+    return flaky
+
+
+def write(actions: list[dict]) -> list[dict]:
+    return list(index_copy.bulk_write(None, actions, "copy", 10))  # type: ignore[arg-type]
 
 
 def test_a_transient_failure_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     busy = IndexUnavailable("bulk: HTTP 429", retryable=True, status=429)
-    calls = failing(monkeypatch, [busy, busy, busy])
-    index_copy.bulk_write(None, [{"_id": "a"}], "copy")  # type: ignore[arg-type]
-    assert len(calls) == 4
+    flaky = failing(monkeypatch, [busy, busy, busy])
+    assert write([{"_id": "a"}, {"_id": "b"}]) == [{"_id": "a"}, {"_id": "b"}]
+    assert flaky.calls == 4
 
 
 def test_it_gives_up_after_four_tries(monkeypatch: pytest.MonkeyPatch) -> None:
     busy = IndexUnavailable("bulk: HTTP 503", retryable=True, status=503)
-    calls = failing(monkeypatch, [busy] * 4)
+    flaky = failing(monkeypatch, [busy] * 4)
     with pytest.raises(IndexUnavailable, match="503"):
-        index_copy.bulk_write(None, [{"_id": "a"}], "copy")  # type: ignore[arg-type]
-    assert len(calls) == 4
+        write([{"_id": "a"}])
+    assert flaky.calls == 4
 
 
 def test_a_refusal_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     denied = IndexUnavailable("bulk: HTTP 403", retryable=False, status=403)
-    calls = failing(monkeypatch, [denied])
+    flaky = failing(monkeypatch, [denied])
     with pytest.raises(IndexUnavailable, match="403"):
-        index_copy.bulk_write(None, [{"_id": "a"}], "copy")  # type: ignore[arg-type]
-    assert len(calls) == 1
+        write([{"_id": "a"}])
+    assert flaky.calls == 1

@@ -312,6 +312,29 @@ def test_rebuild_with_unchanged_code_changes_nothing(indexed: OpenSearchConfig,
         assert all_docs(opensearch_client, alias_name(indexed.prefix, name)) == docs
 
 
+def test_rebuild_sends_a_failed_bulk_request_again(indexed: OpenSearchConfig,
+                                                   opensearch_client: OpenSearch,
+                                                   fault_proxy: FaultProxy, tmp_path: Path) -> None:
+    """A 503 on one of the rebuild's bulk requests: that request again, nothing lost or doubled."""
+    works = alias_name(indexed.prefix, "works")
+    before = all_docs(opensearch_client, works)
+    fault_proxy.delay_next(1, 0.01, match="/_bulk")  # the first request goes through...
+    fault_proxy.fail_next(1, 503, match="/_bulk")  # ...the second gets a 503
+    env = cli_env(indexed, OPENSEARCH_URL=fault_proxy.url,
+                  INDEX_DEADLETTER_PATH=tmp_path / "cli-dl.jsonl")
+
+    result = run_cli(["reindex", "--yes", "--rebuild", "--index", "works",
+                      "--batch-size", "7", "--json"], env)
+
+    assert result.exit_code == 0, result.output
+    assert fault_proxy.faults_injected == 2  # the delay and the 503
+    assert len(before) > 3 * 7  # several requests, the failed one in the middle
+    [done] = json_out(result)["results"]
+    # Copied in one pass: none left for the catch-up to find missing.
+    assert (done["copied"], done["caught_up"]) == (len(before), 0)
+    assert all_docs(opensearch_client, works) == before
+
+
 # --- confirmation --------------------------------------------------------------------------
 
 def test_without_yes_and_without_a_terminal_nothing_happens(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from opensearchpy import OpenSearch
@@ -14,6 +15,7 @@ from indexing.connection import OpenSearchConfig
 from indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
 from indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
 from ops import console
+from tests.support.faultproxy import FaultProxy
 from tests.support.ops import all_docs, cli_env, json_out, last_line, run_cli
 
 SEEN = "2026-11-22T00:00:00Z"
@@ -97,3 +99,35 @@ def test_replay_with_the_cluster_down_exits_3_and_keeps_the_file(tmp_path: Path)
     assert result.exit_code == console.EXIT_UNAVAILABLE
     assert "http://127.0.0.1:9" in last_line(result.stderr)
     assert path.read_text() == before
+
+
+def test_replay_refused_by_the_cluster_exits_3_and_keeps_the_file(
+        fault_proxy: FaultProxy, opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    """Wrong credentials are "unavailable" too: nothing is read from the file."""
+    path = tmp_path / "dl.jsonl"
+    DeadLetterFile(path).write([dead_letter(change_from_item(listing(8), SEEN), "x", "y")])
+    before = path.read_text()
+    fault_proxy.fail_next(1, 401)
+    result = run_cli(["replay", str(path)], cli_env(replace(opensearch_config,
+                                                            url=fault_proxy.url)))
+    assert result.exit_code == console.EXIT_UNAVAILABLE, result.output
+    assert fault_proxy.faults_injected == 1
+    assert path.read_text() == before
+
+
+def test_replay_losing_the_cluster_mid_way_exits_3_with_the_lines_back(
+        fault_proxy: FaultProxy, opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    path = tmp_path / "dl.jsonl"
+    DeadLetterFile(path).write([dead_letter(change_from_item(listing(n), SEEN), "x", "y")
+                                for n in range(3)])
+    fault_proxy.fail_next(1, 401, match="_mget")  # the aliases answer, the writes do not
+    result = run_cli(["replay", str(path)], cli_env(replace(opensearch_config,
+                                                            url=fault_proxy.url)))
+    assert result.exit_code == console.EXIT_UNAVAILABLE, result.output
+    assert fault_proxy.faults_injected == 1
+    assert "replay stopped" in last_line(result.stderr)
+    kept = [letter.change.doc_id for _, letter in read_lines(path) if letter is not None]
+    assert sorted(kept) == [f"replayed{n}" for n in range(3)]
+    assert not list(tmp_path.glob("dl.jsonl.replay-*"))  # processed to the end, then removed

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from indexing.indices import alias_name
 from webui.facets import FACET_BY_NAME, FACETS, Facet
 from webui.highlight import MARK_CLOSE, MARK_OPEN
 from webui.params import SearchRequest
@@ -174,7 +175,7 @@ def suggest_searches(text: str, prefix: str, limit: int) -> list[dict[str, Any]]
     body: list[dict[str, Any]] = []
     for index, fields in SUGGEST_FIELDS.items():
         source = ["title"] if index == "works" else ["name"]
-        body.append({"index": f"{prefix}{index}"})
+        body.append({"index": alias_name(prefix, index)})
         body.append({
             "size": limit,
             "_source": source,

@@ -10,9 +10,10 @@ When indexing is on, the report is stored there at spider close, in a thread and
 within ``OPENSEARCH_TIMEOUT`` seconds: one document per run part (``_id``
 ``{run_id}@{started_at}``), so the two parts of a paused and resumed run, which
 share ``run_id``, add up. The alias points at a versioned index built from
-``index_mappings/crawl-runs.json``, created on first use. A report that cannot be
-stored is a warning and the stat ``run/report_not_indexed``, never a failed run
-(the JSON file and the log line still carry it).
+``index_mappings/crawl-runs.json``, created on first use by
+``indexing.indices.ensure_alias`` like the works and researchers ones. A report
+that cannot be stored is a warning and the stat ``run/report_not_indexed``, never
+a failed run (the JSON file and the log line still carry it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,11 +43,10 @@ from crawler.extensions.verdict import Verdict, run_verdict
 from indexing.client import build_client, translate_errors
 from indexing.connection import OpenSearchConfig
 from indexing.errors import IndexUnavailable
-from indexing.indices import MAPPINGS_DIR, alias_name, concrete_name
+from indexing.indices import RUNS_INDEX, alias_name, ensure_alias
 
 logger = logging.getLogger(__name__)
 
-RUNS_INDEX = "crawl-runs"
 # The index pipeline's close reason when OpenSearch failed (pipelines/index.py).
 _INDEX_DOWN = "opensearch_unavailable"
 
@@ -156,41 +156,13 @@ def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],
             raise TimeoutError(f"storing the run report took over {budget:g} s")
         return left
 
-    alias = ensure_runs_alias(client, prefix, remaining)
+    ensure_alias(client, prefix, RUNS_INDEX, remaining)
+    alias = alias_name(prefix, RUNS_INDEX)
     doc_id = run_document_id(report)
     with translate_errors(f"index run report into {alias}"):
         client.index(index=alias, id=doc_id, body=report_to_document(report),
                      request_timeout=remaining())
     return doc_id
-
-
-def ensure_runs_alias(client: OpenSearch, prefix: str,
-                      remaining: Callable[[], float] = lambda: 30.0) -> str:
-    """The ``{prefix}crawl-runs`` alias, its first versioned index created on first use.
-
-    Like ``indexing.indices.ensure_aliases`` for works and researchers (whose loader
-    knows only those two): two runs starting at once create the same index name (one
-    gets "already exists") and add the same alias (a no-op). ``remaining()`` gives
-    each request's timeout.
-    """
-    alias = alias_name(prefix, RUNS_INDEX)
-    with translate_errors(f"get alias {alias}"):
-        found = client.indices.get_alias(name=alias, ignore=404, request_timeout=remaining())
-    if found and found.get("status") != 404:
-        return alias
-    body = json.loads((MAPPINGS_DIR / f"{RUNS_INDEX}.json").read_text(encoding="utf-8"))
-    index = concrete_name(prefix, RUNS_INDEX, int(body["mappings"]["_meta"]["version"]))
-    with translate_errors(f"create index {index}"):
-        answer = client.indices.create(index=index, body=body, ignore=400,
-                                       request_timeout=remaining())
-    error = answer.get("error") if answer.get("status") == 400 else None
-    if error is not None and "resource_already_exists_exception" not in json.dumps(error):
-        raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
-    with translate_errors(f"add alias {alias}"):
-        client.indices.update_aliases(
-            body={"actions": [{"add": {"index": index, "alias": alias}}]},
-            request_timeout=remaining())
-    return alias
 
 
 def summary_line(report: Mapping[str, Any]) -> str:
