@@ -58,6 +58,7 @@ def project_settings(overrides: dict[str, Any] | None = None) -> Settings:
 class CrawlResult:
     """One finished in-process crawl."""
 
+    crawler: Crawler
     stats: dict[str, Any]
     items: list[dict[str, Any]]
     records: list[logging.LogRecord]
@@ -127,7 +128,7 @@ def run_spider(spider: type[Spider] | str, settings: Settings | dict[str, Any], 
         root.removeHandler(handler)
         root.setLevel(level)
     extension = crawler.get_extension(RunReport)
-    return CrawlResult(crawler.stats.get_stats(), run.items, handler.records,
+    return CrawlResult(crawler, crawler.stats.get_stats(), run.items, handler.records,
                        extension.report if extension else None)
 
 

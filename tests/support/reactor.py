@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from scrapy.utils.reactor import is_asyncio_reactor_installed, is_reactor_installed
 from twisted.internet.defer import maybeDeferred
 from twisted.python.failure import Failure
+from twisted.python.log import PythonLoggingObserver
 
 T = TypeVar("T")
 
@@ -49,6 +50,9 @@ def _start() -> None:
             raise RuntimeError("another Twisted reactor was installed before the in-process "
                                "crawls could install the project's asyncio reactor")
         reactor = _reactor()
+        # Twisted's own log messages (unhandled errors in Deferreds) to Python logging,
+        # where the tests read a crawl's log, as Scrapy's configure_logging would.
+        PythonLoggingObserver("twisted").start()
 
         def run() -> None:
             asyncio.set_event_loop(reactor._asyncioEventloop)
