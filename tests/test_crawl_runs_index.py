@@ -116,7 +116,7 @@ def test_a_paused_and_resumed_run_stores_one_document_per_part(tmp_path: Path, o
         settings = {**index_settings(opensearch_url, index_prefix), "RUN_JOB": "resume",
                     "STATE_DIR": str(workdir / "state"), "JOBDIR": str(workdir / "jobdir"),
                     "DOWNLOAD_DELAY": "0.5", "DOWNLOAD_DELAY_JITTER": "0",
-                    "CONCURRENT_REQUESTS": "1"}
+                    "CONCURRENT_REQUESTS": "1", "INDEX_WRITER_PROCESS": "false"}
         args = crawl_args(",".join(server.url(p.name) for p in pages), settings)
         first = subprocess.Popen(args, cwd=workdir, env=crawl_env(workdir),
                                  stderr=subprocess.PIPE, text=True)
