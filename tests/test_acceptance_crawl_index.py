@@ -1,8 +1,10 @@
-"""End to end: the real ``scrapy crawl profiles`` over the fixture site into OpenSearch.
+"""End to end: the profiles spider over the fixture site into OpenSearch.
 
 Covers indexing (one document per paper, merges across profiles and layouts,
 repeated runs and concurrent processes) and arXiv enrichment (right ids, none
-wrong, few requests, none on a warm cache), with real servers for everything.
+wrong, few requests, none on a warm cache), with real servers for everything: the
+crawls run the real engine in this process, except the two real ``scrapy crawl``
+processes that run at once.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from opensearchpy import OpenSearch
 
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
-from tests.support.crawl import ROOT, SCRAPY, run_crawl
+from tests.support.crawl import ROOT, crawl_command, crawl_profiles, process_result
 
 SITE = ROOT / "fixtures" / "site"
 SEEDS = [p for p in (SITE / "urls.txt").read_text().splitlines() if p.startswith("/")]
@@ -38,8 +40,7 @@ def index_settings(url: str, prefix: str) -> dict[str, str]:
 def crawl(tmp_path: Path, site: SiteServer, paths: list[str], url: str, prefix: str,
           **extra: str):
     urls = ",".join(site.url(p) for p in paths)
-    return run_crawl(tmp_path, "-a", f"urls={urls}",
-                     settings={**index_settings(url, prefix), **extra})
+    return crawl_profiles(tmp_path, {**index_settings(url, prefix), **extra}, urls=urls)
 
 
 def works(client: OpenSearch, prefix: str) -> dict[str, dict]:
@@ -113,24 +114,31 @@ def test_same_crawl_twice_changes_only_last_seen(site, tmp_path, opensearch_url,
     assert untimed(first) == untimed(second)
 
 
+@pytest.mark.process
 def test_two_concurrent_crawls_lose_no_contribution(site, tmp_path, opensearch_url,
                                                     index_prefix, opensearch_client) -> None:
-    """Two real processes at once over overlapping profiles (every seed in both)."""
+    """Two real processes at once over overlapping profiles (every seed in both).
+
+    Each writes through its index writer's child process (the default), the one
+    place a whole crawl does.
+    """
     halves = [SEEDS + PROFILES[::2], SEEDS + PROFILES[1::2]]
-    procs = []
+    runs = []
     for n, paths in enumerate(halves):
-        command = [SCRAPY, "crawl", "profiles", "-a",
-                   "urls=" + ",".join(site.url(p) for p in paths), "-a", "follow=false"]
-        settings = {**index_settings(opensearch_url, index_prefix), "CRAWL_DATE": "2026-11-22",
-                    "ARXIV_ENABLED": "false", "STATE_DIR": str(tmp_path / f"state{n}"),
-                    "INDEX_DEADLETTER_PATH": str(tmp_path / f"dead{n}.jsonl"),
-                    "INDEX_BATCH_SIZE": "5", "INDEX_FLUSH_INTERVAL": "0.1"}
-        for name, value in settings.items():
-            command += ["-s", f"{name}={value}"]
-        procs.append(subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                                      stdin=subprocess.DEVNULL))
-    logs = [proc.communicate(timeout=180)[1] for proc in procs]
-    assert [proc.returncode for proc in procs] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
+        folder = tmp_path / f"run{n}"
+        folder.mkdir()
+        command, out, report = crawl_command(
+            folder, "-a", "urls=" + ",".join(site.url(p) for p in paths), "-a", "follow=false",
+            settings={**index_settings(opensearch_url, index_prefix),
+                      "INDEX_BATCH_SIZE": "5", "INDEX_FLUSH_INTERVAL": "0.1"})
+        proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL)
+        runs.append((proc, out, report))
+    logs = [proc.communicate(timeout=180)[1] for proc, _, _ in runs]
+    results = [process_result(proc.returncode, out, report, log)
+               for (proc, out, report), log in zip(runs, logs, strict=True)]
+    assert [r.returncode for r in results] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
+    assert [r.report["dead_lettered"] for r in results] == [0, 0]
     docs = works(opensearch_client, index_prefix)
     assert len(docs) == 42
     relibra = by_title(docs, RELIBRA)

@@ -1,21 +1,18 @@
-"""The Scrapy pipeline in real crawls: each test runs ``scrapy`` in a subprocess.
+"""The Scrapy pipeline in real crawls, run in this process (``tests.support.crawl``).
 
 The spider below reads hand-built pages (JSON files behind ``file://`` URLs) and
 yields ResearcherItem/WorkItem objects, so these tests do not depend on the
-parsers. ``python -m tests.test_indexing_pipeline SETTINGS_JSON PAGES_DIR`` is the
-crawl entry point the tests call.
+parsers. The index writes from a thread (``INDEX_WRITER_PROCESS = false``);
+tests/test_indexing_process.py covers the writer's child process.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +20,23 @@ import pytest
 import scrapy
 from opensearchpy import OpenSearch
 from twisted.internet.task import LoopingCall
+from twisted.python import threadable
 
 from core.items import ResearcherItem, WorkItem
+from indexing.bulk import BulkWriter
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.replay import replay
 from pipelines.signals import work_enriched
+from tests.support.crawl import CrawlResult, project_settings, run_spider
 from tests.support.faultproxy import FaultProxy
 from tests.test_indexing_writer import snapshot
 
-ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = {"pipelines.index.OpenSearchIndexPipeline": 800}
-STATS_MARK = "STATS-JSON "
 
 
-# --- the crawl that runs in the subprocess ------------------------------------------------
+# --- the crawl --------------------------------------------------------------------------------
 
 class PagesSpider(scrapy.Spider):
     """Fetches page JSON files; each yields a researcher and the works it lists."""
@@ -50,17 +48,11 @@ class PagesSpider(scrapy.Spider):
         self.pages = sorted(Path(pages_dir).glob("page-*.json"))
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        self._heartbeat = LoopingCall(self._beat)  # measures how long the reactor stalls
-        self._last_beat = time.monotonic()
+        self.ticks: list[float] = []  # when the reactor ran the heartbeat
+        self._heartbeat = LoopingCall(lambda: self.ticks.append(time.monotonic()))
         self._heartbeat.start(0.01)
         for page in self.pages:
             yield scrapy.Request(page.as_uri(), callback=self.parse)
-
-    def _beat(self) -> None:
-        now = time.monotonic()
-        lag_ms = int((now - self._last_beat) * 1000)
-        self._last_beat = now
-        self.crawler.stats.max_value("test/max_reactor_stall_ms", lag_ms)
 
     def closed(self, reason: str) -> None:
         heartbeat = getattr(self, "_heartbeat", None)  # absent when the crawl never started
@@ -79,19 +71,6 @@ class PagesSpider(scrapy.Spider):
     def enrich(self, response: scrapy.http.Response, page: dict[str, Any]) -> None:
         for patch in page["enrich"]:
             self.crawler.signals.send_catch_log(work_enriched, **patch)
-
-
-def run_in_subprocess(settings_json: str, pages_dir: str) -> None:
-    from scrapy.crawler import CrawlerProcess
-    from scrapy.utils.project import get_project_settings
-
-    settings = get_project_settings()
-    settings.setdict(json.loads(settings_json), priority="cmdline")
-    process = CrawlerProcess(settings)
-    crawler = process.create_crawler(PagesSpider)
-    process.crawl(crawler, pages_dir=pages_dir)
-    process.start()
-    print(STATS_MARK + json.dumps(crawler.stats.get_stats(), default=str), flush=True)
 
 
 # --- helpers for the tests ----------------------------------------------------------------
@@ -122,35 +101,20 @@ def make_pages(directory: Path, count: int = 5, works_per_page: int = 5,
     return pages
 
 
-@dataclass
-class Crawl:
-    returncode: int
-    stats: dict[str, Any]
-    log: str
-
-    def errors(self) -> list[str]:
-        return [line for line in self.log.splitlines() if " ERROR: " in line]
-
-
 def crawl(pages_dir: Path, config: OpenSearchConfig, tmp_path: Path,
-          **settings: Any) -> Crawl:
+          **settings: Any) -> CrawlResult:
     merged = {
         "ITEM_PIPELINES": PIPELINE, "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
         "OPENSEARCH_USER": config.user, "OPENSEARCH_PASSWORD": config.password,
         "OPENSEARCH_VERIFY_CERTS": config.verify_certs, "OPENSEARCH_CA_CERTS": config.ca_certs,
         "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl"),
+        "STATE_DIR": str(tmp_path / "state"), "INDEX_WRITER_PROCESS": False,
         "ROBOTSTXT_OBEY": False, "AUTOTHROTTLE_ENABLED": False, "TELNETCONSOLE_ENABLED": False,
         "INDEX_RETRY_INITIAL_WAIT": 0.05, "INDEX_RETRY_MAX_WAIT": 0.2, "INDEX_MAX_ATTEMPTS": 3,
-        "LOG_LEVEL": "INFO", **settings,
+        **settings,
     }
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.test_indexing_pipeline", json.dumps(merged), str(pages_dir)],
-        cwd=ROOT, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith(STATS_MARK)]
-    assert lines, f"crawl printed no stats:\n{proc.stderr[-3000:]}"
-    return Crawl(proc.returncode, json.loads(lines[-1][len(STATS_MARK):]), proc.stderr)
+    return run_spider(PagesSpider, project_settings(merged), timeout=90,
+                      pages_dir=str(pages_dir))
 
 
 def listings_in(client: OpenSearch, alias: str) -> set[tuple[str, str]]:
@@ -177,7 +141,7 @@ def test_crawl_indexes_merges_and_recrawl_changes_only_last_seen(
     first = crawl(tmp_path / "pages", opensearch_config, tmp_path, DOWNLOAD_DELAY=0.25,
                   INDEX_BATCH_SIZE=1000, INDEX_FLUSH_INTERVAL=0.2)
     stats = first.stats
-    assert stats["finish_reason"] == "finished" and first.returncode == 0, first.log[-3000:]
+    assert stats["finish_reason"] == "finished", first.log[-3000:]
     assert stats["index/listings_delivered"] == listings == 25
     assert stats["index/researchers_delivered"] == 5
     assert stats["index/enrichments_delivered"] == 1
@@ -264,16 +228,29 @@ def test_faults_mid_crawl_lose_nothing_and_replay_completes_the_index(
 
 def test_slow_cluster_applies_backpressure_and_loses_nothing(
         tmp_path: Path, fault_proxy: FaultProxy, opensearch_config: OpenSearchConfig,
-        opensearch_client: OpenSearch) -> None:
+        opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
     pages = make_pages(tmp_path / "pages", count=10, works_per_page=6)
+    writes: list[tuple[float, float, bool]] = []  # (start, end, on the reactor thread)
+    write = BulkWriter.write
+
+    def timed_write(self: BulkWriter, changes: Any) -> Any:
+        start = time.monotonic()
+        try:
+            return write(self, changes)
+        finally:
+            writes.append((start, time.monotonic(), threadable.isInIOThread()))
+
+    monkeypatch.setattr(BulkWriter, "write", timed_write)
     fault_proxy.delay_next(50, 0.4, match="/_bulk")  # OpenSearch is slow to index
     result = crawl(tmp_path / "pages", replace(opensearch_config, url=fault_proxy.url),
                    tmp_path, INDEX_BATCH_SIZE=12, INDEX_MAX_BUFFER=16)
     stats = result.stats
     assert stats["index/backpressure_waits"] > 0
-    # Flushes wait 0.4 s on OpenSearch each; the reactor kept ticking meanwhile.
-    assert stats["test/max_reactor_stall_ms"] < 250, stats["test/max_reactor_stall_ms"]
-    print("reactor stall ms:", stats["test/max_reactor_stall_ms"])
+    # Each flush waited 0.4 s on OpenSearch off the reactor thread, which kept ticking.
+    ticks = result.crawler.spider.ticks
+    assert writes and not any(on_reactor for _, _, on_reactor in writes)
+    for start, end, _ in writes:
+        assert any(start < tick < end for tick in ticks), "the reactor stalled during a flush"
     assert stats["index/listings_delivered"] == 60 and stats["index/dead_lettered"] == 0
     expected = {(w["work_id"], w["researcher_id"]) for p in pages for w in p["works"]}
     assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
@@ -290,5 +267,3 @@ def test_disabled_pipeline_is_not_configured(tmp_path: Path) -> None:
         OpenSearchIndexPipeline.from_crawler(crawler)
 
 
-if __name__ == "__main__":
-    run_in_subprocess(sys.argv[1], sys.argv[2])

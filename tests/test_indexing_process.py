@@ -24,6 +24,8 @@ from indexing.process import ProcessWriter
 from tests.test_indexing_writer import CHAO, T1, YINMIN, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every test here starts the writer's child process (or a script that does).
+pytestmark = pytest.mark.process
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 The document stays while another profile lists the work and goes with the last
 one; a page cut short never removes anything. Pure functions first, then the
-writer against OpenSearch, then real ``scrapy crawl`` runs over edited copies of
-the fixture pages.
+writer against OpenSearch, then real crawls (in-process) over edited copies of the
+fixture pages.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from indexing.changes import Change, change_from_item, fold_change, unlist_chang
 from indexing.deadletter import DeadLetter
 from indexing.documents import merge_listing, merge_researcher, unlist_listing
 from standins.site import SiteServer
-from tests.support.crawl import ROOT, CrawlResult, run_crawl
+from tests.support.crawl import ROOT, CrawlResult, crawl_profiles
 
 T1, T2, T3 = ("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z",
               "2026-03-01T00:00:00.000Z")
@@ -268,9 +268,9 @@ def edit(root: Path, path: str, titles: list[str], fix_count: bool = True) -> No
 def crawl(tmp_path: Path, server: SiteServer, paths: list[str], url: str,
           prefix: str) -> CrawlResult:
     urls = ",".join(server.url(p) for p in paths)
-    result = run_crawl(tmp_path, "-a", f"urls={urls}", settings={
+    result = crawl_profiles(tmp_path, {
         "INDEX_ENABLED": "true", "OPENSEARCH_URL": url, "INDEX_PREFIX": prefix,
-        "INCREMENTAL_ENABLED": "false"})
+        "INCREMENTAL_ENABLED": "false"}, urls=urls)
     assert result.returncode == 0, result.log[-3000:]
     return result
 

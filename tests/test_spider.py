@@ -1,4 +1,8 @@
-"""The profiles spider through Scrapy against a real local HTTP site."""
+"""The profiles spider through Scrapy against a real local HTTP site.
+
+In-process crawls (``crawl_profiles``), plus one run of the real ``scrapy crawl``
+command for what only the command does: ``-a url_file``, ``-O`` and the exit status.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from standins.site import SiteServer
-from tests.support.crawl import run_crawl
+from tests.support.crawl import crawl_profiles, run_crawl
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SITE = FIXTURES / "site"
@@ -43,8 +47,10 @@ def expected_for(site: SiteServer, url: str) -> dict:
     return json.loads((FIXTURES / "expected" / f"{stem}.json").read_text())
 
 
+@pytest.mark.process
 def test_url_file_over_http_gives_exact_items(site, url_file, tmp_path) -> None:
-    result = run_crawl(tmp_path, "-a", f"url_file={url_file}")
+    result = run_crawl(tmp_path, "-a", f"url_file={url_file}",
+                       settings={"AUTOTHROTTLE_ENABLED": "false"})
     assert result.returncode == 0, result.log[-2000:]
     researchers, works = result.kind("researcher"), result.kind("work")
     assert len(researchers) == 5 and len(works) == 26
@@ -58,13 +64,13 @@ def test_url_file_over_http_gives_exact_items(site, url_file, tmp_path) -> None:
     relibra = [w for w in works if w["title"].startswith("ReLibra")]
     assert {w["researcher_name"] for w in relibra} == {"Chao Jin", "Yinmin Zhong"}
     assert len({w["work_id"] for w in relibra}) == 1
-    assert result.stats["profiles/parsed"] == 5
+    assert result.report["pages"]["parsed"] == 5
 
 
 def test_parse_only_export_follows_the_contract(site, tmp_path) -> None:
     urls = ",".join(site.url(p) for p in ("/bzpeer/researchers/chao-jin/",
                                           "/papercards/authors/jialiang-cheng.html"))
-    result = run_crawl(tmp_path, "-a", f"urls={urls}")
+    result = crawl_profiles(tmp_path, urls=urls)
     assert result.returncode == 0
     for item in result.items:
         keys = RESEARCHER_CONTRACT if item["kind"] == "researcher" else WORK_CONTRACT
@@ -83,8 +89,8 @@ def test_parse_only_export_follows_the_contract(site, tmp_path) -> None:
 )
 def test_follow_reaches_coauthor_profiles_up_to_depth(site, url_file, tmp_path, depth,
                                                       expected_paths) -> None:
-    result = run_crawl(tmp_path, "-a", f"url_file={url_file}", "-a", "follow=true",
-                       settings={"DEPTH_LIMIT": str(depth)})
+    result = crawl_profiles(tmp_path, {"DEPTH_LIMIT": str(depth)}, url_file=str(url_file),
+                            follow="true")
     assert result.returncode == 0
     seeds = {line for line in (SITE / "urls.txt").read_text().splitlines() if line[:1] == "/"}
     reached = {r["url"].removeprefix(site.base) for r in result.kind("researcher")}
@@ -94,14 +100,14 @@ def test_follow_reaches_coauthor_profiles_up_to_depth(site, url_file, tmp_path, 
 
 
 def test_follow_off_fetches_only_the_given_pages(site, url_file, tmp_path) -> None:
-    result = run_crawl(tmp_path, "-a", f"url_file={url_file}")
+    result = crawl_profiles(tmp_path, url_file=str(url_file))
     assert len(result.kind("researcher")) == 5
 
 
 def test_file_urls_plain_text_and_html(tmp_path) -> None:
     urls = [(FIXTURES / "seeds" / "bzpeer_chao_jin.txt").as_uri(),
             (FIXTURES / "html" / "spans" / "papercards_jialiang_cheng.html").as_uri()]
-    result = run_crawl(tmp_path, "-a", "urls=" + ",".join(urls))
+    result = crawl_profiles(tmp_path, urls=",".join(urls))
     assert result.returncode == 0
     assert sorted(r["name"] for r in result.kind("researcher")) == ["Chao Jin", "Jialiang Cheng"]
     assert len(result.kind("work")) == 8
@@ -115,9 +121,8 @@ def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
         (FIXTURES / "html" / "lines" / "bzpeer_mateus_oliveira_truncated.html").read_bytes())
     urls = [site.url(p) for p in ("/plain-profile.txt", "/truncated.html", "/login.html",
                                   "/_status/404", "/_status/503", "/_slow/5", "/_huge/9")]
-    result = run_crawl(tmp_path, "-a", "urls=" + ",".join(urls) + ",ftp://example.org/x",
-                       settings={"DOWNLOAD_TIMEOUT": "1", "RETRY_TIMES": "1",
-                                 "AUTOTHROTTLE_ENABLED": "false"})
+    result = crawl_profiles(tmp_path, {"DOWNLOAD_TIMEOUT": "1", "RETRY_TIMES": "1"},
+                            urls=",".join(urls) + ",ftp://example.org/x")
     stats, log = result.stats, result.log
     assert stats["profiles/parsed"] == 2
     assert stats["profiles/unrecognized"] == 1
@@ -131,7 +136,7 @@ def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
 
 
 def test_robots_txt_is_obeyed(site, tmp_path) -> None:
-    result = run_crawl(tmp_path, "-a", "urls=" + site.url("/private/staff.html"))
+    result = crawl_profiles(tmp_path, urls=site.url("/private/staff.html"))
     assert "/private/staff.html" not in site.requests
     assert result.stats["robotstxt/forbidden"] == 1
     assert result.items == []
