@@ -1,4 +1,4 @@
-"""Re-deliver a dead-letter file (``scholarindex replay``; ``python -m indexing.replay PATH``).
+"""Re-deliver a dead-letter file (``scholarindex replay``).
 
 The file is first moved aside (``PATH.replay-<time>-<pid>``), so crawls still
 running keep appending to a fresh ``PATH`` and no line is read twice or lost.
@@ -11,10 +11,8 @@ part of it is harmless).
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +21,7 @@ from opensearchpy import OpenSearch
 
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change
-from indexing.client import build_client, quiet_transport_logs
-from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
-from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 
 logger = logging.getLogger(__name__)
@@ -90,25 +85,3 @@ def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
             break
     return report
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Minimal command line: replay PATH using the OPENSEARCH_* / INDEX_PREFIX environment."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", nargs="?", default="deadletter/index.jsonl",
-                        help="dead-letter file (default: deadletter/index.jsonl)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    quiet_transport_logs()
-    config = OpenSearchConfig.from_env()
-    try:
-        report = replay(args.path, build_client(config), config.prefix)
-    except IndexUnavailable as exc:
-        print(f"replay: OpenSearch at {config.safe_url} unavailable: {exc}", file=sys.stderr)
-        return 2
-    print(f"replay: read {report.read}, delivered {report.delivered}, "
-          f"failed again {report.failed_again} (kept in {args.path})")
-    return 1 if report.failed_again or report.write.fatal else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,8 +19,8 @@ from indexing.client import quiet_transport_logs
 from indexing.errors import IndexUnavailable
 from ops import console
 from ops.console import EXIT_CODES_HELP, EXIT_DATA_LOST, EXIT_UNAVAILABLE, EXIT_USAGE, fail
-from ops.settings import OpsSettings
-from webui.cli import serve
+from ops.settings import OpsSettings, enrichment_config
+from webui.cli import serve_command
 
 F = TypeVar("F", bound=Callable[..., Any])
 INDEX_CHOICES = ("works", "researchers", "all")
@@ -39,8 +38,8 @@ def main(verbose: bool) -> None:
     quiet_transport_logs()
 
 
-# `serve` lives with the web app it runs (webui/cli.py).
-main.add_command(serve)
+# `serve` lives with the web app it runs (webui/cli.py); the cluster is ours to give.
+main.add_command(serve_command(lambda: OpsSettings.from_env().opensearch))
 
 
 def _opensearch_errors(command: F) -> F:
@@ -102,8 +101,8 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
     from ops.status import collect, render
 
     settings = _settings(mappings, dead_letters)
-    if reports is None and os.environ.get("RUN_REPORT"):
-        reports = Path(os.environ["RUN_REPORT"]).parent
+    if reports is None and settings.run_report:
+        reports = Path(settings.run_report).parent
     result = collect(settings.client(), settings, reports, last_runs)
     console.emit(result, as_json, render)
     if check and result["warnings"]:
@@ -302,7 +301,6 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     ARXIV_CACHE_DIR like the crawl, sharing its cache and request slot, so it may
     run beside a crawl. Exits non-zero if arXiv left works pending.
     """
-    from enrichment.config import EnrichmentConfig
     from indexing.bulk import BulkWriter
     from indexing.deadletter import DeadLetterFile
     from ops.enrich import count_pending, enrich_pending_works
@@ -310,7 +308,7 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     if not pending:
         fail("say what to enrich: --pending (works whose enrichment is pending)", EXIT_USAGE)
     try:
-        config = EnrichmentConfig.from_settings(os.environ)
+        config = enrichment_config()
     except ValueError as exc:
         fail(f"enrich: {exc}", EXIT_USAGE)
     settings = _settings(dead_letters=dead_letters)

@@ -32,6 +32,7 @@ from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
+from indexing.batching import Batching
 from indexing.bulk import BulkWriter, RetryPolicy, WriteReport
 from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
@@ -57,17 +58,15 @@ class OpenSearchIndexPipeline:
     """Merges researcher and work items (and enrichment results) into OpenSearch."""
 
     def __init__(self, crawler: Crawler, config: OpenSearchConfig,
-                 writer: BulkWriter | ProcessWriter, *,
-                 batch_size: int = 500, batch_bytes: int = 5 * 1024 * 1024,
-                 flush_interval: float = 2.0, max_buffer: int = 2000):
+                 writer: BulkWriter | ProcessWriter, batching: Batching):
         self.crawler = crawler
         self.stats = crawler.stats
         self.config = config
         self.writer = writer
-        self.batch_size = batch_size
-        self.batch_bytes = batch_bytes
-        self.flush_interval = flush_interval
-        self.max_buffer = max(max_buffer, batch_size)
+        self.batch_size = batching.size
+        self.batch_bytes = batching.max_bytes
+        self.flush_interval = batching.flush_interval
+        self.max_buffer = max(batching.max_buffer, batching.size)
         self._buffer: list[Change] = []
         self._buffer_bytes = 0
         self._inflight: Deferred[Any] | None = None
@@ -79,29 +78,22 @@ class OpenSearchIndexPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        if not settings.getbool("INDEX_ENABLED", True):
+        if not settings.getbool("INDEX_ENABLED"):
             raise NotConfigured("INDEX_ENABLED is off")
         config = OpenSearchConfig.from_settings(settings)
         quiet_transport_logs()
         policy = RetryPolicy(
-            attempts=settings.getint("INDEX_MAX_ATTEMPTS", 6),
-            initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT", 0.5),
-            max_wait=settings.getfloat("INDEX_RETRY_MAX_WAIT", 10.0),
+            attempts=settings.getint("INDEX_MAX_ATTEMPTS"),
+            initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT"),
+            max_wait=settings.getfloat("INDEX_RETRY_MAX_WAIT"),
         )
-        dead_letters = DeadLetterFile(settings.get("INDEX_DEADLETTER_PATH")
-                                      or "deadletter/index.jsonl")
+        dead_letters = DeadLetterFile(settings["INDEX_DEADLETTER_PATH"])
         writer: BulkWriter | ProcessWriter
-        if settings.getbool("INDEX_WRITER_PROCESS", True):
+        if settings.getbool("INDEX_WRITER_PROCESS"):
             writer = ProcessWriter(config, dead_letters, policy)
         else:
             writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
-        pipeline = cls(
-            crawler, config, writer,
-            batch_size=settings.getint("INDEX_BATCH_SIZE", 500),
-            batch_bytes=settings.getint("INDEX_BATCH_BYTES", 5 * 1024 * 1024),
-            flush_interval=settings.getfloat("INDEX_FLUSH_INTERVAL", 2.0),
-            max_buffer=settings.getint("INDEX_MAX_BUFFER", 2000),
-        )
+        pipeline = cls(crawler, config, writer, Batching.from_settings(settings))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
         return pipeline
 

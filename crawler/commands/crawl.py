@@ -20,7 +20,7 @@ from scrapy.exceptions import UsageError
 from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
 from crawler.commands.runlock import RunLock
 from crawler.extensions.job import job_name, state_dir
-from crawler.extensions.verdict import DEFAULT_MAX_ERROR_RATE, judge
+from crawler.extensions.verdict import judge
 
 logger = logging.getLogger("scholarindex.run")
 
@@ -49,7 +49,7 @@ class Command(ScrapyCrawlCommand):
         self.settings.set("RUN_JOB", job, priority="cmdline")
 
         lock = RunLock(state_dir(self.settings) / f"{job}.lock")
-        if self.settings.getbool("RUN_LOCK", True) and not lock.acquire():
+        if self.settings.getbool("RUN_LOCK") and not lock.acquire():
             self._finish(EXIT_ALREADY_RUNNING, (
                 f"run refused (exit {EXIT_ALREADY_RUNNING}): job {job} is already running "
                 f"({lock.holder()}; lock {lock.path}); try again when it has finished"))
@@ -77,7 +77,7 @@ class Command(ScrapyCrawlCommand):
         if "run/exit_code" in stats:
             return int(stats["run/exit_code"]), str(stats["run/reason"])
         # RunVerdict not enabled, or the crawl was killed before spider_closed: judge here.
-        rate = self.settings.getfloat("RUN_MAX_ERROR_RATE", DEFAULT_MAX_ERROR_RATE)
+        rate = self.settings.getfloat("RUN_MAX_ERROR_RATE")
         verdict = judge(stats, str(stats.get("finish_reason") or "killed"), max_error_rate=rate)
         return verdict.exit_code, verdict.reason
 
