@@ -82,8 +82,8 @@ from indexing.process import ProcessWriter
 from tests.test_indexing_writer import CHAO, T1
 
 url, prefix, dead = sys.argv[1:]
-writer = ProcessWriter(OpenSearchConfig(url=url, prefix=prefix), DeadLetterFile(dead),
-                       RetryPolicy(attempts=2))
+config = OpenSearchConfig(url=url, prefix=prefix, verify_certs=True, timeout=30)
+writer = ProcessWriter(config, DeadLetterFile(dead), RetryPolicy(attempts=2))
 print("delivered", writer.write([change_from_item(CHAO, T1)]).listings_delivered)
 writer.close()
 """
@@ -110,8 +110,8 @@ from indexing.process import ProcessWriter
 
 if __name__ == "__main__":
     url, prefix, dead = sys.argv[1:]
-    writer = ProcessWriter(OpenSearchConfig(url=url, prefix=prefix), DeadLetterFile(dead),
-                           RetryPolicy(attempts=2))
+    config = OpenSearchConfig(url=url, prefix=prefix, verify_certs=True, timeout=30)
+    writer = ProcessWriter(config, DeadLetterFile(dead), RetryPolicy(attempts=2))
     writer.write([])
     print(*writer._pool._processes, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)

@@ -11,7 +11,6 @@ from fastapi.testclient import TestClient
 from bench.search_data import refresh
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
-from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from tests.support.search_site import (
     SCRIPT_ESCAPED,
@@ -21,6 +20,7 @@ from tests.support.search_site import (
     index_site,
     tags,
 )
+from tests.support.settings import opensearch_config_with
 
 
 @pytest.fixture
@@ -162,7 +162,8 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("url", ["/", "/?q=relibra", "/researchers/abc"])
 def test_opensearch_down_is_a_friendly_503_page(url):
     port = _closed_port()
-    http = TestClient(app_for(OpenSearchConfig(url=f"http://127.0.0.1:{port}", timeout=2)))
+    http = TestClient(app_for(opensearch_config_with(OPENSEARCH_URL=f"http://127.0.0.1:{port}",
+                                                     OPENSEARCH_TIMEOUT=2)))
     response = http.get(url)
     assert response.status_code == 503
     assert "Search is taking a break" in response.text
