@@ -24,6 +24,7 @@ from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
+from ops.settings import OpsSettings
 
 _WORDS = ("adaptive graph neural serving cache sparse attention federated robust "
           "quantum scalable retrieval diffusion kernel bayesian protein language").split()
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
 
         server = OsmemServer.start(freeze=False)
     try:
-        config = OpenSearchConfig(url=args.url or server.url, prefix="bench_")  # type: ignore[union-attr]
+        url = args.url or server.url  # type: ignore[union-attr]
+        config = OpsSettings.from_env({"OPENSEARCH_URL": url, "INDEX_PREFIX": "bench_"}).opensearch
         for name, value in run(config, args.listings, args.batch_size).items():
             print(f"{name:28} {value}")
     finally:

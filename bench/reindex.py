@@ -28,6 +28,7 @@ from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig
 from indexing.indices import MAPPINGS_DIR, alias_name
 from ops.reindex import ReindexOptions, ReindexResult, reindex
+from ops.settings import OpsSettings
 from webui.query import text_query
 
 
@@ -121,12 +122,12 @@ def run(base: OpenSearchConfig, works: int, batch_size: int = 2000,
 def cluster(use_env: bool) -> Iterator[OpenSearchConfig]:
     """The environment's cluster with ``--use-env``, else a fresh local osmem-server."""
     if use_env:
-        yield OpenSearchConfig.from_env()
+        yield OpsSettings.from_env().opensearch
         return
     from osmem_server import OsmemServer
 
     with OsmemServer.start() as server, server.clone() as clone:
-        yield OpenSearchConfig(url=clone.url)
+        yield OpsSettings.from_env({"OPENSEARCH_URL": clone.url}).opensearch
 
 
 def main(argv: list[str] | None = None) -> int:

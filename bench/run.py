@@ -243,7 +243,8 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
 
     def fresh() -> tuple[Any, Any]:
         server: Any = OsmemServer.start() if kind == "osmem" else SinkServer()
-        client = build_client(OpenSearchConfig(url=server.url, prefix=PREFIX, timeout=60))
+        client = build_client(OpenSearchConfig(url=server.url, prefix=PREFIX,
+                                               verify_certs=True, timeout=60))
         ensure_aliases(client, PREFIX)
         return server, client
 
@@ -532,7 +533,8 @@ def _osmem_counts(url: str) -> dict[str, int]:
     from indexing.client import build_client
     from indexing.connection import OpenSearchConfig
 
-    return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX, timeout=60)))
+    return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX,
+                                                     verify_certs=True, timeout=60)))
 
 
 _DETAIL_STATS = (

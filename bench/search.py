@@ -32,6 +32,7 @@ from fastapi.testclient import TestClient
 from bench.search_data import WORDS, bulk_load, index_fixtures, synthetic_works
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
+from ops.settings import OpsSettings
 from webui.app import create_app
 from webui.params import SearchRequest
 from webui.service import SearchService
@@ -136,7 +137,7 @@ def _ok(response: object) -> None:
 def cluster(use_env: bool) -> Iterator[str]:
     """A cluster URL: OPENSEARCH_URL with ``--use-env``, else a fresh local osmem-server."""
     if use_env:
-        yield OpenSearchConfig.from_env().url
+        yield OpsSettings.from_env().opensearch.url
         return
     from osmem_server import OsmemServer
 
@@ -175,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="use OPENSEARCH_URL etc. instead of starting osmem-server")
     args = parser.parse_args(argv)
     with cluster(args.use_env) as url:
-        base = OpenSearchConfig.from_env() if args.use_env else OpenSearchConfig(url=url)
+        environ = None if args.use_env else {"OPENSEARCH_URL": url}
+        base = OpsSettings.from_env(environ).opensearch
         rows = run(base, args.works, args.queries,
                    log=lambda line: print(line, file=sys.stderr, flush=True))
     print(f"search latency, {args.queries} queries per index "
