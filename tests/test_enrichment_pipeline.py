@@ -33,6 +33,7 @@ from core.items import ResearcherItem, WorkItem
 from pipelines.enrich import ArxivEnrichPipeline
 from pipelines.signals import work_enriched
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
+from tests.support.settings import settings_with
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 WORKS = profile_works()
@@ -127,7 +128,11 @@ def _crawl_in_child(settings: dict) -> None:
 
 
 def crawl(api: ArxivStandIn, cache_dir: Path, report: Path, **overrides: Any) -> dict:
+    # The enrichment's own settings as declared; none of the project's other components.
+    declared = settings_with()
     settings = {
+        **{name: declared[name] for name in declared
+           if name.startswith("ARXIV_") or name == "USER_AGENT"},
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "ITEM_PIPELINES": {"pipelines.enrich.ArxivEnrichPipeline": 300,
                            f"{__name__}.Recorder": 900},
