@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
+from crawler import settings as declared
 from indexing.client import quiet_transport_logs
 from indexing.errors import IndexUnavailable
 from ops import console
@@ -71,7 +72,8 @@ mappings_option = click.option(
          "package's index_mappings/ [env INDEX_MAPPINGS_DIR].")
 dead_letters_option = click.option(
     "--dead-letters", type=click.Path(dir_okay=False, path_type=Path), default=None,
-    help="Dead-letter file [env INDEX_DEADLETTER_PATH, default deadletter/index.jsonl].")
+    help=f"Dead-letter file [env INDEX_DEADLETTER_PATH, default "
+         f"{declared.INDEX_DEADLETTER_PATH}].")
 index_option = click.option(
     "--index", "which", type=click.Choice(INDEX_CHOICES), default="all", show_default=True,
     help="Which alias: works, researchers, or both.")
@@ -252,8 +254,8 @@ def rollback(which: str, to: str | None, yes: bool, as_json: bool) -> None:
 @json_option
 @_opensearch_errors
 def replay(file: Path | None, as_json: bool) -> None:
-    """Re-deliver dead-lettered changes from FILE [default: $INDEX_DEADLETTER_PATH or
-    deadletter/index.jsonl] to the index.
+    """Re-deliver dead-lettered changes from FILE [default: the INDEX_DEADLETTER_PATH
+    setting, as for the crawl] to the index.
 
     Each change is merged again against the index as it is now (merges are
     idempotent, so replaying twice is harmless). Those that fail again go back to

@@ -12,14 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opensearchpy import OpenSearch
 
-from crawler.environment import project_settings
 from enrichment.config import EnrichmentConfig
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
 from indexing.indices import MAPPINGS_DIR
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
 
 # Long requests (a server-side copy, aggregations over every document) get this timeout.
 LONG_REQUEST_TIMEOUT = 3600.0
@@ -37,7 +40,7 @@ class OpsSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpsSettings:
         """The project's settings with ``environ`` (``os.environ`` by default) applied."""
-        settings = project_settings(environ)
+        settings = _project_settings(environ)
         return cls(
             opensearch=OpenSearchConfig.from_settings(settings),
             deadletter_path=Path(settings["INDEX_DEADLETTER_PATH"]),
@@ -65,4 +68,11 @@ class OpsSettings:
 def enrichment_config(environ: Mapping[str, str] | None = None) -> EnrichmentConfig:
     """``ARXIV_*`` as the crawler reads them, with ``environ`` (``os.environ``) applied;
     ``ValueError`` naming a bad value."""
-    return EnrichmentConfig.from_settings(project_settings(environ))
+    return EnrichmentConfig.from_settings(_project_settings(environ))
+
+
+def _project_settings(environ: Mapping[str, str] | None) -> Settings:
+    # Imported here: Scrapy takes a while to import, and `scholarindex --help` need not.
+    from crawler.environment import project_settings
+
+    return project_settings(environ)
