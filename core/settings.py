@@ -7,7 +7,7 @@ default, so a missing name is a mistake to report, not a gap to fill.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from core.flags import as_bool
 
@@ -28,10 +28,12 @@ def read_setting(settings: Any, name: str, kind: type[T]) -> T:
         raise ValueError(f"setting {name} is None: expected a {kind.__name__}")
     try:
         if kind is bool:
-            return as_bool(raw)
-        if kind is int:  # "20" and 20.0 alike
-            return int(float(raw))
-        return kind(raw)
+            value: object = as_bool(raw)
+        elif kind is int:  # "20" and 20.0 alike
+            value = int(float(raw))
+        else:
+            value = kind(raw)
     except (TypeError, ValueError):
         raise ValueError(f"{name}={raw!r}: expected {'an' if kind is int else 'a'} "
                          f"{kind.__name__}") from None
+    return cast(T, value)
