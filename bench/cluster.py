@@ -10,6 +10,8 @@ import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from core.retry import RetryPolicy
+from crawler.environment import project_settings
 from indexing.connection import OpenSearchConfig
 
 
@@ -18,12 +20,18 @@ def opensearch(use_env: bool) -> Iterator[OpenSearchConfig]:
     """``OPENSEARCH_URL``, ``OPENSEARCH_USER``, ... and ``INDEX_PREFIX`` with ``use_env``;
     else an empty clone of a local osmem-server (as the tests get), closed afterwards."""
     if use_env:
-        yield OpenSearchConfig.from_env()
+        yield OpenSearchConfig.from_settings(project_settings())
         return
     from osmem_server import OsmemServer  # only the local run needs it
 
     with OsmemServer.start() as server, server.clone() as clone:
-        yield OpenSearchConfig(url=clone.url)
+        yield OpenSearchConfig.from_settings(
+            project_settings(environ={}, overrides={"OPENSEARCH_URL": clone.url}))
+
+
+def writer_retry() -> RetryPolicy:
+    """The index writer's retry policy as the crawl reads it (``INDEX_*`` settings)."""
+    return RetryPolicy.from_settings(project_settings(), "INDEX")
 
 
 def add_cluster_option(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.cluster import add_cluster_option, opensearch
+from bench.cluster import add_cluster_option, opensearch, writer_retry
 from core.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change, change_from_item
@@ -86,7 +86,7 @@ def run(base: OpenSearchConfig, listings: int = 20000, batch_size: int = 500,
     ensure_aliases(client, config.prefix)
     with tempfile.TemporaryDirectory() as tmp:
         dead = DeadLetterFile(deadletter or Path(tmp) / "bench-deadletter.jsonl")
-        writer = BulkWriter(client, config.prefix, dead)
+        writer = BulkWriter(client, config.prefix, dead, writer_retry())
         items = synthetic_listings(listings // 2)
         figures: dict[str, float] = {"listings": len(items), "batch_size": batch_size}
         for label in ("first", "recrawl"):

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.arxiv import IndexedArxivStandIn
+from bench.cluster import writer_retry
 from bench.generate import (
     CRAWL_DATE,
     LAYOUT_A,
@@ -243,14 +244,16 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
 
     def fresh() -> tuple[Any, Any]:
         server: Any = OsmemServer.start() if kind == "osmem" else SinkServer()
-        client = build_client(OpenSearchConfig(url=server.url, prefix=PREFIX, timeout=60))
+        client = build_client(OpenSearchConfig(url=server.url, prefix=PREFIX,
+                                               verify_certs=True, timeout=60))
         ensure_aliases(client, PREFIX)
         return server, client
 
     server, client = fresh()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            writer = BulkWriter(client, PREFIX, DeadLetterFile(Path(tmp) / "dead.jsonl"))
+            writer = BulkWriter(client, PREFIX, DeadLetterFile(Path(tmp) / "dead.jsonl"),
+                                writer_retry())
             report = WriteReport()
             started = time.perf_counter()
             for start in range(0, len(changes), 500):  # INDEX_BATCH_SIZE
@@ -532,7 +535,8 @@ def _osmem_counts(url: str) -> dict[str, int]:
     from indexing.client import build_client
     from indexing.connection import OpenSearchConfig
 
-    return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX, timeout=60)))
+    return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX,
+                                                     verify_certs=True, timeout=60)))
 
 
 _DETAIL_STATS = (

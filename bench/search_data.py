@@ -17,6 +17,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch, helpers
 
+from bench.cluster import writer_retry
 from crawler.extract import parse_profile
 from indexing.bulk import BulkWriter
 from indexing.changes import Change, change_from_item
@@ -49,7 +50,8 @@ def index_fixtures(client: OpenSearch, prefix: str, dead_letters: Path) -> int:
     would make every count in the tests meaningless.
     """
     ensure_aliases(client, prefix)
-    report = BulkWriter(client, prefix, DeadLetterFile(dead_letters)).write(fixture_changes())
+    writer = BulkWriter(client, prefix, DeadLetterFile(dead_letters), writer_retry())
+    report = writer.write(fixture_changes())
     if report.dead_lettered or report.fatal:
         raise RuntimeError(f"fixture indexing lost documents: {report}")
     refresh(client, prefix)

@@ -19,6 +19,8 @@ from tenacity import RetryCallState
 from tenacity.stop import stop_after_attempt, stop_base
 from tenacity.wait import wait_base
 
+from core.settings import read_setting
+
 # Statuses worth another try: the server is overloaded, restarting or timed out.
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -36,6 +38,14 @@ class RetryPolicy:
     initial_wait: float  # seconds before the first retry
     max_wait: float  # cap of the exponential part of one wait
     jitter: float  # up to this many seconds added at random to each wait
+
+    @classmethod
+    def from_settings(cls, settings: Any, prefix: str) -> RetryPolicy:
+        """Read ``{prefix}_MAX_ATTEMPTS`` and ``{prefix}_RETRY_INITIAL_WAIT/_MAX_WAIT/_JITTER``."""
+        return cls(attempts=read_setting(settings, f"{prefix}_MAX_ATTEMPTS", int),
+                   initial_wait=read_setting(settings, f"{prefix}_RETRY_INITIAL_WAIT", float),
+                   max_wait=read_setting(settings, f"{prefix}_RETRY_MAX_WAIT", float),
+                   jitter=read_setting(settings, f"{prefix}_RETRY_JITTER", float))
 
     def __post_init__(self) -> None:
         if self.attempts < 1:

@@ -1,12 +1,13 @@
 """Scrapy settings for Scholar Index.
 
 Every project setting is declared here once, with its default and a line on what
-it does. Settings named in contracts.md are also read from the environment, so a
-cron line or systemd unit can configure a run without touching this file.
-Override any of them per run with ``scrapy crawl profiles -s NAME=value``.
+it does; nothing else in the project repeats a default. The names listed in
+``ENVIRONMENT_SETTINGS`` (docs/interfaces.md) are also read from the environment, so
+a cron line or systemd unit can configure a run without touching this file: the
+add-on ``crawler.environment.Environment`` applies them, for the crawler, and
+``crawler.environment.project_settings`` for ``scholarindex``. Precedence: this
+file < the environment < ``scrapy crawl profiles -s NAME=value``.
 """
-
-import os
 
 from core import retry as _retry  # lower-case: not a setting
 
@@ -16,7 +17,8 @@ NEWSPIDER_MODULE = "crawler.spiders"
 
 # --- Politeness: fit for crawling real sites -------------------------------------------
 # Where operators can reach whoever runs this crawler; sent in the User-Agent.
-CONTACT_URL = os.environ.get("CONTACT_URL", "https://github.com/scholar-index/scholar-index")
+CONTACT_URL = "https://github.com/scholar-index/scholar-index"
+# Rebuilt from CONTACT_URL when that is given (crawler/environment.py), unless set itself.
 USER_AGENT = f"ScholarIndexBot/0.1 (+{CONTACT_URL})"
 # Honour robots.txt on every site.
 ROBOTSTXT_OBEY = True
@@ -43,12 +45,12 @@ DEPTH_LIMIT = 2
 # Scrapy's own defaults that we rely on, stated so nobody flips them by accident.
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
-LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+LOG_LEVEL = "INFO"
 
 # --- Parsing ---------------------------------------------------------------------------
 # The day the crawl treats as "today" (ISO date), for listings dated without a year.
 # Empty means the real date; tests pin it to make results reproducible.
-CRAWL_DATE = os.environ.get("CRAWL_DATE", "")
+CRAWL_DATE = ""
 
 # --- Pipelines -------------------------------------------------------------------------
 # One item, one path: enrichment first, then the index.
@@ -57,20 +59,20 @@ ITEM_PIPELINES = {
     "pipelines.index.OpenSearchIndexPipeline": 800,
 }
 
-# --- OpenSearch (contracts.md) ---------------------------------------------------------
+# --- OpenSearch --------------------------------------------------------------------------
 # Switch indexing off for parse-only runs: -s INDEX_ENABLED=false.
-INDEX_ENABLED = os.environ.get("INDEX_ENABLED", "true")
+INDEX_ENABLED = True
 # The cluster to write to; credentials are never logged.
-OPENSEARCH_URL = os.environ.get("OPENSEARCH_URL", "http://localhost:9200")
-OPENSEARCH_USER = os.environ.get("OPENSEARCH_USER", "")
-OPENSEARCH_PASSWORD = os.environ.get("OPENSEARCH_PASSWORD", "")
+OPENSEARCH_URL = "http://localhost:9200"
+OPENSEARCH_USER = ""
+OPENSEARCH_PASSWORD = ""
 # TLS: verify the server's certificate, optionally against this CA bundle.
-OPENSEARCH_VERIFY_CERTS = os.environ.get("OPENSEARCH_VERIFY_CERTS", "true")
-OPENSEARCH_CA_CERTS = os.environ.get("OPENSEARCH_CA_CERTS", "")
+OPENSEARCH_VERIFY_CERTS = True
+OPENSEARCH_CA_CERTS = ""
 # Prefix for every alias and index name, to share a cluster between deployments.
-INDEX_PREFIX = os.environ.get("INDEX_PREFIX", "")
+INDEX_PREFIX = ""
 # Seconds before a request to OpenSearch is abandoned (then retried).
-OPENSEARCH_TIMEOUT = float(os.environ.get("OPENSEARCH_TIMEOUT", "30"))
+OPENSEARCH_TIMEOUT = 30.0
 # Flush to OpenSearch every this many items (listings, profiles, enrichment results)...
 INDEX_BATCH_SIZE = 500
 # ...or when the buffered items reach this many bytes...
@@ -84,24 +86,24 @@ INDEX_MAX_ATTEMPTS = 6
 # Backoff with jitter between attempts: first wait and cap of one wait, in seconds.
 INDEX_RETRY_INITIAL_WAIT = 0.5
 INDEX_RETRY_MAX_WAIT = 10.0
+# Up to this many seconds added at random to each wait, so writers do not retry in step.
+INDEX_RETRY_JITTER = 0.5
 # Where items that could not be indexed go (JSONL), for `scholarindex replay`.
-INDEX_DEADLETTER_PATH = os.environ.get("INDEX_DEADLETTER_PATH", "deadletter/index.jsonl")
+INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
 # Merge and write in a child process (indexing/process.py), off the crawl's GIL.
 INDEX_WRITER_PROCESS = True
+# `scholarindex status|reindex`: folder of mapping files; empty: the package's index_mappings/.
+INDEX_MAPPINGS_DIR = ""
 
-# --- arXiv enrichment (contracts.md) ---------------------------------------------------
+# --- arXiv enrichment --------------------------------------------------------------------
 # Switch enrichment off: -s ARXIV_ENABLED=false.
-ARXIV_ENABLED = os.environ.get("ARXIV_ENABLED", "true")
+ARXIV_ENABLED = True
 # The arxiv package's query URL format; "{}" stands for the query string.
-ARXIV_API_URL = os.environ.get(
-    "ARXIV_API_URL", "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
-)
+ARXIV_API_URL = "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
 # Seconds between two requests, shared by every process on this machine (min 3 for arXiv).
-ARXIV_DELAY_SECONDS = float(os.environ.get("ARXIV_DELAY_SECONDS", "3"))
-# Where the lookup cache and the cross-process rate-limit lock live.
-ARXIV_CACHE_DIR = os.environ.get(
-    "ARXIV_CACHE_DIR", os.path.expanduser("~/.cache/scholarindex/arxiv")
-)
+ARXIV_DELAY_SECONDS = 3.0
+# Where the lookup cache and the cross-process rate-limit lock live ("~" is expanded).
+ARXIV_CACHE_DIR = "~/.cache/scholarindex/arxiv"
 # Titles per arXiv query (one request per batch; 20 keeps a cold crawl near 1 request per 20 works).
 ARXIV_BATCH_SIZE = 20
 # Longest URL-encoded search_query per request; longer batches are cut.
@@ -150,20 +152,40 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.incremental.IncrementalMiddleware": 540,
 }
 # The job this run belongs to (lock, page state, report); empty: derived from the URL list.
-RUN_JOB = os.environ.get("RUN_JOB", "")
+RUN_JOB = ""
 # Refuse to start while another run of the same job holds STATE_DIR/<job>.lock (exit 75).
 RUN_LOCK = True
 # The run fails when more than this share of its pages failed (download errors, bad URLs).
-RUN_MAX_ERROR_RATE = float(os.environ.get("RUN_MAX_ERROR_RATE", "0.5"))
+RUN_MAX_ERROR_RATE = 0.5
 # Write the run report as JSON to this path (%(job)s, %(time)s filled in); empty: log only.
-RUN_REPORT = os.environ.get("RUN_REPORT", "")
+RUN_REPORT = ""
 # After a crawl that got to its end, forget JOBDIR's seen requests: the next run starts afresh.
 RUN_JOBDIR_RESET = True
 # Page state (<job>.*.sqlite) and job locks (<job>.lock); must persist between runs.
-STATE_DIR = os.environ.get("STATE_DIR", ".scholarindex-state")
+STATE_DIR = ".scholarindex-state"
 # Skip pages unchanged since the last good run: true, false, or auto (on when indexing).
 # -a full=true processes every page once (and refreshes the state).
-INCREMENTAL_ENABLED = os.environ.get("INCREMENTAL_ENABLED", "auto")
+INCREMENTAL_ENABLED = "auto"
 # Unattended runs need neither Scrapy's telnet console nor its local remote-control server.
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
+
+# --- Environment -------------------------------------------------------------------------
+# Applies ENVIRONMENT_SETTINGS from the environment before the crawl starts.
+ADDONS = {"crawler.environment.Environment": 0}
+# The settings also read from the environment (docs/interfaces.md), by the crawler and by
+# `scholarindex` alike. Values given there are text, as with -s.
+ENVIRONMENT_SETTINGS = [
+    "CONTACT_URL", "LOG_LEVEL", "CRAWL_DATE",
+    "INDEX_ENABLED", "OPENSEARCH_URL", "OPENSEARCH_USER", "OPENSEARCH_PASSWORD",
+    "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX", "OPENSEARCH_TIMEOUT",
+    "INDEX_DEADLETTER_PATH", "INDEX_MAPPINGS_DIR",
+    "ARXIV_ENABLED", "ARXIV_API_URL", "ARXIV_DELAY_SECONDS", "ARXIV_CACHE_DIR",
+    "ARXIV_BATCH_SIZE", "ARXIV_MAX_QUERY_CHARS", "ARXIV_PAGE_SIZE", "ARXIV_MAX_PAGES",
+    "ARXIV_TIMEOUT_SECONDS", "ARXIV_MAX_ATTEMPTS", "ARXIV_BACKOFF_SECONDS",
+    "ARXIV_BACKOFF_MAX_SECONDS", "ARXIV_EMPTY_PAGE_CONFIRMATIONS",
+    "ARXIV_OUTAGE_COOLDOWN_SECONDS", "ARXIV_HIT_TTL_SECONDS", "ARXIV_MISS_TTL_SECONDS",
+    "ARXIV_TITLE_THRESHOLD", "ARXIV_YEAR_TOLERANCE", "ARXIV_BATCH_LINGER_SECONDS",
+    "ARXIV_IDLE_WAIT_SECONDS",
+    "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
+]

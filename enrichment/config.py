@@ -1,63 +1,62 @@
-"""Enrichment settings, read once from Scrapy settings and passed in.
+"""Enrichment settings, read once from the project's settings and passed in.
 
-The four contract settings (contracts.md) are declared in crawler/settings.py;
-the tuning knobs below fall back to the defaults here until they are declared
-there too. Names map one to one: ``batch_size`` <- ``ARXIV_BATCH_SIZE``.
+Every knob is declared with its default in ``crawler/settings.py`` (docs/interfaces.md);
+names map one to one: ``batch_size`` <- ``ARXIV_BATCH_SIZE``, except ``user_agent``,
+which is the crawler's ``USER_AGENT``.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, get_type_hints
 
-DEFAULT_API_URL = "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
+from core.settings import read_setting
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EnrichmentConfig:
-    """Every knob of the enrichment stage, with its default."""
+    """Every knob of the enrichment stage."""
 
-    api_url: str = DEFAULT_API_URL
-    delay_seconds: float = 3.0  # raised to 3 against arXiv's own hosts
-    cache_dir: str = os.path.expanduser("~/.cache/scholarindex/arxiv")
-    user_agent: str = "ScholarIndexBot/0.1"
-    batch_size: int = 20  # titles per query
-    max_query_chars: int = 3000  # URL-encoded search_query length per request
-    page_size: int = 200  # entries per page
-    max_pages: int = 3  # pages per query; a batch matching more is split in halves
-    timeout_seconds: float = 30.0  # read timeout of one request
-    max_attempts: int = 4  # tries per page before arXiv counts as unavailable
-    backoff_seconds: float = 2.0  # first retry pause; doubles, plus up to this much jitter
-    backoff_max_seconds: float = 60.0
-    empty_page_confirmations: int = 2  # re-asks before an empty first page means "no match"
-    outage_cooldown_seconds: float = 300.0  # after an outage, later batches go pending at once
-    hit_ttl_seconds: float = 7 * 86400.0
-    miss_ttl_seconds: float = 86400.0
-    title_threshold: float = 0.90
-    year_tolerance: int = 1
-    batch_linger_seconds: float = 30.0  # send a partial batch once its oldest title waited this
-    idle_wait_seconds: float = 600.0  # keep the spider open this long for outstanding lookups
+    api_url: str
+    delay_seconds: float  # raised to 3 against arXiv's own hosts
+    cache_dir: str
+    user_agent: str
+    batch_size: int  # titles per query
+    max_query_chars: int  # URL-encoded search_query length per request
+    page_size: int  # entries per page
+    max_pages: int  # pages per query; a batch matching more is split in halves
+    timeout_seconds: float  # read timeout of one request
+    max_attempts: int  # tries per page before arXiv counts as unavailable
+    backoff_seconds: float  # first retry pause; doubles, plus up to this much jitter
+    backoff_max_seconds: float
+    empty_page_confirmations: int  # re-asks before an empty first page means "no match"
+    outage_cooldown_seconds: float  # after an outage, later batches go pending at once
+    hit_ttl_seconds: float
+    miss_ttl_seconds: float
+    title_threshold: float
+    year_tolerance: int
+    batch_linger_seconds: float  # send a partial batch once its oldest title waited this
+    idle_wait_seconds: float  # keep the spider open this long for outstanding lookups
 
     @classmethod
     def from_settings(cls, settings: Any) -> EnrichmentConfig:
-        """Read ``ARXIV_*`` settings (a Scrapy ``Settings`` or any mapping)."""
-        values: dict[str, Any] = {}
-        for field in fields(cls):
-            name = f"ARXIV_{field.name.upper()}"
-            raw = settings.get(name)
-            if raw is None or raw == "":
-                continue
-            kind = type(getattr(cls, field.name))
-            try:
-                values[field.name] = kind(float(raw)) if kind is int else kind(raw)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name}={raw!r}: expected a{'n' if kind is int else ''} "
-                                 f"{kind.__name__}") from None
-        if "user_agent" not in values and settings.get("USER_AGENT"):
-            values["user_agent"] = settings.get("USER_AGENT")
+        """Read ``ARXIV_*`` and ``USER_AGENT`` (a Scrapy ``Settings`` or any mapping).
+
+        A missing setting is a ``KeyError``, a bad value a ``ValueError``, each naming it.
+        """
+        kinds = get_type_hints(cls)
+        values: dict[str, Any] = {
+            field.name: read_setting(settings, _setting_name(field.name), kinds[field.name])
+            for field in fields(cls)}
+        values["cache_dir"] = os.path.expanduser(values["cache_dir"])
         config = cls(**values)
         if config.batch_size < 1 or config.page_size < 1 or config.max_attempts < 1:
             raise ValueError("ARXIV_BATCH_SIZE, ARXIV_PAGE_SIZE and ARXIV_MAX_ATTEMPTS "
                              "must be at least 1")
         return config
+
+
+def _setting_name(field_name: str) -> str:
+    """The setting an ``EnrichmentConfig`` field is read from."""
+    return "USER_AGENT" if field_name == "user_agent" else f"ARXIV_{field_name.upper()}"

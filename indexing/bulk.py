@@ -64,11 +64,6 @@ logger = logging.getLogger(__name__)
 _KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1, "unlist": 2}
 
 
-# How hard the writer tries before dead-lettering: rounds per batch (the first one
-# included), and the backoff after a transient error.
-WRITER_RETRY = RetryPolicy(attempts=6, initial_wait=0.5, max_wait=10.0, jitter=0.5)
-
-
 @dataclass(frozen=True)
 class RequestLimits:
     """How big one request of the writer gets (an mget, or a bulk request)."""
@@ -171,13 +166,13 @@ class BulkWriter:
     """
 
     def __init__(self, client: OpenSearch, prefix: str, dead_letters: DeadLetterFile,
-                 policy: RetryPolicy | None = None,
+                 policy: RetryPolicy,
                  sleep: Callable[[float], None] = time.sleep,
                  limits: RequestLimits | None = None):
         self.client = client
         self.prefix = prefix
         self.dead_letters = dead_letters
-        self.policy = policy or WRITER_RETRY
+        self.policy = policy  # rounds per batch, and the backoff after a transient error
         self.limits = limits or RequestLimits()
         self._sleep = sleep
         self._backoff = self.policy.wait()

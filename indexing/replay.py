@@ -67,7 +67,7 @@ def _moved_aside(live: Path) -> list[Path]:
 
 
 def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
-           policy: RetryPolicy | None = None, batch_size: int = 500) -> ReplayReport:
+           policy: RetryPolicy, batch_size: int = 500) -> ReplayReport:
     """Replay the dead-letter file at ``path`` into the aliases under ``prefix``.
 
     Raises ``IndexUnavailable`` (before touching the file) when the cluster cannot
@@ -95,3 +95,4 @@ def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
         if report.write.fatal:
             break
     return report
+

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from crawler import settings as declared
 from indexing.client import quiet_transport_logs
 from indexing.errors import IndexUnavailable
 from indexing.indices import alias_name
 from ops import console
 from ops.console import EXIT_CODES_HELP, EXIT_DATA_LOST, EXIT_UNAVAILABLE, EXIT_USAGE, fail
-from ops.settings import OpsSettings
-from webui.cli import serve
+from ops.settings import OpsSettings, enrichment_config
+from webui.cli import serve_command
 
 F = TypeVar("F", bound=Callable[..., Any])
 INDEX_CHOICES = ("works", "researchers", "all")
@@ -40,8 +40,8 @@ def main(verbose: bool) -> None:
     quiet_transport_logs()
 
 
-# `serve` lives with the web app it runs (webui/cli.py).
-main.add_command(serve)
+# `serve` lives with the web app it runs (webui/cli.py); the cluster is ours to give.
+main.add_command(serve_command(lambda: OpsSettings.from_env().opensearch))
 
 
 def _opensearch_errors(command: F) -> F:
@@ -73,7 +73,8 @@ mappings_option = click.option(
          "package's index_mappings/ [env INDEX_MAPPINGS_DIR].")
 dead_letters_option = click.option(
     "--dead-letters", type=click.Path(dir_okay=False, path_type=Path), default=None,
-    help="Dead-letter file [env INDEX_DEADLETTER_PATH, default deadletter/index.jsonl].")
+    help=f"Dead-letter file [env INDEX_DEADLETTER_PATH, default "
+         f"{declared.INDEX_DEADLETTER_PATH}].")
 index_option = click.option(
     "--index", "which", type=click.Choice(INDEX_CHOICES), default="all", show_default=True,
     help="Which alias: works, researchers, or both.")
@@ -103,8 +104,8 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
     from ops.status import collect, render
 
     settings = _settings(mappings, dead_letters)
-    if reports is None and os.environ.get("RUN_REPORT"):
-        reports = Path(os.environ["RUN_REPORT"]).parent
+    if reports is None and settings.run_report:
+        reports = Path(settings.run_report).parent
     result = collect(settings.client(), settings, reports, last_runs)
     console.emit(result, as_json, render)
     if check and result["warnings"]:
@@ -255,8 +256,8 @@ def rollback(which: str, to: str | None, yes: bool, as_json: bool) -> None:
 @json_option
 @_opensearch_errors
 def replay(file: Path | None, as_json: bool) -> None:
-    """Re-deliver dead-lettered changes from FILE [default: $INDEX_DEADLETTER_PATH or
-    deadletter/index.jsonl] to the index.
+    """Re-deliver dead-lettered changes from FILE [default: the INDEX_DEADLETTER_PATH
+    setting, as for the crawl] to the index.
 
     Each change is merged again against the index as it is now (merges are
     idempotent, so replaying twice is harmless). Those that fail again go back to
@@ -272,7 +273,7 @@ def replay(file: Path | None, as_json: bool) -> None:
         console.emit({"ok": True, "path": str(path), "read": 0, "delivered": 0,
                       "failed_again": 0}, as_json, lambda _: f"replay: nothing waiting in {path}")
         return
-    report = run_replay(path, settings.client(), settings.prefix)
+    report = run_replay(path, settings.client(), settings.prefix, settings.writer_retry)
     result = {"ok": not (report.failed_again or report.write.fatal), "path": str(path),
               "read": report.read, "delivered": report.delivered,
               "failed_again": report.failed_again, "unreadable": report.unreadable,
@@ -305,7 +306,6 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     ARXIV_CACHE_DIR like the crawl, sharing its cache and request slot, so it may
     run beside a crawl. Exits non-zero if arXiv left works pending.
     """
-    from enrichment.config import EnrichmentConfig
     from indexing.bulk import BulkWriter
     from indexing.deadletter import DeadLetterFile
     from ops.enrich import count_pending, enrich_pending_works
@@ -313,12 +313,13 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     if not pending:
         fail("say what to enrich: --pending (works whose enrichment is pending)", EXIT_USAGE)
     try:
-        config = EnrichmentConfig.from_settings(os.environ)
+        config = enrichment_config()
     except ValueError as exc:
         fail(f"enrich: {exc}", EXIT_USAGE)
     settings = _settings(dead_letters=dead_letters)
     client = settings.client()
-    writer = BulkWriter(client, settings.prefix, DeadLetterFile(settings.deadletter_path))
+    writer = BulkWriter(client, settings.prefix, DeadLetterFile(settings.deadletter_path),
+                        settings.writer_retry)
     total = count_pending(client, settings.prefix)
     with console.progress("enriching pending works", min(total, limit or total)) as advance:
         report = enrich_pending_works(client, settings.prefix, config, writer, limit, advance)

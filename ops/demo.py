@@ -24,6 +24,7 @@ from osmem_server import OsmemServer
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
 from indexing.indices import alias_name
+from ops.settings import OpsSettings
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
 
@@ -87,16 +88,15 @@ def serve(env: dict[str, str]) -> None:
 
     from webui.app import create_app
 
-    os.environ.update(env)
     print(f"\nSearch UI: http://{UI_HOST}:{UI_PORT}/   (Ctrl+C stops the demo)", flush=True)
-    uvicorn.run(create_app(OpenSearchConfig.from_env()), host=UI_HOST, port=UI_PORT,
+    uvicorn.run(create_app(OpsSettings.from_env(env).opensearch), host=UI_HOST, port=UI_PORT,
                 log_level="warning")
 
 
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)  # a fresh index each time wants fresh state
     OUT.mkdir()
-    config = OpenSearchConfig.from_env()
+    config = OpsSettings.from_env().opensearch
     with ExitStack() as stack:
         site = stack.enter_context(SiteServer(SITE))
         print(f"Profile site (fixtures/site): {site.base}")
@@ -123,7 +123,7 @@ def main() -> None:
         print("Crawling the five seed profiles and the co-authors they link to...", flush=True)
         status = crawl(url_file, OUT / "items.jsonl", env)
         print(f"crawl exit status: {status} (report: {OUT / 'run-report.json'})\n")
-        print(summary(build_client(OpenSearchConfig.from_env(env)), config.prefix))
+        print(summary(build_client(OpsSettings.from_env(env).opensearch), config.prefix))
         print(f"\nItems as exported: {OUT / 'items.jsonl'}; arXiv requests made: "
               f"{arxiv.request_count}")
         if os.environ.get("DEMO_SERVE", "1") != "0":

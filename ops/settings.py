@@ -1,45 +1,55 @@
-"""What the ops commands read from the environment, in one place.
+"""What the ops commands read from the project's settings, in one place.
 
-The same names as the crawler (contracts.md): ``OPENSEARCH_*`` and ``INDEX_PREFIX``
-for the cluster, ``INDEX_DEADLETTER_PATH`` for the dead-letter file, ``ARXIV_*`` for
-enrichment. One more for the CLI only: ``INDEX_MAPPINGS_DIR``, a folder of mapping
-files to reindex from instead of the package's ``index_mappings/``.
+``scholarindex`` sees the crawler's settings (``crawler/settings.py``) with the same
+environment applied (``crawler.environment.project_settings``): ``OPENSEARCH_*`` and
+``INDEX_PREFIX`` for the cluster, ``INDEX_DEADLETTER_PATH`` for the dead-letter file,
+``INDEX_MAPPINGS_DIR`` for the mapping files, ``RUN_REPORT`` for the crawl reports
+and ``ARXIV_*`` for enrichment (docs/interfaces.md).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opensearchpy import OpenSearch
 
+from core.retry import RetryPolicy
+from enrichment.config import EnrichmentConfig
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
 from indexing.indices import MAPPINGS_DIR
 
-DEFAULT_DEADLETTER_PATH = "deadletter/index.jsonl"  # crawler/settings.py's default
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
 # Long requests (a server-side copy, aggregations over every document) get this timeout.
 LONG_REQUEST_TIMEOUT = 3600.0
 
 
 @dataclass(frozen=True)
 class OpsSettings:
-    """Cluster, dead-letter file and mapping folder for one command."""
+    """Cluster, dead-letter file, mapping folder and crawl reports for one command."""
 
     opensearch: OpenSearchConfig
     deadletter_path: Path
     mappings_dir: Path
+    run_report: str  # RUN_REPORT; empty: the crawls write no report file
+    writer_retry: RetryPolicy  # INDEX_MAX_ATTEMPTS, INDEX_RETRY_*: as the crawl writes
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpsSettings:
-        """Read the environment (``os.environ`` by default)."""
-        env = os.environ if environ is None else environ
+        """The project's settings with ``environ`` (``os.environ`` by default) applied."""
+        settings = _project_settings(environ)
         return cls(
-            opensearch=OpenSearchConfig.from_env(env),
-            deadletter_path=Path(env.get("INDEX_DEADLETTER_PATH") or DEFAULT_DEADLETTER_PATH),
-            mappings_dir=Path(env.get("INDEX_MAPPINGS_DIR") or MAPPINGS_DIR),
+            opensearch=OpenSearchConfig.from_settings(settings),
+            deadletter_path=Path(settings["INDEX_DEADLETTER_PATH"]),
+            # Empty means the package's own mapping files.
+            mappings_dir=Path(settings["INDEX_MAPPINGS_DIR"] or MAPPINGS_DIR),
+            run_report=settings["RUN_REPORT"],
+            writer_retry=RetryPolicy.from_settings(settings, "INDEX"),
         )
 
     @property
@@ -56,3 +66,16 @@ class OpsSettings:
         """These settings with command-line options applied."""
         return replace(self, deadletter_path=deadletter_path or self.deadletter_path,
                        mappings_dir=mappings_dir or self.mappings_dir)
+
+
+def enrichment_config(environ: Mapping[str, str] | None = None) -> EnrichmentConfig:
+    """``ARXIV_*`` as the crawler reads them, with ``environ`` (``os.environ``) applied;
+    ``ValueError`` naming a bad value."""
+    return EnrichmentConfig.from_settings(_project_settings(environ))
+
+
+def _project_settings(environ: Mapping[str, str] | None) -> Settings:
+    # Imported here: Scrapy takes a while to import, and `scholarindex --help` need not.
+    from crawler.environment import project_settings
+
+    return project_settings(environ)

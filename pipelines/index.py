@@ -21,7 +21,6 @@ the page no longer lists (the writer's unlists: ``index/unlisted``, and
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -34,7 +33,9 @@ from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
 from core import stat_keys
-from indexing.bulk import WRITER_RETRY, BulkWriter, WriteReport
+from core.retry import RetryPolicy
+from indexing.batching import Batching
+from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
@@ -65,17 +66,15 @@ class OpenSearchIndexPipeline:
     """Merges researcher and work items (and enrichment results) into OpenSearch."""
 
     def __init__(self, crawler: Crawler, config: OpenSearchConfig,
-                 writer: BulkWriter | ProcessWriter, *,
-                 batch_size: int = 500, batch_bytes: int = 5 * 1024 * 1024,
-                 flush_interval: float = 2.0, max_buffer: int = 2000):
+                 writer: BulkWriter | ProcessWriter, batching: Batching):
         self.crawler = crawler
         self.stats = crawler.stats
         self.config = config
         self.writer = writer
-        self.batch_size = batch_size
-        self.batch_bytes = batch_bytes
-        self.flush_interval = flush_interval
-        self.max_buffer = max(max_buffer, batch_size)
+        self.batch_size = batching.size
+        self.batch_bytes = batching.max_bytes
+        self.flush_interval = batching.flush_interval
+        self.max_buffer = max(batching.max_buffer, batching.size)
         self._buffer: list[Change] = []
         self._buffer_bytes = 0
         self._inflight: Deferred[Any] | None = None
@@ -87,30 +86,18 @@ class OpenSearchIndexPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        if not settings.getbool("INDEX_ENABLED", True):
+        if not settings.getbool("INDEX_ENABLED"):
             raise NotConfigured("INDEX_ENABLED is off")
         config = OpenSearchConfig.from_settings(settings)
         quiet_transport_logs()
-        policy = replace(
-            WRITER_RETRY,
-            attempts=settings.getint("INDEX_MAX_ATTEMPTS", 6),
-            initial_wait=settings.getfloat("INDEX_RETRY_INITIAL_WAIT", 0.5),
-            max_wait=settings.getfloat("INDEX_RETRY_MAX_WAIT", 10.0),
-        )
-        dead_letters = DeadLetterFile(settings.get("INDEX_DEADLETTER_PATH")
-                                      or "deadletter/index.jsonl")
+        policy = RetryPolicy.from_settings(settings, "INDEX")
+        dead_letters = DeadLetterFile(settings["INDEX_DEADLETTER_PATH"])
         writer: BulkWriter | ProcessWriter
-        if settings.getbool("INDEX_WRITER_PROCESS", True):
+        if settings.getbool("INDEX_WRITER_PROCESS"):
             writer = ProcessWriter(config, dead_letters, policy)
         else:
             writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
-        pipeline = cls(
-            crawler, config, writer,
-            batch_size=settings.getint("INDEX_BATCH_SIZE", 500),
-            batch_bytes=settings.getint("INDEX_BATCH_BYTES", 5 * 1024 * 1024),
-            flush_interval=settings.getfloat("INDEX_FLUSH_INTERVAL", 2.0),
-            max_buffer=settings.getint("INDEX_MAX_BUFFER", 2000),
-        )
+        pipeline = cls(crawler, config, writer, Batching.from_settings(settings))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
         return pipeline
 

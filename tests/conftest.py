@@ -23,10 +23,11 @@ from opensearchpy import OpenSearch
 from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter
 from indexing.client import build_client
-from indexing.connection import OpenSearchConfig, as_bool
+from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
 from tests.support.faultproxy import FaultProxy
+from tests.support.settings import opensearch_config_with
 
 REAL_CLUSTER = os.environ.get("OPENSEARCH_TEST_URL", "")
 
@@ -83,17 +84,14 @@ def fault_proxy(opensearch_url: str) -> Iterator[FaultProxy]:
 
 
 def _config(url: str, prefix: str) -> OpenSearchConfig:
+    overrides = {"OPENSEARCH_URL": url, "INDEX_PREFIX": prefix}
     if not REAL_CLUSTER:
-        return OpenSearchConfig(url=url, prefix=prefix, timeout=10.0)
-    return OpenSearchConfig(
-        url=url,
-        user=os.environ.get("OPENSEARCH_TEST_USER", ""),
-        password=os.environ.get("OPENSEARCH_TEST_PASSWORD", ""),
-        verify_certs=as_bool(os.environ.get("OPENSEARCH_TEST_VERIFY_CERTS"), True),
-        ca_certs=os.environ.get("OPENSEARCH_TEST_CA_CERTS", ""),
-        prefix=prefix,
-        timeout=30.0,
-    )
+        return opensearch_config_with(**overrides, OPENSEARCH_TIMEOUT=10.0)
+    # The real cluster's credentials and TLS, from OPENSEARCH_TEST_USER and so on.
+    for name in ("USER", "PASSWORD", "VERIFY_CERTS", "CA_CERTS"):
+        if f"OPENSEARCH_TEST_{name}" in os.environ:
+            overrides[f"OPENSEARCH_{name}"] = os.environ[f"OPENSEARCH_TEST_{name}"]
+    return opensearch_config_with(**overrides)
 
 
 @pytest.fixture

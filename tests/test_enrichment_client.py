@@ -6,6 +6,7 @@ import itertools
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from enrichment.models import Listing
 from enrichment.query import build_query, query_key
 from enrichment.resolver import Resolver
 from standins.arxiv import ArxivStandIn
+from tests.support.settings import enrichment_config_with
 
 RESNEST = query_key("ResNeSt: Split-Attention Networks")
 SRT = query_key("SRT: Accelerating Reinforcement Learning via Speculative Rollout with "
@@ -34,7 +36,7 @@ def make_config(api: ArxivStandIn, tmp_path: Path, **overrides: object) -> Enric
     values: dict = {"api_url": api.api_url, "delay_seconds": 0.05, "cache_dir": str(tmp_path),
                     "backoff_seconds": 0.05, "backoff_max_seconds": 0.2, "timeout_seconds": 0.5,
                     "max_attempts": 4, **overrides}
-    return EnrichmentConfig(**values)
+    return replace(enrichment_config_with(), **values)
 
 
 class Events(Counter):

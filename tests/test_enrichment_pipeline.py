@@ -33,6 +33,7 @@ from pipelines.enrich import ArxivEnrichPipeline
 from pipelines.signals import work_enriched
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 from tests.support.crawl import run_spider
+from tests.support.settings import settings_with
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 WORKS = profile_works()
@@ -113,7 +114,11 @@ class Recorder:
 
 
 def crawl(api: ArxivStandIn, cache_dir: Path, **overrides: Any) -> dict:
+    # The enrichment's own settings as declared; none of the project's other components.
+    declared = settings_with()
     settings = {
+        **{name: declared[name] for name in declared
+           if name.startswith("ARXIV_") or name == "USER_AGENT"},
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "ITEM_PIPELINES": {"pipelines.enrich.ArxivEnrichPipeline": 300,
                            f"{__name__}.Recorder": 900},

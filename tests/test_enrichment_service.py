@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from enrichment.models import Listing, Outcome
 from enrichment.pending import enrich_pending
 from enrichment.service import AnsweredWorks, start_enricher
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
+from tests.support.settings import enrichment_config_with
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 LISTINGS = [Listing.of(work_id(w["title"]), w["title"], w["year"],
@@ -32,7 +34,7 @@ def make_config(api: ArxivStandIn, tmp_path: Path, **overrides: object) -> Enric
     values: dict = {"api_url": api.api_url, "delay_seconds": 0.05, "cache_dir": str(tmp_path),
                     "backoff_seconds": 0.05, "backoff_max_seconds": 0.2, "timeout_seconds": 1.0,
                     "batch_linger_seconds": 60.0, **overrides}
-    return EnrichmentConfig(**values)
+    return replace(enrichment_config_with(), **values)
 
 
 class Collector:

@@ -18,6 +18,7 @@ from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 from indexing.replay import replay
 from tests.support.faultproxy import FaultProxy
+from tests.support.settings import writer_retry_with
 from tests.test_indexing_writer import snapshot
 
 T1 = "2026-01-01T00:00:00.000Z"
@@ -113,11 +114,11 @@ def test_outage_longer_than_retries_dead_letters_then_replay_restores(
     # Replay while still down: nothing is lost, the lines stay with their new reason.
     down = build_client(replace(opensearch_config, url=fault_proxy.url))
     with pytest.raises(IndexUnavailable):
-        replay(dead, down, opensearch_config.prefix)
+        replay(dead, down, opensearch_config.prefix, writer_retry_with())
     assert len(dead.read_text().splitlines()) == len(ITEMS) - 10
     fault_proxy.pass_through()  # back up
     report = replay(dead, build_client(replace(opensearch_config, url=fault_proxy.url)),
-                    opensearch_config.prefix)
+                    opensearch_config.prefix, writer_retry_with())
     assert report.delivered == len(ITEMS) - 10 and report.failed_again == 0
     assert state(opensearch_client, opensearch_config.prefix) == expected
     assert not dead.exists() or dead.read_text() == ""

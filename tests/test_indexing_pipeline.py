@@ -31,6 +31,7 @@ from indexing.replay import replay
 from pipelines.signals import work_enriched
 from tests.support.crawl import CrawlResult, project_settings, run_spider
 from tests.support.faultproxy import FaultProxy
+from tests.support.settings import writer_retry_with
 from tests.test_indexing_writer import snapshot
 
 PIPELINE = {"pipelines.index.OpenSearchIndexPipeline": 800}
@@ -219,7 +220,7 @@ def test_faults_mid_crawl_lose_nothing_and_replay_completes_the_index(
 
     fault_proxy.pass_through()
     report = replay(dead, build_client(replace(opensearch_config, url=fault_proxy.url)),
-                    opensearch_config.prefix)
+                    opensearch_config.prefix, writer_retry_with())
     assert report.failed_again == 0
     assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
     researchers = snapshot(opensearch_client, f"{opensearch_config.prefix}researchers")

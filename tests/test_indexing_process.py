@@ -77,7 +77,7 @@ def test_a_dead_child_costs_nothing_the_crawl_goes_on_writing_from_a_thread(
 UNGUARDED_SCRIPT = """
 import sys
 from dataclasses import replace
-from indexing.bulk import WRITER_RETRY
+from tests.support.settings import writer_retry_with
 from indexing.changes import change_from_item
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
@@ -85,8 +85,8 @@ from indexing.process import ProcessWriter
 from tests.test_indexing_writer import CHAO, T1
 
 url, prefix, dead = sys.argv[1:]
-writer = ProcessWriter(OpenSearchConfig(url=url, prefix=prefix), DeadLetterFile(dead),
-                       replace(WRITER_RETRY, attempts=2))
+config = OpenSearchConfig(url=url, prefix=prefix, verify_certs=True, timeout=30)
+writer = ProcessWriter(config, DeadLetterFile(dead), writer_retry_with(INDEX_MAX_ATTEMPTS=2))
 print("delivered", writer.write([change_from_item(CHAO, T1)]).listings_delivered)
 writer.close()
 """
@@ -107,15 +107,15 @@ def test_a_script_without_a_main_guard_still_gets_its_items_written(
 KILLED_CRAWL_SCRIPT = """
 import os, signal, sys
 from dataclasses import replace
-from indexing.bulk import WRITER_RETRY
+from tests.support.settings import writer_retry_with
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.process import ProcessWriter
 
 if __name__ == "__main__":
     url, prefix, dead = sys.argv[1:]
-    writer = ProcessWriter(OpenSearchConfig(url=url, prefix=prefix), DeadLetterFile(dead),
-                           replace(WRITER_RETRY, attempts=2))
+    config = OpenSearchConfig(url=url, prefix=prefix, verify_certs=True, timeout=30)
+    writer = ProcessWriter(config, DeadLetterFile(dead), writer_retry_with(INDEX_MAX_ATTEMPTS=2))
     writer.write([])
     print(*writer._pool._processes, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)

@@ -27,6 +27,7 @@ from indexing.indices import (
     swap_alias,
 )
 from indexing.replay import replay
+from tests.support.settings import writer_retry_with
 
 T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
 
@@ -155,7 +156,8 @@ def test_replay_gives_the_same_index_as_a_clean_write(
     assert codes == {"unavailable"}
     with dead.open("a") as handle:
         handle.write("{not json\n")  # an unreadable line survives replay
-    report = replay(dead, opensearch_client, opensearch_config.prefix, batch_size=40)
+    report = replay(dead, opensearch_client, opensearch_config.prefix, writer_retry_with(),
+                    batch_size=40)
     assert (report.read, report.delivered, report.failed_again) == (len(items) + 1, len(items), 1)
     for alias in ("works", "researchers"):
         assert snapshot(opensearch_client, opensearch_config.prefix + alias) == \

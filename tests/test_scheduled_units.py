@@ -104,7 +104,8 @@ def test_report_document_is_a_copy() -> None:
     stats = {**CLEAN, "run/job": "nightly", "run/id": "r1", "item_dropped_reasons_count/Junk": 2,
              "profiles/failed/http_404": 1, "profiles/failed": 1}
     now = datetime(2026, 11, 22, tzinfo=UTC)
-    report = build_report(stats, verdict=judge(stats, "finished"), close_reason="finished",
+    verdict = judge(stats, "finished", max_error_rate=0.5)
+    report = build_report(stats, verdict=verdict, close_reason="finished",
                           started_at=now, finished_at=now, duration_seconds=1.5,
                           distinct_works=25, distinct_works_exact=True, spider="profiles")
     before = copy.deepcopy(report)

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from indexing.connection import OpenSearchConfig
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
+from tests.support.settings import opensearch_config_with
 from webui.facets import FACETS
 from webui.params import MAX_PAGE
 
@@ -241,8 +241,8 @@ def closed_port() -> int:
 @pytest.mark.parametrize("path", ["/api/search?q=x", "/api/suggest?q=relibra",
                                   "/api/researchers/abc"])
 def test_opensearch_down_is_a_503_json_error(path):
-    http = TestClient(app_for(OpenSearchConfig(url=f"http://127.0.0.1:{closed_port()}",
-                                               timeout=2)))
+    http = TestClient(app_for(opensearch_config_with(
+        OPENSEARCH_URL=f"http://127.0.0.1:{closed_port()}", OPENSEARCH_TIMEOUT=2)))
     response = http.get(path)
     assert response.status_code == 503
     assert response.json() == {"error": {
@@ -251,8 +251,7 @@ def test_opensearch_down_is_a_503_json_error(path):
 
 
 def test_a_cluster_error_is_retried_once_then_a_503(site, fault_proxy):
-    http = TestClient(app_for(OpenSearchConfig(url=fault_proxy.url, prefix=site.config.prefix,
-                                               timeout=5)))
+    http = TestClient(app_for(replace(site.config, url=fault_proxy.url, timeout=5)))
     fault_proxy.fail_next(1, status=503)
     assert http.get("/api/search", params={"q": "relibra"}).json()["total"] == 2
     fault_proxy.fail_next(2, status=503)
@@ -264,8 +263,7 @@ def test_a_cluster_error_is_retried_once_then_a_503(site, fault_proxy):
 
 
 def test_a_timeout_is_a_503_and_not_retried(site, fault_proxy):
-    http = TestClient(app_for(OpenSearchConfig(url=fault_proxy.url, prefix=site.config.prefix,
-                                               timeout=0.5)))
+    http = TestClient(app_for(replace(site.config, url=fault_proxy.url, timeout=0.5)))
     fault_proxy.delay_next(1, 2.0)
     # Only the first request is slow: a retry would have answered 200. The user already
     # waited a whole timeout, so the service gives up at once.

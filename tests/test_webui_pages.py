@@ -11,7 +11,6 @@ from fastapi.testclient import TestClient
 from bench.search_data import refresh
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
-from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from tests.support.search_site import (
     SCRIPT_ESCAPED,
@@ -21,6 +20,7 @@ from tests.support.search_site import (
     index_site,
     tags,
 )
+from tests.support.settings import opensearch_config_with, writer_retry_with
 
 
 @pytest.fixture
@@ -162,7 +162,8 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("url", ["/", "/?q=relibra", "/researchers/abc"])
 def test_opensearch_down_is_a_friendly_503_page(url):
     port = _closed_port()
-    http = TestClient(app_for(OpenSearchConfig(url=f"http://127.0.0.1:{port}", timeout=2)))
+    http = TestClient(app_for(opensearch_config_with(OPENSEARCH_URL=f"http://127.0.0.1:{port}",
+                                                     OPENSEARCH_TIMEOUT=2)))
     response = http.get(url)
     assert response.status_code == 503
     assert "Search is taking a break" in response.text
@@ -175,7 +176,8 @@ def test_arxiv_links_appear_once_a_work_is_enriched(site, opensearch_client, tmp
     work_id = site.search(q="relibra -megatron")["hits"][0]["id"]
     arxiv = {"id": "2601.01234v1", "title": "ReLibra", "doi": "10.1000/relibra",
              "pdf_url": "javascript:alert(1)"}  # a hostile URL must not become a link
-    writer = BulkWriter(opensearch_client, site.config.prefix, DeadLetterFile(tmp_path / "dl"))
+    writer = BulkWriter(opensearch_client, site.config.prefix, DeadLetterFile(tmp_path / "dl"),
+                        writer_retry_with())
     assert writer.write([enrichment_change(work_id, status="done", arxiv=arxiv)]).delivered == 1
     refresh(opensearch_client, site.config.prefix)
     hit = site.search(q="relibra -megatron")["hits"][0]

@@ -39,12 +39,13 @@ _NO_CSP_PATHS = ("/docs", "/openapi.json")
 
 def create_app(config: OpenSearchConfig | None = None, *,
                service: SearchService | None = None) -> FastAPI:
-    """The web app over ``config``'s cluster and prefix (environment when None).
+    """The web app over ``config``'s cluster and prefix.
 
-    Pass ``service`` to use a ready one (tests wrap the client that way).
+    Pass ``service`` instead to use a ready one (tests wrap the client that way).
     """
     if service is None:
-        config = config or OpenSearchConfig.from_env()
+        if config is None:
+            raise TypeError("create_app needs an OpenSearchConfig or a SearchService")
         timeout = min(config.timeout, SEARCH_TIMEOUT)
         service = SearchService(build_client(replace(config, timeout=timeout)), config.prefix)
     app = FastAPI(

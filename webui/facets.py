@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from indexing.connection import as_bool
+from core.flags import as_bool
 
 MAX_VALUE_CHARS = 512  # the mappings' ignore_above: longer values are never indexed
 

@@ -21,7 +21,7 @@ from core import stat_keys
 from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
 from crawler.commands.runlock import RunLock
 from crawler.extensions.job import job_name, state_dir
-from crawler.extensions.verdict import DEFAULT_MAX_ERROR_RATE, judge
+from crawler.extensions.verdict import judge
 
 logger = logging.getLogger("scholarindex.run")
 
@@ -50,7 +50,7 @@ class Command(ScrapyCrawlCommand):
         self.settings.set("RUN_JOB", job, priority="cmdline")
 
         lock = RunLock(state_dir(self.settings) / f"{job}.lock")
-        if self.settings.getbool("RUN_LOCK", True) and not lock.acquire():
+        if self.settings.getbool("RUN_LOCK") and not lock.acquire():
             self._finish(EXIT_ALREADY_RUNNING, (
                 f"run refused (exit {EXIT_ALREADY_RUNNING}): job {job} is already running "
                 f"({lock.holder()}; lock {lock.path}); try again when it has finished"))
@@ -78,7 +78,7 @@ class Command(ScrapyCrawlCommand):
         if stat_keys.RUN_EXIT_CODE in stats:
             return int(stats[stat_keys.RUN_EXIT_CODE]), str(stats[stat_keys.RUN_REASON])
         # RunVerdict not enabled, or the crawl was killed before spider_closed: judge here.
-        rate = self.settings.getfloat("RUN_MAX_ERROR_RATE", DEFAULT_MAX_ERROR_RATE)
+        rate = self.settings.getfloat("RUN_MAX_ERROR_RATE")
         reason = str(stats.get(stat_keys.SCRAPY_FINISH_REASON) or "killed")
         verdict = judge(stats, reason, max_error_rate=rate)
         return verdict.exit_code, verdict.reason

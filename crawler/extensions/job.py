@@ -19,8 +19,6 @@ from scrapy.settings import BaseSettings
 
 from core import stat_keys
 
-# Default for STATE_DIR, as declared in crawler/settings.py.
-DEFAULT_STATE_DIR = ".scholarindex-state"
 # The file in a JOBDIR that remembers the run id across a pause and resume.
 RUN_FILE = "scholarindex-run.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -51,7 +49,7 @@ def job_name(settings: BaseSettings, spider_args: dict[str, str] | None = None) 
 
 
 def state_dir(settings: BaseSettings) -> Path:
-    return Path(settings.get("STATE_DIR") or DEFAULT_STATE_DIR)
+    return Path(settings["STATE_DIR"])
 
 
 def run_id(jobdir: str | None) -> tuple[str, bool]:

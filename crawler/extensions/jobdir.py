@@ -34,7 +34,7 @@ class JobdirReset:
     def from_crawler(cls, crawler: Crawler) -> JobdirReset:
         jobdir = crawler.settings.get("JOBDIR")
         # No message: Scrapy would log one as a warning on every run without a JOBDIR.
-        if not jobdir or not crawler.settings.getbool("RUN_JOBDIR_RESET", True):
+        if not jobdir or not crawler.settings.getbool("RUN_JOBDIR_RESET"):
             raise NotConfigured
         ext = cls(Path(jobdir))
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)

@@ -214,9 +214,9 @@ class RunReport:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RunReport:
         settings = crawler.settings
-        indexing = settings.getbool("INDEX_ENABLED", True)
+        indexing = settings.getbool("INDEX_ENABLED")
         config = OpenSearchConfig.from_settings(settings) if indexing else None
-        return cls(crawler, settings.get("RUN_REPORT") or "", config)
+        return cls(crawler, settings["RUN_REPORT"], config)
 
     def spider_opened(self, spider: Spider) -> None:
         run_identity(self.crawler)

@@ -44,9 +44,6 @@ from core.exit_codes import (
 from core.urls import redact_url
 from crawler.extensions.job import run_identity
 
-# Default for RUN_MAX_ERROR_RATE, as declared in crawler/settings.py.
-DEFAULT_MAX_ERROR_RATE = 0.5
-
 # Sent once per crawl, at spider_closed, with ``verdict`` (a Verdict) and ``reason``.
 run_verdict = object()
 
@@ -71,7 +68,7 @@ def judge(
     stats: Mapping[str, Any],
     close_reason: str,
     *,
-    max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
+    max_error_rate: float,
     dependency_urls: Mapping[str, str] | None = None,
     resumable: bool = False,
 ) -> Verdict:
@@ -138,7 +135,7 @@ class RunVerdict:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RunVerdict:
-        rate = crawler.settings.getfloat("RUN_MAX_ERROR_RATE", DEFAULT_MAX_ERROR_RATE)
+        rate = crawler.settings.getfloat("RUN_MAX_ERROR_RATE")
         return cls(crawler, rate)
 
     def spider_opened(self, spider: Spider) -> None:

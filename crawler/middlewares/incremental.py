@@ -167,14 +167,14 @@ class IncrementalMiddleware:
 
 def incremental_enabled(settings: BaseSettings) -> bool:
     """INCREMENTAL_ENABLED: true, false, or auto (the default): on when the run indexes."""
-    if str(settings.get("INCREMENTAL_ENABLED", "auto")).strip().lower() == "auto":
-        return settings.getbool("INDEX_ENABLED", True)
+    if str(settings["INCREMENTAL_ENABLED"]).strip().lower() == "auto":
+        return settings.getbool("INDEX_ENABLED")
     return settings.getbool("INCREMENTAL_ENABLED")
 
 
 def state_target(settings: BaseSettings) -> str:
     """Which destination the committed state describes (see the module docstring)."""
-    if not settings.getbool("INDEX_ENABLED", True):
+    if not settings.getbool("INDEX_ENABLED"):
         return "export"
     url = redact_url(settings.get("OPENSEARCH_URL") or "")
     where = f"{url}\n{settings.get('INDEX_PREFIX') or ''}"

@@ -1,0 +1,33 @@
+"""The project's settings for tests: ``crawler/settings.py``'s defaults, never this
+process's environment, with the overrides a test names (``OPENSEARCH_URL=...``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy.settings import Settings
+
+from core.retry import RetryPolicy
+from crawler.environment import project_settings
+from enrichment.config import EnrichmentConfig
+from indexing.connection import OpenSearchConfig
+
+
+def settings_with(**overrides: Any) -> Settings:
+    """The project's settings with ``overrides``, as ``-s NAME=value`` would give them."""
+    return project_settings(environ={}, overrides=overrides)
+
+
+def opensearch_config_with(**overrides: Any) -> OpenSearchConfig:
+    """``OpenSearchConfig`` from the project's defaults and ``overrides``."""
+    return OpenSearchConfig.from_settings(settings_with(**overrides))
+
+
+def enrichment_config_with(**overrides: Any) -> EnrichmentConfig:
+    """``EnrichmentConfig`` from the project's defaults and ``overrides``."""
+    return EnrichmentConfig.from_settings(settings_with(**overrides))
+
+
+def writer_retry_with(**overrides: Any) -> RetryPolicy:
+    """The index writer's retry policy (``INDEX_MAX_ATTEMPTS``, ``INDEX_RETRY_*``)."""
+    return RetryPolicy.from_settings(settings_with(**overrides), "INDEX")
