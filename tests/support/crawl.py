@@ -170,8 +170,8 @@ def crawl_command(tmp_path: Path, *args: str, settings: dict[str, str] | None = 
     out, report = tmp_path / f"items-{n}.jsonl", tmp_path / f"report-{n}.json"
     out.touch()  # claims the number for a crawl started alongside
     command = [SCRAPY, "crawl", "profiles", *args, "-O", str(out)]
-    for name, value in base_settings(tmp_path, RUN_REPORT=str(report),
-                                     **(settings or {})).items():
+    chosen = {"RUN_REPORT": str(report), **(settings or {})}  # a test may name its own
+    for name, value in base_settings(tmp_path, **chosen).items():
         command += ["-s", f"{name}={value}"]
     return command, out, report
 
