@@ -31,7 +31,7 @@ from indexing.deadletter import read_lines
 from indexing.replay import replay
 from pipelines.signals import work_enriched
 from tests.support.faultproxy import FaultProxy
-from tests.test_indexing_writer import snapshot
+from tests.support.index_contents import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = {"pipelines.index.OpenSearchIndexPipeline": 800}

@@ -24,9 +24,9 @@ from indexing.deadletter import read_lines
 from indexing.indices import alias_name
 from ops import console
 from tests.support.faultproxy import FaultProxy
+from tests.support.index_contents import snapshot
 from tests.support.ops import (
     SearchLoop,
-    all_docs,
     cli_env,
     facet_counts,
     first_title_words,
@@ -150,7 +150,7 @@ def test_writes_during_reindex_are_not_lost(indexed: OpenSearchConfig,
                                             fault_proxy: FaultProxy, tmp_path: Path) -> None:
     client, prefix = opensearch_client, indexed.prefix
     works = alias_name(prefix, "works")
-    existing = {k: v["title"] for k, v in all_docs(client, works).items()}
+    existing = {k: v["title"] for k, v in snapshot(client, works).items()}
     dead = tmp_path / "writer-dl.jsonl"
     writer = Writer(make_writer(dead_letters=dead), existing)
     # The reindex goes through the proxy, each copy slice held 0.3 s: the crawl stand-in
@@ -183,7 +183,7 @@ def test_writes_during_reindex_are_not_lost(indexed: OpenSearchConfig,
         assert replayed.exit_code == 0, replayed.output
     assert writer.report.delivered + len(letters) == sum(len(v) for v in writer.expected.values())
 
-    docs = all_docs(client, works)
+    docs = snapshot(client, works)
     for work_id, researchers in writer.expected.items():
         assert work_id in docs, work_id
         listed = {e["researcher_id"] for e in docs[work_id]["listings"]}
@@ -285,7 +285,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
         return original(work_id, entries, previous) | {"listing_count": len(entries)}
 
     works = alias_name(indexed.prefix, "works")
-    before = all_docs(opensearch_client, works)
+    before = snapshot(opensearch_client, works)
     assert not any("listing_count" in d for d in before.values())
     monkeypatch.setattr(indexing.documents, "_work_doc", work_doc_with_count)
     env = cli_env(indexed, INDEX_MAPPINGS_DIR=mappings_dir(tmp_path, with_field))
@@ -294,7 +294,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
 
     assert result.exit_code == 0, result.output
     assert json_out(result)["results"][0]["new_index"].endswith("works-v2")
-    after = all_docs(opensearch_client, works)
+    after = snapshot(opensearch_client, works)
     assert after.keys() == before.keys()
     for work_id, doc in after.items():
         assert doc["listing_count"] == len(before[work_id]["listings"])
@@ -304,12 +304,12 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
 def test_rebuild_with_unchanged_code_changes_nothing(indexed: OpenSearchConfig,
                                                      opensearch_client: OpenSearch,
                                                      env: dict[str, str]) -> None:
-    before = {n: all_docs(opensearch_client, alias_name(indexed.prefix, n))
+    before = {n: snapshot(opensearch_client, alias_name(indexed.prefix, n))
               for n in ("works", "researchers")}
     result = run_cli(["reindex", "--yes", "--rebuild"], env)
     assert result.exit_code == 0, result.output
     for name, docs in before.items():
-        assert all_docs(opensearch_client, alias_name(indexed.prefix, name)) == docs
+        assert snapshot(opensearch_client, alias_name(indexed.prefix, name)) == docs
 
 
 # --- confirmation --------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Helpers for the ``scholarindex`` tests (no tests here): CLI runs, index facts, loads.
 
-Plain functions on top of conftest's fixtures, like ``tests/webui_data.py``.
+Plain functions on top of conftest's fixtures, like ``tests/support/search_site.py``.
 """
 
 from __future__ import annotations
@@ -86,13 +86,6 @@ def facet_counts(client: OpenSearch, index: str, name: str) -> dict[str, list[tu
     answer = client.search(index=index, body={"size": 0, "aggs": aggs})["aggregations"]
     return {f: sorted((b["key"], b["doc_count"]) for b in answer[f"f{i}"]["buckets"])
             for i, f in enumerate(FACET_FIELDS[name])}
-
-
-def all_docs(client: OpenSearch, index: str) -> dict[str, dict[str, Any]]:
-    """Every document of ``index`` by id."""
-    client.indices.refresh(index=index)
-    hits = client.search(index=index, body={"size": 10000, "query": {"match_all": {}}})
-    return {h["_id"]: h["_source"] for h in hits["hits"]["hits"]}
 
 
 def json_out(result: Result | subprocess.CompletedProcess[str]) -> Any:
