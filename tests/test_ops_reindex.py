@@ -314,6 +314,7 @@ def test_rebuild_with_unchanged_code_changes_nothing(indexed: OpenSearchConfig,
 
 # --- confirmation --------------------------------------------------------------------------
 
+@pytest.mark.process
 def test_without_yes_and_without_a_terminal_nothing_happens(
         indexed: OpenSearchConfig, opensearch_client: OpenSearch, env: dict[str, str],
         tmp_path: Path) -> None:
@@ -325,6 +326,7 @@ def test_without_yes_and_without_a_terminal_nothing_happens(
         result = run_cli(args, env)
         assert result.exit_code == console.EXIT_USAGE, result.output
         assert "--yes" in last_line(result.stderr)
+    # A real process with stdin closed: the terminal check itself, not a stand-in.
     process = run_process(["reindex", "--index", "works"], env, cwd=tmp_path)
     assert process.returncode == console.EXIT_USAGE
     assert "not a terminal, pass --yes" in last_line(process.stderr)
@@ -355,15 +357,16 @@ def test_the_prompt_asks_and_no_means_no(indexed: OpenSearchConfig,
     assert target(opensearch_client, indexed.prefix, "works") != old
 
 
-# --- a real process ------------------------------------------------------------------------
+# --- real processes: the installed entry point and the statuses a shell sees ---------------
 
+@pytest.mark.process
 def test_the_installed_command(indexed: OpenSearchConfig, opensearch_client: OpenSearch,
                                env: dict[str, str], tmp_path: Path) -> None:
     helped = run_process(["--help"], env, cwd=tmp_path)
     assert helped.returncode == 0
     for command in ("status", "reindex", "rollback", "replay", "enrich", "serve"):
         assert command in helped.stdout
-        assert run_process([command, "--help"], env, cwd=tmp_path).returncode == 0
+        assert run_cli([command, "--help"], env).exit_code == 0
 
     old = target(opensearch_client, indexed.prefix, "works")
     done = run_process(["reindex", "--yes", "--index", "works", "--json"], env, cwd=tmp_path)
@@ -371,13 +374,13 @@ def test_the_installed_command(indexed: OpenSearchConfig, opensearch_client: Ope
     new = json_out(done)["results"][0]["new_index"]
     assert target(opensearch_client, indexed.prefix, "works") == new != old
 
-    status = run_process(["status", "--json"], env, cwd=tmp_path)
-    assert status.returncode == 0, status.stderr
+    status = run_cli(["status", "--json"], env)
+    assert status.exit_code == 0, status.stderr
     works = json_out(status)["indices"][0]
     assert works["index"] == new and works["older_versions"][0]["index"] == old
 
-    back = run_process(["rollback", "--yes", "--index", "works"], env, cwd=tmp_path)
-    assert back.returncode == 0, back.stderr
+    back = run_cli(["rollback", "--yes", "--index", "works"], env)
+    assert back.exit_code == 0, back.stderr
     assert target(opensearch_client, indexed.prefix, "works") == old
 
 
@@ -385,6 +388,15 @@ def test_unreachable_cluster_exits_3_naming_it(tmp_path: Path) -> None:
     env = {"OPENSEARCH_URL": "http://127.0.0.1:9", "INDEX_PREFIX": "nobody_",
            "OPENSEARCH_TIMEOUT": "2"}
     for args in (["status"], ["reindex", "--yes"], ["rollback", "--yes"]):
-        result = run_process(args, env, cwd=tmp_path)
-        assert result.returncode == console.EXIT_UNAVAILABLE, (args, result.stderr)
+        result = run_cli(args, env)
+        assert result.exit_code == console.EXIT_UNAVAILABLE, (args, result.stderr)
         assert "http://127.0.0.1:9" in last_line(result.stderr)
+
+
+@pytest.mark.process
+def test_unreachable_cluster_exit_status_reaches_the_shell(tmp_path: Path) -> None:
+    env = {"OPENSEARCH_URL": "http://127.0.0.1:9", "INDEX_PREFIX": "nobody_",
+           "OPENSEARCH_TIMEOUT": "2"}
+    result = run_process(["status"], env, cwd=tmp_path)
+    assert result.returncode == console.EXIT_UNAVAILABLE, result.stderr
+    assert "http://127.0.0.1:9" in last_line(result.stderr)
