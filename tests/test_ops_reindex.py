@@ -142,6 +142,7 @@ class Writer:
             for item in items:
                 self.expected.setdefault(item.work_id, set()).add(item.researcher_id)
             self.batches += 1
+            self.stop.wait(0.05)  # a crawl's pace, not a tight loop starving the server
 
 
 def test_writes_during_reindex_are_not_lost(indexed: OpenSearchConfig,
