@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from indexing.client import build_client
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
 
 pytestmark = pytest.mark.browser
@@ -71,39 +72,53 @@ def playwright() -> Iterator[object]:
         yield driver
 
 
+def launch(playwright: object, tmp_path_factory: pytest.TempPathFactory,
+           **options: object) -> object:
+    """A Chromium context on a fresh user-data dir."""
+    return playwright.chromium.launch_persistent_context(  # type: ignore[attr-defined]
+        str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
+        headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900}, **options)
+
+
+@pytest.fixture(scope="module")
+def chromium(playwright: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One Chromium for the module's tabs (the app keeps no state in the browser)."""
+    context = launch(playwright, tmp_path_factory)
+    yield context
+    context.close()  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def browser(playwright: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """``open(**options)``: a Chromium context on a fresh user-data dir, closed at teardown."""
+    """``open(**options)``: a Chromium of this test's own with ``options``, closed at teardown."""
     contexts: list[object] = []
 
     def open_context(**options: object) -> object:
-        context = playwright.chromium.launch_persistent_context(  # type: ignore[attr-defined]
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-            headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900},
-            **options)
-        contexts.append(context)
-        return context
+        contexts.append(launch(playwright, tmp_path_factory, **options))
+        return contexts[-1]
 
     yield open_context
     for context in contexts:
         context.close()  # type: ignore[attr-defined]
 
 
-@pytest.fixture
-def site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
-    return index_site(opensearch_client, opensearch_config, tmp_path)
+@pytest.fixture(scope="module")
+def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
+    """The fixture pages indexed once for the module: the tests using it only read."""
+    config = module_opensearch_config
+    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server(site: FixtureSite) -> Iterator[LiveServer]:
     with LiveServer(app_for(site.config)) as live:
         yield live
 
 
 @pytest.fixture
-def page(browser: object, server: LiveServer) -> Iterator[object]:
+def page(chromium: object, server: LiveServer) -> Iterator[object]:
     """A fresh tab; fails the test on any JavaScript error or console error (CSP included)."""
-    tab = browser().new_page()  # type: ignore[operator]
+    tab = chromium.new_page()  # type: ignore[attr-defined]
     problems: list[str] = []
     tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     tab.on("console", lambda msg: problems.append(f"console: {msg.text}")
