@@ -32,18 +32,44 @@ from crawler.extensions.verdict import (
 from tests.support.scheduled import (
     SCRAPY,
     SEEDS,
+    Run,
     crawl,
     crawl_env,
+    crawl_many,
     file_urls,
     free_port,
 )
 
 PIPELINES = "tests.support.scheduled"
+UNREACHABLE_PORT = free_port()  # nothing listens there
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """One crawl per case, each in its own directory, run side by side."""
+    def workdir(name: str) -> Path:
+        return tmp_path_factory.mktemp(name)
+
+    gone = workdir("error-rate")
+    missing = [gone / f"gone-{i}.txt" for i in range(3)]
+    unreachable = workdir("unreachable")
+    return crawl_many({
+        "clean": (workdir("clean"), file_urls(SEEDS), {"RUN_JOB": "seeds"}),
+        "dead-lettered": (workdir("dead-lettered"), file_urls(SEEDS), {
+            "ITEM_PIPELINES": json.dumps({f"{PIPELINES}.DeadLetterEveryFifthWork": 100})}),
+        "unreachable": (unreachable, file_urls(SEEDS), {
+            "INDEX_ENABLED": "true",
+            "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
+            "OPENSEARCH_URL": f"http://admin:s3cret@127.0.0.1:{UNREACHABLE_PORT}",
+            "INDEX_DEADLETTER_PATH": str(unreachable / "deadletter.jsonl")}),
+        "error-rate": (gone, file_urls([*SEEDS[:2], *missing]), {"RUN_MAX_ERROR_RATE": "0.5"}),
+        "no-urls": (workdir("no-urls"), ""),
+    })
 
 
 @pytest.mark.process
-def test_clean_crawl_exits_0_with_the_report(tmp_path: Path) -> None:
-    run = crawl(tmp_path, file_urls(SEEDS), {"RUN_JOB": "seeds"})
+def test_clean_crawl_exits_0_with_the_report(runs: dict[str, Run]) -> None:
+    run = runs["clean"]
     assert run.returncode == EXIT_OK, run.stderr[-3000:]
     assert "[scholarindex.run] INFO: run ok (exit 0)" in run.last_line
     report = run.report
@@ -61,9 +87,8 @@ def test_clean_crawl_exits_0_with_the_report(tmp_path: Path) -> None:
 
 
 @pytest.mark.process
-def test_dead_lettered_documents_fail_with_their_own_code(tmp_path: Path) -> None:
-    pipelines = json.dumps({f"{PIPELINES}.DeadLetterEveryFifthWork": 100})
-    run = crawl(tmp_path, file_urls(SEEDS), {"ITEM_PIPELINES": pipelines})
+def test_dead_lettered_documents_fail_with_their_own_code(runs: dict[str, Run]) -> None:
+    run = runs["dead-lettered"]
     assert run.returncode == EXIT_DATA_LOST, run.stderr[-3000:]
     assert "run failed (exit 4): 5 documents dead-lettered" in run.last_line
     assert run.report is not None
@@ -72,26 +97,19 @@ def test_dead_lettered_documents_fail_with_their_own_code(tmp_path: Path) -> Non
 
 @pytest.mark.process
 def test_unreachable_opensearch_exits_3_naming_the_url_without_its_password(
-        tmp_path: Path) -> None:
-    port = free_port()  # nothing listens there
-    run = crawl(tmp_path, file_urls(SEEDS), {
-        "INDEX_ENABLED": "true",
-        "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
-        "OPENSEARCH_URL": f"http://admin:s3cret@127.0.0.1:{port}",
-        "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl"),
-    }, timeout=60)
+        runs: dict[str, Run]) -> None:
+    run = runs["unreachable"]
     assert run.returncode == EXIT_UNAVAILABLE, run.stderr[-3000:]
-    assert f"opensearch unavailable at http://127.0.0.1:{port}" in run.last_line
+    assert f"opensearch unavailable at http://127.0.0.1:{UNREACHABLE_PORT}" in run.last_line
     assert "s3cret" not in run.last_line
     assert run.report is not None and run.report["pages"]["fetched"] == 0
     assert run.report["close_reason"] == "opensearch_unavailable"
 
 
 @pytest.mark.process
-def test_error_rate_over_the_threshold_fails(tmp_path: Path) -> None:
-    missing = [tmp_path / f"gone-{i}.txt" for i in range(3)]
-    run = crawl(tmp_path, file_urls([*SEEDS[:2], *missing]), {"RUN_MAX_ERROR_RATE": "0.5"})
-    assert run.returncode == EXIT_FAILED
+def test_error_rate_over_the_threshold_fails(runs: dict[str, Run]) -> None:
+    run = runs["error-rate"]
+    assert run.returncode == EXIT_FAILED, run.stderr[-3000:]
     assert "3/5 pages failed (60%, over RUN_MAX_ERROR_RATE=50%)" in run.last_line
     assert run.report is not None
     assert (run.report["pages"]["parsed"], run.report["pages"]["failed"]) == (2, 3)
@@ -100,9 +118,9 @@ def test_error_rate_over_the_threshold_fails(tmp_path: Path) -> None:
 
 
 @pytest.mark.process
-def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    run = crawl(tmp_path, "")
-    assert run.returncode == EXIT_USAGE
+def test_usage_errors_exit_2(runs: dict[str, Run], tmp_path: Path) -> None:
+    run = runs["no-urls"]
+    assert run.returncode == EXIT_USAGE, run.stderr[-3000:]
     assert "no URLs given" in run.last_line
     unknown = subprocess.run([SCRAPY, "crawl", "nosuchspider"], cwd=tmp_path,
                              env=crawl_env(tmp_path), capture_output=True, text=True, timeout=60)

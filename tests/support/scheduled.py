@@ -16,6 +16,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +101,16 @@ def crawl(workdir: Path, urls: str, settings: dict[str, str] | None = None, *ext
     )
     loaded = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
     return Run(proc.returncode, proc.stderr, loaded, read_items(items))
+
+
+def crawl_many(crawls: Mapping[str, tuple[Any, ...]], workers: int = 2) -> dict[str, Run]:
+    """Independent crawls, ``workers`` at a time: ``{name: (workdir, urls, settings, ...)}``.
+
+    Each crawl is its own process in its own directory; the test process only waits.
+    """
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        started = {name: pool.submit(crawl, *args) for name, args in crawls.items()}
+        return {name: future.result() for name, future in started.items()}
 
 
 def page_state(state_dir: Path, job: str, target: str = "export") -> dict[str, dict[str, Any]]:
