@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from crawler.extensions.verdict import EXIT_DATA_LOST, EXIT_OK
 from indexing.connection import OpenSearchConfig
 from standins.site import SiteServer
 from tests.support.incremental import DATA_LOST, IncrementalRun
-from tests.support.scheduled import SEEDS, Run, crawl, file_urls, page_state
+from tests.support.scheduled import SEEDS, Run, crawl, file_urls, page_state, side_by_side
 
 JOB = {"RUN_JOB": "incremental"}
 PAGE = "http://site.example/chao-jin.html"
@@ -100,59 +101,106 @@ def test_incremental_enabled_switch(tmp_path: Path, mode: str, indexing: str, on
 
 
 # --- real crawls --------------------------------------------------------------------------
+# Three jobs, each run by a scheduler several times, side by side (each its own directory):
+# a site over HTTP (304s), the same pages indexed, and file:// pages (no validators:
+# unchanged is told by content hash) with a run that loses documents.
 
-@pytest.mark.process
-def test_unchanged_site_over_http_sends_next_to_nothing(tmp_path: Path) -> None:
-    site_root = tmp_path / "site"
+def http_job(root: Path) -> dict[str, Any]:
+    """Crawl a site, again unchanged, again after one page changed."""
+    site_root, workdir = root / "site", root / "run"
     site_root.mkdir()
     for seed in SEEDS:
         shutil.copy(seed, site_root / seed.name)
-    state = tmp_path / "run" / "state"
+    found: dict[str, Any] = {}
     with SiteServer(site_root) as site:
         urls = ",".join(site.url(seed.name) for seed in SEEDS)
-
-        first = crawl(tmp_path / "run", urls, JOB)
-        assert first.returncode == EXIT_OK, first.stderr[-3000:]
-        assert len(first.items) == 31 and first.report is not None
-        committed = page_state(state, "incremental")
-        assert set(committed) == {site.url(seed.name) for seed in SEEDS}
-        assert all(page["committed"] and not page["pending"] for page in committed.values())
-
-        # SimpleHTTPRequestHandler sends Last-Modified and answers If-Modified-Since with 304.
-        second = crawl(tmp_path / "run", urls, JOB)
-        assert second.returncode == EXIT_OK, second.stderr[-3000:]
-        assert second.items == []
-        assert second.report is not None
-        assert second.report["pages"]["unchanged"] == 5
-        assert second.report["pages"]["not_modified"] == 5
-        assert second.report["pages"]["bytes"] < first.report["pages"]["bytes"] / 10
-
-        # One page changes: only it is processed again.
+        found["urls"] = {seed.name: site.url(seed.name) for seed in SEEDS}
+        found["first"] = crawl(workdir, urls, JOB)
+        found["state after first"] = page_state(workdir / "state", "incremental")
+        found["second"] = crawl(workdir, urls, JOB)
         changed = site_root / SEEDS[0].name
         changed.write_text(changed.read_text(encoding="utf-8") + "\n", encoding="utf-8")
         later = changed.stat().st_mtime + 60  # Last-Modified has one-second resolution
         os.utime(changed, (later, later))
-        third = crawl(tmp_path / "run", urls, JOB)
-        assert third.returncode == EXIT_OK
-        assert third.report is not None and third.report["pages"]["unchanged"] == 4
-        assert {item["researcher_url"] for item in third.items if item["kind"] == "work"} == {
-            site.url(SEEDS[0].name)}
+        found["third"] = crawl(workdir, urls, JOB)
+    return found
+
+
+def index_job(root: Path, config: OpenSearchConfig) -> dict[str, Any]:
+    """Crawl into the index, then again unchanged (INCREMENTAL_ENABLED=auto: on)."""
+    indexing = {**JOB, "INDEX_ENABLED": "true", "INCREMENTAL_ENABLED": "auto",
+                "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
+                "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
+                "INDEX_DEADLETTER_PATH": str(root / "deadletter.jsonl")}
+    return {"first": crawl(root, file_urls(SEEDS), indexing),
+            "second": crawl(root, file_urls(SEEDS), indexing)}
+
+
+def file_job(root: Path) -> dict[str, Any]:
+    """A run that loses documents, a good run, an unchanged one, a parse-only one (auto)."""
+    state, urls = root / "state", file_urls(SEEDS)
+    lossy = {**JOB, "ITEM_PIPELINES": json.dumps(
+        {"tests.support.scheduled.DeadLetterEveryFifthWork": 100})}
+    found: dict[str, Any] = {}
+    found["failed"] = crawl(root, urls, lossy)
+    found["state after failed"] = page_state(state, "incremental")
+    found["retried"] = crawl(root, urls, JOB)
+    found["state after retried"] = page_state(state, "incremental")
+    found["skipped"] = crawl(root, urls, JOB)
+    found["state after skipped"] = page_state(state, "incremental")
+    found["auto"] = crawl(root, urls, {**JOB, "INCREMENTAL_ENABLED": "auto"})
+    found["state after auto"] = page_state(state, "incremental")
+    found["state files"] = sorted(p.name for p in state.glob("*.sqlite"))
+    return found
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory: pytest.TempPathFactory,
+         module_opensearch_config: OpenSearchConfig) -> dict[str, dict[str, Any]]:
+    return side_by_side({
+        "http": partial(http_job, tmp_path_factory.mktemp("http-job")),
+        "index": partial(index_job, tmp_path_factory.mktemp("index-job"),
+                         module_opensearch_config),
+        "file": partial(file_job, tmp_path_factory.mktemp("file-job")),
+    }, workers=3)
+
+
+@pytest.mark.process
+def test_unchanged_site_over_http_sends_next_to_nothing(jobs: dict[str, dict[str, Any]]) -> None:
+    http = jobs["http"]
+    first: Run = http["first"]
+    assert first.returncode == EXIT_OK, first.stderr[-3000:]
+    assert len(first.items) == 31 and first.report is not None
+    committed = http["state after first"]
+    assert set(committed) == set(http["urls"].values())
+    assert all(page["committed"] and not page["pending"] for page in committed.values())
+
+    # SimpleHTTPRequestHandler sends Last-Modified and answers If-Modified-Since with 304.
+    second: Run = http["second"]
+    assert second.returncode == EXIT_OK, second.stderr[-3000:]
+    assert second.items == []
+    assert second.report is not None
+    assert second.report["pages"]["unchanged"] == 5
+    assert second.report["pages"]["not_modified"] == 5
+    assert second.report["pages"]["bytes"] < first.report["pages"]["bytes"] / 10
+
+    # One page changed: only it is processed again.
+    third: Run = http["third"]
+    assert third.returncode == EXIT_OK, third.stderr[-3000:]
+    assert third.report is not None and third.report["pages"]["unchanged"] == 4
+    assert {item["researcher_url"] for item in third.items if item["kind"] == "work"} == {
+        http["urls"][SEEDS[0].name]}
 
 
 @pytest.mark.process
 def test_unchanged_site_sends_next_to_nothing_to_the_index(
-        tmp_path: Path, opensearch_config: OpenSearchConfig) -> None:
-    indexing = {**JOB, "INDEX_ENABLED": "true", "INCREMENTAL_ENABLED": "auto",
-                "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
-                "OPENSEARCH_URL": opensearch_config.url, "INDEX_PREFIX": opensearch_config.prefix,
-                "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl")}
-    urls = file_urls(SEEDS)
-    first = crawl(tmp_path, urls, indexing)
+        jobs: dict[str, dict[str, Any]]) -> None:
+    first: Run = jobs["index"]["first"]
     assert first.returncode == EXIT_OK, first.stderr[-3000:]
     assert first.report is not None
     assert first.report["listings_delivered"] == 26 and first.report["indexed"] > 0
 
-    second = crawl(tmp_path, urls, indexing)
+    second: Run = jobs["index"]["second"]
     assert second.returncode == EXIT_OK, second.stderr[-3000:]
     assert second.report is not None
     assert second.report["pages"]["unchanged"] == 5
@@ -160,31 +208,9 @@ def test_unchanged_site_sends_next_to_nothing_to_the_index(
     assert second.report["indexed"] == 0
 
 
-# One job on file:// pages (no validators: unchanged is told by content hash), run by a
-# scheduler four times: a run that loses documents, a good run, an unchanged site, and a
-# parse-only run with the default INCREMENTAL_ENABLED=auto.
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    workdir = tmp_path_factory.mktemp("incremental-job")
-    state, urls = workdir / "state", file_urls(SEEDS)
-    lossy = {**JOB, "ITEM_PIPELINES": json.dumps(
-        {"tests.support.scheduled.DeadLetterEveryFifthWork": 100})}
-    found: dict[str, Any] = {}
-    found["failed"] = crawl(workdir, urls, lossy)
-    found["state after failed"] = page_state(state, "incremental")
-    found["retried"] = crawl(workdir, urls, JOB)
-    found["state after retried"] = page_state(state, "incremental")
-    found["skipped"] = crawl(workdir, urls, JOB)
-    found["state after skipped"] = page_state(state, "incremental")
-    found["auto"] = crawl(workdir, urls, {**JOB, "INCREMENTAL_ENABLED": "auto"})
-    found["state after auto"] = page_state(state, "incremental")
-    found["state files"] = sorted(p.name for p in state.glob("*.sqlite"))
-    return found
-
-
 @pytest.mark.process
-def test_a_failed_run_leaves_its_page_state_uncommitted(runs: dict[str, Any]) -> None:
+def test_a_failed_run_leaves_its_page_state_uncommitted(jobs: dict[str, dict[str, Any]]) -> None:
+    runs = jobs["file"]
     failed: Run = runs["failed"]
     assert failed.returncode == EXIT_DATA_LOST, failed.stderr[-3000:]
     state = runs["state after failed"]
@@ -194,7 +220,8 @@ def test_a_failed_run_leaves_its_page_state_uncommitted(runs: dict[str, Any]) ->
 
 @pytest.mark.process
 def test_pages_of_a_failed_run_are_processed_again_then_skipped(
-        runs: dict[str, Any]) -> None:
+        jobs: dict[str, dict[str, Any]]) -> None:
+    runs = jobs["file"]
     retried: Run = runs["retried"]
     skipped: Run = runs["skipped"]
     assert retried.returncode == EXIT_OK and len(retried.items) == 31
@@ -209,7 +236,8 @@ def test_pages_of_a_failed_run_are_processed_again_then_skipped(
 
 @pytest.mark.process
 def test_a_parse_only_run_processes_everything_and_keeps_no_state(
-        runs: dict[str, Any]) -> None:
+        jobs: dict[str, dict[str, Any]]) -> None:
+    runs = jobs["file"]
     auto: Run = runs["auto"]
     assert auto.returncode == EXIT_OK
     assert len(auto.items) == 31  # its export holds every item

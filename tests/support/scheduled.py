@@ -16,10 +16,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +104,18 @@ def crawl(workdir: Path, urls: str, settings: dict[str, str] | None = None, *ext
     return Run(proc.returncode, proc.stderr, loaded, read_items(items))
 
 
-def crawl_many(crawls: Mapping[str, tuple[Any, ...]], workers: int = 2) -> dict[str, Run]:
-    """Independent crawls, ``workers`` at a time: ``{name: (workdir, urls, settings, ...)}``.
-
-    Each crawl is its own process in its own directory; the test process only waits.
-    """
+def side_by_side(jobs: Mapping[str, Callable[[], Any]], workers: int = 2) -> dict[str, Any]:
+    """Run independent jobs (each mostly waiting on its own crawl process) ``workers`` at a
+    time; their results by name. An exception in a job is raised here."""
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        started = {name: pool.submit(crawl, *args) for name, args in crawls.items()}
+        started = {name: pool.submit(job) for name, job in jobs.items()}
         return {name: future.result() for name, future in started.items()}
+
+
+def crawl_many(crawls: Mapping[str, tuple[Any, ...]], workers: int = 2) -> dict[str, Run]:
+    """Independent crawls side by side: ``{name: (workdir, urls, settings, ...)}``."""
+    return side_by_side({name: partial(crawl, *args) for name, args in crawls.items()},
+                        workers)
 
 
 def page_state(state_dir: Path, job: str, target: str = "export") -> dict[str, dict[str, Any]]:
