@@ -146,11 +146,16 @@ def test_second_run_of_a_job_exits_at_once(tmp_path: Path) -> None:
     lock = RunLock(tmp_path / "state" / "nightly.lock")
     assert lock.acquire()  # this test process is "the first run"
     try:
-        run = crawl(tmp_path, file_urls(SEEDS), {"RUN_JOB": "nightly"})
-        # Another job is not held up.
-        other = crawl(tmp_path, file_urls(SEEDS[:1]), {"RUN_JOB": "other"})
+        # The same job again, and another job (not held up), side by side in one STATE_DIR.
+        held = crawl_many({
+            "nightly": (tmp_path / "nightly", file_urls(SEEDS), {
+                "RUN_JOB": "nightly", "STATE_DIR": str(tmp_path / "state")}),
+            "other": (tmp_path / "other", file_urls(SEEDS[:1]), {
+                "RUN_JOB": "other", "STATE_DIR": str(tmp_path / "state")}),
+        })
     finally:
         lock.release()
+    run, other = held["nightly"], held["other"]
     assert run.returncode == EXIT_ALREADY_RUNNING
     assert "job nightly is already running" in run.last_line
     assert "Spider opened" not in run.stderr and run.report is None
