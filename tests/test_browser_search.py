@@ -72,29 +72,24 @@ def playwright() -> Iterator[object]:
         yield driver
 
 
-def launch(playwright: object, tmp_path_factory: pytest.TempPathFactory,
-           **options: object) -> object:
-    """A Chromium context on a fresh user-data dir."""
-    return playwright.chromium.launch_persistent_context(  # type: ignore[attr-defined]
-        str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-        headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900}, **options)
-
-
 @pytest.fixture(scope="module")
-def chromium(playwright: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """One Chromium for the module's tabs (the app keeps no state in the browser)."""
-    context = launch(playwright, tmp_path_factory)
-    yield context
-    context.close()  # type: ignore[attr-defined]
+def chromium(playwright: object) -> Iterator[object]:
+    """One Chromium for the module; each test gets contexts (profiles) of its own."""
+    launched = playwright.chromium.launch(  # type: ignore[attr-defined]
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()  # type: ignore[attr-defined]
 
 
 @pytest.fixture
-def browser(playwright: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """``open(**options)``: a Chromium of this test's own with ``options``, closed at teardown."""
+def browser(chromium: object) -> Iterator[object]:
+    """``open(**options)``: a fresh browser context (no cookies, cache or storage) with
+    ``options``, closed at teardown."""
     contexts: list[object] = []
 
     def open_context(**options: object) -> object:
-        contexts.append(launch(playwright, tmp_path_factory, **options))
+        contexts.append(chromium.new_context(  # type: ignore[attr-defined]
+            viewport={"width": 1280, "height": 900}, **options))
         return contexts[-1]
 
     yield open_context
@@ -116,9 +111,9 @@ def server(site: FixtureSite) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def page(chromium: object, server: LiveServer) -> Iterator[object]:
+def page(browser: object, server: LiveServer) -> Iterator[object]:
     """A fresh tab; fails the test on any JavaScript error or console error (CSP included)."""
-    tab = chromium.new_page()  # type: ignore[attr-defined]
+    tab = browser().new_page()  # type: ignore[operator]
     problems: list[str] = []
     tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     tab.on("console", lambda msg: problems.append(f"console: {msg.text}")
