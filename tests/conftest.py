@@ -52,8 +52,30 @@ def index_prefix(opensearch_url: str) -> Iterator[str]:
     """A prefix of this test's own (the same code path on osmem and a real cluster)."""
     prefix = f"t{uuid.uuid4().hex[:10]}_"
     yield prefix
+    _delete_indices(opensearch_url, prefix)
+
+
+@pytest.fixture(scope="module")
+def module_opensearch_config(request: pytest.FixtureRequest) -> Iterator[OpenSearchConfig]:
+    """Like ``opensearch_config``, but one cluster and prefix for a whole test module.
+
+    For data a module builds once and only reads (the web UI's indexed fixture pages).
+    """
+    clone = None if REAL_CLUSTER else request.getfixturevalue("osmem_server").clone()
+    url = REAL_CLUSTER or clone.url
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    try:
+        yield _config(url, prefix)
+    finally:
+        _delete_indices(url, prefix)
+        if clone is not None:
+            clone.close()
+
+
+def _delete_indices(url: str, prefix: str) -> None:
+    """On a real cluster, delete the indices under ``prefix`` (an osmem clone just goes)."""
     if REAL_CLUSTER:
-        client = build_client(_config(opensearch_url, prefix))
+        client = build_client(_config(url, prefix))
         # Delete by name: clusters may forbid wildcard deletes.
         for index in client.indices.get(index=f"{prefix}*", allow_no_indices=True):
             client.indices.delete(index=index, ignore=404)

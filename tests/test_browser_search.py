@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from indexing.client import build_client
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
 
 pytestmark = pytest.mark.browser
@@ -71,30 +72,39 @@ def playwright() -> Iterator[object]:
         yield driver
 
 
+@pytest.fixture(scope="module")
+def chromium(playwright: object) -> Iterator[object]:
+    """One Chromium for the module; each test gets contexts (profiles) of its own."""
+    launched = playwright.chromium.launch(  # type: ignore[attr-defined]
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()  # type: ignore[attr-defined]
+
+
 @pytest.fixture
-def browser(playwright: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """``open(**options)``: a Chromium context on a fresh user-data dir, closed at teardown."""
+def browser(chromium: object) -> Iterator[object]:
+    """``open(**options)``: a fresh browser context (no cookies, cache or storage) with
+    ``options``, closed at teardown."""
     contexts: list[object] = []
 
     def open_context(**options: object) -> object:
-        context = playwright.chromium.launch_persistent_context(  # type: ignore[attr-defined]
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-            headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900},
-            **options)
-        contexts.append(context)
-        return context
+        contexts.append(chromium.new_context(  # type: ignore[attr-defined]
+            viewport={"width": 1280, "height": 900}, **options))
+        return contexts[-1]
 
     yield open_context
     for context in contexts:
         context.close()  # type: ignore[attr-defined]
 
 
-@pytest.fixture
-def site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
-    return index_site(opensearch_client, opensearch_config, tmp_path)
+@pytest.fixture(scope="module")
+def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
+    """The fixture pages indexed once for the module: the tests using it only read."""
+    config = module_opensearch_config
+    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server(site: FixtureSite) -> Iterator[LiveServer]:
     with LiveServer(app_for(site.config)) as live:
         yield live

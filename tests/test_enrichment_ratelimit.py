@@ -79,13 +79,27 @@ def test_threads_of_one_process_share_it_too(tmp_path: Path) -> None:
     assert all(b - a >= DELAY - 0.01 for a, b in itertools.pairwise(starts))
 
 
+class StopDuringWait(threading.Event):
+    """A stop event that is set while the limiter waits on it (shutdown mid-wait)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        self.set()
+        return super().wait(timeout)
+
+
 def test_stop_cuts_a_wait_short(tmp_path: Path) -> None:
-    stop = threading.Event()
-    limiter = SharedRateLimiter(tmp_path, 30.0, stop=stop)
-    with limiter.slot():
+    stop = StopDuringWait()
+    limiter = SharedRateLimiter(tmp_path, 30.0, stop=stop, clock=lambda: 1000.0)
+    with limiter.slot():  # the first request: nothing to wait for
         pass
-    threading.Timer(0.1, stop.set).start()
-    began = time.monotonic()
+    assert stop.waits == []
+    entered = False
     with pytest.raises(Cancelled), limiter.slot():
-        pass
-    assert time.monotonic() - began < 2
+        entered = True
+    # The second waited on the stop event for the whole delay, and the stop cut it.
+    assert stop.waits == [30.0] and not entered

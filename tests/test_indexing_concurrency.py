@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -45,12 +44,10 @@ def write_share(config: OpenSearchConfig, writer_name: str, dead: Path,
     report = WriteReport()
     ready.put(writer_name)
     start.wait(30)
-    began = time.time()
     for i in range(0, len(items), BATCH):
         report.add(writer.write([change_from_item(it) for it in items[i:i + BATCH]]))
-    outcome = {"writer": writer_name, "began": began, "ended": time.time(),
-               "delivered": report.listings_delivered, "conflicts": report.conflicts,
-               "dead": report.dead_lettered}
+    outcome = {"writer": writer_name, "delivered": report.listings_delivered,
+               "conflicts": report.conflicts, "dead": report.dead_lettered}
     if results is not None:
         results.put(outcome)
     return outcome
@@ -110,11 +107,10 @@ def test_two_processes_lose_nothing(make_writer: Callable[..., BulkWriter],
     for proc in procs:
         proc.join(30)
         assert proc.exitcode == 0
-    first, second = sorted(outcomes, key=lambda o: o["began"])
-    assert second["began"] < first["ended"], "the two writers did not overlap"
     assert sorted(o["delivered"] for o in outcomes) == [2 * WORKS * PROFILES_PER_WRITER] * 2
     assert sum(o["dead"] for o in outcomes) == 0
     assert_every_contribution_present(opensearch_client, f"{opensearch_config.prefix}works")
+    # Conflicts happen only when both write the same works at once: the two overlapped.
     assert sum(o["conflicts"] for o in outcomes) > 0, "no conflict: the race was not exercised"
     print("process conflicts:", [o["conflicts"] for o in outcomes])
 

@@ -18,8 +18,8 @@ from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 from indexing.replay import replay
 from tests.support.faultproxy import FaultProxy
+from tests.support.index_contents import snapshot
 from tests.support.settings import writer_retry_with
-from tests.test_indexing_writer import snapshot
 
 T1 = "2026-01-01T00:00:00.000Z"
 ITEMS = [*synthetic_listings(20, per_work=2, researchers=8), *synthetic_researchers(8)]

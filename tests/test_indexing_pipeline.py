@@ -31,8 +31,8 @@ from indexing.replay import replay
 from pipelines.signals import work_enriched
 from tests.support.crawl import CrawlResult, project_settings, run_spider
 from tests.support.faultproxy import FaultProxy
+from tests.support.index_contents import snapshot
 from tests.support.settings import writer_retry_with
-from tests.test_indexing_writer import snapshot
 
 PIPELINE = {"pipelines.index.OpenSearchIndexPipeline": 800}
 

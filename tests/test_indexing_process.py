@@ -21,7 +21,8 @@ from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.indices import ensure_aliases
 from indexing.process import ProcessWriter
-from tests.test_indexing_writer import CHAO, T1, YINMIN, snapshot
+from tests.support.index_contents import snapshot
+from tests.support.sample_items import CHAO, T1, YINMIN
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every test here starts the writer's child process (or a script that does).
@@ -82,7 +83,7 @@ from indexing.changes import change_from_item
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.process import ProcessWriter
-from tests.test_indexing_writer import CHAO, T1
+from tests.support.sample_items import CHAO, T1
 
 url, prefix, dead = sys.argv[1:]
 config = OpenSearchConfig(url=url, prefix=prefix, verify_certs=True, timeout=30)

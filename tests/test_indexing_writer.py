@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch
@@ -27,32 +25,9 @@ from indexing.indices import (
     swap_alias,
 )
 from indexing.replay import replay
+from tests.support.index_contents import snapshot, untimed
+from tests.support.sample_items import CHAO, T1, T2, YINMIN
 from tests.support.settings import writer_retry_with
-
-T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
-
-CHAO = WorkItem(work_id="relibra", title="ReLibra: Serving LLMs", researcher_id="chao-jin",
-                researcher_name="Chao Jin", authors=["Chao Jin", "Yinmin Zhong"], year=2026,
-                abstract="Fast.", researcher_url="https://bz.example/chao-jin", source="bzpeer")
-YINMIN = WorkItem(work_id="relibra", title="RELIBRA: SERVING LLMS", researcher_id="yinmin-zhong",
-                  researcher_name="Yinmin Zhong", authors=["CHÁO JIN", "Yinmin Zhong"],
-                  date="2026-05-14", year=2026, category="DC", code=True,
-                  researcher_url="https://pc.example/yinmin", source="papercards")
-
-
-def snapshot(client: OpenSearch, alias: str) -> dict[str, dict[str, Any]]:
-    """Every document under the alias, by id."""
-    client.indices.refresh(index=alias)
-    hits = client.search(index=alias, body={"size": 10000, "query": {"match_all": {}}})
-    return {hit["_id"]: hit["_source"] for hit in hits["hits"]["hits"]}
-
-
-def untimed(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    docs = copy.deepcopy(docs)
-    for doc in docs.values():
-        for entry in [doc, *doc.get("listings", [])]:
-            entry.pop("last_seen", None)
-    return docs
 
 
 def test_new_documents_then_a_merge_from_another_profile(

@@ -17,7 +17,8 @@ from indexing.connection import OpenSearchConfig
 from indexing.indices import alias_name
 from ops import console
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn
-from tests.support.ops import all_docs, cli_env, json_out, last_line, run_cli
+from tests.support.index_contents import snapshot
+from tests.support.ops import cli_env, json_out, last_line, run_cli
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 
@@ -33,7 +34,7 @@ def pending(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
             make_writer: Callable[..., BulkWriter], tmp_path: Path) -> list[str]:
     """The fixture pages indexed, every work marked pending as a crawl with arXiv down leaves it."""
     index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
-    works = sorted(all_docs(opensearch_client, alias_name(opensearch_config.prefix, "works")))
+    works = sorted(snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works")))
     report = make_writer().write([
         enrichment_change(w, status="pending", reason="arXiv unavailable: HTTP 503",
                           at="2026-11-22T00:00:00Z") for w in works])
@@ -61,7 +62,7 @@ def test_enrich_pending_completes_every_pending_work(
     assert report["ok"] and report["pending_before"] == len(pending)
     assert report["attempted"] == len(pending) == report["written"]
     assert report["still_pending"] == 0
-    docs = all_docs(opensearch_client, alias_name(opensearch_config.prefix, "works"))
+    docs = snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works"))
     matched = {w: d["arxiv_id"] for w, d in docs.items() if d["enrichment"]["status"] == "done"}
     assert report["matched"] == len(matched) > 0
     for work, arxiv_id in matched.items():
@@ -98,7 +99,7 @@ def test_arxiv_down_leaves_works_pending_and_exits_non_zero(
     assert report["still_pending"] == report["attempted"] > 0
     assert report["attempted"] < len(pending)  # stopped at the first chunk arXiv failed
     assert "still pending" in last_line(result.stderr) and "503" in last_line(result.stderr)
-    docs = all_docs(opensearch_client, alias_name(opensearch_config.prefix, "works"))
+    docs = snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works"))
     assert all(d["enrichment"]["status"] == "pending" for d in docs.values())
 
 

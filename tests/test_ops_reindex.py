@@ -24,9 +24,9 @@ from indexing.deadletter import read_lines
 from indexing.indices import alias_name
 from ops import console
 from tests.support.faultproxy import FaultProxy
+from tests.support.index_contents import snapshot
 from tests.support.ops import (
     SearchLoop,
-    all_docs,
     cli_env,
     facet_counts,
     first_title_words,
@@ -142,6 +142,7 @@ class Writer:
             for item in items:
                 self.expected.setdefault(item.work_id, set()).add(item.researcher_id)
             self.batches += 1
+            self.stop.wait(0.05)  # a crawl's pace, not a tight loop starving the server
 
 
 def test_writes_during_reindex_are_not_lost(indexed: OpenSearchConfig,
@@ -150,7 +151,7 @@ def test_writes_during_reindex_are_not_lost(indexed: OpenSearchConfig,
                                             fault_proxy: FaultProxy, tmp_path: Path) -> None:
     client, prefix = opensearch_client, indexed.prefix
     works = alias_name(prefix, "works")
-    existing = {k: v["title"] for k, v in all_docs(client, works).items()}
+    existing = {k: v["title"] for k, v in snapshot(client, works).items()}
     dead = tmp_path / "writer-dl.jsonl"
     writer = Writer(make_writer(dead_letters=dead), existing)
     # The reindex goes through the proxy, each copy slice held 0.3 s: the crawl stand-in
@@ -183,7 +184,7 @@ def test_writes_during_reindex_are_not_lost(indexed: OpenSearchConfig,
         assert replayed.exit_code == 0, replayed.output
     assert writer.report.delivered + len(letters) == sum(len(v) for v in writer.expected.values())
 
-    docs = all_docs(client, works)
+    docs = snapshot(client, works)
     for work_id, researchers in writer.expected.items():
         assert work_id in docs, work_id
         listed = {e["researcher_id"] for e in docs[work_id]["listings"]}
@@ -285,7 +286,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
         return original(work_id, entries, previous) | {"listing_count": len(entries)}
 
     works = alias_name(indexed.prefix, "works")
-    before = all_docs(opensearch_client, works)
+    before = snapshot(opensearch_client, works)
     assert not any("listing_count" in d for d in before.values())
     monkeypatch.setattr(indexing.documents, "_work_doc", work_doc_with_count)
     env = cli_env(indexed, INDEX_MAPPINGS_DIR=mappings_dir(tmp_path, with_field))
@@ -294,7 +295,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
 
     assert result.exit_code == 0, result.output
     assert json_out(result)["results"][0]["new_index"].endswith("works-v2")
-    after = all_docs(opensearch_client, works)
+    after = snapshot(opensearch_client, works)
     assert after.keys() == before.keys()
     for work_id, doc in after.items():
         assert doc["listing_count"] == len(before[work_id]["listings"])
@@ -304,12 +305,12 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
 def test_rebuild_with_unchanged_code_changes_nothing(indexed: OpenSearchConfig,
                                                      opensearch_client: OpenSearch,
                                                      env: dict[str, str]) -> None:
-    before = {n: all_docs(opensearch_client, alias_name(indexed.prefix, n))
+    before = {n: snapshot(opensearch_client, alias_name(indexed.prefix, n))
               for n in ("works", "researchers")}
     result = run_cli(["reindex", "--yes", "--rebuild"], env)
     assert result.exit_code == 0, result.output
     for name, docs in before.items():
-        assert all_docs(opensearch_client, alias_name(indexed.prefix, name)) == docs
+        assert snapshot(opensearch_client, alias_name(indexed.prefix, name)) == docs
 
 
 def test_rebuild_sends_a_failed_bulk_request_again(indexed: OpenSearchConfig,
@@ -317,7 +318,7 @@ def test_rebuild_sends_a_failed_bulk_request_again(indexed: OpenSearchConfig,
                                                    fault_proxy: FaultProxy, tmp_path: Path) -> None:
     """A 503 on one of the rebuild's bulk requests: that request again, nothing lost or doubled."""
     works = alias_name(indexed.prefix, "works")
-    before = all_docs(opensearch_client, works)
+    before = snapshot(opensearch_client, works)
     fault_proxy.delay_next(1, 0.01, match="/_bulk")  # the first request goes through...
     fault_proxy.fail_next(1, 503, match="/_bulk")  # ...the second gets a 503
     env = cli_env(indexed, OPENSEARCH_URL=fault_proxy.url,
@@ -332,11 +333,12 @@ def test_rebuild_sends_a_failed_bulk_request_again(indexed: OpenSearchConfig,
     [done] = json_out(result)["results"]
     # Copied in one pass: none left for the catch-up to find missing.
     assert (done["copied"], done["caught_up"]) == (len(before), 0)
-    assert all_docs(opensearch_client, works) == before
+    assert snapshot(opensearch_client, works) == before
 
 
 # --- confirmation --------------------------------------------------------------------------
 
+@pytest.mark.process
 def test_without_yes_and_without_a_terminal_nothing_happens(
         indexed: OpenSearchConfig, opensearch_client: OpenSearch, env: dict[str, str],
         tmp_path: Path) -> None:
@@ -348,6 +350,7 @@ def test_without_yes_and_without_a_terminal_nothing_happens(
         result = run_cli(args, env)
         assert result.exit_code == console.EXIT_USAGE, result.output
         assert "--yes" in last_line(result.stderr)
+    # A real process with stdin closed: the terminal check itself, not a stand-in.
     process = run_process(["reindex", "--index", "works"], env, cwd=tmp_path)
     assert process.returncode == console.EXIT_USAGE
     assert "not a terminal, pass --yes" in last_line(process.stderr)
@@ -378,15 +381,16 @@ def test_the_prompt_asks_and_no_means_no(indexed: OpenSearchConfig,
     assert target(opensearch_client, indexed.prefix, "works") != old
 
 
-# --- a real process ------------------------------------------------------------------------
+# --- real processes: the installed entry point and the statuses a shell sees ---------------
 
+@pytest.mark.process
 def test_the_installed_command(indexed: OpenSearchConfig, opensearch_client: OpenSearch,
                                env: dict[str, str], tmp_path: Path) -> None:
     helped = run_process(["--help"], env, cwd=tmp_path)
     assert helped.returncode == 0
     for command in ("status", "reindex", "rollback", "replay", "enrich", "serve"):
         assert command in helped.stdout
-        assert run_process([command, "--help"], env, cwd=tmp_path).returncode == 0
+        assert run_cli([command, "--help"], env).exit_code == 0
 
     old = target(opensearch_client, indexed.prefix, "works")
     done = run_process(["reindex", "--yes", "--index", "works", "--json"], env, cwd=tmp_path)
@@ -394,13 +398,13 @@ def test_the_installed_command(indexed: OpenSearchConfig, opensearch_client: Ope
     new = json_out(done)["results"][0]["new_index"]
     assert target(opensearch_client, indexed.prefix, "works") == new != old
 
-    status = run_process(["status", "--json"], env, cwd=tmp_path)
-    assert status.returncode == 0, status.stderr
+    status = run_cli(["status", "--json"], env)
+    assert status.exit_code == 0, status.stderr
     works = json_out(status)["indices"][0]
     assert works["index"] == new and works["older_versions"][0]["index"] == old
 
-    back = run_process(["rollback", "--yes", "--index", "works"], env, cwd=tmp_path)
-    assert back.returncode == 0, back.stderr
+    back = run_cli(["rollback", "--yes", "--index", "works"], env)
+    assert back.exit_code == 0, back.stderr
     assert target(opensearch_client, indexed.prefix, "works") == old
 
 
@@ -408,6 +412,15 @@ def test_unreachable_cluster_exits_3_naming_it(tmp_path: Path) -> None:
     env = {"OPENSEARCH_URL": "http://127.0.0.1:9", "INDEX_PREFIX": "nobody_",
            "OPENSEARCH_TIMEOUT": "2"}
     for args in (["status"], ["reindex", "--yes"], ["rollback", "--yes"]):
-        result = run_process(args, env, cwd=tmp_path)
-        assert result.returncode == console.EXIT_UNAVAILABLE, (args, result.stderr)
+        result = run_cli(args, env)
+        assert result.exit_code == console.EXIT_UNAVAILABLE, (args, result.stderr)
         assert "http://127.0.0.1:9" in last_line(result.stderr)
+
+
+@pytest.mark.process
+def test_unreachable_cluster_exit_status_reaches_the_shell(tmp_path: Path) -> None:
+    env = {"OPENSEARCH_URL": "http://127.0.0.1:9", "INDEX_PREFIX": "nobody_",
+           "OPENSEARCH_TIMEOUT": "2"}
+    result = run_process(["status"], env, cwd=tmp_path)
+    assert result.returncode == console.EXIT_UNAVAILABLE, result.stderr
+    assert "http://127.0.0.1:9" in last_line(result.stderr)

@@ -16,7 +16,8 @@ from indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
 from indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
 from ops import console
 from tests.support.faultproxy import FaultProxy
-from tests.support.ops import all_docs, cli_env, json_out, last_line, run_cli
+from tests.support.index_contents import snapshot
+from tests.support.ops import cli_env, json_out, last_line, run_cli
 
 SEEN = "2026-11-22T00:00:00Z"
 
@@ -49,7 +50,7 @@ def test_replay_delivers_and_keeps_what_fails_again(
     assert len(kept) == 1 and kept[0] is not None
     assert kept[0].change.doc_id == "no-such-work" and kept[0].code == MISSING
     assert kept[0].reason != "old reason" and "not indexed" in kept[0].reason  # the new one
-    docs = all_docs(opensearch_client, alias_name(opensearch_config.prefix, "works"))
+    docs = snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works"))
     assert {"replayed1", "replayed2"} <= set(docs)
 
 
@@ -86,7 +87,7 @@ def test_writes_refused_by_a_frozen_index_come_back_with_replay(
 
     result = run_cli(["replay", str(dead)], cli_env(opensearch_config))
     assert result.exit_code == 0, result.output
-    docs = all_docs(opensearch_client, alias_name(prefix, "works"))
+    docs = snapshot(opensearch_client, alias_name(prefix, "works"))
     assert {f"replayed{n}" for n in range(4)} <= set(docs)
 
 

@@ -19,7 +19,8 @@ from indexing.changes import enrichment_change
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, dead_letter
 from indexing.indices import alias_name
-from tests.support.ops import all_docs, cli_env, json_out, mappings_dir, run_cli
+from tests.support.index_contents import snapshot
+from tests.support.ops import cli_env, json_out, mappings_dir, run_cli
 
 T0 = datetime(2026, 11, 20, 3, 0, tzinfo=UTC)
 
@@ -111,7 +112,7 @@ def test_status_names_mapping_differences(indexed: OpenSearchConfig, tmp_path: P
 def test_status_counts_dead_letters_and_pending_works(
         indexed: OpenSearchConfig, opensearch_client: OpenSearch, tmp_path: Path,
         make_writer: Callable[..., BulkWriter]) -> None:
-    work_ids = sorted(all_docs(opensearch_client, alias_name(indexed.prefix, "works")))[:3]
+    work_ids = sorted(snapshot(opensearch_client, alias_name(indexed.prefix, "works")))[:3]
     report_ = make_writer().write([enrichment_change(w, status="pending", reason="queued")
                                    for w in work_ids])
     assert report_.enrichments_delivered == 3

@@ -17,6 +17,7 @@ DEPLOY = REPO / "docs" / "deploy"
 SCRIPT = DEPLOY / "scholarindex-crawl.sh"
 
 
+@pytest.mark.process
 def test_env_file_reads_the_same_in_sh_and_systemd() -> None:
     lines = [line for line in (DEPLOY / "scholarindex.env").read_text().splitlines()
              if line.strip() and not line.startswith("#")]
@@ -51,6 +52,7 @@ def run_script(tmp_path: Path, job: str, urls: list[Path]) -> subprocess.Complet
                           timeout=60)
 
 
+@pytest.mark.process
 def test_cron_script_is_silent_on_success_and_says_why_on_failure(tmp_path: Path) -> None:
     ok = run_script(tmp_path, "nightly", SEEDS[:1])
     assert ok.returncode == EXIT_OK, (tmp_path / "log" / "nightly.log").read_text()[-3000:]
@@ -61,13 +63,18 @@ def test_cron_script_is_silent_on_success_and_says_why_on_failure(tmp_path: Path
     assert report["job"] == "nightly" and report["researchers"] == 1
     assert (tmp_path / "var" / "jobdir" / "nightly").is_dir()
 
+    # Pages that are not profiles: the run fails, and the script says why on stdout.
     junk = [p for p in HELDOUT if p.name.startswith("junk_")]
+    assert len(junk) == 2
     failed = run_script(tmp_path, "junk", junk)
     assert failed.returncode == EXIT_FAILED
     assert failed.stdout.startswith("scholarindex crawl junk: exit 1: ")
     assert "run failed (exit 1): no profile found in 2 pages" in failed.stdout
+    report = json.loads((tmp_path / "var" / "reports" / "junk.json").read_text())
+    assert (report["exit_code"], report["pages"]["unrecognized"]) == (EXIT_FAILED, 2)
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
 def test_systemd_units_verify(tmp_path: Path) -> None:
     for name in ("scholarindex-crawl@.service", "scholarindex-crawl@.timer"):

@@ -9,6 +9,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from crawler.extensions.verdict import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
 from standins.site import SiteServer
 from tests.support.scheduled import (
@@ -17,6 +19,7 @@ from tests.support.scheduled import (
     SEEDS,
     crawl_args,
     crawl_env,
+    page_state,
     read_items,
     wait_for,
 )
@@ -28,6 +31,7 @@ def page_requests(site: SiteServer) -> list[str]:
     return [path for path in site.requests if path != "/robots.txt"]
 
 
+@pytest.mark.process
 def test_interrupted_run_resumes_without_loss_or_repeats(tmp_path: Path) -> None:
     root = tmp_path / "site"
     root.mkdir()
@@ -72,10 +76,16 @@ def test_interrupted_run_resumes_without_loss_or_repeats(tmp_path: Path) -> None
         researchers_before = sum(1 for item in before if item["kind"] == "researcher")
         assert 0 < researchers_before < len(PROFILES), "the pause did not land mid-crawl"
 
-        second = run()
+        # The same command again resumes; it need not keep the delay that made the first
+        # part slow enough to interrupt.
+        second = run("-s", "DOWNLOAD_DELAY=0", "-s", f"RUN_REPORT={workdir / 'second.json'}")
         assert second.returncode == EXIT_OK, second.stderr[-3000:]
+        report = json.loads((workdir / "second.json").read_text(encoding="utf-8"))
+        assert report["resumed"] is True and report["ok"] is True
         # The page state from before the pause is committed too.
-        assert "committed the state of 11 pages" in second.stderr
+        state = page_state(workdir / "state", "resume")
+        assert set(state) == {site.url(p.name) for p in PROFILES}
+        assert all(page["committed"] and not page["pending"] for page in state.values())
         # Pages fetched before the pause are not fetched again.
         assert len(page_requests(site)) - fetched_before == len(PROFILES) - researchers_before
 
@@ -88,7 +98,9 @@ def test_interrupted_run_resumes_without_loss_or_repeats(tmp_path: Path) -> None
 
         # The JOBDIR was reset when the crawl got to its end: the next scheduled run with
         # the same command (only faster here) starts afresh, and finds every page unchanged.
-        third = run("-s", "DOWNLOAD_DELAY=0")
+        third = run("-s", "DOWNLOAD_DELAY=0", "-s", f"RUN_REPORT={workdir / 'third.json'}")
         assert third.returncode == EXIT_OK, third.stderr[-3000:]
-        assert "'incremental/not_modified': 11" in third.stderr
+        report = json.loads((workdir / "third.json").read_text(encoding="utf-8"))
+        assert report["resumed"] is False
+        assert report["pages"]["not_modified"] == len(PROFILES)
         assert len(read_items(items)) == len(all_items)

@@ -1,12 +1,26 @@
-"""``scrapy crawl profiles`` tells its scheduler what happened: exit status, last line, report."""
+"""``scrapy crawl profiles`` tells its scheduler what happened: exit status, last line, report.
+
+Real ``scrapy crawl`` processes: the exit status a shell sees is the point. What a
+run did is read from its run report; the last log line is read where the one-line
+reason is what is tested. The verdict's rules themselves (``judge``) are tested
+without a crawl in test_scheduled_units.py; a run of non-profile pages (exit 1, "no
+profile found") is tried through the cron recipe in test_scheduled_recipes.py.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 from pathlib import Path
 
+import pytest
+from scrapy.exceptions import UsageError
+from scrapy.settings import Settings
+
+from crawler.commands.crawl import Command
 from crawler.commands.runlock import RunLock
+from crawler.extensions.report import summary_line
 from crawler.extensions.verdict import (
     EXIT_ALREADY_RUNNING,
     EXIT_DATA_LOST,
@@ -16,20 +30,46 @@ from crawler.extensions.verdict import (
     EXIT_USAGE,
 )
 from tests.support.scheduled import (
-    HELDOUT,
     SCRAPY,
     SEEDS,
+    Run,
     crawl,
     crawl_env,
+    crawl_many,
     file_urls,
     free_port,
 )
 
 PIPELINES = "tests.support.scheduled"
+UNREACHABLE_PORT = free_port()  # nothing listens there
 
 
-def test_clean_crawl_exits_0_with_the_report(tmp_path: Path) -> None:
-    run = crawl(tmp_path, file_urls(SEEDS), {"RUN_JOB": "seeds"})
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """One crawl per case, each in its own directory, run side by side."""
+    def workdir(name: str) -> Path:
+        return tmp_path_factory.mktemp(name)
+
+    gone = workdir("error-rate")
+    missing = [gone / f"gone-{i}.txt" for i in range(3)]
+    unreachable = workdir("unreachable")
+    return crawl_many({
+        "clean": (workdir("clean"), file_urls(SEEDS), {"RUN_JOB": "seeds"}),
+        "dead-lettered": (workdir("dead-lettered"), file_urls(SEEDS), {
+            "ITEM_PIPELINES": json.dumps({f"{PIPELINES}.DeadLetterEveryFifthWork": 100})}),
+        "unreachable": (unreachable, file_urls(SEEDS), {
+            "INDEX_ENABLED": "true",
+            "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
+            "OPENSEARCH_URL": f"http://admin:s3cret@127.0.0.1:{UNREACHABLE_PORT}",
+            "INDEX_DEADLETTER_PATH": str(unreachable / "deadletter.jsonl")}),
+        "error-rate": (gone, file_urls([*SEEDS[:2], *missing]), {"RUN_MAX_ERROR_RATE": "0.5"}),
+        "no-urls": (workdir("no-urls"), ""),
+    })
+
+
+@pytest.mark.process
+def test_clean_crawl_exits_0_with_the_report(runs: dict[str, Run]) -> None:
+    run = runs["clean"]
     assert run.returncode == EXIT_OK, run.stderr[-3000:]
     assert "[scholarindex.run] INFO: run ok (exit 0)" in run.last_line
     report = run.report
@@ -42,85 +82,83 @@ def test_clean_crawl_exits_0_with_the_report(tmp_path: Path) -> None:
     assert report["items_scraped"] == len(run.items) == 31
     assert report["dead_lettered"] == 0 and report["dropped"] == {}
     assert report["exit_reason"] in run.last_line
-    assert "run report for job seeds: pages fetched 5" in run.stderr
+    # The same summary is logged for whoever reads the log instead of the file.
+    assert summary_line(report) in run.stderr
 
 
-def test_non_profile_pages_fail(tmp_path: Path) -> None:
-    junk = [p for p in HELDOUT if p.name.startswith("junk_")]
-    assert len(junk) == 2
-    run = crawl(tmp_path, file_urls(junk))
-    assert run.returncode == EXIT_FAILED
-    assert "no profile found in 2 pages" in run.last_line
-    assert run.report is not None and run.report["pages"]["unrecognized"] == 2
-
-
-def test_dead_lettered_documents_fail_with_their_own_code(tmp_path: Path) -> None:
-    pipelines = json.dumps({f"{PIPELINES}.DeadLetterEveryFifthWork": 100})
-    run = crawl(tmp_path, file_urls(SEEDS), {"ITEM_PIPELINES": pipelines})
+@pytest.mark.process
+def test_dead_lettered_documents_fail_with_their_own_code(runs: dict[str, Run]) -> None:
+    run = runs["dead-lettered"]
     assert run.returncode == EXIT_DATA_LOST, run.stderr[-3000:]
     assert "run failed (exit 4): 5 documents dead-lettered" in run.last_line
-    assert run.report is not None and run.report["dead_lettered"] == 5
+    assert run.report is not None
+    assert (run.report["exit_code"], run.report["dead_lettered"]) == (EXIT_DATA_LOST, 5)
 
 
-def test_dependency_unavailable_names_the_url(tmp_path: Path) -> None:
-    pipelines = json.dumps({f"{PIPELINES}.OpenSearchDown": 100})
-    run = crawl(tmp_path, file_urls(SEEDS), {
-        "ITEM_PIPELINES": pipelines,
-        "OPENSEARCH_URL": "http://admin:s3cret@127.0.0.1:9/",
-    })
+@pytest.mark.process
+def test_unreachable_opensearch_exits_3_naming_the_url_without_its_password(
+        runs: dict[str, Run]) -> None:
+    run = runs["unreachable"]
     assert run.returncode == EXIT_UNAVAILABLE, run.stderr[-3000:]
-    assert "opensearch unavailable at http://127.0.0.1:9/" in run.last_line
+    assert f"opensearch unavailable at http://127.0.0.1:{UNREACHABLE_PORT}" in run.last_line
     assert "s3cret" not in run.last_line
     assert run.report is not None and run.report["pages"]["fetched"] == 0
+    assert run.report["close_reason"] == "opensearch_unavailable"
 
 
-def test_unreachable_opensearch_exits_3_naming_the_url(tmp_path: Path) -> None:
-    port = free_port()  # nothing listens there
-    run = crawl(tmp_path, file_urls(SEEDS), {
-        "INDEX_ENABLED": "true",
-        "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
-        "OPENSEARCH_URL": f"http://127.0.0.1:{port}",
-        "INDEX_DEADLETTER_PATH": str(tmp_path / "deadletter.jsonl"),
-    }, timeout=60)
-    assert run.returncode == EXIT_UNAVAILABLE, run.stderr[-3000:]
-    assert f"opensearch unavailable at http://127.0.0.1:{port}" in run.last_line
-    assert run.report is not None and run.report["pages"]["fetched"] == 0
-
-
-def test_error_rate_over_the_threshold_fails(tmp_path: Path) -> None:
-    missing = [tmp_path / f"gone-{i}.txt" for i in range(3)]
-    run = crawl(tmp_path, file_urls([*SEEDS[:2], *missing]), {"RUN_MAX_ERROR_RATE": "0.5"})
-    assert run.returncode == EXIT_FAILED
+@pytest.mark.process
+def test_error_rate_over_the_threshold_fails(runs: dict[str, Run]) -> None:
+    run = runs["error-rate"]
+    assert run.returncode == EXIT_FAILED, run.stderr[-3000:]
     assert "3/5 pages failed (60%, over RUN_MAX_ERROR_RATE=50%)" in run.last_line
-    # Under the threshold the same failures are reported but the run is ok.
-    run = crawl(tmp_path, file_urls([*SEEDS, missing[0]]), {"RUN_MAX_ERROR_RATE": "0.5"})
-    assert run.returncode == EXIT_OK
-    assert "1 of 6 pages failed" in run.last_line
+    assert run.report is not None
+    assert (run.report["pages"]["parsed"], run.report["pages"]["failed"]) == (2, 3)
+    # Under the threshold the same failures are reported but the run is ok: judge(), in
+    # test_scheduled_units.py.
 
 
-def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    run = crawl(tmp_path, "")
-    assert run.returncode == EXIT_USAGE
+@pytest.mark.process
+def test_usage_errors_exit_2(runs: dict[str, Run], tmp_path: Path) -> None:
+    run = runs["no-urls"]
+    assert run.returncode == EXIT_USAGE, run.stderr[-3000:]
     assert "no URLs given" in run.last_line
-    run = crawl(tmp_path, "", {}, "-a", f"url_file={tmp_path / 'missing.txt'}")
-    assert run.returncode == EXIT_USAGE
-    assert "no such file" in run.stderr
     unknown = subprocess.run([SCRAPY, "crawl", "nosuchspider"], cwd=tmp_path,
                              env=crawl_env(tmp_path), capture_output=True, text=True, timeout=60)
     assert unknown.returncode == EXIT_USAGE
     assert "Spider not found: nosuchspider" in unknown.stderr
 
 
+@pytest.mark.parametrize(("args", "spargs", "says"), [
+    (["profiles"], {"url_file": "missing.txt"}, "url_file 'missing.txt': no such file"),
+    (["profiles", "other"], {}, "give one spider name"),
+])
+def test_usage_errors_are_found_before_the_crawl(args: list[str], spargs: dict[str, str],
+                                                 says: str) -> None:
+    # A UsageError is exit 2 (Scrapy's cmdline; seen by a shell in the test above).
+    command = Command()
+    command.settings = Settings()
+    with pytest.raises(UsageError, match=says):
+        command.run(args, argparse.Namespace(spargs=spargs))
+
+
+@pytest.mark.process
 def test_second_run_of_a_job_exits_at_once(tmp_path: Path) -> None:
     lock = RunLock(tmp_path / "state" / "nightly.lock")
     assert lock.acquire()  # this test process is "the first run"
     try:
-        run = crawl(tmp_path, file_urls(SEEDS), {"RUN_JOB": "nightly"})
+        # The same job again, and another job (not held up), side by side in one STATE_DIR.
+        held = crawl_many({
+            "nightly": (tmp_path / "nightly", file_urls(SEEDS), {
+                "RUN_JOB": "nightly", "STATE_DIR": str(tmp_path / "state")}),
+            "other": (tmp_path / "other", file_urls(SEEDS[:1]), {
+                "RUN_JOB": "other", "STATE_DIR": str(tmp_path / "state")}),
+        })
     finally:
         lock.release()
+    run, other = held["nightly"], held["other"]
     assert run.returncode == EXIT_ALREADY_RUNNING
     assert "job nightly is already running" in run.last_line
     assert "Spider opened" not in run.stderr and run.report is None
-    # Another job is not held up, and once the lock is free the job runs.
-    assert crawl(tmp_path, file_urls(SEEDS[:1]), {"RUN_JOB": "other"}).returncode == EXIT_OK
+    assert other.returncode == EXIT_OK, other.stderr[-3000:]
+    # Once the lock is free the job runs.
     assert crawl(tmp_path, file_urls(SEEDS[:1]), {"RUN_JOB": "nightly"}).returncode == EXIT_OK

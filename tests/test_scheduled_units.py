@@ -45,6 +45,9 @@ CLEAN = {"profiles/requested": 5, "profiles/parsed": 5, "profiles/listings": 26}
      EXIT_FAILED, "3/4 pages failed (75%"),
     ({"profiles/requested": 2, "profiles/bad_url": 2, "profiles/parsed": 2}, "finished",
      EXIT_OK, "2 of 4 pages failed"),
+    # At or under RUN_MAX_ERROR_RATE, failed pages are reported and the run is ok.
+    ({"profiles/requested": 6, "profiles/parsed": 5, "profiles/failed": 1}, "finished",
+     EXIT_OK, "1 of 6 pages failed"),
     ({**CLEAN, "spider_exceptions/ValueError": 6}, "finished", EXIT_FAILED, "6/11 pages"),
     # A resumed run does not fetch again what its first part did: not "no profile found".
     ({"profiles/requested": 5, "dupefilter/filtered": 5, "run/resumed": True}, "finished",

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
+from indexing.client import build_client
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
 from tests.support.settings import opensearch_config_with
 from webui.facets import FACETS
@@ -27,8 +28,16 @@ HIT_VALUES = {
 }
 
 
+@pytest.fixture(scope="module")
+def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
+    """The fixture pages indexed once for the module: the tests using it only read."""
+    config = module_opensearch_config
+    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
+
+
 @pytest.fixture
-def site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
+def own_site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
+    """The fixture pages indexed for this test alone (it writes, or needs the fault proxy)."""
     return index_site(opensearch_client, opensearch_config, tmp_path)
 
 
@@ -250,7 +259,8 @@ def test_opensearch_down_is_a_503_json_error(path):
         "message": "Search is unavailable right now. Please try again in a minute."}}
 
 
-def test_a_cluster_error_is_retried_once_then_a_503(site, fault_proxy):
+def test_a_cluster_error_is_retried_once_then_a_503(own_site, fault_proxy):
+    site = own_site
     http = TestClient(app_for(replace(site.config, url=fault_proxy.url, timeout=5)))
     fault_proxy.fail_next(1, status=503)
     assert http.get("/api/search", params={"q": "relibra"}).json()["total"] == 2
@@ -262,7 +272,8 @@ def test_a_cluster_error_is_retried_once_then_a_503(site, fault_proxy):
     assert http.get("/api/search").status_code == 500
 
 
-def test_a_timeout_is_a_503_and_not_retried(site, fault_proxy):
+def test_a_timeout_is_a_503_and_not_retried(own_site, fault_proxy):
+    site = own_site
     http = TestClient(app_for(replace(site.config, url=fault_proxy.url, timeout=0.5)))
     fault_proxy.delay_next(1, 2.0)
     # Only the first request is slow: a retry would have answered 200. The user already

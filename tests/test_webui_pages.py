@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from bench.search_data import refresh
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
+from indexing.client import build_client
 from indexing.deadletter import DeadLetterFile
 from tests.support.search_site import (
     SCRIPT_ESCAPED,
@@ -23,8 +24,16 @@ from tests.support.search_site import (
 from tests.support.settings import opensearch_config_with, writer_retry_with
 
 
+@pytest.fixture(scope="module")
+def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
+    """The fixture pages indexed once for the module: the tests using it only read."""
+    config = module_opensearch_config
+    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
+
+
 @pytest.fixture
-def site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
+def own_site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
+    """The fixture pages indexed for this test alone (it writes, or needs the fault proxy)."""
     return index_site(opensearch_client, opensearch_config, tmp_path)
 
 
@@ -172,7 +181,8 @@ def test_opensearch_down_is_a_friendly_503_page(url):
         assert leak not in response.text
 
 
-def test_arxiv_links_appear_once_a_work_is_enriched(site, opensearch_client, tmp_path):
+def test_arxiv_links_appear_once_a_work_is_enriched(own_site, opensearch_client, tmp_path):
+    site = own_site
     work_id = site.search(q="relibra -megatron")["hits"][0]["id"]
     arxiv = {"id": "2601.01234v1", "title": "ReLibra", "doi": "10.1000/relibra",
              "pdf_url": "javascript:alert(1)"}  # a hostile URL must not become a link

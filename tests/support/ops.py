@@ -88,13 +88,6 @@ def facet_counts(client: OpenSearch, index: str, name: str) -> dict[str, list[tu
             for i, f in enumerate(FACET_FIELDS[name])}
 
 
-def all_docs(client: OpenSearch, index: str) -> dict[str, dict[str, Any]]:
-    """Every document of ``index`` by id."""
-    client.indices.refresh(index=index)
-    hits = client.search(index=index, body={"size": 10000, "query": {"match_all": {}}})
-    return {h["_id"]: h["_source"] for h in hits["hits"]["hits"]}
-
-
 def json_out(result: Result | subprocess.CompletedProcess[str]) -> Any:
     """The JSON a ``--json`` run printed on stdout."""
     return json.loads(result.stdout)

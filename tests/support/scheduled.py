@@ -1,7 +1,9 @@
 """Helpers for the scheduled-run tests: run ``scrapy crawl`` the way a scheduler does.
 
 Every crawl is a real ``scrapy crawl profiles`` subprocess, in its own working
-directory, against file:// fixture pages or a ``standins.site.SiteServer``.
+directory, against file:// fixture pages or a ``standins.site.SiteServer``. Tests
+read what a run did from its run report (RUN_REPORT), its items and the page state
+it left, not from log lines; only the last line (the one-line reason) is read.
 This module holds no tests.
 """
 
@@ -10,10 +12,15 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +67,8 @@ def crawl_args(urls: str, settings: dict[str, str] | None = None, *extra: str) -
 
 @dataclass
 class Run:
+    """What a finished crawl left: exit status, log, run report (RUN_REPORT) and items."""
+
     returncode: int
     stderr: str
     report: dict[str, Any] | None
@@ -67,17 +76,9 @@ class Run:
 
     @property
     def last_line(self) -> str:
+        """The last log line: where the crawl command puts its one-line reason."""
         lines = [line for line in self.stderr.splitlines() if line.strip()]
         return lines[-1] if lines else ""
-
-    def stat(self, name: str) -> Any:
-        """A value from the stats dump (a crude read of the pretty-printed dict)."""
-        for line in self.stderr.splitlines():
-            line = line.strip(" {},")
-            if line.startswith(f"'{name}':"):
-                return json.loads(line.split(":", 1)[1].strip().replace("'", '"')
-                                  .replace("True", "true").replace("False", "false"))
-        return None
 
 
 def read_items(path: Path) -> list[dict[str, Any]]:
@@ -101,6 +102,35 @@ def crawl(workdir: Path, urls: str, settings: dict[str, str] | None = None, *ext
     )
     loaded = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
     return Run(proc.returncode, proc.stderr, loaded, read_items(items))
+
+
+def side_by_side(jobs: Mapping[str, Callable[[], Any]], workers: int = 2) -> dict[str, Any]:
+    """Run independent jobs (each mostly waiting on its own crawl process) ``workers`` at a
+    time; their results by name. An exception in a job is raised here."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        started = {name: pool.submit(job) for name, job in jobs.items()}
+        return {name: future.result() for name, future in started.items()}
+
+
+def crawl_many(crawls: Mapping[str, tuple[Any, ...]], workers: int = 2) -> dict[str, Run]:
+    """Independent crawls side by side: ``{name: (workdir, urls, settings, ...)}``."""
+    return side_by_side({name: partial(crawl, *args) for name, args in crawls.items()},
+                        workers)
+
+
+def page_state(state_dir: Path, job: str, target: str = "export") -> dict[str, dict[str, Any]]:
+    """The page state a job's runs left (``crawler.state``), by URL: committed or pending.
+
+    Read straight from the SQLite file, so a test sees what the next run will see.
+    """
+    path = state_dir / f"{job}.{target}.sqlite"
+    if not path.exists():
+        return {}
+    with closing(sqlite3.connect(path)) as db:
+        rows = db.execute("SELECT url, hash, committed_at, pending_run FROM pages").fetchall()
+    return {url: {"committed": hash is not None, "committed_at": committed_at,
+                  "pending": pending_run is not None}
+            for url, hash, committed_at, pending_run in rows}
 
 
 def free_port() -> int:
@@ -137,17 +167,4 @@ class DeadLetterEveryFifthWork:
             self.works += 1
             if self.works % 5 == 0:
                 self.stats.inc_value("index/dead_lettered")
-        return item
-
-
-class OpenSearchDown:
-    """Test-only fault: close the spider at start as the index pipeline does when the
-    cluster does not answer (reason ``opensearch_unavailable``)."""
-
-    def open_spider(self) -> None:
-        from scrapy.exceptions import CloseSpider
-
-        raise CloseSpider("opensearch_unavailable")
-
-    def process_item(self, item: Any) -> Any:
         return item
