@@ -32,8 +32,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
+# One test worker per core (pytest-xdist): most tests wait on servers and processes.
 test: lint browser-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 demo: $(STAMP)
 	$(BIN)/python -m ops.demo

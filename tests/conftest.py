@@ -26,7 +26,9 @@ from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
+from standins.arxiv import ArxivStandIn
 from tests.support.faultproxy import FaultProxy
+from tests.support.search_site import FixtureSite, index_site
 from tests.support.settings import opensearch_config_with
 
 REAL_CLUSTER = os.environ.get("OPENSEARCH_TEST_URL", "")
@@ -134,3 +136,25 @@ def make_writer(opensearch_config: OpenSearchConfig, opensearch_client: OpenSear
                           DeadLetterFile(dead_letters or tmp_path / "deadletter.jsonl"), policy)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def site(module_opensearch_config: OpenSearchConfig,
+         tmp_path_factory: pytest.TempPathFactory) -> FixtureSite:
+    """The fixture pages indexed once for the module: the tests using it only read."""
+    config = module_opensearch_config
+    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture
+def own_site(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+             tmp_path: Path) -> FixtureSite:
+    """The fixture pages indexed for this test alone (it writes, or needs the fault proxy)."""
+    return index_site(opensearch_client, opensearch_config, tmp_path)
+
+
+@pytest.fixture
+def arxiv_api() -> Iterator[ArxivStandIn]:
+    """A stand-in arXiv API on a free port; a request told to hang hangs 5 s."""
+    with ArxivStandIn(hang_seconds=5) as server:
+        yield server

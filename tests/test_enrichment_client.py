@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,12 +22,6 @@ from tests.support.settings import enrichment_config_with
 RESNEST = query_key("ResNeSt: Split-Attention Networks")
 SRT = query_key("SRT: Accelerating Reinforcement Learning via Speculative Rollout with "
                 "Tree-Structured Cache")
-
-
-@pytest.fixture
-def arxiv_api() -> Iterator[ArxivStandIn]:
-    with ArxivStandIn(hang_seconds=5) as server:
-        yield server
 
 
 def make_config(api: ArxivStandIn, tmp_path: Path, **overrides: object) -> EnrichmentConfig:
@@ -83,7 +76,7 @@ def test_timeout_applies_to_every_request(arxiv_api: ArxivStandIn, tmp_path: Pat
         ArxivFetcher(make_config(arxiv_api, tmp_path, max_attempts=2),
                      on_event=events).search(build_query([RESNEST]))
     assert arxiv_api.request_count == 2
-    assert events == {"requests": 2, "retries": 1}
+    assert events == {"arxiv/requests": 2, "arxiv/retries": 1}
 
 
 def test_400_is_not_retried(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:

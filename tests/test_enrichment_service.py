@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-
-import pytest
 
 from core.identity import work_id
 from enrichment.config import EnrichmentConfig
@@ -22,12 +19,6 @@ EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.ite
 LISTINGS = [Listing.of(work_id(w["title"]), w["title"], w["year"],
                        [w["researcher_name"], *w["authors"]]) for w in profile_works()]
 DISTINCT_WORKS = len({listing.work_id for listing in LISTINGS})
-
-
-@pytest.fixture
-def arxiv_api() -> Iterator[ArxivStandIn]:
-    with ArxivStandIn(hang_seconds=5) as server:
-        yield server
 
 
 def make_config(api: ArxivStandIn, tmp_path: Path, **overrides: object) -> EnrichmentConfig:

@@ -8,8 +8,7 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from indexing.client import build_client
-from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
+from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for
 from tests.support.settings import opensearch_config_with
 from webui.facets import FACETS
 from webui.params import MAX_PAGE
@@ -26,19 +25,6 @@ HIT_VALUES = {
     "source": lambda h: h["sources"],
     "has_code": lambda h: [h["has_code"]],
 }
-
-
-@pytest.fixture(scope="module")
-def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
-    """The fixture pages indexed once for the module: the tests using it only read."""
-    config = module_opensearch_config
-    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
-
-
-@pytest.fixture
-def own_site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
-    """The fixture pages indexed for this test alone (it writes, or needs the fault proxy)."""
-    return index_site(opensearch_client, opensearch_config, tmp_path)
 
 
 def param(value: object) -> str:

@@ -11,30 +11,15 @@ from fastapi.testclient import TestClient
 from bench.search_data import refresh
 from indexing.bulk import BulkWriter
 from indexing.changes import enrichment_change
-from indexing.client import build_client
 from indexing.deadletter import DeadLetterFile
 from tests.support.search_site import (
     SCRIPT_ESCAPED,
     SCRIPT_TEXT,
     FixtureSite,
     app_for,
-    index_site,
     tags,
 )
 from tests.support.settings import opensearch_config_with, writer_retry_with
-
-
-@pytest.fixture(scope="module")
-def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
-    """The fixture pages indexed once for the module: the tests using it only read."""
-    config = module_opensearch_config
-    return index_site(build_client(config), config, tmp_path_factory.mktemp("site"))
-
-
-@pytest.fixture
-def own_site(opensearch_client, opensearch_config, tmp_path) -> FixtureSite:
-    """The fixture pages indexed for this test alone (it writes, or needs the fault proxy)."""
-    return index_site(opensearch_client, opensearch_config, tmp_path)
 
 
 def page(site: FixtureSite, url: str, status: int = 200) -> str:
