@@ -274,7 +274,7 @@ class BulkWriter:
     def _round(self, pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
         if not self._read(pending):
             return
-        actions: list[tuple[_Doc, dict[str, Any], int]] = []
+        actions: list[tuple[_Doc, dict[str, Any]]] = []
         for key, doc in list(pending.items()):
             self._merge(doc, report)
             if not doc.changes:
@@ -284,8 +284,8 @@ class BulkWriter:
                 del pending[key]
             else:
                 actions.append(self._action(doc))
-        for chunk in self._chunks(actions):
-            self._send(chunk, pending, report)
+        if actions:
+            self._send(actions, pending, report)
 
     def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
         """Load the current version of every pending document; False if the cluster failed."""
@@ -332,12 +332,12 @@ class BulkWriter:
                 self._dead(report, [change], INVALID, str(exc))
         doc.merged = merged
 
-    def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any], int]:
+    def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
         if doc.merged is None:  # its last listing was unlisted: delete what we read, only
             seq_no, primary_term = doc.seq
             return doc, {"_op_type": "delete", "_index": doc.source_index or self._alias(doc),
                          "_id": doc.doc_id, "if_seq_no": seq_no,
-                         "if_primary_term": primary_term}, 200
+                         "if_primary_term": primary_term}
         source = json.dumps(doc.merged, ensure_ascii=False)
         action: dict[str, Any] = {"_index": self._alias(doc), "_id": doc.doc_id,
                                   "_source": source}
@@ -347,57 +347,52 @@ class BulkWriter:
             seq_no, primary_term = doc.seq
             action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term,
                           _index=doc.source_index or self._alias(doc))
-        return doc, action, len(source.encode("utf-8")) + 200
+        return doc, action
 
-    def _chunks(self, actions: list[tuple[_Doc, dict[str, Any], int]]
-                ) -> Iterable[list[tuple[_Doc, dict[str, Any], int]]]:
-        chunk: list[tuple[_Doc, dict[str, Any], int]] = []
-        size = 0
-        for item in actions:
-            if chunk and (len(chunk) >= self.limits.max_docs
-                          or size + item[2] > self.limits.max_bytes):
-                yield chunk
-                chunk, size = [], 0
-            chunk.append(item)
-            size += item[2]
-        if chunk:
-            yield chunk
-
-    def _send(self, chunk: list[tuple[_Doc, dict[str, Any], int]],
+    def _send(self, actions: list[tuple[_Doc, dict[str, Any]]],
               pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
-        """One bulk request (the chunk is pre-sized, so the helper sends it as one)."""
-        report.bulk_requests += 1
-        results = []
+        """The round's writes, in bulk requests that ``streaming_bulk`` cuts to the limits.
+
+        A request that fails on the way leaves its documents and the rest of the round
+        for the next round, after the backoff.
+        """
+        counted = _CountingClient(self.client)
+        answered = 0
         try:
             with translate_errors("bulk"):
                 for _ok, item in helpers.streaming_bulk(
-                        self.client, [action for _, action, _ in chunk],
-                        chunk_size=len(chunk), max_chunk_bytes=2**62,
+                        counted, [action for _, action in actions],
+                        chunk_size=self.limits.max_docs, max_chunk_bytes=self.limits.max_bytes,
                         raise_on_error=False, raise_on_exception=True, max_retries=0):
-                    results.append(next(iter(item.values())))
+                    self._settle(actions[answered][0], next(iter(item.values())), pending,
+                                 report)
+                    answered += 1
         except IndexUnavailable as exc:
             if not exc.retryable:
                 raise
             logger.warning("bulk request failed, will retry: %s", exc)
-            for doc, _, _ in chunk:
+            for doc, _ in actions[answered:]:
                 doc.transient, doc.last_error = True, str(exc)
-            return
-        for (doc, _, _), info in zip(chunk, results, strict=True):
-            result = classify_item(info)
-            key = (doc.index, doc.doc_id)
-            if result.outcome == "ok":
-                self._delivered(doc, report, written=True)
-                del pending[key]
-            elif result.outcome == "conflict":
-                report.conflicts += 1
-                doc.transient, doc.last_error = False, result.reason
-            elif result.outcome == "retry":
-                doc.transient, doc.last_error = True, result.reason
-            else:
-                self._dead(report, doc.changes, REJECTED, result.reason, doc.merged)
-                logger.error("OpenSearch rejected %s %s: %s", doc.index, doc.doc_id,
-                             result.reason)
-                del pending[key]
+        finally:
+            report.bulk_requests += counted.requests
+
+    def _settle(self, doc: _Doc, info: Mapping[str, Any], pending: dict[tuple[str, str], _Doc],
+                report: WriteReport) -> None:
+        """Act on one document's bulk result."""
+        result = classify_item(info)
+        key = (doc.index, doc.doc_id)
+        if result.outcome == "ok":
+            self._delivered(doc, report, written=True)
+            del pending[key]
+        elif result.outcome == "conflict":
+            report.conflicts += 1
+            doc.transient, doc.last_error = False, result.reason
+        elif result.outcome == "retry":
+            doc.transient, doc.last_error = True, result.reason
+        else:
+            self._dead(report, doc.changes, REJECTED, result.reason, doc.merged)
+            logger.error("OpenSearch rejected %s %s: %s", doc.index, doc.doc_id, result.reason)
+            del pending[key]
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -454,3 +449,19 @@ def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:
     for doc in docs.values():
         doc.changes.sort(key=lambda c: _KIND_ORDER[c.kind])
     return docs
+
+
+class _CountingClient:
+    """The client as ``streaming_bulk`` uses it, counting the bulk requests it sends."""
+
+    def __init__(self, client: OpenSearch) -> None:
+        self.client = client
+        self.requests = 0
+
+    @property
+    def transport(self) -> Any:
+        return self.client.transport
+
+    def bulk(self, *args: Any, **kwargs: Any) -> Any:
+        self.requests += 1
+        return self.client.bulk(*args, **kwargs)

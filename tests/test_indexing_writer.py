@@ -12,10 +12,10 @@ from opensearchpy import OpenSearch
 
 from bench.indexing import batches, synthetic_listings, synthetic_researchers
 from core.items import ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter
+from indexing.bulk import BulkWriter, RequestLimits
 from indexing.changes import change_from_item, enrichment_change
 from indexing.connection import OpenSearchConfig
-from indexing.deadletter import read_lines
+from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.indices import (
     alias_target,
     create_version,
@@ -175,3 +175,23 @@ def test_search_folds_accents(make_writer: Callable[..., BulkWriter],
         "query": "deja v", "type": "bool_prefix",
         "fields": ["title.sayt", "title.sayt._2gram", "title.sayt._3gram"]}}})
     assert prefix["hits"]["total"]["value"] == 1
+
+
+@pytest.mark.parametrize(("limits", "requests"), [
+    (RequestLimits(max_docs=10, max_bytes=10 * 1024 * 1024), 4),  # 35 works, 10 a request
+    (RequestLimits(max_docs=1000, max_bytes=1), 35),  # every work over the byte limit alone
+    (RequestLimits(), 1),
+])
+def test_bulk_requests_are_cut_to_the_limits(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig, tmp_path: Path,
+        limits: RequestLimits, requests: int) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    writer = BulkWriter(opensearch_client, opensearch_config.prefix,
+                        DeadLetterFile(tmp_path / "dead.jsonl"), writer_retry_with(),
+                        limits=limits)
+    items = [WorkItem(work_id=f"w{i:02}", title=f"Work {i}", researcher_id="r",
+                      researcher_name="R", year=2026) for i in range(35)]
+    report = writer.write(change_from_item(item, T1) for item in items)
+    assert (report.docs_written, report.dead_lettered) == (35, 0)
+    assert report.bulk_requests == requests
+    assert len(snapshot(opensearch_client, f"{opensearch_config.prefix}works")) == 35
