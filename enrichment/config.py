@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 DEFAULT_API_URL = "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
+DEFAULT_OAI_URL = "https://oaipmh.arxiv.org/oai"
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class EnrichmentConfig:
     year_tolerance: int = 1
     batch_linger_seconds: float = 30.0  # send a partial batch once its oldest title waited this
     idle_wait_seconds: float = 600.0  # keep the spider open this long for outstanding lookups
+    oai_url: str = DEFAULT_OAI_URL  # the OAI-PMH endpoint `scholarindex arxiv harvest` reads
+    # A mirror of all of arXiv harvested within this long answers "not on arXiv" itself.
+    mirror_max_age_seconds: float = 2 * 86400.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> EnrichmentConfig:

@@ -307,11 +307,15 @@ class Enricher:
                 self._on_result(outcome)
 
     def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:
-        """Search arXiv for a batch, unless it is down; the reason if it is."""
+        """Answer a batch from the mirror, then search arXiv for the rest unless it is
+        down; the reason if it is."""
+        batch = self._resolver.answer_from_mirror(batch, waiting)
+        if not batch:
+            return "arXiv lookup did not finish"
         now = self._clock()
         if now < self._down_until:
             return f"{self._down_reason} (not asked again for {self._down_until - now:.0f} s)"
-        reason = self._resolver.lookup(batch, waiting)
+        reason = self._resolver.search_api(batch, waiting)
         if reason:
             self._down_until = self._clock() + self._config.outage_cooldown_seconds
             self._down_reason = reason

@@ -331,3 +331,62 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
              f"{settings.deadletter_path}: run `scholarindex replay`", EXIT_DATA_LOST)
     if report.still_pending:
         fail(f"enrich: {report.still_pending} work(s) still pending: {report.stopped_early}")
+
+
+# --- arxiv harvest -------------------------------------------------------------------------
+
+@main.group()
+def arxiv() -> None:
+    """The local arXiv mirror that enrichment consults before arXiv's query API."""
+
+
+@arxiv.command()
+@click.option("--set", "sets", multiple=True, metavar="SET",
+              help="An OAI set to harvest (cs, math, physics:hep-th, ...); repeat for several. "
+                   "Default: all of arXiv (only a mirror of all of arXiv can say a paper is "
+                   "not on arXiv; with sets, titles it lacks still go to the query API).")
+@click.option("--from", "from_day", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              metavar="YYYY-MM-DD",
+              help="Harvest what changed since this day instead of since the last harvest.")
+@json_option
+def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
+    """Harvest arXiv's metadata over OAI-PMH into the local mirror in ARXIV_CACHE_DIR.
+
+    Follows resumption tokens at one request every ARXIV_DELAY_SECONDS (never below
+    3 s against arXiv; the same machine-wide request slot as enrichment), waits out
+    503s as Retry-After says, and saves its place after every page: run it again
+    after an interruption and it resumes. A later run asks only for what changed
+    since the last one (from=). Reads ARXIV_OAI_URL [default
+    https://oaipmh.arxiv.org/oai]. Exits 3 if the endpoint stays unavailable, 75 if
+    another harvest of the same mirror is running.
+    """
+    import time
+
+    from enrichment.config import EnrichmentConfig
+    from enrichment.errors import ArxivUnavailable, EnrichmentError
+    from enrichment.harvest import HarvestReport
+    from enrichment.mirror import ArxivMirror
+    from ops.arxiv import HarvestRunning, Progress, render, run_harvest, summary
+
+    try:
+        config = EnrichmentConfig.from_settings(os.environ)
+    except ValueError as exc:
+        fail(f"arxiv harvest: {exc}", EXIT_USAGE)
+    day = from_day.date().isoformat() if from_day else None
+    report = HarvestReport()
+    started = time.monotonic()
+    error: tuple[str, int] | None = None
+    try:
+        mirror = run_harvest(config, list(sets), day, Progress(), report)
+    except HarvestRunning as exc:
+        fail(f"arxiv harvest: {exc}", console.EXIT_ALREADY_RUNNING)
+    except ArxivUnavailable as exc:
+        error = (f"{exc}; run again to resume", EXIT_UNAVAILABLE)
+    except EnrichmentError as exc:
+        error = (f"{config.oai_url} refused the harvest: {exc}", console.EXIT_FAILED)
+    if error is not None:
+        mirror = ArxivMirror(config.cache_dir)
+    result = summary(report, mirror, time.monotonic() - started, error[0] if error else None)
+    console.emit(result, as_json, render)
+    if error is not None:
+        fail(f"arxiv harvest: {error[0]}", error[1])
