@@ -90,7 +90,8 @@ def harvest(mirror: ArxivMirror, client: OaiClient, sets: Iterable[str] = (),
     return report
 
 
-def _start(state: HarvestState, from_day: str | None, now: datetime) -> tuple[HarvestState, str | None]:
+def _start(state: HarvestState, from_day: str | None,
+           now: datetime) -> tuple[HarvestState, str | None]:
     """The run to do for a scope, and how it resumes (None: a new run)."""
     if state.running and from_day is None:
         return state, "token" if state.token_valid(now) else "checkpoint"

@@ -143,7 +143,7 @@ def _next_utc_midnight(now: datetime) -> datetime:
 
 
 def parse_page(body: bytes, now: datetime | None = None) -> Page:
-    """A ``ListRecords`` answer; raises ``OaiError`` for an OAI error, ``ValueError`` if unreadable."""
+    """A ``ListRecords`` answer; ``OaiError`` for an OAI error, ``ValueError`` if unreadable."""
     try:
         root = ET.fromstring(body)
     except ET.ParseError as exc:
