@@ -121,7 +121,7 @@ class OaiStandIn:
     # --- controls --------------------------------------------------------------------
 
     def add(self, entry: dict, datestamp: str | None = None) -> Record:
-        """Serve ``entry`` (a fixture entry) stamped ``datestamp`` (default: its ``updated`` day)."""
+        """Serve a fixture entry, stamped ``datestamp`` (default: its ``updated`` day)."""
         record = Record(bare_id(entry["id"]), datestamp or entry["updated"][:10],
                         tuple(dict.fromkeys(set_spec(c) for c in entry["categories"])), entry)
         self._records[record.id] = record
