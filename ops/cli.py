@@ -61,6 +61,16 @@ def _settings(mappings: Path | None = None, dead_letters: Path | None = None) ->
                                                  deadletter_path=dead_letters)
 
 
+def _enrichment_config() -> Any:
+    """``ARXIV_*`` from the environment, as the crawl reads them; a bad value exits 2."""
+    from enrichment.config import EnrichmentConfig
+
+    try:
+        return EnrichmentConfig.from_settings(os.environ)
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
+
+
 def _names(which: str) -> list[str]:
     return ["works", "researchers"] if which == "all" else [which]
 
@@ -98,14 +108,16 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
            reports: Path | None, last_runs: int, check: bool) -> None:
     """Show each alias's live index, version and document count, the older versions
     kept, whether the live mapping differs from the mapping file (and which fields),
-    dead-letter entries waiting, works pending arXiv enrichment, and the last crawl
-    runs, flagging a run whose counts dropped sharply against the run before."""
+    dead-letter entries waiting, works pending arXiv enrichment, the local arXiv mirror
+    (size, sets, last harvest) and the last crawl runs, flagging a run whose counts
+    dropped sharply against the run before."""
     from ops.status import collect, render
 
     settings = _settings(mappings, dead_letters)
     if reports is None and os.environ.get("RUN_REPORT"):
         reports = Path(os.environ["RUN_REPORT"]).parent
-    result = collect(settings.client(), settings, reports, last_runs)
+    result = collect(settings.client(), settings, reports, last_runs,
+                     arxiv_cache_dir=Path(_enrichment_config().cache_dir))
     console.emit(result, as_json, render)
     if check and result["warnings"]:
         fail(f"status: {len(result['warnings'])} thing(s) to do, first: {result['warnings'][0]}")
@@ -362,16 +374,12 @@ def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
     """
     import time
 
-    from enrichment.config import EnrichmentConfig
     from enrichment.errors import ArxivUnavailable, EnrichmentError
     from enrichment.harvest import HarvestReport
     from enrichment.mirror import ArxivMirror
     from ops.arxiv import HarvestRunning, Progress, render, run_harvest, summary
 
-    try:
-        config = EnrichmentConfig.from_settings(os.environ)
-    except ValueError as exc:
-        fail(f"arxiv harvest: {exc}", EXIT_USAGE)
+    config = _enrichment_config()
     day = from_day.date().isoformat() if from_day else None
     report = HarvestReport()
     started = time.monotonic()
