@@ -51,6 +51,11 @@ class Resolver:
                                   year_tolerance=config.year_tolerance)
         self._on_event = on_event if on_event is not None else _ignore
 
+    @property
+    def has_mirror(self) -> bool:
+        """Whether a local mirror answers before the query API."""
+        return self._mirror is not None
+
     @staticmethod
     def keys(listing: Listing) -> list[str]:
         """The searchable title keys of a listing."""

@@ -6,14 +6,17 @@ the query-API stand-in, five records a page here, so every harvest follows token
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from core import stat_keys
 from core.identity import work_id
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable
@@ -23,6 +26,7 @@ from enrichment.models import Listing, Outcome, listing_from_item
 from enrichment.oaipmh import OaiClient, retry_after_seconds
 from enrichment.pending import enrich_pending
 from enrichment.query import query_key
+from enrichment.resolver import Resolver
 from enrichment.service import start_enricher
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, load_entries, profile_works
 from standins.oaipmh import OaiStandIn
@@ -45,10 +49,11 @@ def arxiv_api() -> Iterator[ArxivStandIn]:
 
 def config_for(oai: OaiStandIn, cache: Path, api: ArxivStandIn | None = None,
                **overrides: float) -> EnrichmentConfig:
-    return EnrichmentConfig(oai_url=oai.base_url, cache_dir=str(cache), delay_seconds=0,
-                            api_url=api.api_url if api else "http://127.0.0.1:9/api/query?{}",
-                            backoff_seconds=0.01, backoff_max_seconds=0.05, timeout_seconds=5,
-                            batch_linger_seconds=0.2, **overrides)
+    settings: dict = {"oai_url": oai.base_url, "cache_dir": str(cache), "delay_seconds": 0,
+                      "api_url": api.api_url if api else "http://127.0.0.1:9/api/query?{}",
+                      "backoff_seconds": 0.01, "backoff_max_seconds": 0.05,
+                      "timeout_seconds": 5, "batch_linger_seconds": 0.2}
+    return EnrichmentConfig(**{**settings, **overrides})
 
 
 def run_harvest(config: EnrichmentConfig, sets: tuple[str, ...] = (), **kwargs: object
@@ -70,11 +75,14 @@ def all_listings() -> list[Listing]:
     return list(merged.values())
 
 
-def enrich_through_worker(config: EnrichmentConfig, listings: list[Listing]) -> dict[str, Outcome]:
+def enrich_through_worker(config: EnrichmentConfig, listings: list[Listing],
+                          events: Counter[str] | None = None) -> dict[str, Outcome]:
     """The crawl's path: the background Enricher, answers on its worker thread."""
     answers: dict[str, Outcome] = {}
     done = threading.Event()
-    enricher = start_enricher(config, on_result=lambda o: answers.__setitem__(o.work_id, o))
+    counts = events if events is not None else Counter()
+    enricher = start_enricher(config, on_result=lambda o: answers.__setitem__(o.work_id, o),
+                              on_event=lambda name, n: counts.update({name: n}))
     try:
         for listing in listings:
             outcome = enricher.submit(listing)
@@ -273,3 +281,21 @@ def test_a_stale_full_mirror_leaves_misses_to_the_api(
     asked = " ".join(arxiv_api.queries)
     assert arxiv_api.request_count > 0
     assert not [key for key in held_keys if f'"{key}"' in asked]
+
+
+def test_the_api_gets_full_batches_of_what_a_set_mirror_lacks(
+        oai: OaiStandIn, arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    config = config_for(oai, tmp_path, arxiv_api, batch_size=5, batch_linger_seconds=30)
+    run_harvest(config, sets=("cs",))  # every paper, but not all of arXiv: misses go to the API
+    listings = all_listings()
+    events: Counter[str] = Counter()
+    outcomes = enrich_through_worker(config, listings, events)
+    assert_right_ids(outcomes)
+    keys = {key for listing in listings for key in Resolver.keys(listing)}
+    left = len(keys) - events[stat_keys.ARXIV_MIRROR_ANSWERS]
+    assert events[stat_keys.ARXIV_MIRROR_ANSWERS] >= len(EXPECTED)
+    # One query per full batch (an empty answer is asked again: the same query).
+    assert len(set(arxiv_api.queries)) == math.ceil(left / 5)
+    assert arxiv_api.request_count == events[stat_keys.ARXIV_REQUESTS]
+    asked = " ".join(arxiv_api.queries)
+    assert not [t for t in ARXIV_ID_OF_SEED if f'"{query_key(t)}"' in asked]
