@@ -155,23 +155,36 @@ def match_expression(key: str) -> str | None:
 class ArxivMirror:
     """The mirror's SQLite file in ``directory``."""
 
-    def __init__(self, directory: str | Path, busy_timeout: float = 30.0) -> None:
+    def __init__(self, directory: str | Path, busy_timeout: float = 30.0,
+                 create: bool = True) -> None:
         self.directory = Path(directory).expanduser()
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / FILENAME
         self._busy_timeout = busy_timeout
         self._local = threading.local()
-        with closing(self._open()) as conn, conn:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(_SCHEMA)
+        if create:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with closing(self._open()) as conn, conn:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
 
     @classmethod
     def existing(cls, directory: str | Path) -> ArxivMirror | None:
-        """The mirror in ``directory`` if a harvest has stored anything there, else None."""
+        """The mirror in ``directory`` if a harvest has stored anything there, else None.
+
+        Reads only (one indexed row), so it may run on a thread that must not wait.
+        """
         if not (Path(directory).expanduser() / FILENAME).exists():
             return None
-        mirror = cls(directory)
-        return mirror if mirror.size() else None
+        mirror = cls(directory, create=False)
+        try:
+            held = mirror._connection().execute(
+                "SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0]
+        except sqlite3.Error:  # not a mirror yet (no tables)
+            held = False
+        if not held:
+            mirror.close()
+            return None
+        return mirror
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self._busy_timeout)

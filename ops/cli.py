@@ -111,13 +111,17 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
     dead-letter entries waiting, works pending arXiv enrichment, the local arXiv mirror
     (size, sets, last harvest) and the last crawl runs, flagging a run whose counts
     dropped sharply against the run before."""
+    from enrichment.config import EnrichmentConfig
     from ops.status import collect, render
 
     settings = _settings(mappings, dead_letters)
     if reports is None and os.environ.get("RUN_REPORT"):
         reports = Path(os.environ["RUN_REPORT"]).parent
-    result = collect(settings.client(), settings, reports, last_runs,
-                     arxiv_cache_dir=Path(_enrichment_config().cache_dir))
+    try:
+        cache_dir: Path | None = Path(EnrichmentConfig.from_settings(os.environ).cache_dir)
+    except ValueError:  # a bad ARXIV_* value: the status of the index still matters
+        cache_dir = None
+    result = collect(settings.client(), settings, reports, last_runs, arxiv_cache_dir=cache_dir)
     console.emit(result, as_json, render)
     if check and result["warnings"]:
         fail(f"status: {len(result['warnings'])} thing(s) to do, first: {result['warnings'][0]}")
@@ -314,8 +318,9 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     ended first) and write the verified metadata to the index.
 
     Uses ARXIV_API_URL, ARXIV_DELAY_SECONDS (never below 3 s against arXiv) and
-    ARXIV_CACHE_DIR like the crawl, sharing its cache and request slot, so it may
-    run beside a crawl. Exits non-zero if arXiv left works pending.
+    ARXIV_CACHE_DIR like the crawl, sharing its cache, request slot and arXiv mirror
+    (`scholarindex arxiv harvest`, consulted first), so it may run beside a crawl.
+    Exits non-zero if arXiv left works pending.
     """
     from enrichment.config import EnrichmentConfig
     from indexing.bulk import BulkWriter
