@@ -21,7 +21,8 @@ exist in both, and behaves as arXiv's OAI-PMH service does where a harvester car
   ``expire_tokens()``), ``badArgument``, ``cannotDisseminateFormat``, ``badVerb``;
 * ``fail_next("503", times, retry_after)``: HTTP 503 with ``Retry-After``, as
   arXiv answers a harvester going too fast;
-* ``add(entry, datestamp)``: a new or changed paper, for incremental harvests;
+* ``add(entry, datestamp)``: a new or changed paper, and ``withdraw(id, datestamp)``:
+  a deleted record (``status="deleted"``, no metadata), for incremental harvests;
 * every request is recorded (``requests``: time, arguments, HTTP status, OAI error).
 
 Nothing here imports the code under test.
@@ -126,6 +127,11 @@ class OaiStandIn:
                         tuple(dict.fromkeys(set_spec(c) for c in entry["categories"])), entry)
         self._records[record.id] = record
         return record
+
+    def withdraw(self, arxiv_id: str, datestamp: str) -> None:
+        """List ``arxiv_id`` from now on as a deleted record stamped ``datestamp``."""
+        record = self._records[arxiv_id]
+        self._records[arxiv_id] = Record(record.id, datestamp, record.sets, {})
 
     def fail_next(self, mode: str, times: int = 1, retry_after: int = 1) -> None:
         """Answer the next ``times`` requests with HTTP ``mode`` ("503" only) and Retry-After."""
@@ -285,6 +291,9 @@ def _record_element(parent: ET.Element, record: Record) -> None:
     ET.SubElement(header, f"{{{OAI}}}datestamp").text = record.datestamp
     for spec in record.sets:
         ET.SubElement(header, f"{{{OAI}}}setSpec").text = spec
+    if not entry:  # withdrawn: a header only
+        header.set("status", "deleted")
+        return
     metadata = ET.SubElement(ET.SubElement(node, f"{{{OAI}}}metadata"), f"{{{ARXIV_FORMAT}}}arXiv")
 
     def add(name: str, value: str | None) -> None:

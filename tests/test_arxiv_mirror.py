@@ -135,6 +135,20 @@ def test_harvest_follows_tokens_and_a_second_run_asks_only_since_the_last(
     assert mirror.size() == len(oai.ids)
 
 
+def test_a_deleted_record_leaves_the_mirror(oai: OaiStandIn, tmp_path: Path) -> None:
+    config = config_for(oai, tmp_path)
+    run_harvest(config)
+    mirror = ArxivMirror(tmp_path)
+    key = query_key(mirror.get("2205.14465")["title"])  # type: ignore[index]
+    assert "2205.14465" in {c["id"] for c in mirror.candidates(key)}
+    oai.withdraw("2205.14465", datestamp=datetime.now(UTC).date().isoformat())
+    report = run_harvest(config)
+    assert report.scopes[0].deleted == 1
+    assert mirror.get("2205.14465") is None
+    assert "2205.14465" not in {c["id"] for c in mirror.candidates(key)}  # gone from the index
+    assert mirror.size() == len(oai.ids) - 1
+
+
 def test_set_harvest_holds_the_set_only(oai: OaiStandIn, tmp_path: Path) -> None:
     run_harvest(config_for(oai, tmp_path), sets=("math",))
     assert oai.requests[0].args["set"] == "math"
