@@ -222,9 +222,13 @@ class ArxivMirror:
         expression = match_expression(key)
         if expression is None:
             return []
-        rows = self._connection().execute(
-            "SELECT records.metadata FROM titles JOIN records ON records.rowid = titles.rowid"
-            " WHERE titles MATCH ? ORDER BY titles.rank LIMIT ?", (expression, limit))
+        query = ("SELECT records.metadata FROM titles JOIN records ON records.rowid = titles.rowid"
+                 " WHERE titles MATCH ?")
+        conn = self._connection()
+        rows = conn.execute(query + " LIMIT ?", (expression, limit + 1)).fetchall()
+        if len(rows) > limit:  # too many: keep the best ranked (ranking all costs twice as much)
+            rows = conn.execute(query + " ORDER BY titles.rank LIMIT ?",
+                                (expression, limit)).fetchall()
         return [json.loads(metadata) for (metadata,) in rows]
 
     def store_page(self, records: Iterable[Record], state: HarvestState) -> None:

@@ -255,6 +255,11 @@ def test_lookup_finds_every_word_in_any_order_stemmed(oai: OaiStandIn, tmp_path:
             "Tree-Structured Cache")
     assert "2602.13316" in {c["id"] for c in mirror.candidates(query_key(seed))}
     assert match_expression("the art of the deal") == '"art" "deal"'
+    # More matches than asked for: the best ranked (BM25: the shortest such title) are kept.
+    matches = mirror.candidates("distributed training")
+    assert len(matches) > 2
+    best = mirror.candidates("distributed training", limit=1)
+    assert [m["id"] for m in best] == [min(matches, key=lambda m: len(query_key(m["title"])))["id"]]
     assert mirror.candidates("nothing like this title anywhere") == []
 
 
