@@ -82,8 +82,9 @@ class Page:
 
 
 def _text(node: ET.Element, name: str) -> str | None:
-    value = node.findtext(ARXIV_FORMAT + name)
-    return " ".join(value.split()) or None if value else None
+    """An element's text with its whitespace collapsed; None when absent or empty."""
+    value = " ".join((node.findtext(ARXIV_FORMAT + name) or "").split())
+    return value or None
 
 
 def _author(node: ET.Element) -> str:
@@ -190,8 +191,9 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
+# Receives (event, count): REQUESTS for every HTTP request sent, RETRIES for every retry.
 EventSink = Callable[[str, int], None]
-REQUESTS = "requests"  # event names the client reports
+REQUESTS = "requests"
 RETRIES = "retries"
 
 

@@ -16,6 +16,7 @@ import fcntl
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +27,7 @@ import click
 from enrichment.config import EnrichmentConfig
 from enrichment.harvest import HarvestReport, ScopeReport, harvest
 from enrichment.mirror import ArxivMirror
-from enrichment.oaipmh import OaiClient
+from enrichment.oaipmh import REQUESTS, RETRIES, OaiClient
 
 LOCK_FILENAME = "arxiv-harvest.lock"
 
@@ -73,10 +74,13 @@ class Progress:
 
 
 def run_harvest(config: EnrichmentConfig, sets: list[str], from_day: str | None,
-                progress: Progress, report: HarvestReport) -> ArxivMirror:
-    """Harvest into the mirror in ``config.cache_dir``; ``report`` fills in as it goes."""
+                progress: Progress, report: HarvestReport,
+                http: Counter[str] | None = None) -> ArxivMirror:
+    """Harvest into the mirror in ``config.cache_dir``; ``report`` fills in as it goes, and
+    ``http`` counts the HTTP requests sent and retried (503s and failures included)."""
     mirror = ArxivMirror(config.cache_dir)
-    client = OaiClient(config)
+    counts = http if http is not None else Counter()
+    client = OaiClient(config, on_event=lambda name, n: counts.update({name: n}))
     try:
         with harvest_lock(config.cache_dir):
             harvest(mirror, client, sets, from_day, on_page=progress, report=report)
@@ -86,10 +90,12 @@ def run_harvest(config: EnrichmentConfig, sets: list[str], from_day: str | None,
     return mirror
 
 
-def summary(report: HarvestReport, mirror: ArxivMirror, seconds: float,
+def summary(report: HarvestReport, mirror: ArxivMirror, seconds: float, http: Counter[str],
             error: str | None = None) -> dict[str, Any]:
-    """The JSON summary of a run."""
+    """The JSON summary of a run: ``requests`` answered pages, ``http_requests`` every
+    request sent (retries included)."""
     return {"ok": error is None, "error": error, "requests": report.requests,
+            "http_requests": http[REQUESTS], "retries": http[RETRIES],
             "records": report.records, "seconds": round(seconds, 1),
             "scopes": [s.as_dict() for s in report.scopes], "mirror": mirror.summary()}
 
@@ -103,5 +109,7 @@ def render(result: dict[str, Any]) -> str:
                      f"({scope['deleted']} deleted) in {scope['requests']} requests, "
                      f"from {scope['from'] or 'the beginning'} until {scope['until']}{resumed}")
     mirror = result["mirror"]
-    lines.append(f"mirror: {mirror['records']} records in {mirror['path']}")
+    lines.append(f"{result['http_requests']} HTTP requests ({result['retries']} retries) in "
+                 f"{result['seconds']:g} s; mirror: {mirror['records']} records in "
+                 f"{mirror['path']}")
     return "\n".join(lines)

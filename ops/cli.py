@@ -378,6 +378,7 @@ def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
     another harvest of the same mirror is running.
     """
     import time
+    from collections import Counter
 
     from enrichment.errors import ArxivUnavailable, EnrichmentError
     from enrichment.harvest import HarvestReport
@@ -387,10 +388,11 @@ def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
     config = _enrichment_config()
     day = from_day.date().isoformat() if from_day else None
     report = HarvestReport()
+    http: Counter[str] = Counter()
     started = time.monotonic()
     error: tuple[str, int] | None = None
     try:
-        mirror = run_harvest(config, list(sets), day, Progress(), report)
+        mirror = run_harvest(config, list(sets), day, Progress(), report, http)
     except HarvestRunning as exc:
         fail(f"arxiv harvest: {exc}", console.EXIT_ALREADY_RUNNING)
     except ArxivUnavailable as exc:
@@ -399,7 +401,8 @@ def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
         error = (f"{config.oai_url} refused the harvest: {exc}", console.EXIT_FAILED)
     if error is not None:
         mirror = ArxivMirror(config.cache_dir)
-    result = summary(report, mirror, time.monotonic() - started, error[0] if error else None)
+    result = summary(report, mirror, time.monotonic() - started, http,
+                     error[0] if error else None)
     console.emit(result, as_json, render)
     if error is not None:
         fail(f"arxiv harvest: {error[0]}", error[1])

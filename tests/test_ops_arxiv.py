@@ -57,6 +57,8 @@ def test_harvest_exits_3_when_the_endpoint_stays_down_and_resumes_later(
                                 env=env(oai, tmp_path, ARXIV_MAX_ATTEMPTS="2"))
     assert result.exit_code == 3
     assert "run again to resume" in result.output
+    failed = json.loads(result.stdout)
+    assert failed["http_requests"] == 2 and failed["retries"] == 1 and failed["requests"] == 0
     result = CliRunner().invoke(main, ["arxiv", "harvest"], env=env(oai, tmp_path))
     assert result.exit_code == 0, result.output
     assert mirror_status(tmp_path)["records"] == len(oai.ids)  # type: ignore[index]
