@@ -165,8 +165,8 @@ def parse_page(body: bytes, now: datetime | None = None) -> Page:
     token, size, expires = None, None, None
     if token_node is not None:
         token = (token_node.text or "").strip() or None
-        size = int(token_node.get("completeListSize")) if token_node.get(
-            "completeListSize", "").isdigit() else None
+        listed = token_node.get("completeListSize") or ""
+        size = int(listed) if listed.isdigit() else None
         stamp = token_node.get("expirationDate")
         try:
             expires = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
