@@ -318,3 +318,23 @@ def test_the_api_gets_full_batches_of_what_a_set_mirror_lacks(
     assert arxiv_api.request_count == events[stat_keys.ARXIV_REQUESTS]
     asked = " ".join(arxiv_api.queries)
     assert not [t for t in ARXIV_ID_OF_SEED if f'"{query_key(t)}"' in asked]
+
+
+def test_a_real_crawl_after_the_harvest_asks_the_query_api_nothing(
+        oai: OaiStandIn, arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    """The acceptance run: harvest (five records a page), then a Scrapy crawl of the seed and
+    held-out listings through the arXiv pipeline (the harness of test_enrichment_pipeline)."""
+    from tests.test_enrichment_pipeline import DISTINCT, crawl, final_outcomes
+
+    report = run_harvest(config_for(oai, tmp_path / "cache"))
+    assert report.requests == PAGES_OF_FIVE
+    result = crawl(arxiv_api, tmp_path / "cache", tmp_path / "crawl.json")
+    final = final_outcomes(result)
+    assert len(final) == DISTINCT
+    for wid, outcome in final.items():
+        assert outcome["arxiv_id"] == EXPECTED.get(wid), outcome
+        assert outcome["status"] == ("done" if wid in EXPECTED else "none")
+    assert arxiv_api.request_count == 0
+    assert result["stats"]["arxiv/mirror_answers"] >= DISTINCT
+    assert "arxiv/requests" not in result["stats"]
+    assert result["max_tick_gap"] < 0.35  # the mirror lookups never held up the reactor
