@@ -134,6 +134,11 @@ def test_harvest_follows_tokens_and_a_second_run_asks_only_since_the_last(
     assert mirror.get("2611.00001") is not None
     assert mirror.size() == len(oai.ids)
 
+    oai.reset()
+    nothing_new = run_harvest(config)
+    assert nothing_new.requests == 1 and nothing_new.records == 0
+    assert oai.requests[0].error == "noRecordsMatch"
+
 
 def test_a_deleted_record_leaves_the_mirror(oai: OaiStandIn, tmp_path: Path) -> None:
     config = config_for(oai, tmp_path)
