@@ -135,9 +135,17 @@ def test_harvest_follows_tokens_and_a_second_run_asks_only_since_the_last(
     assert mirror.size() == len(oai.ids)
 
     oai.reset()
-    nothing_new = run_harvest(config)
-    assert nothing_new.requests == 1 and nothing_new.records == 0
+    third = run_harvest(config)  # the shared day is listed again, and held once
+    assert third.requests == 1 and third.records == 1
+    assert mirror.size() == len(oai.ids)
+
+
+def test_a_set_with_no_records_is_one_request_and_complete(oai: OaiStandIn,
+                                                           tmp_path: Path) -> None:
+    report = run_harvest(config_for(oai, tmp_path), sets=("q-fin",))
+    assert report.requests == 1 and report.records == 0
     assert oai.requests[0].error == "noRecordsMatch"
+    assert ArxivMirror(tmp_path).state("q-fin").complete
 
 
 def test_a_deleted_record_leaves_the_mirror(oai: OaiStandIn, tmp_path: Path) -> None:
