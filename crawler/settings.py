@@ -131,6 +131,10 @@ ARXIV_YEAR_TOLERANCE = 1
 ARXIV_BATCH_LINGER_SECONDS = 30
 # Keep an idle crawl open for outstanding lookups until no answer came for this long.
 ARXIV_IDLE_WAIT_SECONDS = 600
+# The OAI-PMH endpoint `scholarindex arxiv harvest` mirrors arXiv from (into ARXIV_CACHE_DIR).
+ARXIV_OAI_URL = "https://oaipmh.arxiv.org/oai"
+# A mirror of all of arXiv harvested within this long says "not on arXiv" without asking the API.
+ARXIV_MIRROR_MAX_AGE_SECONDS = 2 * 86400
 
 # --- Scheduled runs (docs/deploy/README.md) ----------------------------------------------
 # Our `crawl` command replaces Scrapy's: it takes the job's lock and exits with the verdict.
@@ -186,6 +190,6 @@ ENVIRONMENT_SETTINGS = [
     "ARXIV_BACKOFF_MAX_SECONDS", "ARXIV_EMPTY_PAGE_CONFIRMATIONS",
     "ARXIV_OUTAGE_COOLDOWN_SECONDS", "ARXIV_HIT_TTL_SECONDS", "ARXIV_MISS_TTL_SECONDS",
     "ARXIV_TITLE_THRESHOLD", "ARXIV_YEAR_TOLERANCE", "ARXIV_BATCH_LINGER_SECONDS",
-    "ARXIV_IDLE_WAIT_SECONDS",
+    "ARXIV_IDLE_WAIT_SECONDS", "ARXIV_OAI_URL", "ARXIV_MIRROR_MAX_AGE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
 ]

@@ -8,7 +8,9 @@ The parts, each in its own module:
 * ``cache``, ``ratelimit``: the SQLite cache and the cross-process request slot,
   both in ``ARXIV_CACHE_DIR``;
 * ``client``: the ``arxiv`` package behind one error boundary (timeouts, retries);
-* ``resolver``: cache, batch lookups and verification for a list of listings;
+* ``oaipmh``, ``mirror``, ``harvest``: a local mirror of arXiv harvested over
+  OAI-PMH (SQLite, full-text index over titles), consulted before the query API;
+* ``resolver``: cache, mirror, batch lookups and verification for a list of listings;
 * ``service``: the background ``Enricher`` the Scrapy pipeline feeds;
 * ``pending``: ``enrich_pending`` for the ops CLI.
 """

@@ -38,6 +38,9 @@ class EnrichmentConfig:
     year_tolerance: int
     batch_linger_seconds: float  # send a partial batch once its oldest title waited this
     idle_wait_seconds: float  # keep the spider open this long for outstanding lookups
+    oai_url: str  # the OAI-PMH endpoint `scholarindex arxiv harvest` reads
+    # A mirror of all of arXiv harvested within this long answers "not on arXiv" itself.
+    mirror_max_age_seconds: float
 
     @classmethod
     def from_settings(cls, settings: Any) -> EnrichmentConfig:

@@ -1,4 +1,5 @@
-"""From listings to outcomes: the cache first, then batched searches, then verification.
+"""From listings to outcomes: the cache first, then the local mirror (when one was
+harvested), then batched searches of the query API, then verification.
 
 Blocking (SQLite and HTTP), so it runs in the enricher's worker thread or in
 the ops CLI, never on the reactor; ``from_cache`` alone only reads SQLite.
@@ -19,6 +20,7 @@ from enrichment.client import ArxivFetcher, SearchResult
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
 from enrichment.matching import Thresholds, title_similarity, verify
+from enrichment.mirror import ArxivMirror
 from enrichment.models import Listing, Outcome
 from enrichment.query import batches, build_query, is_queryable, query_key
 
@@ -37,16 +39,22 @@ Row = tuple[str, list[dict], str]  # key, candidates, reason
 
 
 class Resolver:
-    """Answers listings from the cache and from arXiv searches."""
+    """Answers listings from the cache, the local mirror and arXiv searches."""
 
     def __init__(self, search: Search, cache: LookupCache, config: EnrichmentConfig,
-                 on_event: EventSink | None = None) -> None:
+                 on_event: EventSink | None = None, mirror: ArxivMirror | None = None) -> None:
         self._search = search
         self._cache = cache
         self._config = config
+        self._mirror = mirror
         self._limits = Thresholds(title=config.title_threshold,
                                   year_tolerance=config.year_tolerance)
         self._on_event = on_event if on_event is not None else _ignore
+
+    @property
+    def has_mirror(self) -> bool:
+        """Whether a local mirror answers before the query API."""
+        return self._mirror is not None
 
     @staticmethod
     def keys(listing: Listing) -> list[str]:
@@ -111,10 +119,51 @@ class Resolver:
         return outcomes
 
     def lookup(self, keys: list[str], waiting: dict[str, list[Listing]]) -> str | None:
-        """Search and cache ``keys`` batch by batch; the outage reason if arXiv failed.
+        """Answer ``keys`` from the mirror, then search arXiv for the rest; the outage reason
+        if arXiv failed.
 
         ``waiting`` maps a key to the listings that need it, to pick each row's TTL.
         """
+        return self.search_api(self.answer_from_mirror(keys, waiting), waiting)
+
+    def answer_from_mirror(self, keys: list[str], waiting: dict[str, list[Listing]]) -> list[str]:
+        """Cache the mirror's answer for every key it can give; the keys left for the API.
+
+        The mirror answers a key when every listing waiting on it verifies against
+        the mirror's candidates for its titles (the same checks as for the API's),
+        or, when the mirror holds all of arXiv and is fresh (``answers_misses``),
+        whatever it finds, a miss included. Otherwise the key goes to the API: the
+        paper may be in a set not harvested, or newer than the last harvest.
+        """
+        if self._mirror is None or not keys:
+            return keys
+        complete = self._mirror.answers_misses(self._config.mirror_max_age_seconds)
+        found: dict[str, list[dict]] = {}
+
+        def candidates(key: str) -> list[dict]:
+            if key not in found:
+                found[key] = self._candidates(key, self._mirror.candidates(key))  # type: ignore[union-attr]
+            return found[key]
+
+        def verified(listing: Listing) -> bool:
+            pool = [c for k in self.keys(listing) for c in candidates(k)]
+            return verify(listing, pool, self._limits).match is not None
+
+        answered, left = [], []
+        for key in keys:
+            listings = waiting.get(key, ())
+            if complete or (listings and all(verified(listing) for listing in listings)):
+                answered.append((key, candidates(key), ""))
+            else:
+                left.append(key)
+        self._store(answered, waiting)
+        if answered:
+            self._on_event(stat_keys.ARXIV_MIRROR_ANSWERS, len(answered))
+        return left
+
+    def search_api(self, keys: list[str], waiting: dict[str, list[Listing]]) -> str | None:
+        """Search arXiv's query API for ``keys`` and cache the answers, batch by batch;
+        the outage reason if arXiv failed."""
         for batch in batches(keys, self._config.batch_size, self._config.max_query_chars):
             try:
                 for rows in self._search_batch(batch):
@@ -170,7 +219,9 @@ def build_resolver(
     stop: threading.Event | None = None,
     on_event: EventSink | None = None,
 ) -> tuple[Resolver, ArxivFetcher]:
-    """A resolver on the real client and cache; close the fetcher after use."""
+    """A resolver on the real client, cache and mirror (if one was harvested into
+    ``ARXIV_CACHE_DIR``); close the fetcher after use."""
     fetcher = ArxivFetcher(config, stop=stop, on_event=on_event)
     cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
-    return Resolver(fetcher.search, cache, config, on_event=on_event), fetcher
+    mirror = ArxivMirror.existing(config.cache_dir)
+    return Resolver(fetcher.search, cache, config, on_event=on_event, mirror=mirror), fetcher

@@ -16,9 +16,15 @@ crawl of 150,000 works would otherwise hold 300 MB. So both hold for every
 work of a run, however large, at a few microseconds a listing. ``counts``
 gives the distinct works by their latest status.
 
+With a local mirror (``enrichment.mirror``), the worker looks every queued
+title up there first, as soon as it is queued, and only the titles the mirror
+cannot answer wait for a batch to the query API: so a batch holds
+``batch_size`` titles the API must be asked about, and a work the mirror answers
+costs no request.
+
 After an outage (``ArxivUnavailable``) the worker answers "pending" without
-asking arXiv for ``outage_cooldown`` seconds, so a dead API costs one round of
-retries, not one per batch.
+asking arXiv for ``outage_cooldown`` seconds (the mirror still answers), so a
+dead API costs one round of retries, not one per batch.
 """
 
 from __future__ import annotations
@@ -111,6 +117,7 @@ class Enricher:
         self._cond = threading.Condition()
         self._queue: OrderedDict[str, float] = OrderedDict()  # title key -> when queued
         self._in_flight: set[str] = set()
+        self._mirror_checked: set[str] = set()  # queued keys the mirror could not answer
         self._by_key: dict[str, set[str]] = defaultdict(set)  # title key -> waiting work ids
         self._waiting: dict[str, tuple[Listing, set[str]]] = {}  # work id -> evidence, keys
         self._answered = AnsweredWorks()
@@ -187,6 +194,7 @@ class Enricher:
                 self._count(answered[1] if answered else None, outcome)
             self._waiting.clear()
             self._queue.clear()
+            self._mirror_checked.clear()
             self._by_key.clear()
         if timeout and self._thread.is_alive():
             self._thread.join(timeout)
@@ -228,13 +236,22 @@ class Enricher:
             self._counts[before.status] -= 1
         self._counts[outcome.status] += 1
 
-    def _next_batch(self) -> list[str] | None:
-        """Wait until a batch is due and take it; None when stopping."""
+    def _next_batch(self) -> tuple[bool, list[str]] | None:
+        """Wait until work is due and take it: ``(True, keys)`` for the mirror (every
+        queued key it has not seen, at once), ``(False, batch)`` for the query API once
+        a batch is due; None when stopping."""
         while not self._stop.is_set():
             if not self._queue:
                 self._flush = False
                 self._cond.wait()
                 continue
+            if self._resolver.has_mirror:
+                unchecked = [key for key in self._queue if key not in self._mirror_checked]
+                if unchecked:
+                    for key in unchecked:
+                        del self._queue[key]
+                        self._in_flight.add(key)
+                    return True, unchecked
             age = self._clock() - next(iter(self._queue.values()))
             due = (self._flush or len(self._queue) >= self._config.batch_size
                    or age >= self._config.batch_linger_seconds)
@@ -246,7 +263,7 @@ class Enricher:
             for key in batch:
                 del self._queue[key]
                 self._in_flight.add(key)
-            return batch
+            return False, batch
         return None
 
     def _complete(self, batch: list[str], stored: set[str],
@@ -256,6 +273,7 @@ class Enricher:
         pending: list[Outcome] = []
         for key in batch:
             self._in_flight.discard(key)
+            self._mirror_checked.discard(key)
             for work_id in self._by_key.pop(key, ()):
                 if work_id not in self._waiting:
                     continue
@@ -282,11 +300,18 @@ class Enricher:
     def _drain(self) -> None:
         while True:
             with self._cond:
-                batch = self._next_batch()
-                if batch is None:
+                work = self._next_batch()
+                if work is None:
                     return
+                from_mirror, batch = work
                 waiting = {key: [self._waiting[w][0] for w in self._by_key[key]
                                  if w in self._waiting] for key in batch}
+            if from_mirror:
+                try:
+                    self._from_mirror(batch, waiting)
+                except Cancelled:
+                    return
+                continue
             try:
                 reason = self._lookup(batch, waiting)
             except Cancelled:
@@ -297,21 +322,46 @@ class Enricher:
             stored = set(self._resolver.cached(batch))
             with self._cond:
                 ready, pending = self._complete(batch, stored, reason)
-            for outcome in pending:
-                self._on_result(outcome)
-            for work in ready:
-                cached = self._resolver.cached(self._resolver.keys(work))
-                outcome = self._resolver.decide(work, cached)
-                with self._cond:
-                    outcome = self._settle(work, outcome, self._answered.get(work.work_id))
-                self._on_result(outcome)
+            self._deliver(ready, pending)
+
+    def _from_mirror(self, keys: list[str], waiting: dict[str, list[Listing]]) -> None:
+        """Answer what the mirror can; queue the rest again, for the query API."""
+        try:
+            left = set(self._resolver.answer_from_mirror(keys, waiting))
+        except Cancelled:
+            raise
+        except Exception:  # a broken mirror must not stop enrichment: the API answers
+            logger.exception("arXiv mirror lookup failed for %d titles", len(keys))
+            left = set(keys)
+        now = self._clock()
+        with self._cond:
+            for key in keys:
+                if key in left:
+                    self._in_flight.discard(key)
+                    self._mirror_checked.add(key)
+                    self._queue[key] = now
+            answered = [key for key in keys if key not in left]
+            ready, pending = self._complete(answered, set(answered), "")
+            self._cond.notify_all()
+        self._deliver(ready, pending)
+
+    def _deliver(self, ready: list[Listing], pending: list[Outcome]) -> None:
+        """Report the works left pending, and decide and report the works now answerable."""
+        for outcome in pending:
+            self._on_result(outcome)
+        for work in ready:
+            cached = self._resolver.cached(self._resolver.keys(work))
+            outcome = self._resolver.decide(work, cached)
+            with self._cond:
+                outcome = self._settle(work, outcome, self._answered.get(work.work_id))
+            self._on_result(outcome)
 
     def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:
         """Search arXiv for a batch, unless it is down; the reason if it is."""
         now = self._clock()
         if now < self._down_until:
             return f"{self._down_reason} (not asked again for {self._down_until - now:.0f} s)"
-        reason = self._resolver.lookup(batch, waiting)
+        reason = self._resolver.search_api(batch, waiting)
         if reason:
             self._down_until = self._clock() + self._config.outage_cooldown_seconds
             self._down_reason = reason

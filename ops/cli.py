@@ -11,7 +11,7 @@ import functools
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -23,6 +23,9 @@ from ops import console
 from ops.console import EXIT_CODES_HELP, EXIT_DATA_LOST, EXIT_UNAVAILABLE, EXIT_USAGE, fail
 from ops.settings import OpsSettings, enrichment_config
 from webui.cli import serve_command
+
+if TYPE_CHECKING:
+    from enrichment.config import EnrichmentConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 INDEX_CHOICES = ("works", "researchers", "all")
@@ -59,6 +62,14 @@ def _opensearch_errors(command: F) -> F:
 def _settings(mappings: Path | None = None, dead_letters: Path | None = None) -> OpsSettings:
     return OpsSettings.from_env().with_overrides(mappings_dir=mappings,
                                                  deadletter_path=dead_letters)
+
+
+def _enrichment_config() -> EnrichmentConfig:
+    """``ARXIV_*`` as the crawl reads them; a bad value exits 2."""
+    try:
+        return enrichment_config()
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
 
 
 def _names(which: str) -> list[str]:
@@ -99,14 +110,19 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
            reports: Path | None, last_runs: int, check: bool) -> None:
     """Show each alias's live index, version and document count, the older versions
     kept, whether the live mapping differs from the mapping file (and which fields),
-    dead-letter entries waiting, works pending arXiv enrichment, and the last crawl
-    runs, flagging a run whose counts dropped sharply against the run before."""
+    dead-letter entries waiting, works pending arXiv enrichment, the local arXiv mirror
+    (size, sets, last harvest) and the last crawl runs, flagging a run whose counts
+    dropped sharply against the run before."""
     from ops.status import collect, render
 
     settings = _settings(mappings, dead_letters)
     if reports is None and settings.run_report:
         reports = Path(settings.run_report).parent
-    result = collect(settings.client(), settings, reports, last_runs)
+    try:
+        cache_dir: Path | None = Path(enrichment_config().cache_dir)
+    except ValueError:  # a bad ARXIV_* value: the status of the index still matters
+        cache_dir = None
+    result = collect(settings.client(), settings, reports, last_runs, arxiv_cache_dir=cache_dir)
     console.emit(result, as_json, render)
     if check and result["warnings"]:
         fail(f"status: {len(result['warnings'])} thing(s) to do, first: {result['warnings'][0]}")
@@ -303,8 +319,9 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     ended first) and write the verified metadata to the index.
 
     Uses ARXIV_API_URL, ARXIV_DELAY_SECONDS (never below 3 s against arXiv) and
-    ARXIV_CACHE_DIR like the crawl, sharing its cache and request slot, so it may
-    run beside a crawl. Exits non-zero if arXiv left works pending.
+    ARXIV_CACHE_DIR like the crawl, sharing its cache, request slot and arXiv mirror
+    (`scholarindex arxiv harvest`, consulted first), so it may run beside a crawl.
+    Exits non-zero if arXiv left works pending.
     """
     from indexing.bulk import BulkWriter
     from indexing.deadletter import DeadLetterFile
@@ -312,10 +329,7 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
 
     if not pending:
         fail("say what to enrich: --pending (works whose enrichment is pending)", EXIT_USAGE)
-    try:
-        config = enrichment_config()
-    except ValueError as exc:
-        fail(f"enrich: {exc}", EXIT_USAGE)
+    config = _enrichment_config()
     settings = _settings(dead_letters=dead_letters)
     client = settings.client()
     writer = BulkWriter(client, settings.prefix, DeadLetterFile(settings.deadletter_path),
@@ -332,3 +346,61 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
              f"{settings.deadletter_path}: run `scholarindex replay`", EXIT_DATA_LOST)
     if report.still_pending:
         fail(f"enrich: {report.still_pending} work(s) still pending: {report.stopped_early}")
+
+
+# --- arxiv harvest -------------------------------------------------------------------------
+
+@main.group()
+def arxiv() -> None:
+    """The local arXiv mirror that enrichment consults before arXiv's query API."""
+
+
+@arxiv.command()
+@click.option("--set", "sets", multiple=True, metavar="SET",
+              help="An OAI set to harvest (cs, math, physics:hep-th, ...); repeat for several. "
+                   "Default: all of arXiv (only a mirror of all of arXiv can say a paper is "
+                   "not on arXiv; with sets, titles it lacks still go to the query API).")
+@click.option("--from", "from_day", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              metavar="YYYY-MM-DD",
+              help="Harvest what changed since this day instead of since the last harvest.")
+@json_option
+def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
+    """Harvest arXiv's metadata over OAI-PMH into the local mirror in ARXIV_CACHE_DIR.
+
+    Follows resumption tokens at one request every ARXIV_DELAY_SECONDS (never below
+    3 s against arXiv; the same machine-wide request slot as enrichment), waits out
+    503s as Retry-After says, and saves its place after every page: run it again
+    after an interruption and it resumes. A later run asks only for what changed
+    since the last one (from=). Reads ARXIV_OAI_URL [default
+    https://oaipmh.arxiv.org/oai]. Exits 3 if the endpoint stays unavailable, 75 if
+    another harvest of the same mirror is running.
+    """
+    import time
+    from collections import Counter
+
+    from enrichment.errors import ArxivUnavailable, EnrichmentError
+    from enrichment.harvest import HarvestReport
+    from enrichment.mirror import ArxivMirror
+    from ops.arxiv import HarvestRunning, Progress, render, run_harvest, summary
+
+    config = _enrichment_config()
+    day = from_day.date().isoformat() if from_day else None
+    report = HarvestReport()
+    http: Counter[str] = Counter()
+    started = time.monotonic()
+    error: tuple[str, int] | None = None
+    try:
+        mirror = run_harvest(config, list(sets), day, Progress(), report, http)
+    except HarvestRunning as exc:
+        fail(f"arxiv harvest: {exc}", console.EXIT_ALREADY_RUNNING)
+    except ArxivUnavailable as exc:
+        error = (f"{exc}; run again to resume", EXIT_UNAVAILABLE)
+    except EnrichmentError as exc:
+        error = (f"{config.oai_url} refused the harvest: {exc}", console.EXIT_FAILED)
+    if error is not None:
+        mirror = ArxivMirror(config.cache_dir)
+    result = summary(report, mirror, time.monotonic() - started, http,
+                     error[0] if error else None)
+    console.emit(result, as_json, render)
+    if error is not None:
+        fail(f"arxiv harvest: {error[0]}", error[1])

@@ -3,9 +3,12 @@
 1. Serves ``fixtures/site`` (profile pages in both layouts) on 127.0.0.1.
 2. Uses the OpenSearch at ``OPENSEARCH_URL`` when one answers; otherwise starts a
    local ``osmem-server`` (OpenSearch-compatible, in memory).
-3. Points the arXiv enricher at a local replay of recorded-style arXiv answers.
-4. Crawls every profile with the real ``scrapy crawl profiles`` command.
-5. Prints a summary read back from OpenSearch, then serves the search UI at
+3. Points the arXiv enricher at a local replay of recorded-style arXiv answers: the
+   query API and an OAI-PMH endpoint serving the same papers.
+4. Harvests the OAI-PMH endpoint into the local arXiv mirror with the real
+   ``scholarindex arxiv harvest``, so enrichment answers from the mirror.
+5. Crawls every profile with the real ``scrapy crawl profiles`` command.
+6. Prints a summary read back from OpenSearch, then serves the search UI at
    http://127.0.0.1:8000 until Ctrl+C (``DEMO_SERVE=0`` stops after the summary).
 """
 
@@ -26,6 +29,7 @@ from indexing.connection import OpenSearchConfig
 from indexing.indices import alias_name
 from ops.settings import OpsSettings
 from standins.arxiv import ArxivStandIn
+from standins.oaipmh import OaiStandIn
 from standins.site import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +51,11 @@ def crawl(url_file: Path, items: Path, env: dict[str, str]) -> int:
                "-a", f"url_file={url_file}", "-a", "follow=true", "-s", "DEPTH_LIMIT=4",
                "-O", str(items), "-s", "LOG_LEVEL=WARNING",
                "-s", f"RUN_REPORT={OUT / 'run-report.json'}"]
+    return subprocess.run(command, cwd=ROOT, env=env).returncode
+
+
+def harvest(env: dict[str, str]) -> int:
+    command = [str(Path(sys.executable).with_name("scholarindex")), "arxiv", "harvest"]
     return subprocess.run(command, cwd=ROOT, env=env).returncode
 
 
@@ -110,8 +119,11 @@ def main() -> None:
         arxiv = stack.enter_context(ArxivStandIn())
         print(f"arXiv: a LOCAL REPLAY of recorded-style answers (fixtures/arxiv) at {arxiv.base}; "
               "the real arXiv is never called")
+        oai = stack.enter_context(OaiStandIn())
+        print(f"arXiv OAI-PMH: a LOCAL stand-in serving the same papers at {oai.base_url}")
         env = {
             **os.environ, "OPENSEARCH_URL": url, "ARXIV_API_URL": arxiv.api_url,
+            "ARXIV_OAI_URL": oai.base_url,
             "ARXIV_DELAY_SECONDS": "0.5", "ARXIV_CACHE_DIR": str(OUT / "arxiv-cache"),
             "INDEX_DEADLETTER_PATH": str(OUT / "deadletter.jsonl"),
             "STATE_DIR": str(OUT / "state"), "CRAWL_DATE": "2026-11-22",
@@ -120,17 +132,20 @@ def main() -> None:
         paths = (SITE / "urls.txt").read_text(encoding="utf-8").splitlines()
         url_file.write_text("\n".join(site.url(p) if p.startswith("/") else p for p in paths),
                             encoding="utf-8")
+        print("Harvesting arXiv over OAI-PMH into the local mirror...", flush=True)
+        harvested = harvest(env)
+        print(f"harvest exit status: {harvested}; OAI-PMH requests: {oai.request_count}\n")
         print("Crawling the five seed profiles and the co-authors they link to...", flush=True)
         status = crawl(url_file, OUT / "items.jsonl", env)
         print(f"crawl exit status: {status} (report: {OUT / 'run-report.json'})\n")
         print(summary(build_client(OpsSettings.from_env(env).opensearch), config.prefix))
-        print(f"\nItems as exported: {OUT / 'items.jsonl'}; arXiv requests made: "
-              f"{arxiv.request_count}")
+        print(f"\nItems as exported: {OUT / 'items.jsonl'}; arXiv query API requests made: "
+              f"{arxiv.request_count} (only for titles the mirror could not answer)")
         if os.environ.get("DEMO_SERVE", "1") != "0":
             with suppress(KeyboardInterrupt):
                 serve(env)
-        if status:
-            sys.exit(status)
+        if status or harvested:
+            sys.exit(status or harvested)
 
 
 if __name__ == "__main__":

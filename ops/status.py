@@ -3,8 +3,9 @@
 Per alias: the concrete index and version, its document count, the older
 versions kept (and any unfinished reindex), whether its live mapping differs from
 the mapping file (which fields). Then dead-letter entries waiting for a replay,
-works waiting for arXiv enrichment, and the last crawl runs with sharp drops
-flagged. ``warnings`` lists what needs doing, one line each.
+works waiting for arXiv enrichment, the local arXiv mirror (size, sets, last
+harvest), and the last crawl runs with sharp drops flagged. ``warnings`` lists
+what needs doing, one line each.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from core.enrichment_status import PENDING
+from enrichment.mirror import ArxivMirror
 from indexing.client import translate_errors
 from indexing.indices import (
     INDEX_NAMES,
@@ -32,8 +34,11 @@ from ops.versions import BUILD_INCOMPLETE, family
 
 
 def collect(client: OpenSearch, settings: OpsSettings, reports_dir: Path | None = None,
-            last_runs: int = 5) -> dict[str, Any]:
-    """The status as a JSON-ready dict (raises ``IndexUnavailable`` if the cluster is down)."""
+            last_runs: int = 5, arxiv_cache_dir: Path | None = None) -> dict[str, Any]:
+    """The status as a JSON-ready dict (raises ``IndexUnavailable`` if the cluster is down).
+
+    ``arxiv_cache_dir``: where to look for the arXiv mirror (``ARXIV_CACHE_DIR``).
+    """
     prefix = settings.prefix
     with translate_errors("GET /"):
         client.info()
@@ -52,6 +57,11 @@ def collect(client: OpenSearch, settings: OpsSettings, reports_dir: Path | None 
     if status["enrichment_pending"]:
         warnings.append(f"{status['enrichment_pending']} work(s) pending arXiv enrichment: "
                         "run `scholarindex enrich --pending`")
+    status["arxiv_mirror"] = mirror_status(arxiv_cache_dir) if arxiv_cache_dir else None
+    for scope in (status["arxiv_mirror"] or {}).get("sets", []):
+        if scope["interrupted"]:
+            warnings.append(f"the arXiv harvest of {scope['set']} was interrupted: run "
+                            "`scholarindex arxiv harvest` again to resume it")
     status["crawl_runs"] = _runs(client, prefix, reports_dir, last_runs)
     for run in status["crawl_runs"]["runs"]:
         if run["drops"]:
@@ -116,6 +126,35 @@ def dead_letters_waiting(path: Path) -> dict[str, Any]:
     return {"path": str(path), "waiting": lines, "files": [str(f) for f in files]}
 
 
+def mirror_status(cache_dir: Path) -> dict[str, Any] | None:
+    """The arXiv mirror's size, sets and last harvest; None if none was harvested there."""
+    mirror = ArxivMirror.existing(cache_dir)
+    if mirror is None:
+        return None
+    try:
+        return mirror.summary()
+    finally:
+        mirror.close()
+
+
+def _render_mirror(mirror: dict[str, Any] | None) -> list[str]:
+    if mirror is None:
+        return ["arXiv mirror: none (enrichment asks the query API; see `scholarindex arxiv "
+                "harvest`)"]
+    lines = [f"arXiv mirror: {mirror['records']} records, last harvest "
+             f"{mirror['last_harvest'] or 'never finished'} ({mirror['path']})"]
+    for scope in mirror["sets"]:
+        if scope["complete_until"]:
+            state = (f"complete from {scope['complete_from'] or 'the beginning'} until "
+                     f"{scope['complete_until']}")
+        else:
+            state = "never finished"
+        if scope["interrupted"]:
+            state += "; a later run INTERRUPTED (harvest again to resume)"
+        lines.append(f"  {scope['set']}: {state}")
+    return lines
+
+
 def _pending(client: OpenSearch, prefix: str) -> int | None:
     alias = alias_name(prefix, "works")
     if alias_target(client, prefix, "works") is None:
@@ -169,6 +208,7 @@ def render(status: dict[str, Any]) -> str:
     lines.append(f"dead letters waiting: {dead['waiting']} ({dead['path']})")
     pending = status["enrichment_pending"]
     lines.append(f"works pending enrichment: {'-' if pending is None else pending}")
+    lines.extend(_render_mirror(status.get("arxiv_mirror")))
     runs = status["crawl_runs"]
     if runs["source"] is None:
         lines.append("crawl runs: none recorded (no crawl-runs index; pass --reports DIR "

@@ -13,7 +13,8 @@ without one, and whatever is left is reported "pending" with the reason.
 
 Stats: ``arxiv/requests``, ``arxiv/retries``, ``arxiv/bad_queries`` (HTTP
 requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
-``arxiv/cache_misses`` (work items answered from the cache or queued), and
+``arxiv/cache_misses`` (work items answered from the cache or queued),
+``arxiv/mirror_answers`` (titles the local arXiv mirror answered), and
 ``arxiv/matched``, ``arxiv/unmatched``, ``arxiv/pending``: distinct works by
 their latest answer (a work answered twice moves between them, so "pending" at
 the end is what ``scholarindex enrich --pending`` has left to do). The Enricher
