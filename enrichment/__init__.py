@@ -1,10 +1,15 @@
 """arXiv enrichment: find each work on arXiv, verify it, and attach its metadata.
 
+A library, no Scrapy: the crawl's pipeline and ``scholarindex`` both use it.
+
 The parts, each in its own module:
 
-* ``text``, ``query``: titles reduced to plain ASCII words and batched into one
-  ``(ti:"..." OR ti:"...")`` query;
-* ``names``, ``matching``: pure verification of candidates (title, year, authors);
+* ``query``: titles reduced to plain ASCII words (``core.text.words``) and batched
+  into one ``(ti:"..." OR ti:"...")`` query;
+* ``matching``: pure verification of candidates (title, year, authors through
+  ``core.names``);
+* ``config``, ``errors``, ``models``, ``metadata``: settings, exceptions, the values
+  passed around, and an arXiv entry as a document's ``arxiv`` object;
 * ``cache``, ``ratelimit``: the SQLite cache and the cross-process request slot,
   both in ``ARXIV_CACHE_DIR``;
 * ``client``: the ``arxiv`` package behind one error boundary (timeouts, retries);
