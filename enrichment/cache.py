@@ -15,13 +15,13 @@ costs more than the lookup, and the reactor thread reads once per work item.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+
+from enrichment.sqlite import ThreadLocalSQLite
 
 FILENAME = "arxiv-lookups.sqlite3"
 # Bump when the key or the stored metadata changes shape: old rows are ignored.
@@ -39,19 +39,17 @@ class CachedLookup:
     fetched_at: float
 
 
-class LookupCache:
+class LookupCache(ThreadLocalSQLite):
     """Title key -> candidates, with a time-to-live per row."""
 
     def __init__(self, directory: str | Path, hit_ttl: float, miss_ttl: float,
                  busy_timeout: float = 30.0, clock: Callable[[], float] = time.time) -> None:
         self.directory = Path(directory).expanduser()
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.path = self.directory / FILENAME
+        super().__init__(self.directory / FILENAME, busy_timeout)
         self.hit_ttl = hit_ttl
         self.miss_ttl = miss_ttl
-        self._busy_timeout = busy_timeout
         self._clock = clock
-        self._local = threading.local()
         with closing(self._open()) as conn, conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(
@@ -60,24 +58,6 @@ class LookupCache:
                 " fetched_at REAL NOT NULL, expires_at REAL NOT NULL)"
             )
 
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=self._busy_timeout)
-        conn.execute("PRAGMA synchronous=NORMAL")
-        return conn
-
-    def _connection(self) -> sqlite3.Connection:
-        """This thread's connection (sqlite3 connections stay in their thread)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self._open()
-        return conn
-
-    def close(self) -> None:
-        """Close the calling thread's connection (others close when their thread ends)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedLookup]:
         """The unexpired rows among ``keys``."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import asdict, dataclass, replace
@@ -32,6 +31,7 @@ from typing import Any
 
 from enrichment.oaipmh import Record
 from enrichment.query import query_key
+from enrichment.sqlite import ThreadLocalSQLite
 
 FILENAME = "arxiv-mirror.sqlite3"
 ALL = ""  # the scope of a harvest without a set: all of arXiv
@@ -152,15 +152,13 @@ def match_expression(key: str) -> str | None:
     return " ".join(f'"{w}"' for w in dict.fromkeys(wanted)) or None
 
 
-class ArxivMirror:
+class ArxivMirror(ThreadLocalSQLite):
     """The mirror's SQLite file in ``directory``."""
 
     def __init__(self, directory: str | Path, busy_timeout: float = 30.0,
                  create: bool = True) -> None:
         self.directory = Path(directory).expanduser()
-        self.path = self.directory / FILENAME
-        self._busy_timeout = busy_timeout
-        self._local = threading.local()
+        super().__init__(self.directory / FILENAME, busy_timeout)
         if create:
             self.directory.mkdir(parents=True, exist_ok=True)
             with closing(self._open()) as conn, conn:
@@ -186,24 +184,6 @@ class ArxivMirror:
             return None
         return mirror
 
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=self._busy_timeout)
-        conn.execute("PRAGMA synchronous=NORMAL")
-        return conn
-
-    def _connection(self) -> sqlite3.Connection:
-        """This thread's connection (sqlite3 connections stay in their thread)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self._open()
-        return conn
-
-    def close(self) -> None:
-        """Close the calling thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     # --- records -------------------------------------------------------------------
 
