@@ -30,6 +30,7 @@ class EnrichmentConfig:
     max_attempts: int  # tries per page before arXiv counts as unavailable
     backoff_seconds: float  # first retry pause; doubles, plus up to this much jitter
     backoff_max_seconds: float
+    retry_after_max: float  # longest Retry-After obeyed on a 429/503; 0: ignore it
     empty_page_confirmations: int  # re-asks before an empty first page means "no match"
     outage_cooldown_seconds: float  # after an outage, later batches go pending at once
     hit_ttl_seconds: float

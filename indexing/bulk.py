@@ -9,7 +9,8 @@ opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
 - written: delivered;
 - 409 (another writer got there first): re-read and re-merge at once;
 - 429, 5xx, connection errors: re-read, re-merge and re-send after an exponential
-  backoff with jitter (``core.retry``);
+  backoff with jitter (``core.retry``), or after the ``Retry-After`` the cluster
+  sent with a refused request, when longer (capped at ``INDEX_RETRY_AFTER_MAX``);
 - refused (mapping error): dead-lettered with the reason, the others carry on;
 - still failing when the attempts run out: dead-lettered with the last reason.
 
@@ -140,6 +141,7 @@ class _Doc:
     changes: list[Change]
     transient: bool = False  # the last failure was worth a backoff
     last_error: str = ""
+    retry_after: float | None = None  # seconds the cluster asked to wait this round
     base: Mapping[str, Any] | None = None  # as read from the index; None: not indexed yet
     seq: tuple[int | None, int | None] = (None, None)  # _seq_no, _primary_term of base
     # The concrete index base was read from: sequence numbers are per index, so a
@@ -154,8 +156,12 @@ class _Unfinished(Exception):
 
     def __init__(self, docs: Iterable[_Doc]):
         super().__init__("documents left to write")
+        docs = list(docs)
         self.transient_docs = sum(doc.transient for doc in docs)
         self.transient = self.transient_docs > 0
+        # Read by the policy's wait (core.retry): the longest Retry-After of the round.
+        self.retry_after = max((doc.retry_after for doc in docs if doc.retry_after is not None),
+                               default=None)
 
 
 class BulkWriter:
@@ -290,6 +296,8 @@ class BulkWriter:
     def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
         """Load the current version of every pending document; False if the cluster failed."""
         docs = list(pending.values())
+        for doc in docs:
+            doc.retry_after = None  # a new round: only this round's answers count
         step = self.limits.max_docs
         try:
             for start in range(0, len(docs), step):
@@ -308,7 +316,7 @@ class BulkWriter:
             if not exc.retryable:
                 raise
             for doc in docs:
-                doc.transient, doc.last_error = True, str(exc)
+                doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
             logger.warning("OpenSearch read failed, will retry: %s", exc)
             return False
         return True
@@ -380,7 +388,7 @@ class BulkWriter:
                 raise
             logger.warning("bulk request failed, will retry: %s", exc)
             for doc, _, _ in chunk:
-                doc.transient, doc.last_error = True, str(exc)
+                doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
             return
         for (doc, _, _), info in zip(chunk, results, strict=True):
             result = classify_item(info)
