@@ -77,7 +77,7 @@ class RequestLimits:
 class WriteReport:
     """What one ``write`` did; ``stats()`` names it for Scrapy's stats collector."""
 
-    docs_written: int = 0
+    docs_written: int = 0  # writes: a document written by two ``write`` calls counts twice
     docs_created: int = 0
     docs_unchanged: int = 0
     listings_delivered: int = 0
@@ -93,6 +93,9 @@ class WriteReport:
     dead_lettered: int = 0
     dead_letter_codes: Counter[str] = field(default_factory=Counter)
     fatal: str | None = None  # the cluster refused in a way no retry fixes (auth, no index)
+    # (index, id) of the documents written (not deleted): one batch's worth, so the caller
+    # can count distinct documents over many writes.
+    written: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def delivered(self) -> int:
@@ -101,9 +104,12 @@ class WriteReport:
                 + self.enrichments_delivered + self.unlists_delivered)
 
     def stats(self) -> dict[str, int]:
-        """Counters to add to the crawl's stats (``index/...``)."""
+        """Counters to add to the crawl's stats (``index/...``).
+
+        Not ``index/docs``: distinct documents do not add up over writes (``written`` does).
+        """
         values = {
-            stat_keys.INDEX_DOCS: self.docs_written,
+            stat_keys.INDEX_DOC_WRITES: self.docs_written,
             stat_keys.INDEX_DOCS_CREATED: self.docs_created,
             stat_keys.INDEX_DOCS_UNCHANGED: self.docs_unchanged,
             stat_keys.INDEX_LISTINGS_DELIVERED: self.listings_delivered,
@@ -129,6 +135,7 @@ class WriteReport:
                      "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dead_letter_codes.update(other.dead_letter_codes)
+        self.written |= other.written
         self.fatal = self.fatal or other.fatal
 
 
@@ -425,6 +432,7 @@ class BulkWriter:
         elif written:
             report.docs_written += 1
             report.docs_created += created
+            report.written.add((doc.index, doc.doc_id))
         else:
             report.docs_unchanged += 1
 
