@@ -96,6 +96,8 @@ INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
 INDEX_WRITER_PROCESS = True
 # `scholarindex status|reindex`: folder of mapping files; empty: the package's index_mappings/.
 INDEX_MAPPINGS_DIR = ""
+# `scholarindex reindex|rollback` lock an alias (ops/lock.py); a holder silent this long is dead.
+REINDEX_LOCK_STALE_SECONDS = 300.0
 
 # --- arXiv enrichment --------------------------------------------------------------------
 # Switch enrichment off: -s ARXIV_ENABLED=false.
@@ -191,6 +193,6 @@ ENVIRONMENT_SETTINGS = [
     "ARXIV_OUTAGE_COOLDOWN_SECONDS", "ARXIV_HIT_TTL_SECONDS", "ARXIV_MISS_TTL_SECONDS",
     "ARXIV_TITLE_THRESHOLD", "ARXIV_YEAR_TOLERANCE", "ARXIV_BATCH_LINGER_SECONDS",
     "ARXIV_IDLE_WAIT_SECONDS",
-    "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX",
+    "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX", "REINDEX_LOCK_STALE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
 ]

@@ -15,7 +15,14 @@ from typing import Any, NoReturn
 
 import click
 
-from core.exit_codes import EXIT_DATA_LOST, EXIT_FAILED, EXIT_UNAVAILABLE, EXIT_USAGE, HELP
+from core.exit_codes import (
+    EXIT_ALREADY_RUNNING,
+    EXIT_DATA_LOST,
+    EXIT_FAILED,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    HELP,
+)
 from indexing.errors import IndexUnavailable
 
 EXIT_CODES_HELP = HELP
@@ -48,9 +55,15 @@ class DataDeadLettered(CommandFailed):
     exit_code = EXIT_DATA_LOST
 
 
+class AlreadyRunning(CommandFailed):
+    """Another run holds the lock this command needs: exit 75 (try later)."""
+
+    exit_code = EXIT_ALREADY_RUNNING
+
+
 _FAILURES: dict[int, type[CommandFailed]] = {
     EXIT_FAILED: CommandFailed, EXIT_USAGE: NotConfirmed, EXIT_UNAVAILABLE: ClusterUnavailable,
-    EXIT_DATA_LOST: DataDeadLettered,
+    EXIT_DATA_LOST: DataDeadLettered, EXIT_ALREADY_RUNNING: AlreadyRunning,
 }
 
 

@@ -22,7 +22,9 @@ writing to it through the alias:
    comparison runs then) is refused with HTTP 403, and the crawl's writer
    dead-letters it for ``scholarindex replay`` -- refused, never silently lost.
 6. **Switch** the alias in one ``update_aliases`` call (``swap_alias``);
-   ``works-v1`` stays write-blocked, kept for a rollback.
+   ``works-v1`` stays write-blocked, kept for a rollback. Just before, ``works-v2``
+   records the highest ``_seq_no`` it holds (``ops.versions.mark_live``), so a
+   rollback can carry back the writes it takes after the switch.
 7. **Keep** the newest ``keep`` older versions; delete the rest.
 
 Why freeze rather than merge late writes in after the switch: a merge can only
@@ -62,7 +64,7 @@ from indexing.indices import (
 from ops.changefeed import ChangeFeed
 from ops.index_copy import copy_ids, copy_rebuilt, copy_server_side
 from ops.verify import Snapshot, compare, sample_queries, snapshot
-from ops.versions import BUILD_COMPLETE, BUILD_INCOMPLETE, next_index_name, prune
+from ops.versions import BUILD_COMPLETE, BUILD_INCOMPLETE, mark_live, next_index_name, prune
 
 logger = logging.getLogger(__name__)
 
@@ -229,6 +231,7 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
                 _judge(snapshot(client, old, name, queries), snapshot(client, new, name, queries),
                        len(queries), options, out, result)
             _mark_build(client, new, BUILD_COMPLETE)
+            mark_live(client, new, came_from=old)
             _switch(client, prefix, name, old, new, out, result)
             result.frozen_ms = int((time.monotonic() - began) * 1000)
     except BaseException as exc:  # whatever stopped it (a bug, Ctrl+C too): put things back
