@@ -21,6 +21,7 @@ from indexing.changes import change_from_item
 from indexing.connection import OpenSearchConfig
 from indexing.indices import LOCK_INDEX, alias_name, ensure_plain_index
 from ops import console
+from ops.lock import AliasBusy, AliasLock
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli, run_process, target
@@ -120,6 +121,25 @@ def test_a_lock_held_elsewhere_refuses_until_it_turns_stale(
     short = run_cli(["reindex", "--yes", "--index", "researchers"],
                     dict(env, REINDEX_LOCK_STALE_SECONDS="2"))
     assert short.exit_code == 0, short.output
+
+
+def test_a_held_lock_beats_so_it_never_turns_stale(opensearch_client: OpenSearch,
+                                                   index_prefix: str) -> None:
+    client = opensearch_client
+    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=0.4) as held:
+        first = lock_doc(client, index_prefix, "works")
+        assert first is not None and first["operation"] == "reindex"
+        beats = set()
+        deadline = time.monotonic() + 30
+        while len(beats) < 3 and time.monotonic() < deadline:
+            beats.add(lock_doc(client, index_prefix, "works")["heartbeat_at"])
+            time.sleep(0.05)
+        assert len(beats) >= 3  # rewritten every 0.1 s
+        time.sleep(0.6)  # longer than the timeout: still beating, so still held
+        with pytest.raises(AliasBusy, match=f"pid {first['pid']}"):
+            AliasLock(client, index_prefix, ["works"], "rollback", stale_after=0.4).acquire()
+        assert held.taken_over == []
+    assert lock_doc(client, index_prefix, "works") is None
 
 
 # --- rollback keeps what was written after the switch --------------------------------------
