@@ -203,3 +203,12 @@ def test_retry_after_as_an_http_date_is_obeyed(arxiv_api: ArxivStandIn, tmp_path
     fetcher.search(build_query([RESNEST]))
     (waited,) = slept
     assert 15.0 <= waited <= 20.0
+
+
+def test_the_measured_wait_follows_retry_after(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    fetcher = ArxivFetcher(make_config(arxiv_api, tmp_path, retry_after_max=30.0))
+    arxiv_api.fail_next("429", times=1, retry_after="1")
+    fetcher.search(build_query([RESNEST]))
+    refused, answered = arxiv_api.requests
+    assert (refused.status, answered.status) == (429, 200)
+    assert answered.at - refused.at >= 1.0  # the backoff alone is 0.05-0.1 s

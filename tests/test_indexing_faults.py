@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -165,3 +166,19 @@ def test_the_writer_waits_as_long_as_retry_after_asks_up_to_its_cap(
     report = writer.write(next(iter(batches(ITEMS, 16, T1))))
     assert fault_proxy.pending_faults() == 0 and report.dead_lettered == 0
     assert slept == [20.0, 9.0, 0.1]  # capped; as asked; 0.05 * 2**2 capped at max_wait
+
+
+def test_the_measured_wait_follows_retry_after(fault_proxy: FaultProxy,
+                                               opensearch_client: OpenSearch,
+                                               opensearch_config: OpenSearchConfig,
+                                               tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    policy = RetryPolicy(attempts=3, initial_wait=0.05, max_wait=0.1, jitter=0,
+                         retry_after_max=20.0)
+    writer = BulkWriter(build_client(replace(opensearch_config, url=fault_proxy.url)),
+                        opensearch_config.prefix, DeadLetterFile(tmp_path / "dl.jsonl"), policy)
+    fault_proxy.fail_next(1, 503, match="/_bulk", retry_after="1")
+    began = time.monotonic()
+    report = writer.write(next(iter(batches(ITEMS, 16, T1))))
+    assert report.dead_lettered == 0 and report.retries > 0
+    assert time.monotonic() - began >= 1.0  # the backoff alone is 0.05 s
