@@ -29,6 +29,7 @@ from ops.console import (
     EXIT_USAGE,
     fail,
 )
+from ops.lock import AliasBusy, AliasLock, LockLost
 from ops.settings import OpsSettings, enrichment_config
 from webui.cli import serve_command
 
@@ -75,10 +76,8 @@ def _names(which: str) -> list[str]:
 
 @contextmanager
 def _alias_lock(settings: OpsSettings, client: Any, names: list[str],
-                operation: str) -> Iterator[None]:
+                operation: str) -> Iterator[AliasLock]:
     """Hold the aliases' locks (ops.lock) for the command; exit 75 when another run holds one."""
-    from ops.lock import AliasBusy, AliasLock
-
     lock = AliasLock(client, settings.prefix, names, operation, settings.lock_stale_seconds)
     try:
         lock.acquire()
@@ -87,7 +86,7 @@ def _alias_lock(settings: OpsSettings, client: Any, names: list[str],
     for holder in lock.taken_over:
         console.say(f"took over the stale lock of {holder.alias}: {holder.describe()}")
     try:
-        yield
+        yield lock
     finally:
         lock.release()
 
@@ -181,14 +180,14 @@ def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences:
     settings = _settings(mappings)
     client = settings.client()
     names = _names(which)
-    with _alias_lock(settings, client, names, "reindex"):
-        _reindex_locked(client, settings, names, keep, rebuild, accept_differences, batch_size,
-                        yes, as_json)
+    with _alias_lock(settings, client, names, "reindex") as lock:
+        _reindex_locked(client, settings, lock, names, keep, rebuild, accept_differences,
+                        batch_size, yes, as_json)
 
 
-def _reindex_locked(client: Any, settings: OpsSettings, names: list[str], keep: int,
-                    rebuild: bool, accept_differences: bool, batch_size: int, yes: bool,
-                    as_json: bool) -> None:
+def _reindex_locked(client: Any, settings: OpsSettings, lock: AliasLock, names: list[str],
+                    keep: int, rebuild: bool, accept_differences: bool, batch_size: int,
+                    yes: bool, as_json: bool) -> None:
     from ops.reindex import ReindexFailed, ReindexOptions, plan
     from ops.reindex import reindex as run_reindex
 
@@ -212,10 +211,12 @@ def _reindex_locked(client: Any, settings: OpsSettings, names: list[str], keep: 
     for name in names:
         try:
             result = run_reindex(client, settings.prefix, name, options, _ClickReporter(),
-                                 new_index=plans[name])
+                                 new_index=plans[name],
+                                 before_switch=functools.partial(lock.check, name))
         except ReindexFailed as exc:
             results.append(exc.result)
             code = (console.exit_code_for(exc.cause) if isinstance(exc.cause, IndexUnavailable)
+                    else EXIT_ALREADY_RUNNING if isinstance(exc.cause, LockLost)
                     else console.EXIT_FAILED)
             error = (f"reindex {name} failed: {exc}", code)
             break
@@ -280,7 +281,7 @@ def rollback(which: str, to: str | None, yes: bool, discard_newer: bool, as_json
     settings = _settings()
     client = settings.client()
     names = _names(which)
-    with _alias_lock(settings, client, names, "rollback"):
+    with _alias_lock(settings, client, names, "rollback") as lock:
         moves = []
         for name in names:
             try:
@@ -297,6 +298,10 @@ def rollback(which: str, to: str | None, yes: bool, discard_newer: bool, as_json
             for n, c, t, w in moves) + "\nProceed?", yes, "rollback")
         done = []
         for name, current, target, _ in moves:
+            try:
+                lock.check(name)
+            except LockLost as exc:
+                fail(f"rollback {name}: {exc}", EXIT_ALREADY_RUNNING)
             try:
                 newer = run_rollback(client, settings.prefix, name, current, target,
                                      discard_newer)

@@ -75,6 +75,10 @@ class AliasBusy(IndexingError):
         self.holder = holder
 
 
+class LockLost(IndexingError):
+    """The lock was broken while held (taken over as stale, or deleted by hand)."""
+
+
 class AliasLock:
     """Hold the locks of some aliases for one operation: ``with AliasLock(...):``."""
 
@@ -133,6 +137,28 @@ class AliasLock:
                     logger.error("could not release the lock of %s (%s): delete %s/_doc/%s "
                                  "by hand, or it turns stale after %g s", alias, exc,
                                  self.index, alias, self.stale_after)
+
+    def check(self, name: str) -> None:
+        """``LockLost`` unless this one still holds ``name``'s lock, as the cluster says now.
+
+        Called just before an irreversible step (the alias switch), so a run that was
+        paused past the timeout and taken over does not switch too.
+        """
+        alias = alias_name(self._prefix, name)
+        with self._mutex:
+            mine = self._held.get(alias)
+        if mine is not None:
+            try:
+                with translate_errors(f"read the lock of {alias}"):
+                    found = self.client.get(index=self.index, id=alias)
+            except IndexUnavailable as exc:
+                if exc.status != 404:
+                    raise
+            else:
+                if (found["_seq_no"], found["_primary_term"]) == mine[:2]:
+                    return
+        raise LockLost(f"the lock of {alias} was broken while this {self.operation} held it "
+                       f"(another run may be changing {alias}): stopped before the switch")
 
     # --- taking, beating ---------------------------------------------------------------
 

@@ -184,10 +184,13 @@ def plan(client: OpenSearch, prefix: str, name: str, mappings_dir: Path) -> tupl
 
 
 def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
-            reporter: Reporter | None = None, new_index: str | None = None) -> ReindexResult:
+            reporter: Reporter | None = None, new_index: str | None = None,
+            before_switch: Callable[[], None] | None = None) -> ReindexResult:
     """Reindex ``{prefix}{name}``; ``ReindexFailed`` if it stops (alias kept unless switched).
 
     ``new_index``: the name ``plan`` gave (and the operator confirmed); default: plan now.
+    ``before_switch``: called last before the switch; an exception from it undoes the
+    reindex like any failure (the CLI checks it still holds the alias's lock).
     """
     out = reporter or QuietReporter()
     result = ReindexResult(name=name, alias=alias_name(prefix, name), rebuild=options.rebuild)
@@ -232,6 +235,8 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
                        len(queries), options, out, result)
             _mark_build(client, new, BUILD_COMPLETE)
             mark_live(client, new, came_from=old)
+            if before_switch is not None:
+                before_switch()
             _switch(client, prefix, name, old, new, out, result)
             result.frozen_ms = int((time.monotonic() - began) * 1000)
     except BaseException as exc:  # whatever stopped it (a bug, Ctrl+C too): put things back

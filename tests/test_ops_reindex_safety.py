@@ -19,12 +19,22 @@ from core.items import WorkItem
 from indexing.bulk import BulkWriter
 from indexing.changes import change_from_item
 from indexing.connection import OpenSearchConfig
-from indexing.indices import LOCK_INDEX, alias_name, ensure_plain_index
+from indexing.indices import LOCK_INDEX, MAPPINGS_DIR, alias_name, ensure_plain_index
 from ops import console
-from ops.lock import AliasBusy, AliasLock
+from ops.lock import AliasBusy, AliasLock, LockLost
+from ops.reindex import ReindexFailed, ReindexOptions, reindex
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
-from tests.support.ops import cli_env, json_out, last_line, run_cli, run_process, target
+from tests.support.ops import (
+    cli_env,
+    indices_of,
+    json_out,
+    last_line,
+    run_cli,
+    run_process,
+    target,
+    write_blocked,
+)
 
 SEEN = "2026-11-23T00:00:00Z"
 
@@ -140,6 +150,28 @@ def test_a_held_lock_beats_so_it_never_turns_stale(opensearch_client: OpenSearch
             AliasLock(client, index_prefix, ["works"], "rollback", stale_after=0.4).acquire()
         assert held.taken_over == []
     assert lock_doc(client, index_prefix, "works") is None
+
+
+def test_a_reindex_whose_lock_was_broken_does_not_switch(
+        indexed: OpenSearchConfig, opensearch_client: OpenSearch) -> None:
+    client, prefix = opensearch_client, indexed.prefix
+    old = target(client, prefix, "works")
+    lock = AliasLock(client, prefix, ["works"], "reindex", stale_after=300)
+    lock.acquire()
+    try:
+        lock.check("works")  # held
+        # Taken over meanwhile (this run paused past the timeout, say).
+        client.delete(index=alias_name(prefix, LOCK_INDEX), id=alias_name(prefix, "works"),
+                      refresh=True)
+        with pytest.raises(ReindexFailed) as failed:
+            reindex(client, prefix, "works", ReindexOptions(mappings_dir=MAPPINGS_DIR),
+                    before_switch=lambda: lock.check("works"))
+    finally:
+        lock.release()
+    assert isinstance(failed.value.cause, LockLost)
+    assert target(client, prefix, "works") == old
+    assert indices_of(client, prefix, "works") == [old]  # the half-built one removed
+    assert not write_blocked(client, old)
 
 
 # --- rollback keeps what was written after the switch --------------------------------------
