@@ -154,8 +154,9 @@ class AliasLock:
             except IndexUnavailable as exc:
                 if exc.status != 404:
                     raise
-            else:
-                if (found["_seq_no"], found["_primary_term"]) == mine[:2]:
+            else:  # ours if it names us (its version moves with each heartbeat)
+                source, doc = found["_source"], mine[2]
+                if all(source.get(k) == doc[k] for k in ("host", "pid", "started_at")):
                     return
         raise LockLost(f"the lock of {alias} was broken while this {self.operation} held it "
                        f"(another run may be changing {alias}): stopped before the switch")
