@@ -442,7 +442,7 @@ def _run(opts: Options, work: Path) -> dict[str, Any]:
         "raw_pages_per_s": round(raw_rate, 1),
         "pipeline_pages_per_s": round(pipe_rate, 1),
         "pipeline_to_raw_ratio": _ratio(pipe_rate, raw_rate),
-        "bulk_docs_per_request": _ratio(full.stat("index/docs"),
+        "bulk_docs_per_request": _ratio(full.stat("index/doc_writes"),
                                         full.stat("index/bulk_requests"), 1),
         "index_requests_per_listing": _ratio(full_extra["index_requests"]["all"], listings, 4),
         "per_item_baseline_speedup": baseline["osmem"]["speedup"],

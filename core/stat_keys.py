@@ -53,7 +53,10 @@ INDEX_ENRICHMENTS_RECEIVED: Final = "index/enrichments_received"  # arXiv answer
 INDEX_INVALID_ITEMS: Final = "index/invalid_items"  # items or answers no document can take
 INDEX_BACKPRESSURE_WAITS: Final = "index/backpressure_waits"  # times the crawl waited
 INDEX_ERROR: Final = "index/error"  # why OpenSearch refused the indexer (text)
-INDEX_DOCS: Final = "index/docs"  # documents written (created or updated)
+# Distinct documents written (created or updated) this run: one written in two flushes
+# counts once (exact up to 100,000, then an estimate: core.distinct).
+INDEX_DOCS: Final = "index/docs"
+INDEX_DOC_WRITES: Final = "index/doc_writes"  # document writes: each flush's count, summed
 INDEX_DOCS_CREATED: Final = "index/docs_created"  # documents written for the first time
 INDEX_DOCS_UNCHANGED: Final = "index/docs_unchanged"  # merges that changed nothing: no write
 INDEX_LISTINGS_DELIVERED: Final = "index/listings_delivered"  # listings in the index

@@ -88,12 +88,16 @@ INDEX_RETRY_INITIAL_WAIT = 0.5
 INDEX_RETRY_MAX_WAIT = 10.0
 # Up to this many seconds added at random to each wait, so writers do not retry in step.
 INDEX_RETRY_JITTER = 0.5
+# A 429/503 with Retry-After waits that long instead, up to this many seconds (0: ignore it).
+INDEX_RETRY_AFTER_MAX = 60.0
 # Where items that could not be indexed go (JSONL), for `scholarindex replay`.
 INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
 # Merge and write in a child process (indexing/process.py), off the crawl's GIL.
 INDEX_WRITER_PROCESS = True
 # `scholarindex status|reindex`: folder of mapping files; empty: the package's index_mappings/.
 INDEX_MAPPINGS_DIR = ""
+# `scholarindex reindex|rollback` lock an alias (ops/lock.py); a holder silent this long is dead.
+REINDEX_LOCK_STALE_SECONDS = 300.0
 
 # --- arXiv enrichment --------------------------------------------------------------------
 # Switch enrichment off: -s ARXIV_ENABLED=false.
@@ -117,6 +121,8 @@ ARXIV_TIMEOUT_SECONDS = 30
 ARXIV_MAX_ATTEMPTS = 4
 ARXIV_BACKOFF_SECONDS = 2
 ARXIV_BACKOFF_MAX_SECONDS = 60
+# A 429/503 with Retry-After waits that long instead, up to this many seconds (0: ignore it).
+ARXIV_RETRY_AFTER_MAX = 300
 # Times an empty first page is re-asked before it counts as "no match".
 ARXIV_EMPTY_PAGE_CONFIRMATIONS = 2
 # After an outage, batches go "pending" without asking for this long.
@@ -191,5 +197,6 @@ ENVIRONMENT_SETTINGS = [
     "ARXIV_OUTAGE_COOLDOWN_SECONDS", "ARXIV_HIT_TTL_SECONDS", "ARXIV_MISS_TTL_SECONDS",
     "ARXIV_TITLE_THRESHOLD", "ARXIV_YEAR_TOLERANCE", "ARXIV_BATCH_LINGER_SECONDS",
     "ARXIV_IDLE_WAIT_SECONDS", "ARXIV_OAI_URL", "ARXIV_MIRROR_MAX_AGE_SECONDS",
+    "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX", "REINDEX_LOCK_STALE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
 ]

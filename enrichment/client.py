@@ -10,7 +10,10 @@ what it lacks to be a polite, robust client of arXiv's API:
 * retries with exponential backoff and jitter (``core.retry``) on 429, 408,
   5xx, connection errors, timeouts and unexpectedly empty or malformed pages,
   per page, so a failure on page 2 does not refetch page 1. The package's own
-  immediate retries are off (``num_retries=0``). A 400 is never retried.
+  immediate retries are off (``num_retries=0``). A 400 is never retried. A
+  ``Retry-After`` header (which ``arxiv.HTTPError`` does not keep) is read by
+  ``_PoliteSession`` and attached to the error, so the wait obeys it, capped
+  at ``ARXIV_RETRY_AFTER_MAX``.
 * an empty first page is asked again (twice by default) before it counts as
   "no match": arXiv sometimes answers 200 with nothing in it, and caching that
   as a miss would hide the papers for a day. A batch of titles that truly
@@ -35,7 +38,7 @@ from requests.structures import CaseInsensitiveDict
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from core import stat_keys
-from core.retry import RetryPolicy, is_retryable_status
+from core.retry import is_retryable_status, parse_retry_after
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery, Cancelled
 from enrichment.metadata import to_metadata
@@ -73,6 +76,12 @@ class _PoliteSession(requests.Session):
         self._timeout = (min(10.0, timeout), timeout)  # (connect, read)
         self._user_agent = user_agent
         self._on_request = on_request
+        self._last = threading.local()  # per thread: the Retry-After of its last answer
+
+    @property
+    def last_retry_after(self) -> float | None:
+        """Seconds the last answer on this thread asked to wait (``Retry-After``), if any."""
+        return getattr(self._last, "retry_after", None)
 
     def request(self, method, url, *args, **kwargs):  # type: ignore[no-untyped-def, override]
         if kwargs.get("timeout") is None:  # the arxiv package passes none
@@ -82,13 +91,15 @@ class _PoliteSession(requests.Session):
         kwargs["headers"] = headers
         with self._limiter.slot():
             self._on_request()
-            return super().request(method, url, *args, **kwargs)
+            response = super().request(method, url, *args, **kwargs)
+        self._last.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        return response
 
 
 class _RetryingClient(arxiv.Client):
     """``arxiv.Client`` with per-page retries and a look at each first page."""
 
-    def __init__(self, api_url: str, page_size: int, session: requests.Session,
+    def __init__(self, api_url: str, page_size: int, session: _PoliteSession,
                  retrying: Retrying, empty_confirmations: int) -> None:
         super().__init__(page_size=page_size, delay_seconds=0.0, num_retries=0)
         self.query_url_format = api_url
@@ -106,7 +117,11 @@ class _RetryingClient(arxiv.Client):
         return self._retrying(self._fetch_page, url, first_page)
 
     def _fetch_page(self, url: str, first_page: bool):  # type: ignore[no-untyped-def]
-        feed = super()._parse_feed(url, first_page=first_page)
+        try:
+            feed = super()._parse_feed(url, first_page=first_page)
+        except arxiv.HTTPError as exc:
+            exc.retry_after = self._session.last_retry_after  # read by the policy's wait
+            raise
         if feed.malformed:
             raise _SuspectPage(f"unreadable feed ({feed.error})")
         if first_page:
@@ -136,7 +151,9 @@ class ArxivFetcher:
     """Runs searches against ``ARXIV_API_URL``; blocking, so never on the reactor."""
 
     def __init__(self, config: EnrichmentConfig, stop: threading.Event | None = None,
-                 on_event: EventSink | None = None) -> None:
+                 on_event: EventSink | None = None,
+                 sleep: Callable[[float], None] | None = None) -> None:
+        """``sleep`` replaces the stoppable wait between retries (tests observe it)."""
         self._config = config
         self._stop = stop or threading.Event()
         self._on_event = on_event if on_event is not None else _ignore
@@ -146,13 +163,12 @@ class ArxivFetcher:
         self._session = _PoliteSession(
             limiter, config.timeout_seconds, config.user_agent,
             on_request=lambda: self._on_event(stat_keys.ARXIV_REQUESTS, 1))
-        policy = RetryPolicy(attempts=config.max_attempts, initial_wait=config.backoff_seconds,
-                             max_wait=config.backoff_max_seconds, jitter=config.backoff_seconds)
+        policy = config.retry_policy()
         retrying = Retrying(
             retry=retry_if_exception(_is_transient),
             stop=policy.stop(),
             wait=policy.wait(),
-            sleep=self._sleep,
+            sleep=sleep or self._sleep,
             before_sleep=self._count_retry,
             reraise=True,
         )

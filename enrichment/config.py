@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any, get_type_hints
 
+from core.retry import RetryPolicy
 from core.settings import read_setting
 
 
@@ -30,6 +31,7 @@ class EnrichmentConfig:
     max_attempts: int  # tries per page before arXiv counts as unavailable
     backoff_seconds: float  # first retry pause; doubles, plus up to this much jitter
     backoff_max_seconds: float
+    retry_after_max: float  # longest Retry-After obeyed on a 429/503; 0: ignore it
     empty_page_confirmations: int  # re-asks before an empty first page means "no match"
     outage_cooldown_seconds: float  # after an outage, later batches go pending at once
     hit_ttl_seconds: float
@@ -41,6 +43,12 @@ class EnrichmentConfig:
     oai_url: str  # the OAI-PMH endpoint `scholarindex arxiv harvest` reads
     # A mirror of all of arXiv harvested within this long answers "not on arXiv" itself.
     mirror_max_age_seconds: float
+
+    def retry_policy(self) -> RetryPolicy:
+        """How hard a request to arXiv (query API or OAI-PMH) is tried."""
+        return RetryPolicy(attempts=self.max_attempts, initial_wait=self.backoff_seconds,
+                           max_wait=self.backoff_max_seconds, jitter=self.backoff_seconds,
+                           retry_after_max=self.retry_after_max)
 
     @classmethod
     def from_settings(cls, settings: Any) -> EnrichmentConfig:

@@ -26,12 +26,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from xml.etree import ElementTree as ET
 
 import requests
 
-from core.retry import RetryPolicy, is_retryable_status
+from core.retry import is_retryable_status, parse_retry_after
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, Cancelled, EnrichmentError
 from enrichment.ratelimit import SharedRateLimiter, effective_delay
@@ -41,8 +40,6 @@ logger = logging.getLogger(__name__)
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ARXIV_FORMAT = "{http://arxiv.org/OAI/arXiv/}"
 METADATA_PREFIX = "arXiv"
-# Longest Retry-After we honour; a longer one (or none) falls back to our own backoff cap.
-MAX_RETRY_AFTER = 3600.0
 
 
 class OaiError(EnrichmentError):
@@ -177,20 +174,6 @@ def parse_page(body: bytes, now: datetime | None = None) -> Page:
     return Page(records, token, size, expires)
 
 
-def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """The wait a ``Retry-After`` header asks for (seconds or an HTTP date), if readable."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
 # Receives (event, count): REQUESTS for every HTTP request sent, RETRIES for every retry.
 EventSink = Callable[[str, int], None]
 REQUESTS = "requests"
@@ -212,10 +195,7 @@ class OaiClient:
         self._on_event = on_event if on_event is not None else _ignore
         self._limiter = SharedRateLimiter(
             config.cache_dir, effective_delay(config.oai_url, config.delay_seconds), self._stop)
-        self._policy = RetryPolicy(attempts=config.max_attempts,
-                                   initial_wait=config.backoff_seconds,
-                                   max_wait=config.backoff_max_seconds,
-                                   jitter=config.backoff_seconds)
+        self._policy = config.retry_policy()
         self._session = requests.Session()
         self._session.headers["User-Agent"] = config.user_agent
         self._timeout = (min(10.0, config.timeout_seconds), config.timeout_seconds)
@@ -248,7 +228,7 @@ class OaiClient:
                 if not is_retryable_status(response.status_code):
                     raise OaiError(f"http{response.status_code}",
                                    f"{self.base_url} answered {problem}")
-                wait = retry_after_seconds(response.headers.get("Retry-After"))
+                wait = parse_retry_after(response.headers.get("Retry-After"))
             except (requests.ConnectionError, requests.Timeout,
                     requests.exceptions.ChunkedEncodingError) as exc:
                 problem = type(exc).__name__
@@ -256,8 +236,7 @@ class OaiClient:
                 problem = str(exc)
             if attempt == self._config.max_attempts:
                 break
-            if wait is None or wait > MAX_RETRY_AFTER:
-                wait = self._policy.delay(attempt)
+            wait = self._policy.delay_after(attempt, wait)
             logger.info("OAI-PMH request failed (%s); retry %d in %.1f s", problem, attempt, wait)
             self._on_event(RETRIES, 1)
             if self._stop.wait(wait):

@@ -9,7 +9,8 @@ opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
 - written: delivered;
 - 409 (another writer got there first): re-read and re-merge at once;
 - 429, 5xx, connection errors: re-read, re-merge and re-send after an exponential
-  backoff with jitter (``core.retry``);
+  backoff with jitter (``core.retry``), or after the ``Retry-After`` the cluster
+  sent with a refused request, when longer (capped at ``INDEX_RETRY_AFTER_MAX``);
 - refused (mapping error): dead-lettered with the reason, the others carry on;
 - still failing when the attempts run out: dead-lettered with the last reason.
 
@@ -76,7 +77,7 @@ class RequestLimits:
 class WriteReport:
     """What one ``write`` did; ``stats()`` names it for Scrapy's stats collector."""
 
-    docs_written: int = 0
+    docs_written: int = 0  # writes: a document written by two ``write`` calls counts twice
     docs_created: int = 0
     docs_unchanged: int = 0
     listings_delivered: int = 0
@@ -92,6 +93,9 @@ class WriteReport:
     dead_lettered: int = 0
     dead_letter_codes: Counter[str] = field(default_factory=Counter)
     fatal: str | None = None  # the cluster refused in a way no retry fixes (auth, no index)
+    # (index, id) of the documents written (not deleted): one batch's worth, so the caller
+    # can count distinct documents over many writes.
+    written: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def delivered(self) -> int:
@@ -100,9 +104,12 @@ class WriteReport:
                 + self.enrichments_delivered + self.unlists_delivered)
 
     def stats(self) -> dict[str, int]:
-        """Counters to add to the crawl's stats (``index/...``)."""
+        """Counters to add to the crawl's stats (``index/...``).
+
+        Not ``index/docs``: distinct documents do not add up over writes (``written`` does).
+        """
         values = {
-            stat_keys.INDEX_DOCS: self.docs_written,
+            stat_keys.INDEX_DOC_WRITES: self.docs_written,
             stat_keys.INDEX_DOCS_CREATED: self.docs_created,
             stat_keys.INDEX_DOCS_UNCHANGED: self.docs_unchanged,
             stat_keys.INDEX_LISTINGS_DELIVERED: self.listings_delivered,
@@ -128,6 +135,7 @@ class WriteReport:
                      "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dead_letter_codes.update(other.dead_letter_codes)
+        self.written |= other.written
         self.fatal = self.fatal or other.fatal
 
 
@@ -140,6 +148,7 @@ class _Doc:
     changes: list[Change]
     transient: bool = False  # the last failure was worth a backoff
     last_error: str = ""
+    retry_after: float | None = None  # seconds the cluster asked to wait this round
     base: Mapping[str, Any] | None = None  # as read from the index; None: not indexed yet
     seq: tuple[int | None, int | None] = (None, None)  # _seq_no, _primary_term of base
     # The concrete index base was read from: sequence numbers are per index, so a
@@ -154,8 +163,12 @@ class _Unfinished(Exception):
 
     def __init__(self, docs: Iterable[_Doc]):
         super().__init__("documents left to write")
+        docs = list(docs)
         self.transient_docs = sum(doc.transient for doc in docs)
         self.transient = self.transient_docs > 0
+        # Read by the policy's wait (core.retry): the longest Retry-After of the round.
+        self.retry_after = max((doc.retry_after for doc in docs if doc.retry_after is not None),
+                               default=None)
 
 
 class BulkWriter:
@@ -290,6 +303,8 @@ class BulkWriter:
     def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
         """Load the current version of every pending document; False if the cluster failed."""
         docs = list(pending.values())
+        for doc in docs:
+            doc.retry_after = None  # a new round: only this round's answers count
         step = self.limits.max_docs
         try:
             for start in range(0, len(docs), step):
@@ -308,7 +323,7 @@ class BulkWriter:
             if not exc.retryable:
                 raise
             for doc in docs:
-                doc.transient, doc.last_error = True, str(exc)
+                doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
             logger.warning("OpenSearch read failed, will retry: %s", exc)
             return False
         return True
@@ -372,7 +387,7 @@ class BulkWriter:
                 raise
             logger.warning("bulk request failed, will retry: %s", exc)
             for doc, _ in actions[answered:]:
-                doc.transient, doc.last_error = True, str(exc)
+                doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
         finally:
             report.bulk_requests += counted.requests
 
@@ -412,6 +427,7 @@ class BulkWriter:
         elif written:
             report.docs_written += 1
             report.docs_created += created
+            report.written.add((doc.index, doc.doc_id))
         else:
             report.docs_unchanged += 1
 

@@ -8,17 +8,46 @@ package deals only with ``indexing.errors``.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, Urllib3HttpConnection
 from opensearchpy import exceptions as os_exc
 
-from core.retry import is_retryable_status
+from core.retry import is_retryable_status, parse_retry_after
 from indexing.connection import OpenSearchConfig
 from indexing.errors import IndexUnavailable
+
+
+class _RetryAfterConnection(Urllib3HttpConnection):
+    """opensearch-py's connection, keeping an error answer's ``Retry-After`` on the error.
+
+    opensearch-py raises ``TransportError`` from the status and body alone; the
+    headers are read (``get_response_headers``) on the same thread just before
+    ``_raise_error``, so they are kept per thread and attached as ``retry_after``
+    (seconds, or None) to the exception ``translate_errors`` turns into
+    ``IndexUnavailable``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._last = threading.local()
+
+    def get_response_headers(self, response: Any) -> Any:
+        headers = super().get_response_headers(response)
+        self._last.headers = headers
+        return headers
+
+    def _raise_error(self, status_code: int, raw_data: Any, content_type: Any = None) -> None:
+        try:
+            super()._raise_error(status_code, raw_data, content_type)
+        except os_exc.TransportError as exc:
+            headers = getattr(self._last, "headers", None) or {}
+            exc.retry_after = parse_retry_after(headers.get("retry-after"))  # type: ignore[attr-defined]
+            raise
 
 
 def build_client(config: OpenSearchConfig) -> OpenSearch:
@@ -36,6 +65,7 @@ def build_client(config: OpenSearchConfig) -> OpenSearch:
         "verify_certs": config.verify_certs,
         "ssl_show_warn": config.verify_certs,
         "http_compress": True,
+        "connection_class": _RetryAfterConnection,
     }
     if config.user:
         kwargs["http_auth"] = (config.user, config.password)
@@ -91,7 +121,8 @@ def translate_errors(what: str) -> Iterator[None]:
         # A status that is not a number here is a failure opensearch-py could not place.
         retryable = isinstance(exc.status_code, int) and is_retryable_status(exc.status_code)
         raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=retryable,
-                               status=exc.status_code) from exc
+                               status=exc.status_code,
+                               retry_after=getattr(exc, "retry_after", None)) from exc
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,16 @@ class IndexUnavailable(IndexingError):
     """The cluster did not take a request: down, overloaded, unauthorised, index missing.
 
     ``retryable`` tells whether waiting may help (connection refused, 429, 5xx)
-    or not (401, 403, a missing index, a bad TLS certificate).
+    or not (401, 403, a missing index, a bad TLS certificate). ``retry_after``:
+    the seconds the cluster (or a proxy) asked to wait with ``Retry-After``, if it did.
     """
 
-    def __init__(self, message: str, *, retryable: bool, status: int | str | None = None):
+    def __init__(self, message: str, *, retryable: bool, status: int | str | None = None,
+                 retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after
 
 
 class InvalidItem(IndexingError, ValueError):

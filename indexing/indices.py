@@ -30,7 +30,9 @@ logger = logging.getLogger(__name__)
 
 INDEX_NAMES = ("works", "researchers")  # the documents the crawl writes and ops reindex
 RUNS_INDEX = "crawl-runs"  # one document per crawl run part (the run report)
-MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX)  # every index with a file in index_mappings/
+# One document per alias a reindex or rollback holds (ops.lock): a plain index, no alias.
+LOCK_INDEX = "reindex-lock"
+MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX)  # every file in index_mappings/
 MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
 
 
@@ -171,6 +173,24 @@ def ensure_alias(client: OpenSearch, prefix: str, name: str,
         client.indices.update_aliases(
             body={"actions": [{"add": {"index": index, "alias": alias}}]}, **_timeout(timeout))
     return alias_target(client, prefix, name, timeout) or index, True
+
+
+def ensure_plain_index(client: OpenSearch, prefix: str, name: str) -> str:
+    """``{prefix}{name}`` as a plain index (no alias, no versions); created on first use.
+
+    For small bookkeeping indices that are never reindexed (``LOCK_INDEX``); safe
+    when two processes create it at once.
+    """
+    index = alias_name(prefix, name)
+    with translate_errors(f"exists {index}"):
+        if client.indices.exists(index=index):
+            return index
+    with translate_errors(f"create index {index}"):
+        answer = client.indices.create(index=index, body=load_mapping(name), ignore=400)
+    error = answer.get("error") if answer.get("status") == 400 else None
+    if error is not None and "resource_already_exists_exception" not in json.dumps(error):
+        raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
+    return index
 
 
 def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:

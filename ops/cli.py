@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -17,10 +18,18 @@ import click
 
 from crawler import settings as declared
 from indexing.client import quiet_transport_logs
-from indexing.errors import IndexUnavailable
+from indexing.errors import IndexingError, IndexUnavailable
 from indexing.indices import alias_name
 from ops import console
-from ops.console import EXIT_CODES_HELP, EXIT_DATA_LOST, EXIT_UNAVAILABLE, EXIT_USAGE, fail
+from ops.console import (
+    EXIT_ALREADY_RUNNING,
+    EXIT_CODES_HELP,
+    EXIT_DATA_LOST,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    fail,
+)
+from ops.lock import AliasBusy, AliasLock, LockLost
 from ops.settings import OpsSettings, enrichment_config
 from webui.cli import serve_command
 
@@ -74,6 +83,23 @@ def _enrichment_config() -> EnrichmentConfig:
 
 def _names(which: str) -> list[str]:
     return ["works", "researchers"] if which == "all" else [which]
+
+
+@contextmanager
+def _alias_lock(settings: OpsSettings, client: Any, names: list[str],
+                operation: str) -> Iterator[AliasLock]:
+    """Hold the aliases' locks (ops.lock) for the command; exit 75 when another run holds one."""
+    lock = AliasLock(client, settings.prefix, names, operation, settings.lock_stale_seconds)
+    try:
+        lock.acquire()
+    except AliasBusy as exc:
+        fail(f"{operation}: {exc}", EXIT_ALREADY_RUNNING)
+    for holder in lock.taken_over:
+        console.say(f"took over the stale lock of {holder.alias}: {holder.describe()}")
+    try:
+        yield lock
+    finally:
+        lock.release()
 
 
 json_option = click.option("--json", "as_json", is_flag=True,
@@ -161,13 +187,26 @@ def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences:
     write-blocked, for `scholarindex rollback`. On any failure before the switch the
     alias stays where it was, the old index takes writes again and the half-built
     index is removed.
-    """
-    from ops.reindex import ReindexFailed, ReindexOptions, plan
-    from ops.reindex import reindex as run_reindex
 
+    One reindex or rollback per alias at a time, across machines: another one
+    running exits 75, naming its host, pid and start time (a lock document in
+    {INDEX_PREFIX}reindex-lock; a holder silent for REINDEX_LOCK_STALE_SECONDS is
+    taken over).
+    """
     settings = _settings(mappings)
     client = settings.client()
     names = _names(which)
+    with _alias_lock(settings, client, names, "reindex") as lock:
+        _reindex_locked(client, settings, lock, names, keep, rebuild, accept_differences,
+                        batch_size, yes, as_json)
+
+
+def _reindex_locked(client: Any, settings: OpsSettings, lock: AliasLock, names: list[str],
+                    keep: int, rebuild: bool, accept_differences: bool, batch_size: int,
+                    yes: bool, as_json: bool) -> None:
+    from ops.reindex import ReindexFailed, ReindexOptions, plan
+    from ops.reindex import reindex as run_reindex
+
     plans: dict[str, str] = {}
     lines = []
     for name in names:
@@ -188,10 +227,12 @@ def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences:
     for name in names:
         try:
             result = run_reindex(client, settings.prefix, name, options, _ClickReporter(),
-                                 new_index=plans[name])
+                                 new_index=plans[name],
+                                 before_switch=functools.partial(lock.check, name))
         except ReindexFailed as exc:
             results.append(exc.result)
             code = (console.exit_code_for(exc.cause) if isinstance(exc.cause, IndexUnavailable)
+                    else EXIT_ALREADY_RUNNING if isinstance(exc.cause, LockLost)
                     else console.EXIT_FAILED)
             error = (f"reindex {name} failed: {exc}", code)
             break
@@ -231,38 +272,81 @@ class _ClickReporter:
                    "newest version created before the live one.")
 @click.option("--yes", is_flag=True,
               help="Do not ask for confirmation (required without a terminal).")
+@click.option("--discard-newer", is_flag=True,
+              help="Roll back without the documents the live index took since it went live "
+                   "(needed when they cannot be told, e.g. with --to another index).")
 @json_option
 @_opensearch_errors
-def rollback(which: str, to: str | None, yes: bool, as_json: bool) -> None:
+def rollback(which: str, to: str | None, yes: bool, discard_newer: bool, as_json: bool) -> None:
     """Point an alias back at the previous kept version, in one atomic call.
 
-    The version left is write-blocked, so late writes to it are refused (and
-    dead-lettered for `scholarindex replay`) instead of silently lost. Writes made
-    to it since the last reindex stay in it: reindex again to bring them over.
+    The documents the live version took since it went live (a crawl writing after
+    the reindex) are carried back: the live version is write-blocked, those written
+    since are copied as they are and those deleted since are deleted, then the alias
+    moves. Where they cannot be told (an index made live by an older scholarindex,
+    --to an index other than the one it replaced) it refuses, naming why, unless
+    --discard-newer. The version left stays write-blocked, so late writes to it are
+    refused (and dead-lettered for `scholarindex replay`) instead of silently lost.
+    Waits for no one: another reindex or rollback of the alias running exits 75.
     """
+    from ops.versions import NewerWritesUnknown, newer_writes, rollback_target
     from ops.versions import rollback as run_rollback
-    from ops.versions import rollback_target
 
     if to is not None and which == "all":
         fail("--to needs a single --index (works or researchers)", EXIT_USAGE)
     settings = _settings()
     client = settings.client()
-    moves = []
-    for name in _names(which):
-        try:
-            current, target = rollback_target(client, settings.prefix, name, to)
-        except ValueError as exc:
-            fail(f"rollback {name}: {exc}")
-        moves.append((name, current, target))
-    console.confirm("Roll back?\n" + "\n".join(f"  {alias_name(settings.prefix, n)}: {c} -> {t}"
-                                              for n, c, t in moves) + "\nProceed?",
-                    yes, "rollback")
-    for name, current, target in moves:
-        run_rollback(client, settings.prefix, name, current, target)
-    result = {"ok": True, "moves": [{"alias": alias_name(settings.prefix, n), "from": c, "to": t}
-                                    for n, c, t in moves]}
-    console.emit(result, as_json, lambda r: "\n".join(
-        f"{m['alias']}: now {m['to']} (was {m['from']}, now write-blocked)" for m in r["moves"]))
+    names = _names(which)
+    with _alias_lock(settings, client, names, "rollback") as lock:
+        moves = []
+        for name in names:
+            try:
+                current, target = rollback_target(client, settings.prefix, name, to)
+            except ValueError as exc:
+                fail(f"rollback {name}: {exc}")
+            newer = newer_writes(client, current, target) if current != target else None
+            if newer is not None and newer.why_unknown and not discard_newer:
+                fail(f"rollback {name}: {newer.why_unknown}; pass --discard-newer to roll back "
+                     "without the writes it took", EXIT_USAGE)
+            moves.append((name, current, target, newer))
+        console.confirm("Roll back?\n" + "\n".join(
+            f"  {alias_name(settings.prefix, n)}: {c} -> {t}" + _newer_note(w, discard_newer)
+            for n, c, t, w in moves) + "\nProceed?", yes, "rollback")
+        done = []
+        for name, current, target, _ in moves:
+            try:
+                lock.check(name)
+            except LockLost as exc:
+                fail(f"rollback {name}: {exc}", EXIT_ALREADY_RUNNING)
+            try:
+                newer = run_rollback(client, settings.prefix, name, current, target,
+                                     discard_newer)
+            except NewerWritesUnknown as exc:  # changed between the look and the freeze
+                fail(f"rollback {name}: {exc}", EXIT_USAGE)
+            except IndexUnavailable:
+                raise  # exit 3 or 1, naming the cluster (_opensearch_errors)
+            except IndexingError as exc:  # the target refused a carried document
+                fail(f"rollback {name}: carrying the newer documents back failed: {exc}; "
+                     f"{current} is still live and takes writes")
+            done.append({"alias": alias_name(settings.prefix, name), "from": current,
+                         "to": target, "carried": [] if discard_newer or newer is None
+                         else newer.ids,
+                         "discarded": newer.ids if discard_newer and newer is not None else []})
+    console.emit({"ok": True, "moves": done}, as_json, lambda r: "\n".join(
+        f"{m['alias']}: now {m['to']} (was {m['from']}, now write-blocked); carried "
+        f"{len(m['carried'])} newer document(s)"
+        + (f", discarded {len(m['discarded'])}" if m["discarded"] else "")
+        for m in r["moves"]))
+
+
+def _newer_note(newer: Any, discard: bool) -> str:
+    """What happens to the writes the live index took, for the prompt."""
+    if newer is None or (not newer.ids and not newer.why_unknown):
+        return ""
+    if discard:
+        return ("\n    DISCARDING " + newer.describe() if newer.ids
+                else "\n    DISCARDING whatever it took since it went live (unknown)")
+    return "\n    carrying back " + newer.describe()
 
 
 # --- replay --------------------------------------------------------------------------------

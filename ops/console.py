@@ -56,7 +56,7 @@ class DataDeadLettered(CommandFailed):
 
 
 class AlreadyRunning(CommandFailed):
-    """Another run holds the lock: exit 75."""
+    """Another run holds the lock this command needs: exit 75 (try later)."""
 
     exit_code = EXIT_ALREADY_RUNNING
 

@@ -40,8 +40,9 @@ Advance = Callable[[int], None]
 MAX_SLICES = 1024  # OpenSearch's default index.max_slices_per_scroll
 _MGET_CHUNK = 500
 # A bulk request is idempotent (plain index ops), so retrying is safe: 4 tries,
-# 0.5 s, 1 s, 2 s apart.
-_BULK_RETRY = RetryPolicy(attempts=4, initial_wait=0.5, max_wait=2.0, jitter=0.0)
+# 0.5 s, 1 s, 2 s apart, or as long as a 429/503's Retry-After asks, up to 30 s.
+_BULK_RETRY = RetryPolicy(attempts=4, initial_wait=0.5, max_wait=2.0, jitter=0.0,
+                          retry_after_max=30.0)
 MAX_REQUEST_BYTES = 20 * 1024 * 1024  # well below OpenSearch's http.max_content_length
 
 
@@ -169,7 +170,7 @@ def bulk_write(client: OpenSearch, actions: Iterable[dict[str, Any]], what: str,
             if source_failed or not exc.retryable or attempt == _BULK_RETRY.attempts:
                 raise
             logger.warning("%s failed (attempt %d), retrying: %s", what, attempt, exc)
-            time.sleep(_BULK_RETRY.delay(attempt))
+            time.sleep(_BULK_RETRY.delay_after(attempt, exc.retry_after))
             attempt += 1
 
 

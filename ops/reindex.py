@@ -22,7 +22,9 @@ writing to it through the alias:
    comparison runs then) is refused with HTTP 403, and the crawl's writer
    dead-letters it for ``scholarindex replay`` -- refused, never silently lost.
 6. **Switch** the alias in one ``update_aliases`` call (``swap_alias``);
-   ``works-v1`` stays write-blocked, kept for a rollback.
+   ``works-v1`` stays write-blocked, kept for a rollback. Just before, ``works-v2``
+   records the highest ``_seq_no`` it holds (``ops.versions.mark_live``), so a
+   rollback can carry back the writes it takes after the switch.
 7. **Keep** the newest ``keep`` older versions; delete the rest.
 
 Why freeze rather than merge late writes in after the switch: a merge can only
@@ -62,7 +64,7 @@ from indexing.indices import (
 from ops.changefeed import ChangeFeed
 from ops.index_copy import copy_ids, copy_rebuilt, copy_server_side
 from ops.verify import Snapshot, compare, sample_queries, snapshot
-from ops.versions import BUILD_COMPLETE, BUILD_INCOMPLETE, next_index_name, prune
+from ops.versions import BUILD_COMPLETE, BUILD_INCOMPLETE, mark_live, next_index_name, prune
 
 logger = logging.getLogger(__name__)
 
@@ -182,10 +184,13 @@ def plan(client: OpenSearch, prefix: str, name: str, mappings_dir: Path) -> tupl
 
 
 def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
-            reporter: Reporter | None = None, new_index: str | None = None) -> ReindexResult:
+            reporter: Reporter | None = None, new_index: str | None = None,
+            before_switch: Callable[[], None] | None = None) -> ReindexResult:
     """Reindex ``{prefix}{name}``; ``ReindexFailed`` if it stops (alias kept unless switched).
 
     ``new_index``: the name ``plan`` gave (and the operator confirmed); default: plan now.
+    ``before_switch``: called last before the switch; an exception from it undoes the
+    reindex like any failure (the CLI checks it still holds the alias's lock).
     """
     out = reporter or QuietReporter()
     result = ReindexResult(name=name, alias=alias_name(prefix, name), rebuild=options.rebuild)
@@ -229,6 +234,9 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
                 _judge(snapshot(client, old, name, queries), snapshot(client, new, name, queries),
                        len(queries), options, out, result)
             _mark_build(client, new, BUILD_COMPLETE)
+            mark_live(client, new, came_from=old)
+            if before_switch is not None:
+                before_switch()
             _switch(client, prefix, name, old, new, out, result)
             result.frozen_ms = int((time.monotonic() - began) * 1000)
     except BaseException as exc:  # whatever stopped it (a bug, Ctrl+C too): put things back

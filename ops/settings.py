@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from opensearchpy import OpenSearch
 
 from core.retry import RetryPolicy
+from core.settings import read_setting
 from enrichment.config import EnrichmentConfig
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
@@ -38,6 +39,7 @@ class OpsSettings:
     mappings_dir: Path
     run_report: str  # RUN_REPORT; empty: the crawls write no report file
     writer_retry: RetryPolicy  # INDEX_MAX_ATTEMPTS, INDEX_RETRY_*: as the crawl writes
+    lock_stale_seconds: float  # REINDEX_LOCK_STALE_SECONDS: a silent lock holder is dead
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpsSettings:
@@ -50,6 +52,7 @@ class OpsSettings:
             mappings_dir=Path(settings["INDEX_MAPPINGS_DIR"] or MAPPINGS_DIR),
             run_report=settings["RUN_REPORT"],
             writer_retry=RetryPolicy.from_settings(settings, "INDEX"),
+            lock_stale_seconds=read_setting(settings, "REINDEX_LOCK_STALE_SECONDS", float),
         )
 
     @property

@@ -3,16 +3,30 @@
 Order is by creation time (``index.creation_date``), not by the version in the
 name: a mapping file can go back to an older version number, and "the previous
 version" means the index the alias pointed at before, i.e. the one created before.
+
+Rolling back keeps the writes the live index took since it went live. When an
+index goes live (a reindex's switch, a rollback), ``mark_live`` records in its
+``_meta.live_since`` the highest ``_seq_no`` it holds and the index it replaces,
+which then holds the same documents (write-blocked). Every later write to it gets
+a higher ``_seq_no`` (one shard: the mapping files say so), so a rollback to that
+index copies back the documents above the mark and deletes those gone since
+(``newer_writes``), with the live index write-blocked meanwhile. Where that cannot
+be told (an index made live by an older version, or ``--to`` another index), the
+rollback refuses unless told to discard them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from opensearchpy import OpenSearch
 
+from indexing.client import translate_errors
+from indexing.documents import timestamp
+from indexing.errors import IndexingError, IndexUnavailable
 from indexing.indices import (
     alias_name,
     alias_target,
@@ -23,7 +37,12 @@ from indexing.indices import (
     set_write_block,
     swap_alias,
 )
+from ops.changefeed import ChangeFeed
+from ops.index_copy import copy_ids
 
+logger = logging.getLogger(__name__)
+
+LIVE_SINCE = "live_since"  # mappings._meta key: {seq_no, from, at} of the last time it went live
 BUILD_INCOMPLETE = "incomplete"  # mappings._meta.build.state while a reindex fills it
 BUILD_COMPLETE = "complete"
 
@@ -124,17 +143,133 @@ def rollback_target(client: OpenSearch, prefix: str, name: str,
     return current, max(earlier, key=lambda i: (i.created, i.version, i.index)).index
 
 
-def rollback(client: OpenSearch, prefix: str, name: str, current: str, target: str) -> None:
+@dataclass(frozen=True)
+class NewerWrites:
+    """What ``current`` took since it went live, as a rollback to ``target`` sees it."""
+
+    current: str
+    target: str
+    changed: list[str] = field(default_factory=list)  # written (created or updated) since
+    deleted: list[str] = field(default_factory=list)  # deleted since
+    why_unknown: str | None = None  # set when the writes cannot be told: nothing to carry
+
+    @property
+    def ids(self) -> list[str]:
+        """Every document id to carry back (copy, or delete)."""
+        return sorted({*self.changed, *self.deleted})
+
+    def describe(self, limit: int = 10) -> str:
+        """``3 document(s) written to works-v2 since it went live: w1, w2, w3``."""
+        ids = self.ids
+        more = f" (+{len(ids) - limit} more)" if len(ids) > limit else ""
+        return (f"{len(ids)} document(s) written to {self.current} since it went live: "
+                f"{', '.join(ids[:limit])}{more}")
+
+
+class NewerWritesUnknown(IndexingError):
+    """A rollback cannot tell which writes the live index took since it went live."""
+
+
+def mark_live(client: OpenSearch, index: str, came_from: str) -> None:
+    """Record in ``index``'s ``_meta`` that it goes live now, replacing ``came_from``.
+
+    Call while both hold the same documents and ``index`` takes no writes (before
+    the alias moves to it).
+    """
+    shards = _shards(client, index)
+    top = max((seq for _, (seq, _) in ChangeFeed(client, index).scan()), default=-1)
+    mark: dict[str, Any] = {"from": came_from, "at": timestamp()}
+    if shards == 1:  # _seq_no orders writes only within a shard
+        mark["seq_no"] = top
+    _put_meta(client, index, LIVE_SINCE, mark)
+
+
+def newer_writes(client: OpenSearch, current: str, target: str) -> NewerWrites:
+    """The documents ``current`` took since it went live, when that can be told.
+
+    Exact when ``target`` is the index ``current`` replaced: both held the same
+    documents then, so a document of ``target`` missing from ``current`` was deleted
+    since. Reads every id and ``_seq_no`` of both (~0.5 s per 100k on osmem).
+    """
+    since = _meta(client, current).get(LIVE_SINCE)
+    if not isinstance(since, dict) or not isinstance(since.get("seq_no"), int):
+        return NewerWrites(current, target, why_unknown=(
+            f"{current} does not record when it went live (made live before this version of "
+            "scholarindex, or it has several shards)"))
+    if since.get("from") != target:
+        return NewerWrites(current, target, why_unknown=(
+            f"{current} replaced {since.get('from')}, not {target}: the documents deleted "
+            "from it since cannot be told"))
+    mark = int(since["seq_no"])
+    now = dict(ChangeFeed(client, current).scan())
+    changed = sorted(doc_id for doc_id, (seq, _) in now.items() if seq > mark)
+    deleted = sorted(doc_id for doc_id, _ in ChangeFeed(client, target).scan()
+                     if doc_id not in now)
+    return NewerWrites(current, target, changed, deleted)
+
+
+def rollback(client: OpenSearch, prefix: str, name: str, current: str, target: str,
+             discard_newer: bool = False) -> NewerWrites | None:
     """Point the alias at ``target`` in one call; writes then go there, not to ``current``.
 
-    ``target`` is writable again first; ``current`` is write-blocked after, so a
-    late write to it is refused (and dead-lettered by the writer) rather than lost.
+    ``current`` is write-blocked first, so a late write to it is refused (and
+    dead-lettered by the writer) rather than lost; the documents it took since it
+    went live are copied into ``target`` as they are (deleted ones deleted), unless
+    ``discard_newer``. ``NewerWritesUnknown`` (nothing changed) when they cannot be
+    told and ``discard_newer`` is not given. Returns what was carried (or discarded);
+    None for ``--to`` the live index, which only lifts a block an interrupted run left.
+    On a failure before the switch, ``current`` takes writes again.
     """
-    set_write_block(client, target, False)
-    if target == current:  # `--to` the live index: only repair a block an interrupted run left
-        return
-    swap_alias(client, prefix, name, target)
+    if target == current:
+        set_write_block(client, target, False)
+        return None
     set_write_block(client, current, True)
+    try:
+        newer = newer_writes(client, current, target)
+        if newer.why_unknown and not discard_newer:
+            raise NewerWritesUnknown(f"{newer.why_unknown}; pass --discard-newer to roll back "
+                                     f"without the writes it took")
+        set_write_block(client, target, False)
+        if newer.ids and not discard_newer:
+            copy_ids(client, name, current, target, ChangeFeed(client, current), newer.ids,
+                     rebuilt=False)
+        mark_live(client, target, came_from=current)
+        swap_alias(client, prefix, name, target)
+    except BaseException:
+        _unfreeze(client, current, target)
+        raise
+    return newer
+
+
+def _unfreeze(client: OpenSearch, current: str, target: str) -> None:
+    """After a failed rollback: ``current`` live and writable, ``target`` blocked, as before."""
+    for index, blocked in ((current, False), (target, True)):
+        try:
+            set_write_block(client, index, blocked)
+        except IndexUnavailable as exc:
+            logger.error("could not %s writes on %s: %s", "block" if blocked else "unblock",
+                         index, exc)
+
+
+def _shards(client: OpenSearch, index: str) -> int:
+    with translate_errors(f"get settings {index}"):
+        settings = client.indices.get_settings(index=index)
+    value = (settings.get(index) or {}).get("settings", {}).get("index", {}).get(
+        "number_of_shards", 1)
+    return int(value)
+
+
+def _meta(client: OpenSearch, index: str) -> dict[str, Any]:
+    with translate_errors(f"get mapping {index}"):
+        mapping = client.indices.get_mapping(index=index)[index]["mappings"]
+    return dict(mapping.get("_meta") or {})
+
+
+def _put_meta(client: OpenSearch, index: str, key: str, value: Any) -> None:
+    meta = _meta(client, index)
+    meta[key] = value
+    with translate_errors(f"put _meta.{key} on {index}"):
+        client.indices.put_mapping(index=index, body={"_meta": meta})
 
 
 def _iso(epoch_ms: int) -> str | None:

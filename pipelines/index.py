@@ -33,6 +33,7 @@ from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
 from core import stat_keys
+from core.distinct import DistinctCounter
 from core.retry import RetryPolicy
 from indexing.batching import Batching
 from indexing.bulk import BulkWriter, WriteReport
@@ -52,8 +53,8 @@ _RECEIVED = {"work": stat_keys.INDEX_LISTINGS_RECEIVED,
              "researcher": stat_keys.INDEX_RESEARCHERS_RECEIVED,
              "enrichment": stat_keys.INDEX_ENRICHMENTS_RECEIVED}
 # Shown as 0 in the stats dump of a run that indexed nothing.
-_ZERO_AT_START = (stat_keys.INDEX_DOCS, stat_keys.INDEX_MERGED, stat_keys.INDEX_CONFLICTS,
-                  stat_keys.INDEX_RETRIES, stat_keys.INDEX_DEAD_LETTERED,
+_ZERO_AT_START = (stat_keys.INDEX_DOCS, stat_keys.INDEX_DOC_WRITES, stat_keys.INDEX_MERGED,
+                  stat_keys.INDEX_CONFLICTS, stat_keys.INDEX_RETRIES, stat_keys.INDEX_DEAD_LETTERED,
                   stat_keys.INDEX_LISTINGS_DELIVERED, stat_keys.INDEX_BULK_REQUESTS,
                   stat_keys.INDEX_UNLISTED, stat_keys.INDEX_DOCS_DELETED)
 
@@ -76,6 +77,7 @@ class OpenSearchIndexPipeline:
         self.flush_interval = batching.flush_interval
         self.max_buffer = max(batching.max_buffer, batching.size)
         self._buffer: list[Change] = []
+        self._documents = DistinctCounter()  # documents written this run: index/docs
         self._buffer_bytes = 0
         self._inflight: Deferred[Any] | None = None
         self._waiters: list[Deferred[None]] = []
@@ -196,6 +198,9 @@ class OpenSearchIndexPipeline:
     def _flushed(self, report: WriteReport) -> None:
         for key, value in report.stats().items():
             self.stats.inc_value(key, value)
+        for index, doc_id in report.written:
+            self._documents.add(f"{index}/{doc_id}")
+        self.stats.set_value(stat_keys.INDEX_DOCS, len(self._documents))
         if report.fatal and not self._fatal:
             self._fatal = True
             self.stats.set_value(stat_keys.INDEX_ERROR, report.fatal)

@@ -20,7 +20,8 @@ does where the enricher cares:
   arXiv refuses some queries for reasons a client cannot predict;
 * ``fail_next(mode, times)`` makes the next requests answer "429", "503",
   "400", "empty" (200 with a valid feed of no entries), "blank" (200 with no
-  body) or "hang" (no answer until the client gives up);
+  body) or "hang" (no answer until the client gives up); ``retry_after`` adds
+  that ``Retry-After`` header (seconds or an HTTP-date) to a 429 or 503;
 * every request is recorded (``requests``: time, query, start, max_results,
   status), so tests can count them and check their spacing.
 
@@ -109,7 +110,7 @@ class ArxivStandIn:
         self.hang_seconds = hang_seconds
         self.requests: list[Recorded] = []
         self.refuse_words: set[str] = set()
-        self._faults: deque[str] = deque()
+        self._faults: deque[tuple[str, str | None]] = deque()  # (mode, Retry-After)
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -140,12 +141,15 @@ class ArxivStandIn:
 
     # --- controls --------------------------------------------------------------------
 
-    def fail_next(self, mode: str, times: int = 1) -> None:
-        """Answer the next ``times`` requests with the fault ``mode`` (see ``FAULTS``)."""
+    def fail_next(self, mode: str, times: int = 1, retry_after: str | None = None) -> None:
+        """Answer the next ``times`` requests with the fault ``mode`` (see ``FAULTS``).
+
+        ``retry_after``: the ``Retry-After`` header value sent with a 429 or 503.
+        """
         if mode not in FAULTS:
             raise ValueError(f"unknown fault {mode!r}; one of {FAULTS}")
         with self._lock:
-            self._faults.extend([mode] * times)
+            self._faults.extend([(mode, retry_after)] * times)
 
     def reset(self) -> None:
         """Forget recorded requests and queued faults."""
@@ -165,9 +169,9 @@ class ArxivStandIn:
 
     # --- answering -------------------------------------------------------------------
 
-    def _next_fault(self) -> str | None:
+    def _next_fault(self) -> tuple[str | None, str | None]:
         with self._lock:
-            return self._faults.popleft() if self._faults else None
+            return self._faults.popleft() if self._faults else (None, None)
 
     def _record(self, query: str, start: int, max_results: int, status: int) -> None:
         with self._lock:
@@ -233,9 +237,11 @@ def _handler_for(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: object) -> None:  # keep test output quiet
             pass
 
-        def _send(self, status: int, body: bytes,
-                  content_type: str = "application/atom+xml") -> None:
+        def _send(self, status: int, body: bytes, content_type: str = "application/atom+xml",
+                  retry_after: str | None = None) -> None:
             self.send_response(status)
+            if retry_after is not None:
+                self.send_header("Retry-After", retry_after)
             self.send_header("Content-Type", f"{content_type}; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -250,7 +256,7 @@ def _handler_for(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
             query = args.get("search_query", [""])[0]
             start = int(args.get("start", ["0"])[0] or 0)
             size = int(args.get("max_results", ["10"])[0] or 10)
-            fault = standin._next_fault()
+            fault, retry_after = standin._next_fault()
             status = 200
             if fault in ("429", "503", "400"):
                 status = int(fault)
@@ -266,7 +272,8 @@ def _handler_for(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
                     status = 400
             standin._record(query, start, size, status)
             if status != 200:
-                self._send(status, f"HTTP {status}".encode(), "text/plain")
+                self._send(status, f"HTTP {status}".encode(), "text/plain",
+                           retry_after if status in (429, 503) else None)
             elif fault == "blank":
                 self._send(200, b"")
             elif fault == "empty":

@@ -26,7 +26,7 @@ from enrichment.errors import ArxivUnavailable
 from enrichment.harvest import HarvestReport, harvest
 from enrichment.mirror import ALL, ArxivMirror, match_expression
 from enrichment.models import Listing, Outcome, listing_from_item
-from enrichment.oaipmh import OaiClient, retry_after_seconds
+from enrichment.oaipmh import OaiClient
 from enrichment.pending import enrich_pending
 from enrichment.query import query_key
 from enrichment.resolver import Resolver
@@ -247,13 +247,6 @@ def test_requests_keep_the_delay_against_the_endpoint(oai: OaiStandIn, tmp_path:
     run_harvest(config)
     gaps = [b.at - a.at for a, b in zip(oai.requests, oai.requests[1:], strict=False)]
     assert min(gaps) >= 0.18
-
-
-def test_retry_after_reads_seconds_and_dates() -> None:
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    assert retry_after_seconds("7") == 7
-    assert retry_after_seconds("Thu, 01 Jan 2026 00:00:30 GMT", now) == 30
-    assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
 
 
 # --- the mirror's lookup ---------------------------------------------------------------

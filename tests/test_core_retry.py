@@ -3,7 +3,7 @@
 import pytest
 from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
-from core.retry import RetryPolicy, is_retryable_status
+from core.retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 
 @pytest.mark.parametrize("status", [408, 429, 500, 502, 503, 504, None, "N/A"])
@@ -58,3 +58,48 @@ def test_it_stops_after_its_attempts() -> None:
 def test_a_policy_needs_one_attempt() -> None:
     with pytest.raises(ValueError):
         RetryPolicy(attempts=0, initial_wait=1, max_wait=1, jitter=0)
+
+
+@pytest.mark.parametrize(("header", "seconds"), [
+    ("120", 120.0), (" 0 ", 0.0),
+    ("Wed, 21 Oct 2015 07:28:30 GMT", 30.0),  # 30 s after NOW
+    ("Wed, 21 Oct 2015 07:27:00 GMT", 0.0),  # in the past: at once
+    (None, None), ("", None), ("soon", None), ("-5", None), ("1.5", None),
+])
+def test_retry_after_is_delta_seconds_or_an_http_date(header: str | None,
+                                                      seconds: float | None) -> None:
+    now = 1445412480.0  # Wed, 21 Oct 2015 07:28:00 GMT
+    assert parse_retry_after(header, now=now) == seconds
+
+
+class _Refused(Exception):
+    def __init__(self, retry_after: float | None) -> None:
+        super().__init__("429")
+        self.retry_after = retry_after
+
+
+def test_retry_after_longer_than_the_backoff_wins_up_to_its_cap() -> None:
+    policy = RetryPolicy(attempts=5, initial_wait=1.0, max_wait=4.0, jitter=0,
+                         retry_after_max=10.0)
+    assert policy.delay_after(1, None) == 1.0
+    assert policy.delay_after(1, 0.2) == 1.0  # shorter than the backoff: the backoff
+    assert policy.delay_after(1, 7.0) == 7.0
+    assert policy.delay_after(1, 3600.0) == 10.0  # capped
+    off = RetryPolicy(attempts=5, initial_wait=1.0, max_wait=4.0, jitter=0)
+    assert off.delay_after(1, 7.0) == 1.0  # retry_after_max 0: ignored
+
+
+def test_the_tenacity_wait_reads_retry_after_from_the_failure() -> None:
+    policy = RetryPolicy(attempts=3, initial_wait=0.1, max_wait=1.0, jitter=0,
+                         retry_after_max=5.0)
+    answers = iter([_Refused(2.5), _Refused(None)])
+    slept: list[float] = []
+
+    def fail() -> None:
+        raise next(answers, _Refused(None))
+
+    retrying = Retrying(stop=policy.stop(), wait=policy.wait(), sleep=slept.append,
+                        retry=retry_if_exception_type(_Refused), reraise=True)
+    with pytest.raises(_Refused):
+        retrying(fail)
+    assert slept == [2.5, 0.2]

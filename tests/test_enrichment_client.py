@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import time
 from collections import Counter
 from dataclasses import replace
+from email.utils import formatdate
 from pathlib import Path
 
 import pytest
@@ -175,3 +177,38 @@ def test_outage_leaves_listings_pending_and_caches_nothing(arxiv_api: ArxivStand
     assert "503" in outcomes[0].reason
     assert arxiv_api.request_count == 4  # one batch's attempts, then no more asking
     assert all(resolver.from_cache(listing) is None for listing in seed_listings())
+
+
+@pytest.mark.parametrize("fault", ["429", "503"])
+def test_retry_after_is_obeyed_up_to_its_cap(arxiv_api: ArxivStandIn, tmp_path: Path,
+                                             fault: str) -> None:
+    slept: list[float] = []
+    config = make_config(arxiv_api, tmp_path, retry_after_max=30.0)
+    fetcher = ArxivFetcher(config, sleep=slept.append)
+    arxiv_api.fail_next(fault, times=1, retry_after="7")
+    arxiv_api.fail_next(fault, times=1, retry_after="3600")
+    arxiv_api.fail_next(fault, times=1)  # no header: the backoff
+    result = fetcher.search(build_query([RESNEST]))
+    assert {e["id"] for e in result.entries} == {"2004.08955", "2502.17733"}
+    assert slept[:2] == [7.0, 30.0]
+    assert slept[2] <= config.backoff_max_seconds + config.backoff_seconds
+
+
+def test_retry_after_as_an_http_date_is_obeyed(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    slept: list[float] = []
+    fetcher = ArxivFetcher(make_config(arxiv_api, tmp_path, retry_after_max=60.0),
+                           sleep=slept.append)
+    when = formatdate(time.time() + 20, usegmt=True)
+    arxiv_api.fail_next("503", times=1, retry_after=when)
+    fetcher.search(build_query([RESNEST]))
+    (waited,) = slept
+    assert 15.0 <= waited <= 20.0
+
+
+def test_the_measured_wait_follows_retry_after(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    fetcher = ArxivFetcher(make_config(arxiv_api, tmp_path, retry_after_max=30.0))
+    arxiv_api.fail_next("429", times=1, retry_after="1")
+    fetcher.search(build_query([RESNEST]))
+    refused, answered = arxiv_api.requests
+    assert (refused.status, answered.status) == (429, 200)
+    assert answered.at - refused.at >= 1.0  # the backoff alone is 0.05-0.1 s

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -10,10 +11,11 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.indexing import batches, synthetic_listings, synthetic_researchers
+from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter
-from indexing.client import build_client
+from indexing.client import build_client, translate_errors
 from indexing.connection import OpenSearchConfig
-from indexing.deadletter import read_lines
+from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 from indexing.replay import replay
@@ -133,3 +135,50 @@ def test_unauthorised_is_fatal_not_retried(fault_proxy: FaultProxy,
     assert report.fatal and "authentication failed" in report.fatal
     assert report.retries == 0 and report.dead_lettered == 5
     assert fault_proxy.count("/_mget") == 1
+
+
+def test_retry_after_reaches_index_unavailable(fault_proxy: FaultProxy,
+                                               opensearch_config: OpenSearchConfig) -> None:
+    client = build_client(replace(opensearch_config, url=fault_proxy.url))
+    fault_proxy.fail_next(1, 503, retry_after="4")
+    fault_proxy.fail_next(1, 429)
+    for expected in (4.0, None):
+        with pytest.raises(IndexUnavailable) as caught, translate_errors("info"):
+            client.info()
+        assert caught.value.retryable and caught.value.retry_after == expected
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_the_writer_waits_as_long_as_retry_after_asks_up_to_its_cap(
+        status: int, fault_proxy: FaultProxy, opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    policy = RetryPolicy(attempts=5, initial_wait=0.05, max_wait=0.1, jitter=0,
+                         retry_after_max=20.0)
+    slept: list[float] = []
+    writer = BulkWriter(build_client(replace(opensearch_config, url=fault_proxy.url)),
+                        opensearch_config.prefix, DeadLetterFile(tmp_path / "dl.jsonl"), policy,
+                        sleep=slept.append)
+    # Each round reads (mget) then writes (bulk).
+    fault_proxy.fail_next(1, status, match="/_mget", retry_after="3600")
+    fault_proxy.fail_next(1, status, match="/_bulk", retry_after="9")
+    fault_proxy.fail_next(1, status, match="/_bulk")  # no header: the backoff
+    report = writer.write(next(iter(batches(ITEMS, 16, T1))))
+    assert fault_proxy.pending_faults() == 0 and report.dead_lettered == 0
+    assert slept == [20.0, 9.0, 0.1]  # capped; as asked; 0.05 * 2**2 capped at max_wait
+
+
+def test_the_measured_wait_follows_retry_after(fault_proxy: FaultProxy,
+                                               opensearch_client: OpenSearch,
+                                               opensearch_config: OpenSearchConfig,
+                                               tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    policy = RetryPolicy(attempts=3, initial_wait=0.05, max_wait=0.1, jitter=0,
+                         retry_after_max=20.0)
+    writer = BulkWriter(build_client(replace(opensearch_config, url=fault_proxy.url)),
+                        opensearch_config.prefix, DeadLetterFile(tmp_path / "dl.jsonl"), policy)
+    fault_proxy.fail_next(1, 503, match="/_bulk", retry_after="1")
+    began = time.monotonic()
+    report = writer.write(next(iter(batches(ITEMS, 16, T1))))
+    assert report.dead_lettered == 0 and report.retries > 0
+    assert time.monotonic() - began >= 1.0  # the backoff alone is 0.05 s

@@ -149,6 +149,9 @@ def test_crawl_indexes_merges_and_recrawl_changes_only_last_seen(
     assert stats["index/dead_lettered"] == 0 and not first.errors()
     assert stats["index/bulk_requests"] >= 2, "the timer never flushed mid-crawl"
     assert stats["index/merged"] == listings - 9
+    # Documents, not writes: 9 works and 5 profiles, however many flushes rewrote a shared
+    # work (work-4 is on every page, and enriched after them).
+    assert stats["index/docs"] == 14 < stats["index/doc_writes"]
     works = snapshot(opensearch_client, f"{opensearch_config.prefix}works")
     assert len(works) == 9
     assert [p["id"] for p in works["work-4"]["profiles"]] == [f"res-{i}" for i in range(5)]
@@ -159,6 +162,7 @@ def test_crawl_indexes_merges_and_recrawl_changes_only_last_seen(
     second = crawl(tmp_path / "pages", opensearch_config, tmp_path)
     assert second.stats["index/listings_delivered"] == listings
     assert second.stats.get("index/docs_created", 0) == 0
+    assert second.stats["index/docs"] == 14
     again = snapshot(opensearch_client, f"{opensearch_config.prefix}works")
     assert untimed(again) == untimed(works)
     assert all(d["last_seen"] > works[i]["last_seen"] for i, d in again.items())

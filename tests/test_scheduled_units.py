@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.distinct import DistinctCounter
 from core.exit_codes import (
     EXIT_ALREADY_RUNNING,
     EXIT_DATA_LOST,
@@ -19,7 +20,6 @@ from core.exit_codes import (
 )
 from core.urls import redact_url
 from crawler.commands.runlock import RunLock
-from crawler.extensions.distinct import DistinctCounter
 from crawler.extensions.job import derive_job_name, run_id, safe_name
 from crawler.extensions.report import build_report, report_to_document
 from crawler.extensions.verdict import judge

@@ -37,7 +37,7 @@ from twisted.internet.error import TimeoutError as DeferredTimeout
 from twisted.internet.threads import deferToThread
 
 from core import stat_keys
-from crawler.extensions.distinct import DistinctCounter
+from core.distinct import DistinctCounter
 from crawler.extensions.job import run_identity
 from crawler.extensions.verdict import Verdict, run_verdict
 from indexing.client import build_client, translate_errors

@@ -4,6 +4,7 @@ It speaks just enough HTTP/1.1 to see request boundaries on keep-alive
 connections, so faults hit whole requests:
 
     proxy.fail_next(3, status=429)             # answer the next 3 requests itself
+    proxy.fail_next(1, status=503, retry_after="2")  # ... with a Retry-After header
     proxy.drop_next(1, match="/_bulk")         # forward the next bulk, let the server
                                                # apply it, then hang up
     proxy.drop_next(1, forward=False)          # hang up before forwarding
@@ -81,9 +82,13 @@ class FaultProxy:
         if self._listener is None and not self._stopped:
             self.start()
 
-    def fail_next(self, count: int, status: int = 503, match: str = "") -> None:
-        """Answer the next ``count`` requests with ``status`` without forwarding them."""
-        self._queue("status", status, count, match)
+    def fail_next(self, count: int, status: int = 503, match: str = "",
+                  retry_after: str | None = None) -> None:
+        """Answer the next ``count`` requests with ``status`` without forwarding them.
+
+        ``retry_after``: a ``Retry-After`` header value (seconds or an HTTP-date) to send.
+        """
+        self._queue("status", (status, retry_after), count, match)
 
     def drop_next(self, count: int, forward: bool = True, match: str = "") -> None:
         """Cut the connection on the next ``count`` requests.
@@ -170,7 +175,7 @@ class FaultProxy:
                 if delay:
                     time.sleep(delay)
                 if kind == "status":
-                    conn.sendall(_fault_response(value))
+                    conn.sendall(_fault_response(*value))
                     continue
                 if kind == "drop" and not value:
                     return
@@ -281,11 +286,12 @@ def _headers(head: bytes) -> dict[str, str]:
     return {k.strip().lower(): v.strip().lower() for k, v in pairs}
 
 
-def _fault_response(status: int) -> bytes:
+def _fault_response(status: int, retry_after: str | None = None) -> bytes:
     phrase = HTTPStatus(status).phrase
     body = json.dumps({"error": {"type": "fault_proxy_injected", "reason": phrase},
                        "status": status}).encode()
-    return (f"HTTP/1.1 {status} {phrase}\r\nContent-Type: application/json\r\n"
+    extra = f"Retry-After: {retry_after}\r\n" if retry_after is not None else ""
+    return (f"HTTP/1.1 {status} {phrase}\r\nContent-Type: application/json\r\n{extra}"
             f"Content-Length: {len(body)}\r\n\r\n").encode() + body
 
 

@@ -1,4 +1,4 @@
-"""Count distinct values (work ids) in bounded memory.
+"""Count distinct values (work ids, written documents) in bounded memory.
 
 Exact while small: a set of 64-bit ints (about 60 bytes each). Past ``exact_limit``
 values it switches to a HyperLogLog with 2**14 one-byte registers (16 KB, about
@@ -22,6 +22,8 @@ def _hash64(value: str) -> int:
 
 
 class DistinctCounter:
+    """How many distinct strings were added; exact up to ``exact_limit``."""
+
     def __init__(self, exact_limit: int = 100_000) -> None:
         self.exact_limit = exact_limit
         self._exact: set[int] | None = set()
