@@ -18,14 +18,15 @@ from enrichment.cache import CachedLookup, LookupCache
 from enrichment.client import ArxivFetcher, SearchResult
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
-from enrichment.matching import Thresholds, title_similarity, verify
+from enrichment.matching import Thresholds, title_containment, title_similarity, verify
 from enrichment.models import Listing, Outcome
 from enrichment.query import batches, build_query, is_queryable, query_key
 
 logger = logging.getLogger(__name__)
 
-# Entries below this similarity to a title are not kept as its candidates at all;
-# well under the verification threshold, so a later, looser threshold still has data.
+# Entries below this similarity to a title, and holding less than this share of its
+# distinctive words (a renamed title), are not kept as its candidates at all; well
+# under the verification thresholds, so a later, looser threshold still has data.
 _CANDIDATE_FLOOR = 0.5
 Search = Callable[[str], SearchResult]
 EventSink = Callable[[str, int], None]
@@ -161,8 +162,9 @@ class Resolver:
 
     @staticmethod
     def _candidates(key: str, entries: list[dict]) -> list[dict]:
-        return [e for e in entries if title_similarity(key, e["title"], _CANDIDATE_FLOOR)
-                >= _CANDIDATE_FLOOR]
+        return [e for e in entries
+                if title_similarity(key, e["title"], _CANDIDATE_FLOOR) >= _CANDIDATE_FLOOR
+                or title_containment(key, e["title"]) >= _CANDIDATE_FLOOR]
 
 
 def build_resolver(
