@@ -194,3 +194,24 @@ def search_api(config: OpenSearchConfig, **params: str) -> dict:
     response = TestClient(app_for(config)).get("/api/search", params={"size": 50, **params})
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def test_fallback_queries_attach_no_wrong_id(site, tmp_path, opensearch_url, index_prefix,
+                                             opensearch_client) -> None:
+    """With the renamed-paper fallback on, the fixture's decoys are still never attached."""
+    papers = json.loads((ROOT / "fixtures" / "arxiv" / "papers.json").read_text())["entries"]
+    with ArxivStandIn() as arxiv:
+        arxiv_settings = {"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv.api_url,
+                          "ARXIV_DELAY_SECONDS": "0.2", "INCREMENTAL_ENABLED": "false",
+                          "ARXIV_FALLBACK_QUERIES": "true"}
+        first = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
+        assert first.returncode == 0, first.log[-3000:]
+        docs = works(opensearch_client, index_prefix)
+        matched = sorted(d["arxiv_id"] for d in docs.values() if d["arxiv_id"])
+        assert matched == sorted(e["id"].split("v")[0] for e in papers)
+        fallbacks = [q for q in arxiv.queries if " AND " in q]
+        assert fallbacks and len(fallbacks) <= len(set(arxiv.queries) - set(fallbacks))
+        cold = arxiv.request_count
+        second = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
+        assert second.returncode == 0
+        assert arxiv.request_count == cold  # the fallback answers are cached too
