@@ -63,10 +63,12 @@ class Resolver:
         """The searchable title keys of a listing."""
         return [k for k in dict.fromkeys(query_key(t) for t in listing.titles) if is_queryable(k)]
 
-    @staticmethod
-    def fallback_key(listing: Listing) -> str | None:
-        """The listing's fallback clause, if it could pass as renamed (it needs a year)."""
-        return fallback_clause(listing.titles, listing.people) if listing.years else None
+    def fallback_key(self, listing: Listing) -> str | None:
+        """The listing's fallback clause, if asked at all and it could pass as renamed
+        (it needs a year)."""
+        if not self._config.fallback_queries or not listing.years:
+            return None
+        return fallback_clause(listing.titles, listing.people)
 
     def decide(self, listing: Listing, cached: dict[str, CachedLookup]) -> Outcome:
         """Verify a listing against the cached candidates of all its keys.
@@ -143,8 +145,7 @@ class Resolver:
             try:
                 for rows in self._search_batch(batch):
                     self._store(rows, waiting)
-                if self._config.fallback_queries:
-                    self._fallback([w for key in batch for w in waiting.get(key, ())])
+                self._fallback([w for key in batch for w in waiting.get(key, ())])
             except ArxivUnavailable as exc:
                 logger.warning("arXiv unavailable: %s", exc)
                 return f"arXiv unavailable: {exc}"
