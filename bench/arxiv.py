@@ -24,6 +24,8 @@ class IndexedArxivStandIn(ArxivStandIn):
         self._postings = {word: frozenset(found) for word, found in postings.items()}
 
     def matches(self, query: str) -> list[dict]:
+        if "AND" in query or "au:" in query:  # the rare fielded query: scan
+            return self.fielded_matches(query)
         phrases = parse_query(query)
         if any(p & self.refuse_words for p in phrases):
             raise BadQueryError("refused word")

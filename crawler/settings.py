@@ -133,6 +133,9 @@ ARXIV_MISS_TTL_SECONDS = 86400
 # Title similarity a candidate needs (see enrichment/matching.py); year tolerance.
 ARXIV_TITLE_THRESHOLD = 0.90
 ARXIV_YEAR_TOLERANCE = 1
+# After each batch, one more request looking for the listings it left unmatched by a
+# known author's surname and two title words (renamed papers); off: up to twice the requests.
+ARXIV_FALLBACK_QUERIES = False
 # Send a partial batch once its oldest title has waited this long.
 ARXIV_BATCH_LINGER_SECONDS = 30
 # Keep an idle crawl open for outstanding lookups until no answer came for this long.
@@ -197,6 +200,7 @@ ENVIRONMENT_SETTINGS = [
     "ARXIV_OUTAGE_COOLDOWN_SECONDS", "ARXIV_HIT_TTL_SECONDS", "ARXIV_MISS_TTL_SECONDS",
     "ARXIV_TITLE_THRESHOLD", "ARXIV_YEAR_TOLERANCE", "ARXIV_BATCH_LINGER_SECONDS",
     "ARXIV_IDLE_WAIT_SECONDS", "ARXIV_OAI_URL", "ARXIV_MIRROR_MAX_AGE_SECONDS",
+    "ARXIV_FALLBACK_QUERIES",
     "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX", "REINDEX_LOCK_STALE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
 ]

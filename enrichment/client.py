@@ -109,8 +109,8 @@ class _RetryingClient(arxiv.Client):
         self._confirmations_left = 0
         self.total_results = 0
 
-    def start_search(self) -> None:
-        self._confirmations_left = self._empty_confirmations
+    def start_search(self, confirm_empty: bool = True) -> None:
+        self._confirmations_left = self._empty_confirmations if confirm_empty else 0
         self.total_results = 0
 
     def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0):  # type: ignore[no-untyped-def]
@@ -184,15 +184,17 @@ class ArxivFetcher:
         logger.info("arXiv request failed (%s); retry %d", error, state.attempt_number)
         self._on_event(stat_keys.ARXIV_RETRIES, 1)
 
-    def search(self, query: str) -> SearchResult:
+    def search(self, query: str, confirm_empty: bool = True) -> SearchResult:
         """All entries for ``query``, up to ``page_size * max_pages``.
 
-        Raises ``BadQuery`` on HTTP 400, ``ArxivUnavailable`` when arXiv still
-        fails after the retries, ``Cancelled`` when stopped meanwhile.
+        An empty first page is asked again ``empty_page_confirmations`` times, unless
+        ``confirm_empty`` is false (a best-effort query, where a missed answer costs
+        little). Raises ``BadQuery`` on HTTP 400, ``ArxivUnavailable`` when arXiv
+        still fails after the retries, ``Cancelled`` when stopped meanwhile.
         """
         cap = self._config.page_size * self._config.max_pages
         search = arxiv.Search(query=query, max_results=cap)
-        self._client.start_search()
+        self._client.start_search(confirm_empty)
         attempts = self._config.max_attempts
         try:
             results = list(self._client.results(search))

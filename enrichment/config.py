@@ -38,6 +38,7 @@ class EnrichmentConfig:
     miss_ttl_seconds: float
     title_threshold: float
     year_tolerance: int
+    fallback_queries: bool  # one more request per batch for renamed papers (resolver)
     batch_linger_seconds: float  # send a partial batch once its oldest title waited this
     idle_wait_seconds: float  # keep the spider open this long for outstanding lookups
     oai_url: str  # the OAI-PMH endpoint `scholarindex arxiv harvest` reads

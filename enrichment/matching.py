@@ -17,7 +17,28 @@ its metadata is attached; a wrong arXiv id is worse than none.
 * Authors: at least one known person (profile owner or printed author) is
   among the entry's authors, spelled any way ``names.same_person`` accepts.
 
-Two candidates that pass equally well are ambiguous, and neither is attached.
+A renamed paper: arXiv returns only a paper's latest title, so a profile may list
+an earlier one, with words added, changed or dropped since; its similarity falls
+below 0.90. Such a candidate still passes when the listing has a year and the
+title evidence is strong on both sides (``title_containment`` over
+``distinctive_words``: the title's words without function words such as "of",
+"for", "via", a plural read as its singular):
+
+* at least 80 % (``renamed_containment``) of the listed title's distinctive words
+  are in arXiv's title, and the listed title has at least 4 of them
+  (``renamed_min_words``), so a short generic title ("Deep Learning for Graphs")
+  is never matched by containment alone;
+* at least half (``renamed_coverage``) of arXiv's distinctive words are in the
+  listed title, so a much longer title built around the listed words is another
+  paper;
+* and the year and author checks above, both required: a different paper that
+  shares most words but not an author, or an entry with exactly the listed title
+  by other people or years apart, is never attached. A title that extends the
+  other by more than one word at its start or end is still refused (a follow-up
+  paper: "... for Multilingual Machine Translation").
+
+Two candidates that pass equally well are ambiguous, and neither is attached; a
+candidate passing by similarity ranks before one passing as renamed.
 """
 
 from __future__ import annotations
@@ -25,6 +46,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from core.names import shared_authors
 from core.text import words
@@ -39,6 +61,9 @@ class Thresholds:
     title_without_year: float = 0.97
     year_tolerance: int = 1
     max_extra_words: int = 1
+    renamed_containment: float = 0.80
+    renamed_coverage: float = 0.50
+    renamed_min_words: int = 4
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,7 @@ class Check:
     year_gap: int | None
     authors: list[str]
     problems: list[str] = field(default_factory=list)
+    renamed: float | None = None  # title containment, when it passes as a renamed paper
 
     @property
     def passed(self) -> bool:
@@ -83,6 +109,41 @@ def title_similarity(a: str, b: str, at_least: float = 0.0) -> float:
     if bound < at_least:
         return bound
     return SequenceMatcher(None, squashed_a, squashed_b, autojunk=False).ratio()
+
+
+# Words that say nothing about which paper a title names.
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "of", "for", "and", "or", "in", "on", "at", "to", "by", "with", "via",
+    "from", "into", "over", "under", "through", "toward", "towards", "using", "based", "is",
+    "are", "its", "their", "as", "we", "our", "vs", "versus",
+})
+
+
+@lru_cache(maxsize=16_384)  # runs for every candidate the similarity check rejects
+def distinctive_words(title: str) -> frozenset[str]:
+    """The words of a title that tell papers apart: no function words, plurals singular."""
+    return frozenset(_singular(w) for w in words(title) if w not in _FUNCTION_WORDS)
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def title_containment(listed: str, entry: str) -> float:
+    """The share of ``listed``'s distinctive words that ``entry`` holds, in [0, 1]."""
+    mine = distinctive_words(listed)
+    return len(mine & distinctive_words(entry)) / len(mine) if mine else 0.0
+
+
+def renamed_title(listed: str, entry: str, limits: Thresholds) -> float | None:
+    """``title_containment`` if ``entry`` can be a renamed ``listed`` (see the module doc)."""
+    if len(distinctive_words(listed)) < limits.renamed_min_words:
+        return None
+    contained = title_containment(listed, entry)
+    if (contained < limits.renamed_containment
+            or title_containment(entry, listed) < limits.renamed_coverage):
+        return None
+    return contained
 
 
 def extra_words(a: str, b: str) -> int:
@@ -115,13 +176,17 @@ def check_candidate(listing: Listing, candidate: dict, limits: Thresholds) -> Ch
     needed = limits.title if listing.years else limits.title_without_year
     score = max(title_similarity(title, entry_title, needed) for title in listing.titles)
     gap = _year_gap(listing, candidate)
-    if score < needed:  # another paper: its authors need no comparing (most candidates)
+    renamed = None
+    if score < needed and listing.years:  # an earlier title of the paper?
+        renamed = max((r for t in listing.titles
+                       if (r := renamed_title(t, entry_title, limits)) is not None), default=None)
+    if score < needed and renamed is None:  # another paper: no comparing authors (most)
         # ``score`` is an upper bound here (see title_similarity).
         return Check(candidate, score, gap, [],
                      [f"title similarity at most {score:.2f} < {needed:.2f}"])
     extension = min(extra_words(title, entry_title) for title in listing.titles)
     authors = shared_authors(listing.people, candidate.get("authors") or [])
-    result = Check(candidate, score, gap, authors)
+    result = Check(candidate, score, gap, authors, renamed=renamed)
     if extension > limits.max_extra_words:
         result.problems.append(f"one title extends the other by {extension} words")
     if listing.years and (gap is None or gap > limits.year_tolerance):
@@ -133,8 +198,9 @@ def check_candidate(listing: Listing, candidate: dict, limits: Thresholds) -> Ch
     return result
 
 
-def _rank(check: Check) -> tuple[float, int, int]:
-    return (round(check.title, 3), -(check.year_gap or 0), len(check.authors))
+def _rank(check: Check) -> tuple[bool, float, float, int, int]:
+    return (check.renamed is None, round(check.title, 3), round(check.renamed or 0.0, 3),
+            -(check.year_gap or 0), len(check.authors))
 
 
 def verify(listing: Listing, candidates: list[dict], limits: Thresholds | None = None) -> Verdict:
@@ -154,5 +220,7 @@ def verify(listing: Listing, candidates: list[dict], limits: Thresholds | None =
         ids = ", ".join(c.candidate["id"] for c in passed if _rank(c) == _rank(best))
         return Verdict(None, f"ambiguous: equally good arXiv entries {ids}")
     year = "/".join(str(y) for y in sorted(_entry_years(best.candidate)))
-    return Verdict(best.candidate, f"matched {best.candidate['id']}: title {best.title:.2f}, "
+    title = (f"renamed title, {best.renamed:.2f} of its words" if best.renamed is not None
+             else f"title {best.title:.2f}")
+    return Verdict(best.candidate, f"matched {best.candidate['id']}: {title}, "
                                    f"year {year}, shared author {best.authors[0]}")

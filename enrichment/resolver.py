@@ -3,6 +3,15 @@ harvested), then batched searches of the query API, then verification.
 
 Blocking (SQLite and HTTP), so it runs in the enricher's worker thread or in
 the ops CLI, never on the reactor; ``from_cache`` alone only reads SQLite.
+
+A renamed paper's title phrase may find nothing, so with ``fallback_queries``
+(``ARXIV_FALLBACK_QUERIES``, off by default) after each batch of phrases
+the listings it leaves unmatched (that have a year, a known person and a title
+long enough to pass as renamed; not those whose title arXiv refused, whose
+refusal stays the reported reason) are asked once more, all in one request of
+fallback clauses (``query.fallback_clause``): at most one extra request per
+batch (an empty answer is not re-asked, a refused or truncated one not split),
+cached like a title.
 """
 
 from __future__ import annotations
@@ -19,17 +28,18 @@ from enrichment.cache import CachedLookup, LookupCache
 from enrichment.client import ArxivFetcher, SearchResult
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
-from enrichment.matching import Thresholds, title_similarity, verify
+from enrichment.matching import Thresholds, title_containment, title_similarity, verify
 from enrichment.mirror import ArxivMirror
 from enrichment.models import Listing, Outcome
-from enrichment.query import batches, build_query, is_queryable, query_key
+from enrichment.query import batches, build_query, fallback_clause, is_queryable, query_key
 
 logger = logging.getLogger(__name__)
 
-# Entries below this similarity to a title are not kept as its candidates at all;
-# well under the verification threshold, so a later, looser threshold still has data.
+# Entries below this similarity to a title, and holding less than this share of its
+# distinctive words (a renamed title), are not kept as its candidates at all; well
+# under the verification thresholds, so a later, looser threshold still has data.
 _CANDIDATE_FLOOR = 0.5
-Search = Callable[[str], SearchResult]
+Search = Callable[..., SearchResult]  # (query, confirm_empty=True): ArxivFetcher.search
 EventSink = Callable[[str, int], None]
 
 
@@ -61,11 +71,27 @@ class Resolver:
         """The searchable title keys of a listing."""
         return [k for k in dict.fromkeys(query_key(t) for t in listing.titles) if is_queryable(k)]
 
+    def fallback_key(self, listing: Listing) -> str | None:
+        """The listing's fallback clause, if asked at all and it could pass as renamed
+        (it needs a year)."""
+        if not self._config.fallback_queries or not listing.years:
+            return None
+        return fallback_clause(listing.titles, listing.people)
+
     def decide(self, listing: Listing, cached: dict[str, CachedLookup]) -> Outcome:
-        """Verify a listing against the cached candidates of all its keys."""
+        """Verify a listing against the cached candidates of all its keys.
+
+        Unmatched by its titles, it is verified again with its fallback clause's
+        cached candidates, if any (read from the cache here).
+        """
         rows = [cached[k] for k in self.keys(listing) if k in cached]
         candidates = [c for row in rows for c in row.candidates]
         verdict = verify(listing, candidates, self._limits)
+        fallback = self.fallback_key(listing)
+        if verdict.match is None and fallback and (extra := self._cache.get_many([fallback])):
+            rows.append(extra[fallback])
+            candidates += extra[fallback].candidates
+            verdict = verify(listing, candidates, self._limits)
         checked_at = (datetime.fromtimestamp(max(row.fetched_at for row in rows), UTC).isoformat()
                       if rows else None)
         if verdict.match is not None:
@@ -168,10 +194,37 @@ class Resolver:
             try:
                 for rows in self._search_batch(batch):
                     self._store(rows, waiting)
+                self._fallback([w for key in batch for w in waiting.get(key, ())])
             except ArxivUnavailable as exc:
                 logger.warning("arXiv unavailable: %s", exc)
                 return f"arXiv unavailable: {exc}"
         return None
+
+    def _fallback(self, listings: list[Listing]) -> None:
+        """One request of fallback clauses for the listings a batch left unmatched."""
+        unmatched: dict[str, list[Listing]] = defaultdict(list)
+        for listing in listings:
+            key, titles = self.fallback_key(listing), self.keys(listing)
+            if not key or not titles:
+                continue
+            cached = self._cache.get_many(titles)
+            refused = any(row.reason for row in cached.values())  # stays visible as refused
+            if (len(cached) == len(titles) and not refused
+                    and self.decide(listing, cached).status != DONE):
+                unmatched[key].append(listing)  # every title answered, none verified
+        keys = [k for k in unmatched if k not in self._cache.get_many(unmatched)]
+        batch = next(batches(keys, self._config.batch_size, self._config.max_query_chars), [])
+        if not batch:
+            return
+        try:
+            # Best effort: an empty answer is not asked again to confirm it.
+            result = self._search(build_query(batch), confirm_empty=False)
+        except BadQuery as exc:
+            self._on_event(stat_keys.ARXIV_BAD_QUERIES, 1)
+            logger.warning("arXiv refused a fallback query: %s", exc)
+            return
+        self._store([(key, self._fallback_candidates(unmatched[key], result.entries), "")
+                     for key in batch], unmatched)
 
     def _store(self, rows: list[Row], waiting: dict[str, list[Listing]]) -> None:
         """Cache rows; a row is a hit (long TTL) if it verifies for a listing waiting on it."""
@@ -208,10 +261,16 @@ class Resolver:
         yield from self._search_batch(keys[:middle])
         yield from self._search_batch(keys[middle:])
 
+    def _fallback_candidates(self, listings: list[Listing], entries: list[dict]) -> list[dict]:
+        """The entries of a fallback answer worth keeping for any of ``listings``' titles."""
+        keys = {key for listing in listings for key in self.keys(listing)}
+        return [e for e in entries if any(e in self._candidates(key, [e]) for key in keys)]
+
     @staticmethod
     def _candidates(key: str, entries: list[dict]) -> list[dict]:
-        return [e for e in entries if title_similarity(key, e["title"], _CANDIDATE_FLOOR)
-                >= _CANDIDATE_FLOOR]
+        return [e for e in entries
+                if title_similarity(key, e["title"], _CANDIDATE_FLOOR) >= _CANDIDATE_FLOOR
+                or title_containment(key, e["title"]) >= _CANDIDATE_FLOOR]
 
 
 def build_resolver(

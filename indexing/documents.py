@@ -11,6 +11,18 @@ profile that lists the work) plus the enrichment it carries, so:
   listing (a late dead-letter replay) cannot overwrite a fresher one;
 - a profile that no longer lists the work is unlisted (``unlist_listing``), and the
   document goes when no listing remains; a listing seen after the unlist stays.
+
+Once enrichment has verified an arXiv entry (status ``done``), the entry is one more
+source of two derived fields, recomputed with the listings whenever either changes,
+so re-enrichment and re-crawls in any order give the same document:
+
+- ``authors``: arXiv's authors join the profiles' (``merged_authors``); a name the
+  profiles print differently ("C. Jin") is the arXiv author it can name
+  (``core.names.same_person``) when it can name exactly one of them; each person
+  keeps their fullest spelling, and the listings keep theirs as provenance;
+- ``categories``: arXiv's category codes (``cs.LG``) join the listings' tags.
+
+A later answer without a match (status ``none``) takes them out again.
 """
 
 from __future__ import annotations
@@ -21,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.enrichment_status import DONE, ENRICHMENT_STATUSES, PENDING
-from core.names import clean_name, is_author_name, name_key, nicest
+from core.names import clean_name, is_author_name, name_key, nicest, parse_name, same_person
 from indexing.errors import InvalidItem
 
 # Work item fields kept per listing, as provenance and as the input of derived fields.
@@ -128,12 +140,32 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
     new["arxiv"] = _clone(state["arxiv"])
     new["enrichment"] = _clone(state["enrichment"])
     new["arxiv_id"] = (state["arxiv"] or {}).get("id") if _matched(state) else None
+    new.update(_arxiv_derived(doc.get("listings") or [], state))
     return new
 
 
 def _matched(state: Mapping[str, Any]) -> bool:
     """True when an enrichment state carries a verified arXiv match."""
     return bool(state.get("enrichment")) and state["enrichment"].get("status") == DONE
+
+
+def _verified_arxiv(state: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The matched arXiv metadata of an enrichment state; empty when there is no match."""
+    return (state.get("arxiv") or {}) if _matched(state) else {}
+
+
+def _arxiv_derived(entries: list[dict[str, Any]], state: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields the listings and a verified arXiv entry derive together."""
+    arxiv = _verified_arxiv(state)
+    return {
+        "categories": _facet([*(e["category"] for e in entries),
+                              *_strings(arxiv.get("categories"))]),
+        "authors": merged_authors(entries, _strings(arxiv.get("authors"))),
+    }
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
@@ -166,6 +198,7 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     years = [e["year"] for e in entries if isinstance(e["year"], int)]
     dates = [e["date"] for e in entries if e["date"]]
     scores = [e["score"] for e in entries if isinstance(e["score"], int | float)]
+    derived = _arxiv_derived(entries, previous)
     return {
         "work_id": work_id,
         "title": max(titles, key=_title_rank) if titles else "",
@@ -175,11 +208,11 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
         "date": min(dates) if dates else None,
         "venues": _facet(e["venue"] for e in entries),
         "types": _facet(e["type"] for e in entries),
-        "categories": _facet(e["category"] for e in entries),
+        "categories": derived["categories"],
         "sources": _facet(e["source"] for e in entries),
         "score": max(scores) if scores else None,
         "has_code": any(e["code"] is True for e in entries),
-        "authors": merged_authors(entries),
+        "authors": derived["authors"],
         "profile_count": len(entries),
         "profiles": [
             {"id": e["researcher_id"], "name": e["researcher_name"],
@@ -195,29 +228,67 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     }
 
 
-def merged_authors(entries: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Every printed author and every profile owner, one spelling per folded name.
+def merged_authors(entries: Iterable[Mapping[str, Any]],
+                   arxiv_authors: Iterable[str] = ()) -> list[str]:
+    """Every printed author, every profile owner and arXiv's authors, once per person.
 
-    Order: the longest printed list (the most complete byline), then names only
-    other listings know, alphabetically by key. Both are independent of arrival order.
+    Spellings with the same folded key are one name. With ``arxiv_authors`` (a
+    verified match), a name no arXiv author spells the same way joins the one arXiv
+    author ``same_person`` accepts, if exactly one does ("C. Jin" and "Chao Jin");
+    the ambiguous and the unknown stay as they are. A name shows its ``nicest``
+    spelling; a person so joined, their fullest (fewest initials, then the nicest).
+
+    Order: the longest byline (arXiv's or a listing's printed list), then names only
+    others know, alphabetically by key. Both are independent of arrival order.
     """
-    spellings: dict[str, list[str]] = {}
+    spellings: dict[str, set[str]] = {}
     bylines: list[list[str]] = []
-    for entry in entries:
-        byline: list[str] = []
-        for name in entry.get("authors") or ():
+
+    def byline_of(names: Iterable[Any]) -> list[str]:
+        keys: list[str] = []
+        for name in names:
             if isinstance(name, str) and is_author_name(name):
                 key = name_key(name)
-                spellings.setdefault(key, []).append(name)
-                if key not in byline:
-                    byline.append(key)
-        bylines.append(byline)
-        owner = entry.get("researcher_name")
-        if isinstance(owner, str) and is_author_name(owner):
-            spellings.setdefault(name_key(owner), []).append(owner)
+                spellings.setdefault(key, set()).add(name)
+                if key not in keys:
+                    keys.append(key)
+        return keys
+
+    anchors = byline_of(arxiv_authors)
+    if anchors:
+        bylines.append(anchors)
+    for entry in entries:
+        bylines.append(byline_of(entry.get("authors") or ()))
+        byline_of([entry.get("researcher_name")])
+    alias = _aliases(spellings, anchors)
+    for key, target in alias.items():
+        spellings[target] |= spellings.pop(key)
+    bylines = [list(dict.fromkeys(alias.get(k, k) for k in keys)) for keys in bylines]
     lead = max(bylines, key=lambda keys: (len(keys), keys), default=[])
     order = lead + sorted(k for k in spellings if k not in lead)
-    return [nicest(spellings[k]) for k in order]
+    joined = set(alias.values())
+    return [_fullest(spellings[k]) if k in joined else nicest(spellings[k]) for k in order]
+
+
+def _aliases(spellings: Mapping[str, set[str]], anchors: list[str]) -> dict[str, str]:
+    """Name keys that are another spelling of exactly one anchor (arXiv author) key."""
+    alias = {}
+    for key in sorted(set(spellings) - set(anchors)):
+        people = [anchor for anchor in anchors
+                  if any(same_person(a, b) for a in spellings[key] for b in spellings[anchor])]
+        if len(people) == 1:
+            alias[key] = people[0]
+    return alias
+
+
+def _fullest(spellings: Iterable[str]) -> str:
+    """The spelling with the fewest initials ("Chao Jin" over "C. Jin"), then the nicest."""
+    def initials(name: str) -> int:
+        parsed = parse_name(name)
+        return sum(part.initial for part in parsed.given) if parsed else 0
+    names = list(spellings)
+    fewest = min(initials(n) for n in names)
+    return nicest(n for n in names if initials(n) == fewest)
 
 
 def _title_rank(title: str) -> tuple[bool, int, str]:

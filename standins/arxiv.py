@@ -14,8 +14,11 @@ does where the enricher cares:
   words, lower-cased, split at hyphens and with a plural "s" dropped, include
   every word of the phrase (in any order: looser than arXiv's phrase match, so
   more decoys come back);
+* a fielded query, ``(ti:w1 AND ti:w2 AND au:surname)`` clauses joined by ``OR``,
+  matches an entry whose title holds every ``ti:`` word and whose authors include
+  every ``au:`` name (a surname or a full name, as its words);
 * a query with a non-ASCII character, a stray double quote, an empty phrase or
-  anything but ``ti:`` clauses joined by ``OR`` in parentheses gets HTTP 400;
+  anything but those clauses in parentheses gets HTTP 400;
 * ``refuse_words`` (a set): a phrase holding one of these words gets a 400, as
   arXiv refuses some queries for reasons a client cannot predict;
 * ``fail_next(mode, times)`` makes the next requests answer "429", "503",
@@ -88,6 +91,63 @@ def parse_query(query: str) -> list[set[str]]:
     if not all(sets):
         raise BadQueryError("empty phrase")
     return sets
+
+
+_TERM = re.compile(r'\(|\)|(ti|au):"([^"]*)"|(ti|au):([A-Za-z0-9]+)|AND\b|OR\b|\S+')
+Conjunction = tuple[frozenset[str], tuple[frozenset[str], ...]]  # title words, author names
+
+
+def parse_fielded(query: str) -> list[Conjunction]:
+    """A query of ``ti:`` and ``au:`` terms with ``AND``, ``OR`` and parentheses, as the
+    conjunctions it ORs (title words, author names); ``BadQueryError`` where arXiv
+    answers 400."""
+    if not query.isascii():
+        raise BadQueryError("non-ASCII query")
+    tokens = [m for m in _TERM.finditer(query)]
+    position = 0
+
+    def peek() -> str | None:
+        return tokens[position].group(0) if position < len(tokens) else None
+
+    def either() -> list[Conjunction]:
+        nonlocal position
+        found = both()
+        while peek() == "OR":
+            position += 1
+            found += both()
+        return found
+
+    def both() -> list[Conjunction]:
+        nonlocal position
+        found = term()
+        while peek() == "AND":
+            position += 1
+            found = [(t1 | t2, a1 + a2) for t1, a1 in found for t2, a2 in term()]
+        return found
+
+    def term() -> list[Conjunction]:
+        nonlocal position
+        if position >= len(tokens):
+            raise BadQueryError(f"unparsable query: {query!r}")
+        token = tokens[position]
+        position += 1
+        if token.group(0) == "(":
+            found = either()
+            if peek() != ")":
+                raise BadQueryError("unbalanced parentheses")
+            position += 1
+            return found
+        field, text = token.group(1) or token.group(3), token.group(2) or token.group(4)
+        if field is None or not _tokens(text or ""):
+            raise BadQueryError(f"unparsable query: {query!r}")
+        if field == "ti":
+            return [(frozenset(_tokens(text)), ())]
+        return [(frozenset(), (frozenset(_tokens(text)),))]
+
+    found = either()
+    if position != len(tokens):
+        raise BadQueryError(f"unparsable query: {query!r}")
+    return found
 
 
 @dataclass(frozen=True)
@@ -179,11 +239,25 @@ class ArxivStandIn:
 
     def matches(self, query: str) -> list[dict]:
         """The entries a query matches, in serving order."""
+        if "AND" in query or "au:" in query:
+            return self.fielded_matches(query)
         phrases = parse_query(query)
         if any(p & self.refuse_words for p in phrases):
             raise BadQueryError("refused word")
         return [e for e, words in zip(self.entries, self._titles, strict=True)
                 if any(p <= words for p in phrases)]
+
+    def fielded_matches(self, query: str) -> list[dict]:
+        """The entries a fielded (``ti:``/``au:`` with ``AND``) query matches."""
+        clauses = parse_fielded(query)
+        if any(title & self.refuse_words for title, _ in clauses):
+            raise BadQueryError("refused word")
+
+        def by(names: tuple[frozenset[str], ...], entry: dict) -> bool:
+            people = [_tokens(author) for author in entry["authors"]]
+            return all(any(name <= person for person in people) for name in names)
+        return [e for e, words in zip(self.entries, self._titles, strict=True)
+                if any(title <= words and by(names, e) for title, names in clauses)]
 
     def feed(self, query: str, start: int, max_results: int, entries: list[dict],
              total: int) -> bytes:

@@ -14,11 +14,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
+from indexing.connection import OpenSearchConfig
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
 from tests.support.crawl import ROOT, crawl_command, crawl_profiles, process_result
+from tests.support.search_site import app_for
 
 SITE = ROOT / "fixtures" / "site"
 SEEDS = [p for p in (SITE / "urls.txt").read_text().splitlines() if p.startswith("/")]
@@ -149,8 +152,8 @@ def test_two_concurrent_crawls_lose_no_contribution(site, tmp_path, opensearch_u
 
 
 def test_enrichment_attaches_right_ids_only_with_few_requests(site, tmp_path, opensearch_url,
-                                                              index_prefix,
-                                                              opensearch_client) -> None:
+                                                              index_prefix, opensearch_client,
+                                                              opensearch_config) -> None:
     papers = json.loads((ROOT / "fixtures" / "arxiv" / "papers.json").read_text())["entries"]
     on_arxiv = {e["id"].split("v")[0]: e["title"] for e in papers}
     with ArxivStandIn() as arxiv:
@@ -166,6 +169,49 @@ def test_enrichment_attaches_right_ids_only_with_few_requests(site, tmp_path, op
         assert sorted(d["arxiv_id"] for d in matched) == sorted(on_arxiv)
         for doc in matched:
             assert doc["arxiv"]["title"] == on_arxiv[doc["arxiv_id"]], doc["title"]
+        # arXiv's authors and categories are the work's own, for the facets and the API.
+        relibra = by_title(docs, RELIBRA)
+        [entry] = [e for e in papers if e["title"] == RELIBRA]
+        assert len(entry["authors"]) == 5 and len(relibra["listings"]) == 2
+        assert relibra["authors"] == entry["authors"]  # one spelling per person, arXiv's order
+        assert {"cs.DC", "cs.LG"} <= set(relibra["categories"])
+        facet = search_api(opensearch_config)["facets"]["category"]
+        counts = {v["value"]: v["count"] for v in facet}
+        for code in ("cs.LG", "cs.DC"):
+            assert counts[code] == sum(code in e["categories"] for e in papers)
+        assert {"value": "cs.DC", "label": "Distributed, Parallel, and Cluster Computing (cs.DC)"}\
+            .items() <= next(v for v in facet if v["value"] == "cs.DC").items()
         second = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
         assert second.returncode == 0
         assert arxiv.request_count == cold  # the warm cache asks nothing
+        again = by_title(works(opensearch_client, index_prefix), RELIBRA)
+        assert (again["authors"], again["categories"]) == (relibra["authors"],
+                                                           relibra["categories"])
+
+
+def search_api(config: OpenSearchConfig, **params: str) -> dict:
+    """``GET /api/search`` of the web UI over the index."""
+    response = TestClient(app_for(config)).get("/api/search", params={"size": 50, **params})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_fallback_queries_attach_no_wrong_id(site, tmp_path, opensearch_url, index_prefix,
+                                             opensearch_client) -> None:
+    """With the renamed-paper fallback on, the fixture's decoys are still never attached."""
+    papers = json.loads((ROOT / "fixtures" / "arxiv" / "papers.json").read_text())["entries"]
+    with ArxivStandIn() as arxiv:
+        arxiv_settings = {"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv.api_url,
+                          "ARXIV_DELAY_SECONDS": "0.2", "INCREMENTAL_ENABLED": "false",
+                          "ARXIV_FALLBACK_QUERIES": "true"}
+        first = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
+        assert first.returncode == 0, first.log[-3000:]
+        docs = works(opensearch_client, index_prefix)
+        matched = sorted(d["arxiv_id"] for d in docs.values() if d["arxiv_id"])
+        assert matched == sorted(e["id"].split("v")[0] for e in papers)
+        fallbacks = [q for q in arxiv.queries if " AND " in q]
+        assert fallbacks and len(fallbacks) <= len(set(arxiv.queries) - set(fallbacks))
+        cold = arxiv.request_count
+        second = crawl(tmp_path, site, PROFILES, opensearch_url, index_prefix, **arxiv_settings)
+        assert second.returncode == 0
+        assert arxiv.request_count == cold  # the fallback answers are cached too

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from core.names import same_person
-from enrichment.matching import Thresholds, title_similarity, verify
+from enrichment.matching import (
+    Thresholds,
+    distinctive_words,
+    title_containment,
+    title_similarity,
+    verify,
+)
 from enrichment.models import Listing
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv"
@@ -174,3 +180,76 @@ def test_no_candidates_and_documented_threshold() -> None:
     assert title_similarity("m3BERT: A Modern, Multi-lingual, Matryoshka Bidirectional Encoder",
                             "m3BERT: a modern, multilingual, Matryoshka bidirectional "
                             "encoder") == 1.0
+
+
+# --- renamed papers: an earlier title on the profile, the latest on arXiv ------------------
+
+EARLIER = "Elastic Expert Placement for Sparse Mixture-of-Experts Training"
+RENAMED = ("ElasticMoE: Adaptive Expert Placement for Efficient Sparse Mixture-of-Experts "
+           "Training at Scale")
+
+
+def test_renamed_paper_is_matched_on_strong_evidence() -> None:
+    assert title_similarity(EARLIER, RENAMED) < 0.90  # the title rule alone misses it
+    assert title_containment(EARLIER, RENAMED) == 5 / 6  # "elastic" became "elasticmoe"
+    listing = Listing.of("w", EARLIER, 2024, ["Chao Jin", "Someone Else"])
+    renamed = entry("2410.00001", RENAMED, 2025, ["C. Jin", "Ada Arxivson"])
+    verdict = verify(listing, [renamed])
+    assert verdict.match == renamed and "renamed" in verdict.reason
+
+
+def test_same_title_by_other_people_or_years_apart_is_refused() -> None:
+    listing = Listing.of("w", EARLIER, 2024, ["Chao Jin"])
+    others = entry("1905.00002", EARLIER, 2024, ["Marta Kowalski"])
+    years_apart = entry("1905.00003", EARLIER, 2019, ["Chao Jin"])
+    renamed = entry("2410.00001", RENAMED, 2025, ["Chao Jin"])
+    for decoy in (others, years_apart):
+        assert verify(listing, [decoy]).match is None
+    # With the renamed paper among the candidates, it is the one attached.
+    assert verify(listing, [others, years_apart, renamed]).match == renamed
+    # A renamed title needs the year too, and a year at all.
+    assert verify(listing, [entry("2410.00001", RENAMED, 2026, ["Chao Jin"])]).match is None
+    assert verify(Listing.of("w", EARLIER, None, ["Chao Jin"]), [renamed]).match is None
+
+
+def test_short_generic_titles_are_not_matched_by_containment() -> None:
+    listing = Listing.of("w", "Deep Learning for Graphs", 2020, ["Jian Jiao"])
+    survey = entry("2001.00004", "Deep Learning on Graphs: A Survey", 2020, ["Jian Jiao"])
+    assert title_containment("Deep Learning for Graphs", survey["title"]) == 1.0
+    assert len(distinctive_words("Deep Learning for Graphs")) < Thresholds().renamed_min_words
+    assert verify(listing, [survey]).match is None
+
+
+def test_a_different_paper_sharing_most_words_needs_an_author() -> None:
+    listing = Listing.of("w", EARLIER, 2024, ["Chao Jin"])
+    stranger = entry("2410.00005", RENAMED, 2024, ["Marta Kowalski", "Oren Ben-David"])
+    verdict = verify(listing, [stranger])
+    assert verdict.match is None and "no author in common" in verdict.reason
+
+
+@pytest.mark.parametrize(("listed", "arxiv", "accepted"), [
+    # Four of five distinctive words kept, one changed: 0.80, at the threshold.
+    ("Speculative Rollouts for Reinforcement Learning Training",
+     "Speculative Decoding for Reinforcement Learning Post-Training", True),
+    ("Fast Speculative Rollouts for Reinforcement Learning",
+     "Faster Speculative Rollouts in Reinforcement Learning", True),
+    # Three of five kept, one dropped and one changed: 0.60.
+    ("Fast Speculative Rollouts for Reinforcement Learning",
+     "Speculative Decoding in Reinforcement Learning", False),
+    # Six of eight: 0.75, below the threshold.
+    ("Cross-Modal ASR Post-Processing System for Speaker Diarization",
+     "Cross-Modal ASR Post-Processing System for Error Correction and Utterance Rejection",
+     False),
+    # The listed words wrapped in a much longer title: another paper.
+    ("Expert Placement Sparse Training",
+     "Expert Placement for Sparse Training of Vision Language Models with Adaptive Routing "
+     "Caches", False),
+    # A follow-up extending the title by a phrase is refused as before.
+    ("Taming Sparsely Activated Transformer with Stochastic Experts",
+     "Taming Sparsely Activated Transformer with Stochastic Experts for Multilingual Machine "
+     "Translation", False),
+])
+def test_renamed_near_misses_on_both_sides(listed: str, arxiv: str, accepted: bool) -> None:
+    verdict = verify(Listing.of("w", listed, 2022, ["Jian Jiao"]),
+                     [entry("2201.00006", arxiv, 2022, ["Jian Jiao"])])
+    assert (verdict.match is not None) is accepted, verdict.reason

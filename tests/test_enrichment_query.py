@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from enrichment.query import batches, build_query, encoded_length, is_queryable, query_key
-from standins.arxiv import BadQueryError, parse_query
+from standins.arxiv import BadQueryError, parse_fielded, parse_query
 
 
 @pytest.mark.parametrize(
@@ -62,3 +62,17 @@ def test_batches_respect_count_and_url_length() -> None:
     assert [k for b in by_length for k in b] == keys
     long_one = ["word " * 200]
     assert list(batches(long_one, batch_size=20, max_query_chars=100)) == [long_one]
+
+
+def test_fallback_clauses_batch_into_one_query_the_stand_in_takes() -> None:
+    clauses = ["(ti:placement AND ti:training AND au:jin)", "(ti:bottleneck AND au:lin)"]
+    query = build_query(clauses)
+    assert query == f"({clauses[0]} OR {clauses[1]})"
+    assert parse_fielded(query) == [
+        (frozenset({"placement", "training"}), (frozenset({"jin"}),)),
+        (frozenset({"bottleneck"}), (frozenset({"lin"}),)),
+    ]
+    for bad in ["(ti:a AND", "ti:a AND nonsense", "(ti:a AND au:b))", 'ti:"" AND au:x',
+                "(ti:a AND au:Lévy)"]:
+        with pytest.raises(BadQueryError):
+            parse_fielded(bad)

@@ -268,3 +268,94 @@ def test_any_order_any_repeats_same_document(stamped: list, rnd: random.Random) 
     rnd.shuffle(shuffled)
     assert fold(shuffled) == fold(stamped)
     assert fold(stamped + stamped[:2]) == fold(stamped)
+
+
+# --- arXiv's authors and categories in the document's own fields -------------------------
+
+RELIBRA_ARXIV = {"id": "2603.08127", "title": "ReLibra: Serving LLMs",
+                 "authors": ["Chao Jin", "Yinmin Zhong", "Xin Jin", "Ziyi Zhang", "Cháo Jin"],
+                 "categories": ["cs.DC", "cs.LG"], "primary_category": "cs.DC"}
+MATCHED = {"status": "done", "arxiv": RELIBRA_ARXIV, "reason": "matched"}
+NO_MATCH = {"status": "none", "arxiv": None, "reason": "no candidate"}
+STILL_PENDING = {"status": "pending", "arxiv": None, "reason": "queued"}
+INITIALS = listing("yz", researcher_name="Yinmin Zhong", authors=["C. Jin", "Y. Zhong"],
+                   category="DC")
+
+
+def test_a_verified_match_merges_arxiv_authors_and_categories() -> None:
+    doc = apply_enrichment(fold([(CHAO, T1), (YINMIN, T1), (INITIALS, T1)]), MATCHED, T2)
+    # arXiv's byline leads; "C. Jin", "CHAO JIN" and "Cháo Jin" are one person, shown
+    # in the fullest, nicest spelling; "Y. Zhong" is Yinmin Zhong.
+    assert doc["authors"] == ["Cháo Jin", "Yinmin Zhong", "Xin Jin", "Ziyi Zhang"]
+    assert doc["categories"] == ["DC", "cs.DC", "cs.LG"]
+    # The profiles' spellings stay in the listings as provenance.
+    assert ["C. Jin", "Y. Zhong"] in [e["authors"] for e in doc["listings"]]
+    # Without a match, only the listings speak (and "C. Jin" cannot be told apart).
+    plain = fold([(CHAO, T1), (YINMIN, T1), (INITIALS, T1)])
+    assert "C. Jin" in plain["authors"] and plain["categories"] == ["DC"]
+
+
+def test_an_initial_naming_two_arxiv_authors_stays_apart() -> None:
+    two_jins = {**RELIBRA_ARXIV, "authors": ["Chao Jin", "Cheng Jin", "Yinmin Zhong"]}
+    doc = apply_enrichment(work_doc_from_listing(INITIALS, T1),
+                           {"status": "done", "arxiv": two_jins}, T2)
+    assert doc["authors"] == ["Chao Jin", "Cheng Jin", "Yinmin Zhong", "C. Jin"]
+
+
+def test_only_a_verified_match_contributes() -> None:
+    doc = fold([(CHAO, T1)])
+    unverified = {"status": "none", "arxiv": RELIBRA_ARXIV, "reason": "rejected"}
+    assert apply_enrichment(doc, unverified, T2)["authors"] == doc["authors"]
+    matched = apply_enrichment(doc, MATCHED, T2)
+    assert "cs.LG" in matched["categories"]
+    # A newer answer without a match takes arXiv's names and codes out again.
+    undone = apply_enrichment(matched, NO_MATCH, T3)
+    assert (undone["authors"], undone["categories"]) == (doc["authors"], doc["categories"])
+
+
+_arxiv_authors = st.lists(st.sampled_from(["Chao Jin", "C. Jin", "Cheng Jin", "Yinmin Zhong",
+                                           "Y. Zhong", "Ann Lee", "CHAO JIN", "Zhong, Yinmin"]),
+                          min_size=1, max_size=4)
+_patches = st.builds(
+    lambda status, authors, categories: {
+        "status": status, "reason": status,
+        "arxiv": ({"id": "2603.08127", "authors": authors, "categories": categories}
+                  if status == "done" else None)},
+    st.sampled_from(["done", "none", "pending"]), _arxiv_authors,
+    st.lists(st.sampled_from(["cs.LG", "cs.DC", "stat.ML"]), max_size=2),
+)
+_initial_listings = st.builds(
+    lambda r, authors, category: listing(r, authors=authors, category=category,
+                                         researcher_name=r),
+    st.sampled_from(["C. Jin", "Chao Jin", "Yinmin Zhong", "Ann Lee"]),
+    st.none() | _arxiv_authors, st.none() | st.sampled_from(["DC", "LG"]),
+)
+
+
+def _replay(first: tuple[dict, str], events: list[tuple[str, dict, str]]) -> dict:
+    doc = merge_listing(None, *first)
+    for kind, data, at in events:
+        doc = merge_listing(doc, data, at) if kind == "listing" else apply_enrichment(doc, data, at)
+    return doc
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.tuples(_initial_listings | _listings, st.sampled_from([T1, T2, T3])),
+       st.lists(st.tuples(st.just("listing"), _initial_listings | _listings,
+                          st.sampled_from([T1, T2, T3]))
+                | st.tuples(st.just("patch"), _patches, st.sampled_from([T1, T2, T3])),
+                max_size=6),
+       st.randoms())
+def test_enrichment_and_recrawls_in_any_order_give_one_document(
+        first: tuple, events: list, rnd: random.Random) -> None:
+    """Listings and enrichment answers arriving in any order, any number of times."""
+    shuffled = list(events)
+    rnd.shuffle(shuffled)
+    doc = _replay(first, events)
+    assert _replay(first, shuffled) == doc
+    assert _replay(first, events + events) == doc  # re-enrichment and re-crawls: idempotent
+    # The derived fields are exactly what the listings and the winning answer give.
+    again = apply_enrichment(doc, {"status": doc["enrichment"]["status"] if doc["enrichment"]
+                                   else "pending", "arxiv": doc["arxiv"]}, T1)
+    assert (again["authors"], again["categories"]) == (doc["authors"], doc["categories"])
+    assert len({name_key(a) for a in doc["authors"]}) == len(doc["authors"])

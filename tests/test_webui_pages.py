@@ -169,8 +169,10 @@ def test_opensearch_down_is_a_friendly_503_page(url):
 def test_arxiv_links_appear_once_a_work_is_enriched(own_site, opensearch_client, tmp_path):
     site = own_site
     work_id = site.search(q="relibra -megatron")["hits"][0]["id"]
+    before = site.search(q="relibra -megatron")["hits"][0]
     arxiv = {"id": "2601.01234v1", "title": "ReLibra", "doi": "10.1000/relibra",
-             "pdf_url": "javascript:alert(1)"}  # a hostile URL must not become a link
+             "pdf_url": "javascript:alert(1)",  # a hostile URL must not become a link
+             "authors": ["J. L. Penalver", "Ada Arxivson"], "categories": ["cs.DC", "cs.LG"]}
     writer = BulkWriter(opensearch_client, site.config.prefix, DeadLetterFile(tmp_path / "dl"),
                         writer_retry_with())
     assert writer.write([enrichment_change(work_id, status="done", arxiv=arxiv)]).delivered == 1
@@ -185,3 +187,15 @@ def test_arxiv_links_appear_once_a_work_is_enriched(own_site, opensearch_client,
     assert {"https://arxiv.org/abs/2601.01234v1", "https://arxiv.org/pdf/2601.01234v1",
             "https://doi.org/10.1000/relibra"} <= hrefs
     assert not any((h or "").startswith("javascript:") for h in hrefs)
+    # arXiv's authors and categories join the work's own: in the hit, the facet, the cards.
+    assert before["authors"] == ["José Luis Peñalver"]
+    assert hit["authors"] == ["José Luis Peñalver", "Ada Arxivson"]  # one person, fullest name
+    assert set(hit["categories"]) == {*before["categories"], "cs.DC", "cs.LG"}
+    assert hit["category_labels"]["cs.LG"] == "Machine Learning (cs.LG)"
+    facet = site.search(q="relibra -megatron")["facets"]["category"]
+    assert {"value": "cs.LG", "count": 1, "label": "Machine Learning (cs.LG)",
+            "selected": False} in facet
+    assert site.search(category="cs.DC")["total"] == 1
+    assert "Distributed, Parallel, and Cluster Computing (cs.DC)" in html.replace("&#39;", "'")
+    researcher = page(site, f"/researchers/{site.researchers['José Luis Peñalver']}")
+    assert "Machine Learning (cs.LG)" in researcher and "Ada Arxivson" in researcher

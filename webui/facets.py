@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.arxiv_categories import category_label
 from core.flags import as_bool
 
 MAX_VALUE_CHARS = 512  # the mappings' ignore_above: longer values are never indexed
@@ -60,6 +61,8 @@ class Facet:
         """How a value reads on the page when no better label is known."""
         if self.name == "has_code":
             return "Has code" if value else "No code listed"
+        if self.name == "category":  # arXiv's codes read with their names; tags as printed
+            return category_label(str(value))
         return str(value)
 
 

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlsplit
 
 from markupsafe import Markup
 
+from core.arxiv_categories import category_label
 from webui.facets import FACETS, Facet
 from webui.highlight import SNIPPET_CHARS, join_fragments, mark, plain
 from webui.params import SearchRequest
@@ -69,6 +70,11 @@ class Hit:
     doi_url: str | None
 
     @property
+    def category_labels(self) -> dict[str, str]:
+        """Each category as it reads on a page ("Machine Learning (cs.LG)"; a tag as printed)."""
+        return {code: category_label(code) for code in self.categories}
+
+    @property
     def abstract_is_long(self) -> bool:
         """True when the snippet cannot show the whole abstract (the page offers it folded)."""
         return len(self.abstract or "") > SNIPPET_CHARS
@@ -79,7 +85,8 @@ class Hit:
             "id": self.id, "title": self.title, "year": self.year, "date": self.date,
             "authors": self.authors, "profiles": [p.to_json() for p in self.profiles],
             "arxiv_id": self.arxiv_id, "abstract": self.abstract, "venues": self.venues,
-            "types": self.types, "categories": self.categories, "sources": self.sources,
+            "types": self.types, "categories": self.categories,
+            "category_labels": self.category_labels, "sources": self.sources,
             "has_code": self.has_code,
             "links": {"arxiv": self.arxiv_url, "pdf": self.pdf_url,
                       "doi": self.doi_url},
