@@ -54,12 +54,12 @@ def test_read_stats_takes_the_numbers_of_the_last_dump() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(330)
 def test_quick_bench_writes_every_key(tmp_path: Path) -> None:
     out = tmp_path / "bench-results.json"
     proc = subprocess.run(
         [sys.executable, "-m", "bench.run", "--profiles", "30", "--quick", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=110)
+        cwd=ROOT, capture_output=True, text=True, timeout=300)  # a hang, not a speed check
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(out.read_text())
     missing = [key for key in REQUIRED_KEYS if key not in results]
