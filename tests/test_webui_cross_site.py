@@ -14,59 +14,32 @@ from typing import Any
 
 import pytest
 
-from bench.search_data import SEEN_AT, refresh
-from core.identity import researcher_id, work_id
-from core.items import ResearcherItem, WorkItem
 from core.names import same_full_name
-from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item
-from indexing.client import build_client
-from indexing.deadletter import DeadLetterFile
-from tests.support.search_site import FixtureSite, tags
-from tests.support.settings import writer_retry_with
+from tests.support.search_site import FixtureSite, add_profiles, tags
 from webui.cross_site import linked, namesakes
 
 RESNEST = "ResNeSt: split attention networks"  # Haibin Lin's ResNeSt, as another site prints it
 M3BERT = "m3BERT: A Modern, Multi-lingual, Matryoshka Bidirectional Encoder"
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 
-ADDED = {  # name -> (profile URL, source, titles listed)
-    "pc Haibin Lin": ("https://papercards.example/authors/haibin-lin.html", "papercards",
-                      [RESNEST, "Mixture of Experts at Scale: A Papercards-Only Paper"]),
-    "pc JIAO Jian": ("https://papercards.example/authors/jiao-jian.html", "papercards",
-                     [M3BERT]),
-    "pc Chao Jin": ("https://papercards.example/authors/chao-jin.html", "papercards",
-                    ["Coral Reef Acoustics: A Namesake's Paper"]),
-    "pc H. Lin": ("https://papercards.example/authors/h-lin.html", "papercards", [RESNEST]),
-    "bz Yinmin Zhong": ("https://bzpeer.example/researchers/yinmin-zhong-2/", "bzpeer",
-                        [RELIBRA]),
+ADDED = {  # key in site.researchers -> (name, profile URL, source, titles listed)
+    "pc Haibin Lin": ("Haibin Lin", "https://papercards.example/authors/haibin-lin.html",
+                      "papercards", [RESNEST, "Mixture of Experts at Scale: A Papercards Paper"]),
+    "pc JIAO Jian": ("JIAO Jian", "https://papercards.example/authors/jiao-jian.html",
+                     "papercards", [M3BERT]),
+    "pc Chao Jin": ("Chao Jin", "https://papercards.example/authors/chao-jin.html",
+                    "papercards", ["Coral Reef Acoustics: A Namesake's Paper"]),
+    "pc H. Lin": ("H. Lin", "https://papercards.example/authors/h-lin.html", "papercards",
+                  [RESNEST]),
+    "bz Yinmin Zhong": ("Yinmin Zhong", "https://bzpeer.example/researchers/yinmin-zhong-2/",
+                        "bzpeer", [RELIBRA]),
 }
-
-
-def profile_changes(name: str, url: str, source: str, titles: list[str]) -> list[Any]:
-    """A profile and its listings, as a crawl of its page would give them."""
-    rid = researcher_id(url)
-    items: list[Any] = [ResearcherItem(id=rid, url=url, name=name, source=source,
-                                       listed_count=len(titles))]
-    items += [WorkItem(work_id=work_id(title), title=title, researcher_id=rid,
-                       researcher_name=name, researcher_url=url, source=source, position=i)
-              for i, title in enumerate(titles, 1)]
-    return [change_from_item(item, SEEN_AT) for item in items]
 
 
 @pytest.fixture(scope="module")
 def linked_site(site: FixtureSite, tmp_path_factory: pytest.TempPathFactory) -> FixtureSite:
-    """The module's fixture index plus the profiles in ``ADDED`` (ids in ``site.researchers``)."""
-    client = build_client(site.config)
-    dead = DeadLetterFile(tmp_path_factory.mktemp("cross") / "dead-letter.jsonl")
-    writer = BulkWriter(client, site.config.prefix, dead, writer_retry_with())
-    changes = []
-    for key, (url, source, titles) in ADDED.items():
-        changes += profile_changes(key.split(" ", 1)[1], url, source, titles)
-        site.researchers[key] = researcher_id(url)
-    report = writer.write(changes)
-    assert report.delivered == len(changes) and not report.dead_lettered
-    refresh(client, site.config.prefix)
+    """The module's fixture index plus the profiles in ``ADDED``."""
+    add_profiles(site, tmp_path_factory.mktemp("cross"), ADDED)
     return site
 
 
@@ -121,7 +94,7 @@ def test_the_same_person_on_both_sites_is_linked_both_ways(linked_site):
     bz, pc = site.researchers["Haibin Lin"], site.researchers["pc Haibin Lin"]
     mine = researcher(site, bz)
     assert mine["also_on"] == [{"id": pc, "name": "Haibin Lin", "source": "papercards",
-                                "url": ADDED["pc Haibin Lin"][0], "shared_works": 1}]
+                                "url": ADDED["pc Haibin Lin"][1], "shared_works": 1}]
     theirs = researcher(site, pc)
     assert theirs["also_on"] == [{"id": bz, "name": "Haibin Lin", "source": "bzpeer",
                                   "url": mine["url"], "shared_works": 1}]
@@ -180,14 +153,10 @@ def test_profile_names_are_escaped_in_the_link(linked_site, tmp_path: Path):
     name = "Kadri <Tamm>"  # folds to Kadri Tamm's name key: the same spelling
     url = "https://papercards.example/authors/kadri-tamm-markup.html"
     title = "Is Network the Bottleneck of Distributed Inference?"  # Kadri Tamm's own work
-    client = build_client(site.config)
-    writer = BulkWriter(client, site.config.prefix, DeadLetterFile(tmp_path / "dl"),
-                        writer_retry_with())
-    assert writer.write(profile_changes(name, url, "papercards", [title])).delivered == 2
-    refresh(client, site.config.prefix)
+    add_profiles(site, tmp_path, {"pc Kadri": (name, url, "papercards", [title])})
     kadri = site.researchers["Kadri Tamm"]
     assert [a["name"] for a in researcher(site, kadri)["also_on"]] == [name]  # JSON: raw text
     html = site.http.get(f"/researchers/{kadri}").text
-    link = f'Also on papercards: <a href="/researchers/{researcher_id(url)}">'
+    link = f'Also on papercards: <a href="/researchers/{site.researchers["pc Kadri"]}">'
     assert f"{link}Kadri &lt;Tamm&gt;</a>" in html
     assert "<Tamm>" not in html
