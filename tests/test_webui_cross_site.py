@@ -17,6 +17,7 @@ import pytest
 from core.names import same_full_name
 from tests.support.search_site import FixtureSite, add_profiles, tags
 from webui.cross_site import linked, namesakes
+from webui.query import namesakes_body, shared_works_body
 
 RESNEST = "ResNeSt: split attention networks"  # Haibin Lin's ResNeSt, as another site prints it
 M3BERT = "m3BERT: A Modern, Multi-lingual, Matryoshka Bidirectional Encoder"
@@ -85,6 +86,16 @@ def test_only_other_sites_full_names_become_candidates_and_only_shared_works_lin
     assert [(a.id, a.source, a.shared_works, a.url) for a in links] == [
         ("pc1", "papercards", 2, None)]  # pc3 shares no work; a script URL is no link
     assert linked(candidates, {"aggregations": {"shared": {"buckets": []}}}) == []
+
+
+def test_query_bodies_ask_for_other_sites_and_count_only_the_candidates():
+    body = namesakes_body("Haibin Lin", "bzpeer")
+    assert body["query"]["bool"]["must_not"] == [{"term": {"source": "bzpeer"}}]
+    assert body["query"]["bool"]["must"] == [{"match": {"name": {"query": "Haibin Lin"}}}]
+    counted = shared_works_body("bz1", ["pc3", "pc1", "pc1"])
+    assert counted["query"] == {"term": {"profiles.id": "bz1"}}
+    assert counted["aggs"]["shared"]["terms"]["include"] == ["pc1", "pc3"]
+    assert counted["size"] == 0
 
 
 # --- over the indexed fixture pages ----------------------------------------------------------
