@@ -12,6 +12,9 @@ Two questions, two rules:
   initial agrees with any name it starts), or a two-part name is written family
   name first. It tolerates initials on purpose, so it can only confirm an author
   overlap together with other evidence (title, year), never alone.
+* **The same full name?** ``same_full_name`` is the stricter form for linking two
+  profiles: the same spelling, or ``same_person`` with the first given names written
+  out on both sides ("Jia-Liang Cheng" and "Cheng Jialiang", never "J. Cheng").
 """
 
 from __future__ import annotations
@@ -140,6 +143,19 @@ def same_person(a: str, b: str) -> bool:
     if pa.surname == pb.surname and _given_agree(pa.given, pb.given):
         return True
     return _reversed_pair(pa, pb)
+
+
+def same_full_name(a: str, b: str) -> bool:
+    """Whether two printed names spell one full name: equal ``name_key``, or ``same_person``
+    with a written-out first given name on both sides (an initial agrees with too many)."""
+    if name_key(a) and name_key(a) == name_key(b):
+        return True
+    pa, pb = parse_name(a), parse_name(b)
+    if pa is None or pb is None or not pa.given or not pb.given:
+        return False
+    if pa.given[0].initial or pb.given[0].initial:
+        return False
+    return same_person(a, b)
 
 
 def shared_authors(known: list[str] | tuple[str, ...], authors: list[str]) -> list[str]:

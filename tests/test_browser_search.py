@@ -20,7 +20,7 @@ import pytest
 import uvicorn
 
 from indexing.client import build_client
-from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for, index_site
+from tests.support.search_site import SCRIPT_TEXT, FixtureSite, add_profiles, app_for, index_site
 
 pytestmark = pytest.mark.browser
 
@@ -242,3 +242,21 @@ def test_works_without_javascript(browser, server):
     tab.wait_for_url(re.compile(r"sort=newest"))
     years = [int(y) for y in tab.locator(".hit-meta .year").all_inner_texts()]
     assert years == sorted(years, reverse=True)
+
+
+def test_same_person_on_the_other_site_links_both_ways(page, server, site, tmp_path):
+    # Last in the module: it adds Haibin Lin's papercards profile (listing ResNeSt).
+    add_profiles(site, tmp_path, {"pc Haibin Lin": (
+        "Haibin Lin", "https://papercards.example/authors/haibin-lin.html", "papercards",
+        ["ResNeSt: split attention networks"])})
+    bz, pc = site.researchers["Haibin Lin"], site.researchers["pc Haibin Lin"]
+    page.goto(server.url + f"/researchers/{bz}")
+    also = page.locator(".also-on li")
+    assert also.count() == 1
+    assert also.inner_text().startswith("Also on papercards: Haibin Lin")
+    also.get_by_role("link", name="Haibin Lin").click()
+    page.wait_for_url(re.compile(pc))
+    assert page.get_by_role("heading", level=1).inner_text() == "Haibin Lin"
+    page.locator(".also-on").get_by_role("link", name="Haibin Lin").click()
+    page.wait_for_url(re.compile(bz))
+    assert "Priya Raghunathan" not in page.locator(".also-on").inner_text()

@@ -51,6 +51,7 @@ HIGHLIGHT: Mapping[str, Any] = {
 }
 RESEARCHER_WORKS = 200  # works listed on a researcher page
 COAUTHORS = 100  # co-author profiles listed on a researcher page
+NAMESAKES = 50  # profiles on other sites whose name is checked for a cross-site link
 SUGGEST_FIELDS = {
     "works": ("title.sayt", "title.sayt._2gram", "title.sayt._3gram"),
     "researchers": ("name.sayt", "name.sayt._2gram", "name.sayt._3gram"),
@@ -163,6 +164,34 @@ def researcher_works_body(researcher_id: str) -> dict[str, Any]:
                 "aggs": profile_label_agg(),
             },
         },
+    }
+
+
+def namesakes_body(name: str, source: str) -> dict[str, Any]:
+    """Profiles on sites other than ``source`` whose name shares a word with ``name``.
+
+    Deliberately loose (any word, best match first): ``webui.cross_site`` applies the
+    strict name rule to what comes back.
+    """
+    return {
+        "size": NAMESAKES,
+        "_source": ["id", "name", "url", "source"],
+        "query": {"bool": {
+            "must": [{"match": {"name": {"query": name}}}],
+            "filter": [{"exists": {"field": "source"}}],
+            "must_not": [{"term": {"source": source}}],
+        }},
+    }
+
+
+def shared_works_body(researcher_id: str, other_ids: Iterable[str]) -> dict[str, Any]:
+    """How many works list ``researcher_id`` together with each of ``other_ids``."""
+    others = sorted(set(other_ids))
+    return {
+        "size": 0,
+        "query": {"term": {"profiles.id": researcher_id}},
+        "aggs": {"shared": {"terms": {"field": "profiles.id", "include": others,
+                                      "size": max(1, len(others))}}},
     }
 
 

@@ -170,6 +170,22 @@ class Coauthor:
                 "works": [{"id": i, "title": t} for i, t in self.works]}
 
 
+@dataclass(frozen=True)
+class AlsoOn:
+    """The same person's profile on another site (the evidence rule: ``webui.cross_site``)."""
+
+    id: str
+    name: str
+    url: str | None  # the crawled profile page, when it is an http(s) URL
+    source: str
+    shared_works: int  # works both profiles list
+
+    def to_json(self) -> dict[str, Any]:
+        """As the API shows it."""
+        return {"id": self.id, "name": self.name, "url": self.url, "source": self.source,
+                "shared_works": self.shared_works}
+
+
 # Researcher fields shown on the page, in order, with their labels.
 RESEARCHER_FIELDS = (
     ("bio", "Bio"), ("role", "Role"), ("affiliation", "Affiliation"), ("field", "Field"),
@@ -194,6 +210,7 @@ class ResearcherPage:
     works: list[Hit]
     works_total: int
     coauthors: list[Coauthor]
+    also_on: list[AlsoOn] = field(default_factory=list)  # the same person on other sites
 
     def to_json(self) -> dict[str, Any]:
         """The ``/api/researchers/{id}`` body."""
@@ -203,6 +220,7 @@ class ResearcherPage:
             "works_total": self.works_total,
             "works": [hit.to_json() for hit in self.works],
             "coauthors": [c.to_json() for c in self.coauthors],
+            "also_on": [a.to_json() for a in self.also_on],
         }
 
 
@@ -262,8 +280,10 @@ def parse_search(response: Mapping[str, Any], request: SearchRequest) -> SearchR
     )
 
 
-def parse_researcher(doc: Mapping[str, Any], works: Mapping[str, Any]) -> ResearcherPage:
-    """A researcher document (``_source``) and its ``researcher_works_body`` response."""
+def parse_researcher(doc: Mapping[str, Any], works: Mapping[str, Any],
+                     also_on: Iterable[AlsoOn] = ()) -> ResearcherPage:
+    """A researcher document (``_source``), its ``researcher_works_body`` response and
+    the same person's profiles on other sites."""
     researcher_id = str(doc.get("id"))
     hits = [parse_hit(h) for h in (works.get("hits") or {}).get("hits") or ()]
     total = ((works.get("hits") or {}).get("total") or {}).get("value", len(hits))
@@ -283,7 +303,8 @@ def parse_researcher(doc: Mapping[str, Any], works: Mapping[str, Any]) -> Resear
               if doc.get(key) not in (None, "")]
     return ResearcherPage(id=researcher_id, name=str(doc.get("name") or researcher_id),
                           url=safe_url(doc.get("url")), fields=fields, works=hits,
-                          works_total=int(total), coauthors=coauthors)
+                          works_total=int(total), coauthors=coauthors,
+                          also_on=list(also_on))
 
 
 def parse_suggestions(responses: Iterable[Mapping[str, Any]], limit: int) -> list[Suggestion]:

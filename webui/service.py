@@ -18,6 +18,7 @@ from tenacity import Retrying, retry_if_exception
 
 from core.retry import RetryPolicy, is_retryable_status
 from indexing.indices import alias_name
+from webui.cross_site import linked, namesakes
 from webui.http_errors import (
     UNAVAILABLE_MESSAGE,
     InvalidRequest,
@@ -26,8 +27,15 @@ from webui.http_errors import (
     opensearch_errors,
 )
 from webui.params import SearchRequest
-from webui.query import researcher_works_body, search_body, suggest_searches
+from webui.query import (
+    namesakes_body,
+    researcher_works_body,
+    search_body,
+    shared_works_body,
+    suggest_searches,
+)
 from webui.results import (
+    AlsoOn,
     ResearcherPage,
     SearchResult,
     Suggestion,
@@ -78,7 +86,8 @@ class SearchService:
         return parse_search(response, request)
 
     def researcher(self, researcher_id: str) -> ResearcherPage:
-        """A researcher's profile, works and co-authors; ``NotFound`` if nobody has that id."""
+        """A researcher's profile, works, co-authors and the same person's profiles on other
+        sites; ``NotFound`` if nobody has that id."""
         if not researcher_id or len(researcher_id) > MAX_ID_CHARS:
             raise NotFound("No researcher with that id.")
         found = self._call("get researcher", lambda: self.client.get(
@@ -92,7 +101,22 @@ class SearchService:
             doc = _doc_from_works(researcher_id, works)
         if doc is None:
             raise NotFound("No researcher with that id.")
-        return parse_researcher(doc, works)
+        return parse_researcher(doc, works, self._also_on(researcher_id, doc))
+
+    def _also_on(self, researcher_id: str, doc: dict[str, Any]) -> list[AlsoOn]:
+        """Profiles on other sites with the same name and a shared work (``webui.cross_site``)."""
+        name, source = doc.get("name"), doc.get("source")
+        if not isinstance(name, str) or not isinstance(source, str) or not source:
+            return []  # no site known: "another site" means nothing
+        found = self._call("find namesakes", lambda: self.client.search(
+            index=self.researchers, body=namesakes_body(name, source)))
+        candidates = namesakes(researcher_id, name, source, found)
+        if not candidates:
+            return []
+        body = shared_works_body(researcher_id, [c["id"] for c in candidates])
+        shared = self._call("count shared works", lambda: self.client.search(
+            index=self.works, body=body))
+        return linked(candidates, shared)
 
     def suggest(self, text: str, limit: int = 8) -> list[Suggestion]:
         """Researcher names and work titles that start like ``text`` (autocomplete)."""

@@ -14,9 +14,15 @@ from typing import Any
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
-from bench.search_data import index_fixtures
+from bench.cluster import writer_retry
+from bench.search_data import SEEN_AT, index_fixtures, refresh
+from core.identity import researcher_id, work_id
+from core.items import ResearcherItem, WorkItem
+from indexing.bulk import BulkWriter
+from indexing.changes import Change, change_from_item
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
+from indexing.deadletter import DeadLetterFile
 from webui.app import create_app
 from webui.service import SearchService
 
@@ -49,6 +55,37 @@ def index_site(client: OpenSearch, config: OpenSearchConfig, tmp_path: Path) -> 
                           body={"size": 100, "_source": ["name"]})
     researchers = {h["_source"]["name"]: h["_id"] for h in found["hits"]["hits"]}
     return FixtureSite(config, http, works, researchers)
+
+
+def profile_changes(name: str, url: str, source: str, titles: list[str]) -> list[Change]:
+    """A profile and its listings, as a crawl of its page would give them."""
+    rid = researcher_id(url)
+    items: list[Any] = [ResearcherItem(id=rid, url=url, name=name, source=source,
+                                       listed_count=len(titles))]
+    items += [WorkItem(work_id=work_id(title), title=title, researcher_id=rid,
+                       researcher_name=name, researcher_url=url, source=source, position=i)
+              for i, title in enumerate(titles, 1)]
+    return [change_from_item(item, SEEN_AT) for item in items]
+
+
+def add_profiles(site: FixtureSite, tmp_path: Path,
+                 profiles: dict[str, tuple[str, str, str, list[str]]]) -> None:
+    """Index more profiles into ``site``: key -> (name, url, source, titles listed).
+
+    Each profile's id goes into ``site.researchers`` under its key; raises if anything
+    was dead-lettered.
+    """
+    client = build_client(site.config)
+    writer = BulkWriter(client, site.config.prefix,
+                        DeadLetterFile(tmp_path / "dead-letter.jsonl"), writer_retry())
+    changes: list[Change] = []
+    for key, (name, url, source, titles) in profiles.items():
+        changes += profile_changes(name, url, source, titles)
+        site.researchers[key] = researcher_id(url)
+    report = writer.write(changes)
+    if report.dead_lettered or report.fatal or report.delivered != len(changes):
+        raise RuntimeError(f"adding profiles lost documents: {report}")
+    refresh(client, site.config.prefix)
 
 
 def app_for(config: OpenSearchConfig, *, attempts: int = 2) -> Any:
