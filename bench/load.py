@@ -87,8 +87,8 @@ def request_pool(titles: list[str], facets: Mapping[str, list[Any]], authors: li
                  count: int = 300, html_share: float = 0.15, seed: int = 7) -> list[Probe]:
     """``count`` distinct-ish searches over the indexed titles and facet values, seeded."""
     rng = random.Random(seed)
-    title_words = [[w for w in re.findall(r"[A-Za-z0-9]+", t)] for t in titles]
-    title_words = [ws for ws in title_words if len(ws) >= 2]
+    title_words = [ws for ws in (re.findall(r"[A-Za-z0-9]+", t) for t in titles)
+                   if len(ws) >= 2]
     long_words = sorted({w for ws in title_words for w in ws if len(w) >= 5})
     out = []
     for _ in range(count):
@@ -479,6 +479,10 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m bench.load``."""
     parser = argparse.ArgumentParser(prog="python -m bench.load",
@@ -495,13 +499,12 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-load-"))
     try:
         with ExitStack() as stack:
-            log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-            built = build_index(stack, work, use_env_cluster=False, log=log)
+            built = build_index(stack, work, use_env_cluster=False, log=_stderr)
             if built.status:
                 print(f"building the demo index failed ({built.status})", file=sys.stderr)
                 return 1
             figures = run(built.env, args.clients, args.seconds, args.max_requests,
-                          args.during_reindex, work, log)
+                          args.during_reindex, work, _stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("\n".join(report_lines(figures)))
