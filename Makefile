@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-indexing bench-search bench-reindex browser-deps clean
+.PHONY: demo test lint bench bench-indexing bench-search bench-reindex bench-load browser-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -55,6 +55,10 @@ bench-search: $(STAMP)
 # Time a zero-downtime reindex of 100k synthetic works under a search loop.
 bench-reindex: $(STAMP)
 	$(BIN)/python -m bench.reindex
+
+# 50 concurrent clients for 60 s on the demo index (loopback): p50/p95/p99, errors, req/s.
+bench-load: $(STAMP)
+	$(BIN)/python -m bench.load --out bench-load.json $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

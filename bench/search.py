@@ -60,14 +60,16 @@ class Figures:
                 f"p95={self.p95:7.1f} ms  mean={self.mean:7.1f} ms  max={self.max:7.1f} ms")
 
 
+def nearest_rank(ordered: list[float], p: float) -> float:
+    """The ``p`` percentile (0-1) of sorted ``ordered``: the smallest value >= p of them."""
+    return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
+
+
 def figures(label: str, samples: list[float]) -> Figures:
     """p50/p95 (nearest rank) of ``samples`` given in seconds."""
     ms = sorted(s * 1000 for s in samples)
-
-    def rank(p: float) -> float:  # nearest rank: the smallest value >= p of the samples
-        return ms[max(0, math.ceil(p * len(ms)) - 1)]
-
-    return Figures(label, len(ms), rank(0.50), rank(0.95), statistics.fmean(ms), ms[-1])
+    return Figures(label, len(ms), nearest_rank(ms, 0.50), nearest_rank(ms, 0.95),
+                   statistics.fmean(ms), ms[-1])
 
 
 def queries(count: int, words: tuple[str, ...], years: tuple[int, int], categories: list[str],

@@ -18,7 +18,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 from opensearchpy import OpenSearch
@@ -46,11 +48,10 @@ def answers(config: OpenSearchConfig) -> bool:
         return False
 
 
-def crawl(url_file: Path, items: Path, env: dict[str, str]) -> int:
+def crawl(url_file: Path, items: Path, env: dict[str, str], report: Path) -> int:
     command = [str(Path(sys.executable).with_name("scrapy")), "crawl", "profiles",
                "-a", f"url_file={url_file}", "-a", "follow=true", "-s", "DEPTH_LIMIT=4",
-               "-O", str(items), "-s", "LOG_LEVEL=WARNING",
-               "-s", f"RUN_REPORT={OUT / 'run-report.json'}"]
+               "-O", str(items), "-s", "LOG_LEVEL=WARNING", "-s", f"RUN_REPORT={report}"]
     return subprocess.run(command, cwd=ROOT, env=env).returncode
 
 
@@ -102,50 +103,77 @@ def serve(env: dict[str, str]) -> None:
                 log_level="warning")
 
 
+@dataclass
+class DemoIndex:
+    """The demo's index, built: the environment that reaches it, and how its steps ended."""
+
+    env: dict[str, str]
+    harvested: int  # exit status of `scholarindex arxiv harvest`
+    crawled: int  # exit status of `scrapy crawl profiles`
+
+    @property
+    def status(self) -> int:
+        """The first failure's exit status, 0 when both steps succeeded."""
+        return self.crawled or self.harvested
+
+
+def build_index(stack: ExitStack, out: Path, *, use_env_cluster: bool = True,
+                log: Callable[[str], None] = print) -> DemoIndex:
+    """Steps 1-5 into a fresh ``out``; the servers stay up until ``stack`` closes.
+
+    ``use_env_cluster=False`` always starts a local osmem-server, even when a
+    cluster answers at ``OPENSEARCH_URL`` (a benchmark wants its own).
+    """
+    config = OpsSettings.from_env().opensearch
+    site = stack.enter_context(SiteServer(SITE))
+    log(f"Profile site (fixtures/site): {site.base}")
+    url = config.url
+    if use_env_cluster and answers(config):
+        log(f"OpenSearch: using the cluster at {config.safe_url}")
+    else:
+        url = stack.enter_context(OsmemServer.start()).url
+        log(f"OpenSearch: started a local osmem-server at {url}"
+            + ("" if not use_env_cluster else f" (nothing answered at {config.safe_url})"))
+    arxiv = stack.enter_context(ArxivStandIn())
+    log(f"arXiv: a LOCAL REPLAY of recorded-style answers (fixtures/arxiv) at {arxiv.base}; "
+        "the real arXiv is never called")
+    oai = stack.enter_context(OaiStandIn())
+    log(f"arXiv OAI-PMH: a LOCAL stand-in serving the same papers at {oai.base_url}")
+    env = {
+        **os.environ, "OPENSEARCH_URL": url, "ARXIV_API_URL": arxiv.api_url,
+        "ARXIV_OAI_URL": oai.base_url,
+        "ARXIV_DELAY_SECONDS": "0.5", "ARXIV_CACHE_DIR": str(out / "arxiv-cache"),
+        "INDEX_DEADLETTER_PATH": str(out / "deadletter.jsonl"),
+        "STATE_DIR": str(out / "state"), "CRAWL_DATE": "2026-11-22",
+    }
+    url_file = out / "urls.txt"
+    paths = (SITE / "urls.txt").read_text(encoding="utf-8").splitlines()
+    url_file.write_text("\n".join(site.url(p) if p.startswith("/") else p for p in paths),
+                        encoding="utf-8")
+    log("Harvesting arXiv over OAI-PMH into the local mirror...")
+    harvested = harvest(env)
+    log(f"harvest exit status: {harvested}; OAI-PMH requests: {oai.request_count}\n")
+    log("Crawling the five seed profiles and the co-authors they link to...")
+    crawled = crawl(url_file, out / "items.jsonl", env, out / "run-report.json")
+    log(f"crawl exit status: {crawled} (report: {out / 'run-report.json'})\n")
+    log(f"arXiv query API requests made: {arxiv.request_count} "
+        "(only for titles the mirror could not answer)")
+    return DemoIndex(env, harvested, crawled)
+
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)  # a fresh index each time wants fresh state
     OUT.mkdir()
-    config = OpsSettings.from_env().opensearch
     with ExitStack() as stack:
-        site = stack.enter_context(SiteServer(SITE))
-        print(f"Profile site (fixtures/site): {site.base}")
-        url = config.url
-        if answers(config):
-            print(f"OpenSearch: using the cluster at {config.safe_url}")
-        else:
-            url = stack.enter_context(OsmemServer.start()).url
-            print(f"OpenSearch: nothing answered at {config.safe_url}; "
-                  f"started a local osmem-server at {url}")
-        arxiv = stack.enter_context(ArxivStandIn())
-        print(f"arXiv: a LOCAL REPLAY of recorded-style answers (fixtures/arxiv) at {arxiv.base}; "
-              "the real arXiv is never called")
-        oai = stack.enter_context(OaiStandIn())
-        print(f"arXiv OAI-PMH: a LOCAL stand-in serving the same papers at {oai.base_url}")
-        env = {
-            **os.environ, "OPENSEARCH_URL": url, "ARXIV_API_URL": arxiv.api_url,
-            "ARXIV_OAI_URL": oai.base_url,
-            "ARXIV_DELAY_SECONDS": "0.5", "ARXIV_CACHE_DIR": str(OUT / "arxiv-cache"),
-            "INDEX_DEADLETTER_PATH": str(OUT / "deadletter.jsonl"),
-            "STATE_DIR": str(OUT / "state"), "CRAWL_DATE": "2026-11-22",
-        }
-        url_file = OUT / "urls.txt"
-        paths = (SITE / "urls.txt").read_text(encoding="utf-8").splitlines()
-        url_file.write_text("\n".join(site.url(p) if p.startswith("/") else p for p in paths),
-                            encoding="utf-8")
-        print("Harvesting arXiv over OAI-PMH into the local mirror...", flush=True)
-        harvested = harvest(env)
-        print(f"harvest exit status: {harvested}; OAI-PMH requests: {oai.request_count}\n")
-        print("Crawling the five seed profiles and the co-authors they link to...", flush=True)
-        status = crawl(url_file, OUT / "items.jsonl", env)
-        print(f"crawl exit status: {status} (report: {OUT / 'run-report.json'})\n")
-        print(summary(build_client(OpsSettings.from_env(env).opensearch), config.prefix))
-        print(f"\nItems as exported: {OUT / 'items.jsonl'}; arXiv query API requests made: "
-              f"{arxiv.request_count} (only for titles the mirror could not answer)")
+        built = build_index(stack, OUT, log=lambda line: print(line, flush=True))
+        settings = OpsSettings.from_env(built.env)
+        print(summary(build_client(settings.opensearch), settings.prefix))
+        print(f"\nItems as exported: {OUT / 'items.jsonl'}")
         if os.environ.get("DEMO_SERVE", "1") != "0":
             with suppress(KeyboardInterrupt):
-                serve(env)
-        if status or harvested:
-            sys.exit(status or harvested)
+                serve(built.env)
+        if built.status:
+            sys.exit(built.status)
 
 
 if __name__ == "__main__":
