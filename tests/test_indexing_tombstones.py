@@ -7,15 +7,25 @@ then the writer and ``scholarindex replay`` against OpenSearch.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
+from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from opensearchpy import OpenSearch
 
-from core.items import WorkItem
+from core.items import ResearcherItem, WorkItem
+from indexing.bulk import BulkWriter
 from indexing.changes import Change, change_from_item, unlist_change
+from indexing.connection import OpenSearchConfig
+from indexing.deadletter import read_lines
+from indexing.indices import alias_name
 from indexing.tombstones import Folded, fold_with_tombstone, unlisted_entry
+from tests.support.ops import cli_env, json_out, run_cli
+from tests.support.search_site import app_for
 
 T1, T2, T3, T4 = ("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z",
                   "2026-03-01T00:00:00.000Z", "2026-04-01T00:00:00.000Z")
@@ -95,3 +105,61 @@ def test_any_order_any_repeats_same_document_and_tombstone(changes: list[Change]
     expected = fold(changes)
     for other in (fold(shuffled), fold(changes + changes[:3]), fold(shuffled + changes)):
         assert (other.doc, other.tombstone) == (expected.doc, expected.tombstone)
+
+
+# --- the writer and `scholarindex replay` against OpenSearch ----------------------------
+
+def profile(researcher: str, work_ids: list[str]) -> dict[str, Any]:
+    return asdict(ResearcherItem(id=researcher, url=f"https://x/{researcher}",
+                                 name=researcher.title(), work_ids=work_ids, complete=True))
+
+
+def searched(config: OpenSearchConfig, client: OpenSearch) -> tuple[list[str], int]:
+    """(work ids the search UI finds for the title, documents in the works alias)."""
+    alias = alias_name(config.prefix, "works")
+    client.indices.refresh(index=alias)
+    body = TestClient(app_for(config)).get("/api/search", params={"q": "Title of w"}).json()
+    return [hit["id"] for hit in body["hits"]], client.count(index=alias)["count"]
+
+
+def test_a_tombstoned_work_stays_gone_after_replaying_an_older_dead_letter(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    writer = make_writer()
+    items = [(profile("ann", ["w"]), T1), (listing("ann"), T1),
+             (profile("bob", ["w"]), T1), (listing("bob"), T1)]
+    first = writer.write([change_from_item(item, at) for item, at in items])
+    assert first.dead_lettered == 0
+    assert searched(opensearch_config, opensearch_client) == (["w"], 1)
+
+    # A write of Ann's listing from that crawl failed (the cluster out of reach): a dead letter.
+    dead = tmp_path / "older.jsonl"
+    unreachable = make_writer(url="http://127.0.0.1:9", attempts=1, dead_letters=dead)
+    assert unreachable.write([change_from_item(listing("ann", venue="Late"), T1)]).dead_lettered
+    assert [letter.change.kind for _, letter in read_lines(dead) if letter] == ["work"]
+
+    # Both complete pages drop the work: it leaves the index, tombstones stay.
+    dropped = writer.write([change_from_item(profile(who, []), T2) for who in ("ann", "bob")])
+    assert (dropped.unlisted, dropped.docs_deleted, dropped.dead_lettered) == (2, 1, 0)
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+
+    # The older dead letter, replayed: ignored (counted, not an error); the work stays gone.
+    result = run_cli(["replay", str(dead), "--json"], cli_env(opensearch_config))
+    assert result.exit_code == 0, result.output
+    assert json_out(result) | {"path": None} == {
+        "ok": True, "path": None, "read": 1, "delivered": 0, "failed_again": 0,
+        "unreadable": 0, "ignored": 1, "fatal": None}
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+    # So does a late write from the older crawl straight through a writer.
+    late = writer.write([change_from_item(listing("bob"), T1)])
+    assert (late.listings_ignored, late.listings_delivered, late.dead_lettered) == (1, 0, 0)
+    assert late.stats()["index/listings_ignored"] == 1
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+
+    # A newer listing brings it back, with the first time Ann was ever seen listing it.
+    back = writer.write([change_from_item(listing("ann"), T3)])
+    assert (back.listings_delivered, back.docs_created, back.listings_ignored) == (1, 1, 0)
+    assert searched(opensearch_config, opensearch_client) == (["w"], 1)
+    doc = opensearch_client.get(index=alias_name(opensearch_config.prefix, "works"), id="w")
+    assert [p["id"] for p in doc["_source"]["profiles"]] == ["ann"]
+    assert (doc["_source"]["first_seen"], doc["_source"]["last_seen"]) == (T1, T3)
