@@ -144,8 +144,7 @@ class WriteReport:
         for name in ("docs_written", "docs_created", "docs_unchanged", "listings_delivered",
                      "researchers_delivered", "enrichments_delivered", "unlists_delivered",
                      "unlisted", "docs_deleted", "listings_ignored", "merged", "conflicts",
-                     "retries",
-                     "bulk_requests", "dead_lettered"):
+                     "retries", "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dead_letter_codes.update(other.dead_letter_codes)
         self.written |= other.written
@@ -372,9 +371,9 @@ class BulkWriter:
         step = self.limits.max_docs
         for start in range(0, len(docs), step):
             part = docs[start:start + step]
+            body = {"docs": [{"_index": self._tombstones, "_id": d.doc_id} for d in part]}
             with translate_errors("mget tombstones"):
-                found = self.client.mget(index=self._tombstones,
-                                         body={"ids": [d.doc_id for d in part]})["docs"]
+                found = self.client.mget(body=body)["docs"]
             for doc, hit in zip(part, found, strict=True):
                 if "error" in hit:
                     raise IndexUnavailable(f"mget {self._tombstones}: {hit['error']}",
