@@ -7,6 +7,7 @@ then the writer and ``scholarindex replay`` against OpenSearch.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -163,3 +164,35 @@ def test_a_tombstoned_work_stays_gone_after_replaying_an_older_dead_letter(
     doc = opensearch_client.get(index=alias_name(opensearch_config.prefix, "works"), id="w")
     assert [p["id"] for p in doc["_source"]["profiles"]] == ["ann"]
     assert (doc["_source"]["first_seen"], doc["_source"]["last_seen"]) == (T1, T3)
+
+
+def test_two_writers_unlisting_one_work_keep_both_tombstones(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig) -> None:
+    """Ann's and Bob's pages drop the same works at once: tombstone writes conflict, are
+    re-read and re-merged; the works go, and every tombstone names both profiles."""
+    work_ids = [f"w{n:02d}" for n in range(20)]
+    make_writer().write([change_from_item(item, T1) for who in ("ann", "bob") for item in (
+        profile(who, work_ids), *(listing(who, w) for w in work_ids))])
+    reports: list[Any] = []
+
+    def drop(who: str) -> None:
+        reports.append(make_writer().write([change_from_item(profile(who, []), T2)]))
+
+    threads = [threading.Thread(target=drop, args=(who,)) for who in ("ann", "bob")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(reports) == 2 and all(r.dead_lettered == 0 for r in reports)
+    assert sum(r.unlisted for r in reports) == 2 * len(work_ids)
+    assert sum(r.docs_deleted for r in reports) == len(work_ids)
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+    tombstones = alias_name(opensearch_config.prefix, "tombstones")
+    found = opensearch_client.mget(index=tombstones, body={"ids": work_ids})["docs"]
+    assert [[e["researcher_id"] for e in hit["_source"]["unlisted"]] for hit in found] \
+        == [["ann", "bob"]] * len(work_ids)
+    # Neither profile's older listing brings any of them back.
+    late = make_writer().write([change_from_item(listing(who, w), T1)
+                                for who in ("ann", "bob") for w in work_ids])
+    assert late.listings_ignored == 2 * len(work_ids) and late.docs_created == 0
