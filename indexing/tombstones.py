@@ -56,13 +56,15 @@ def fold_with_tombstone(doc: Mapping[str, Any] | None, tombstone: Mapping[str, A
     """
     if change.kind == "unlist":
         folded = fold_change(doc, change)  # checks the change names a researcher
-        researcher_id = str(change.data["researcher_id"])
-        return Folded(folded, _record(tombstone, change.doc_id, researcher_id,
+        unlisting = str(change.data["researcher_id"])
+        return Folded(folded, _record(tombstone, change.doc_id, unlisting,
                                       unlisted_at=change.seen_at,
-                                      first_seen=_first_seen(doc, researcher_id)))
+                                      first_seen=_first_seen(doc, unlisting)))
     researcher_id = change.data.get("researcher_id") if change.kind == "work" else None
-    entry = unlisted_entry(tombstone, researcher_id) if isinstance(researcher_id, str) else None
-    if entry is None or researcher_id is None:
+    if not isinstance(researcher_id, str):  # not a listing, or an invalid one
+        return Folded(fold_change(doc, change), tombstone)
+    entry = unlisted_entry(tombstone, researcher_id)
+    if entry is None:
         return Folded(fold_change(doc, change), tombstone)
     tomb = _record(tombstone, change.doc_id, researcher_id, first_seen=change.seen_at)
     if change.seen_at < entry["unlisted_at"] and not lists(doc, researcher_id):
