@@ -11,6 +11,7 @@ process, like a cluster on other machines, that keeps each document's JSON as
 sent and answers the calls the crawl makes with OpenSearch's semantics:
 
 * ``GET /``; ``GET /_alias/<a>``, ``PUT /<index>``, ``POST /_aliases`` (ensure_aliases);
+  ``HEAD /<index>`` (ensure_plain_index, for the tombstones);
 * ``POST /_mget`` (realtime, with ``_seq_no``/``_primary_term``);
 * ``POST /_bulk`` with ``create`` (409 if it exists), ``index`` and ``delete`` with
   ``if_seq_no``/``if_primary_term`` (409 on a stale one), gzip request bodies;
@@ -98,6 +99,8 @@ class Store:
                     elif kind == "remove":
                         self.aliases.pop(spec["alias"], None)
             return 200, _json({"acknowledged": True})
+        if len(parts) == 1 and method == "HEAD":  # indices.exists (the tombstones index)
+            return (200 if parts[0] in self.indices else 404), b""
         if len(parts) == 1 and method == "PUT":
             if parts[0] in self.indices:
                 return 400, _error("resource_already_exists_exception",

@@ -21,6 +21,15 @@ is deleted (``delete`` with ``if_seq_no``) when no listing remains. Unlists are
 delivered before the batch itself, so a crash in between leaves the stored
 profile naming the dropped works and the next crawl unlists them again.
 
+Tombstones: every unlist also records when the profile was seen without the work,
+in the work's tombstone (``indexing.tombstones``, a small index of its own). For the
+works a listing or an unlist touches, the writer reads the tombstones right after
+the works, and writes a changed tombstone before the work (a round writes the work
+only once its tombstone is in): a writer that read the work before the delete
+conflicts on it and reads again, and one that read it after also reads the
+tombstone. A listing older than its profile's unlist is then left out: counted
+(``index/listings_ignored``), neither written nor dead-lettered.
+
 Re-sending is always safe: merges are idempotent, so a request that reached the
 cluster before its response was lost only causes a conflict and an identical
 merge (or no write at all, when the merged document equals the stored one).
@@ -55,7 +64,8 @@ from indexing.deadletter import (
     dead_letter,
 )
 from indexing.errors import IndexUnavailable, InvalidItem
-from indexing.indices import alias_name
+from indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_plain_index
+from indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +96,7 @@ class WriteReport:
     unlists_delivered: int = 0
     unlisted: int = 0  # listings taken out of works their profile no longer lists
     docs_deleted: int = 0  # works deleted with their last listing
+    listings_ignored: int = 0  # listings older than their profile's unlist (tombstones)
     merged: int = 0
     conflicts: int = 0
     retries: int = 0
@@ -117,6 +128,7 @@ class WriteReport:
             stat_keys.INDEX_ENRICHMENTS_DELIVERED: self.enrichments_delivered,
             stat_keys.INDEX_UNLISTED: self.unlisted,
             stat_keys.INDEX_DOCS_DELETED: self.docs_deleted,
+            stat_keys.INDEX_LISTINGS_IGNORED: self.listings_ignored,
             stat_keys.INDEX_MERGED: self.merged,
             stat_keys.INDEX_CONFLICTS: self.conflicts,
             stat_keys.INDEX_RETRIES: self.retries,
@@ -131,8 +143,8 @@ class WriteReport:
         """Accumulate another report into this one."""
         for name in ("docs_written", "docs_created", "docs_unchanged", "listings_delivered",
                      "researchers_delivered", "enrichments_delivered", "unlists_delivered",
-                     "unlisted", "docs_deleted", "merged", "conflicts", "retries",
-                     "bulk_requests", "dead_lettered"):
+                     "unlisted", "docs_deleted", "listings_ignored", "merged", "conflicts",
+                     "retries", "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dead_letter_codes.update(other.dead_letter_codes)
         self.written |= other.written
@@ -156,6 +168,16 @@ class _Doc:
     source_index: str | None = None
     merged: Mapping[str, Any] | None = None  # None with a base: delete the document
     unlisted: int = 0  # listings the last merge took out
+    ignored: int = 0  # listings the last merge left out (older than their tombstone)
+    # The work's tombstone (works only, when a listing or unlist is pending), as read
+    # and as merged; the read's _seq_no/_primary_term for a conditional write.
+    tombstone: Mapping[str, Any] | None = None
+    tombstone_merged: Mapping[str, Any] | None = None
+    tombstone_seq: tuple[int | None, int | None] = (None, None)
+
+    @property
+    def needs_tombstone(self) -> bool:
+        return self.index == "works" and any(c.kind in TOMBSTONE_KINDS for c in self.changes)
 
 
 class _Unfinished(Exception):
@@ -189,6 +211,7 @@ class BulkWriter:
         self.limits = limits or RequestLimits()
         self._sleep = sleep
         self._backoff = self.policy.wait()
+        self._tombstones: str | None = None  # the tombstones index, once known to exist
 
     def write(self, changes: Iterable[Change]) -> WriteReport:
         """Deliver every change or dead-letter it; never raises for a failed request."""
@@ -287,14 +310,24 @@ class BulkWriter:
     def _round(self, pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
         if not self._read(pending):
             return
-        actions: list[tuple[_Doc, dict[str, Any]]] = []
+        ready: list[_Doc] = []
         for key, doc in list(pending.items()):
             self._merge(doc, report)
             if not doc.changes:
                 del pending[key]
-            elif doc.merged == doc.base:  # already in the index as it would be written
+            else:
+                ready.append(doc)
+        buried = [doc for doc in ready if doc.tombstone_merged != doc.tombstone]
+        if buried:  # tombstones first: whoever reads the work after this round sees them
+            self._send([self._tombstone_action(doc) for doc in buried], pending, report,
+                       self._settle_tombstone)
+        actions: list[tuple[_Doc, dict[str, Any]]] = []
+        for doc in ready:
+            if (doc.index, doc.doc_id) not in pending or doc.tombstone_merged != doc.tombstone:
+                continue  # its tombstone is not written yet: the next round
+            if doc.merged == doc.base:  # already in the index as it would be written
                 self._delivered(doc, report, written=False)
-                del pending[key]
+                del pending[(doc.index, doc.doc_id)]
             else:
                 actions.append(self._action(doc))
         if actions:
@@ -319,6 +352,7 @@ class BulkWriter:
                     doc.base = hit.get("_source") if hit.get("found") else None
                     doc.seq = (hit.get("_seq_no"), hit.get("_primary_term"))
                     doc.source_index = hit.get("_index") if hit.get("found") else None
+            self._read_tombstones([doc for doc in docs if doc.needs_tombstone])
         except IndexUnavailable as exc:
             if not exc.retryable:
                 raise
@@ -328,24 +362,58 @@ class BulkWriter:
             return False
         return True
 
+    def _read_tombstones(self, docs: list[_Doc]) -> None:
+        """Load the tombstones of works read just before (after them: see the docstring)."""
+        if not docs:
+            return
+        if self._tombstones is None:
+            self._tombstones = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+        step = self.limits.max_docs
+        for start in range(0, len(docs), step):
+            part = docs[start:start + step]
+            body = {"docs": [{"_index": self._tombstones, "_id": d.doc_id} for d in part]}
+            with translate_errors("mget tombstones"):
+                found = self.client.mget(body=body)["docs"]
+            for doc, hit in zip(part, found, strict=True):
+                if "error" in hit:
+                    raise IndexUnavailable(f"mget {self._tombstones}: {hit['error']}",
+                                           retryable=False)
+                doc.tombstone = hit.get("_source") if hit.get("found") else None
+                doc.tombstone_seq = (hit.get("_seq_no"), hit.get("_primary_term"))
+
     def _merge(self, doc: _Doc, report: WriteReport) -> None:
         """Fold the document's changes into its current version; drop invalid changes."""
-        merged = doc.base
-        doc.unlisted = 0
+        merged, tombstone = doc.base, doc.tombstone
+        doc.unlisted = doc.ignored = 0
         for change in list(doc.changes):
             try:
                 before = merged
-                merged = fold_change(merged, change)
+                if doc.index == "works":
+                    folded = fold_with_tombstone(merged, tombstone, change)
+                    merged, tombstone = folded.doc, folded.tombstone
+                    doc.ignored += folded.ignored
+                else:
+                    merged = fold_change(merged, change)
                 if change.kind == "unlist":
                     researcher = change.data["researcher_id"]
-                    doc.unlisted += _lists(before, researcher) and not _lists(merged, researcher)
+                    doc.unlisted += lists(before, researcher) and not lists(merged, researcher)
             except MissingDocument as exc:
                 doc.changes.remove(change)
                 self._dead(report, [change], MISSING, str(exc))
             except InvalidItem as exc:
                 doc.changes.remove(change)
                 self._dead(report, [change], INVALID, str(exc))
-        doc.merged = merged
+        doc.merged, doc.tombstone_merged = merged, tombstone
+
+    def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
+        action: dict[str, Any] = {"_index": self._tombstones, "_id": doc.doc_id,
+                                  "_source": json.dumps(doc.tombstone_merged, ensure_ascii=False)}
+        if doc.tombstone is None:
+            action["_op_type"] = "create"
+        else:
+            seq_no, primary_term = doc.tombstone_seq
+            action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term)
+        return doc, action
 
     def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
         if doc.merged is None:  # its last listing was unlisted: delete what we read, only
@@ -365,12 +433,15 @@ class BulkWriter:
         return doc, action
 
     def _send(self, actions: list[tuple[_Doc, dict[str, Any]]],
-              pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
+              pending: dict[tuple[str, str], _Doc], report: WriteReport,
+              settle: Callable[..., None] | None = None) -> None:
         """The round's writes, in bulk requests that ``streaming_bulk`` cuts to the limits.
 
         A request that fails on the way leaves its documents and the rest of the round
-        for the next round, after the backoff.
+        for the next round, after the backoff. ``settle`` acts on each result
+        (default: ``_settle``, for the documents themselves).
         """
+        settle = settle or self._settle
         counted = _CountingClient(self.client)
         answered = 0
         try:
@@ -379,8 +450,7 @@ class BulkWriter:
                         counted, [action for _, action in actions],
                         chunk_size=self.limits.max_docs, max_chunk_bytes=self.limits.max_bytes,
                         raise_on_error=False, raise_on_exception=True, max_retries=0):
-                    self._settle(actions[answered][0], next(iter(item.values())), pending,
-                                 report)
+                    settle(actions[answered][0], next(iter(item.values())), pending, report)
                     answered += 1
         except IndexUnavailable as exc:
             if not exc.retryable:
@@ -409,10 +479,29 @@ class BulkWriter:
             logger.error("OpenSearch rejected %s %s: %s", doc.index, doc.doc_id, result.reason)
             del pending[key]
 
+    def _settle_tombstone(self, doc: _Doc, info: Mapping[str, Any],
+                          pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
+        """Act on one tombstone's bulk result: written, the work may follow this round."""
+        result = classify_item(info)
+        if result.outcome == "ok":
+            doc.tombstone = doc.tombstone_merged
+            doc.tombstone_seq = (info.get("_seq_no"), info.get("_primary_term"))
+        elif result.outcome == "conflict":
+            report.conflicts += 1
+            doc.transient, doc.last_error = False, result.reason
+        elif result.outcome == "retry":
+            doc.transient, doc.last_error = True, result.reason
+        else:
+            self._dead(report, doc.changes, REJECTED, result.reason, doc.tombstone_merged)
+            logger.error("OpenSearch rejected the tombstone of %s: %s", doc.doc_id, result.reason)
+            del pending[(doc.index, doc.doc_id)]
+
     # --- bookkeeping -------------------------------------------------------------------
 
     def _delivered(self, doc: _Doc, report: WriteReport, *, written: bool) -> None:
         kinds = Counter(change.kind for change in doc.changes)
+        kinds["work"] -= doc.ignored
+        report.listings_ignored += doc.ignored
         report.listings_delivered += kinds["work"]
         report.researchers_delivered += kinds["researcher"]
         report.enrichments_delivered += kinds["enrichment"]
@@ -449,12 +538,6 @@ class BulkWriter:
             # Only conflicts: re-read at once; a little jitter keeps rivals out of lockstep.
             return random.uniform(0, 0.05)
         return float(self._backoff(state))
-
-
-def _lists(doc: Mapping[str, Any] | None, researcher_id: str) -> bool:
-    """True if work document ``doc`` holds a listing by ``researcher_id``."""
-    return doc is not None and any(e.get("researcher_id") == researcher_id
-                                   for e in doc.get("listings") or ())
 
 
 def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:

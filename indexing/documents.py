@@ -10,7 +10,9 @@ profile that lists the work) plus the enrichment it carries, so:
 - a listing seen later replaces what its profile said before, while an older
   listing (a late dead-letter replay) cannot overwrite a fresher one;
 - a profile that no longer lists the work is unlisted (``unlist_listing``), and the
-  document goes when no listing remains; a listing seen after the unlist stays.
+  document goes when no listing remains; a listing seen after the unlist stays. The
+  unlist leaves a tombstone (``indexing.tombstones``) so that a listing older than
+  it, arriving later, cannot bring the listing back.
 
 Once enrichment has verified an arXiv entry (status ``done``), the entry is one more
 source of two derived fields, recomputed with the listings whenever either changes,
@@ -80,12 +82,18 @@ def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -
 
 
 def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
-                  seen_at: str | datetime) -> dict[str, Any]:
-    """``doc`` with ``listing`` (a WorkItem as a mapping) merged in, as a new document."""
+                  seen_at: str | datetime, first_seen: str | None = None) -> dict[str, Any]:
+    """``doc`` with ``listing`` (a WorkItem as a mapping) merged in, as a new document.
+
+    ``first_seen``: an earlier time the profile was seen listing the work, kept by
+    its tombstone while the listing was gone (``indexing.tombstones``).
+    """
     work_id = _required(listing, "work_id")
     if doc is not None and doc.get("work_id") != work_id:
         raise InvalidItem(f"listing of {work_id!r} merged into document {doc.get('work_id')!r}")
     entry = _listing_entry(listing, timestamp(seen_at))
+    if first_seen is not None:
+        entry["first_seen"] = min(entry["first_seen"], timestamp(first_seen))
     entries = {e["researcher_id"]: _clone(e) for e in (doc or {}).get("listings") or ()}
     old = entries.get(entry["researcher_id"])
     entries[entry["researcher_id"]] = entry if old is None else _combine(old, entry)

@@ -32,7 +32,10 @@ INDEX_NAMES = ("works", "researchers")  # the documents the crawl writes and ops
 RUNS_INDEX = "crawl-runs"  # one document per crawl run part (the run report)
 # One document per alias a reindex or rollback holds (ops.lock): a plain index, no alias.
 LOCK_INDEX = "reindex-lock"
-MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX)  # every file in index_mappings/
+# One document per work a profile unlisted (indexing.tombstones): a plain index, no alias;
+# work ids are the same in every version of works, so a reindex leaves it as it is.
+TOMBSTONES_INDEX = "tombstones"
+MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX, TOMBSTONES_INDEX)  # index_mappings/*
 MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
 
 
@@ -178,7 +181,8 @@ def ensure_alias(client: OpenSearch, prefix: str, name: str,
 def ensure_plain_index(client: OpenSearch, prefix: str, name: str) -> str:
     """``{prefix}{name}`` as a plain index (no alias, no versions); created on first use.
 
-    For small bookkeeping indices that are never reindexed (``LOCK_INDEX``); safe
+    For small bookkeeping indices that are never reindexed (``LOCK_INDEX``,
+    ``TOMBSTONES_INDEX``); safe
     when two processes create it at once.
     """
     index = alias_name(prefix, name)

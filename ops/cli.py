@@ -360,9 +360,10 @@ def replay(file: Path | None, as_json: bool) -> None:
     setting, as for the crawl] to the index.
 
     Each change is merged again against the index as it is now (merges are
-    idempotent, so replaying twice is harmless). Those that fail again go back to
-    FILE with their new reason; the exit status is then non-zero. Crawls may keep
-    appending to FILE meanwhile: it is moved aside first.
+    idempotent, so replaying twice is harmless); a listing older than its
+    profile's unlist is ignored (counted, not an error: the work stays removed).
+    Those that fail again go back to FILE with their new reason; the exit status is
+    then non-zero. Crawls may keep appending to FILE meanwhile: it is moved aside first.
     """
     from indexing.replay import replay as run_replay
     from indexing.replay import waiting
@@ -377,10 +378,12 @@ def replay(file: Path | None, as_json: bool) -> None:
     result = {"ok": not (report.failed_again or report.write.fatal), "path": str(path),
               "read": report.read, "delivered": report.delivered,
               "failed_again": report.failed_again, "unreadable": report.unreadable,
-              "fatal": report.write.fatal}
+              "ignored": report.write.listings_ignored, "fatal": report.write.fatal}
     console.emit(result, as_json, lambda r: (
         f"replay: read {r['read']}, delivered {r['delivered']}, failed again "
-        f"{r['failed_again']} (kept in {r['path']})"))
+        f"{r['failed_again']} (kept in {r['path']})"
+        + (f"; ignored {r['ignored']} listing(s) older than their profile's unlist"
+           if r["ignored"] else "")))
     if report.write.fatal:
         fail(f"replay stopped: {report.write.fatal}; the rest is kept in {path}", EXIT_UNAVAILABLE)
     if report.failed_again:

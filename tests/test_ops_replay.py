@@ -44,7 +44,7 @@ def test_replay_delivers_and_keeps_what_fails_again(
     assert result.exit_code == console.EXIT_FAILED
     assert json_out(result) | {"fatal": None} == {
         "ok": False, "path": str(path), "read": 3, "delivered": 2, "failed_again": 1,
-        "unreadable": 0, "fatal": None}
+        "unreadable": 0, "ignored": 0, "fatal": None}
     assert "1 change(s) failed again" in last_line(result.stderr)
     kept = [letter for _, letter in read_lines(path)]
     assert len(kept) == 1 and kept[0] is not None

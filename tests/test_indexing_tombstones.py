@@ -1,0 +1,198 @@
+"""Tombstones: an unlisted profile's older listings stay out; a newer listing comes back.
+
+Pure folds first (idempotent, order-independent, for the document and its tombstone),
+then the writer and ``scholarindex replay`` against OpenSearch.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opensearchpy import OpenSearch
+
+from core.items import ResearcherItem, WorkItem
+from indexing.bulk import BulkWriter
+from indexing.changes import Change, change_from_item, unlist_change
+from indexing.connection import OpenSearchConfig
+from indexing.deadletter import read_lines
+from indexing.indices import alias_name
+from indexing.tombstones import Folded, fold_with_tombstone, unlisted_entry
+from tests.support.ops import cli_env, json_out, run_cli
+from tests.support.search_site import app_for
+
+T1, T2, T3, T4 = ("2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z",
+                  "2026-03-01T00:00:00.000Z", "2026-04-01T00:00:00.000Z")
+
+
+def listing(researcher: str, work: str = "w", **fields: Any) -> dict[str, Any]:
+    return asdict(WorkItem(work_id=work, title=f"Title of {work}", researcher_id=researcher,
+                           researcher_name=researcher.title(), **fields))
+
+
+def listed(researcher: str, at: str, **fields: Any) -> Change:
+    return change_from_item(listing(researcher, **fields), at)
+
+
+def fold(changes: list[Change], doc: Any = None, tomb: Any = None) -> Folded:
+    folded = Folded(doc, tomb)
+    for change in changes:
+        folded = fold_with_tombstone(folded.doc, folded.tombstone, change)
+    return folded
+
+
+# --- pure folds ------------------------------------------------------------------------
+
+def test_an_unlist_records_the_time_and_an_older_listing_stays_out() -> None:
+    gone = fold([listed("ann", T1), unlist_change("w", "ann", T2)])
+    assert gone.doc is None
+    assert unlisted_entry(gone.tombstone, "ann") == {
+        "researcher_id": "ann", "unlisted_at": T2, "first_seen": T1}
+    replayed = fold_with_tombstone(gone.doc, gone.tombstone, listed("ann", T1))
+    assert replayed.ignored and replayed.doc is None
+    assert replayed.tombstone == gone.tombstone  # nothing learnt: nothing to write
+
+
+def test_a_newer_listing_restores_it_with_its_first_seen() -> None:
+    gone = fold([listed("ann", T1), unlist_change("w", "ann", T2)])
+    back = fold_with_tombstone(gone.doc, gone.tombstone, listed("ann", T3))
+    assert not back.ignored and back.doc is not None
+    assert [e["researcher_id"] for e in back.doc["listings"]] == ["ann"]
+    assert (back.doc["first_seen"], back.doc["last_seen"]) == (T1, T3)
+    # A listing at the very time of the unlist stays, as unlist_listing keeps it.
+    assert fold_with_tombstone(gone.doc, gone.tombstone, listed("ann", T2)).doc is not None
+
+
+def test_a_tombstone_of_one_profile_leaves_the_others_alone() -> None:
+    state = fold([listed("ann", T1), listed("bob", T1), unlist_change("w", "ann", T2)])
+    assert state.doc is not None and [p["id"] for p in state.doc["profiles"]] == ["bob"]
+    late_ann = fold_with_tombstone(state.doc, state.tombstone, listed("ann", T1))
+    assert late_ann.ignored and late_ann.doc == state.doc
+    late_bob = fold_with_tombstone(state.doc, state.tombstone, listed("bob", T1, venue="X"))
+    assert not late_bob.ignored and late_bob.tombstone == state.tombstone
+    assert fold([listed("bob", T1)]).tombstone is None  # a listing alone makes no tombstone
+
+
+def test_an_older_listing_of_a_listed_profile_only_widens_first_seen() -> None:
+    state = fold([listed("ann", T3), unlist_change("w", "ann", T2)])
+    assert state.doc is not None  # the unlist is older than the listing
+    older = fold_with_tombstone(state.doc, state.tombstone, listed("ann", T1, venue="Old"))
+    assert not older.ignored and older.doc is not None
+    assert older.doc["first_seen"] == T1 and older.doc["venues"] == []
+
+
+_changes = st.one_of(
+    st.builds(lambda r, at, venue: listed(r, at, venue=venue),
+              st.sampled_from(["ann", "bob"]), st.sampled_from([T1, T2, T3, T4]),
+              st.sampled_from([None, "A", "B"])),
+    st.builds(lambda r, at: unlist_change("w", r, at),
+              st.sampled_from(["ann", "bob"]), st.sampled_from([T1, T2, T3, T4])),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_changes, min_size=1, max_size=8), st.randoms())
+def test_any_order_any_repeats_same_document_and_tombstone(changes: list[Change],
+                                                           rnd: random.Random) -> None:
+    shuffled = list(changes)
+    rnd.shuffle(shuffled)
+    expected = fold(changes)
+    for other in (fold(shuffled), fold(changes + changes[:3]), fold(shuffled + changes)):
+        assert (other.doc, other.tombstone) == (expected.doc, expected.tombstone)
+
+
+# --- the writer and `scholarindex replay` against OpenSearch ----------------------------
+
+def profile(researcher: str, work_ids: list[str]) -> dict[str, Any]:
+    return asdict(ResearcherItem(id=researcher, url=f"https://x/{researcher}",
+                                 name=researcher.title(), work_ids=work_ids, complete=True))
+
+
+def searched(config: OpenSearchConfig, client: OpenSearch) -> tuple[list[str], int]:
+    """(work ids the search UI finds for the title, documents in the works alias)."""
+    alias = alias_name(config.prefix, "works")
+    client.indices.refresh(index=alias)
+    body = TestClient(app_for(config)).get("/api/search", params={"q": "Title of w"}).json()
+    return [hit["id"] for hit in body["hits"]], client.count(index=alias)["count"]
+
+
+def test_a_tombstoned_work_stays_gone_after_replaying_an_older_dead_letter(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    writer = make_writer()
+    items = [(profile("ann", ["w"]), T1), (listing("ann"), T1),
+             (profile("bob", ["w"]), T1), (listing("bob"), T1)]
+    first = writer.write([change_from_item(item, at) for item, at in items])
+    assert first.dead_lettered == 0
+    assert searched(opensearch_config, opensearch_client) == (["w"], 1)
+
+    # A write of Ann's listing from that crawl failed (the cluster out of reach): a dead letter.
+    dead = tmp_path / "older.jsonl"
+    unreachable = make_writer(url="http://127.0.0.1:9", attempts=1, dead_letters=dead)
+    assert unreachable.write([change_from_item(listing("ann", venue="Late"), T1)]).dead_lettered
+    assert [letter.change.kind for _, letter in read_lines(dead) if letter] == ["work"]
+
+    # Both complete pages drop the work: it leaves the index, tombstones stay.
+    dropped = writer.write([change_from_item(profile(who, []), T2) for who in ("ann", "bob")])
+    assert (dropped.unlisted, dropped.docs_deleted, dropped.dead_lettered) == (2, 1, 0)
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+
+    # The older dead letter, replayed: ignored (counted, not an error); the work stays gone.
+    result = run_cli(["replay", str(dead), "--json"], cli_env(opensearch_config))
+    assert result.exit_code == 0, result.output
+    assert json_out(result) | {"path": None} == {
+        "ok": True, "path": None, "read": 1, "delivered": 0, "failed_again": 0,
+        "unreadable": 0, "ignored": 1, "fatal": None}
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+    # So does a late write from the older crawl straight through a writer.
+    late = writer.write([change_from_item(listing("bob"), T1)])
+    assert (late.listings_ignored, late.listings_delivered, late.dead_lettered) == (1, 0, 0)
+    assert late.stats()["index/listings_ignored"] == 1
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+
+    # A newer listing brings it back, with the first time Ann was ever seen listing it.
+    back = writer.write([change_from_item(listing("ann"), T3)])
+    assert (back.listings_delivered, back.docs_created, back.listings_ignored) == (1, 1, 0)
+    assert searched(opensearch_config, opensearch_client) == (["w"], 1)
+    doc = opensearch_client.get(index=alias_name(opensearch_config.prefix, "works"), id="w")
+    assert [p["id"] for p in doc["_source"]["profiles"]] == ["ann"]
+    assert (doc["_source"]["first_seen"], doc["_source"]["last_seen"]) == (T1, T3)
+
+
+def test_two_writers_unlisting_one_work_keep_both_tombstones(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig) -> None:
+    """Ann's and Bob's pages drop the same works at once: tombstone writes conflict, are
+    re-read and re-merged; the works go, and every tombstone names both profiles."""
+    work_ids = [f"w{n:02d}" for n in range(20)]
+    make_writer().write([change_from_item(item, T1) for who in ("ann", "bob") for item in (
+        profile(who, work_ids), *(listing(who, w) for w in work_ids))])
+    reports: list[Any] = []
+
+    def drop(who: str) -> None:
+        reports.append(make_writer().write([change_from_item(profile(who, []), T2)]))
+
+    threads = [threading.Thread(target=drop, args=(who,)) for who in ("ann", "bob")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(reports) == 2 and all(r.dead_lettered == 0 for r in reports)
+    assert sum(r.unlisted for r in reports) == 2 * len(work_ids)
+    assert sum(r.docs_deleted for r in reports) == len(work_ids)
+    assert searched(opensearch_config, opensearch_client) == ([], 0)
+    tombstones = alias_name(opensearch_config.prefix, "tombstones")
+    found = opensearch_client.mget(index=tombstones, body={"ids": work_ids})["docs"]
+    assert [[e["researcher_id"] for e in hit["_source"]["unlisted"]] for hit in found] \
+        == [["ann", "bob"]] * len(work_ids)
+    # Neither profile's older listing brings any of them back.
+    late = make_writer().write([change_from_item(listing(who, w), T1)
+                                for who in ("ann", "bob") for w in work_ids])
+    assert late.listings_ignored == 2 * len(work_ids) and late.docs_created == 0
