@@ -53,6 +53,7 @@ from indexing.errors import IndexUnavailable, InvalidItem
 from indexing.indices import ensure_aliases
 from indexing.outage import Outage
 from indexing.process import ProcessWriter
+from pipelines.pause import CrawlPause
 from pipelines.signals import work_enriched
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class OpenSearchIndexPipeline:
         self._outage: Outage | None = None  # set while the crawl is paused
         self._held: list[Change] = []  # what the writer handed back, sent first on resume
         self._gave_up: str | None = None  # why, once an outage outlasted the wait
+        self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -275,7 +277,9 @@ class OpenSearchIndexPipeline:
             return
         self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason)
         self.stats.inc_value(stat_keys.INDEX_PAUSES)
-        self.crawler.engine.pause()
+        if self._pause is None:
+            self._pause = CrawlPause(self.crawler.engine)
+        self._pause.pause()
         logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d change(s); "
                        "probing until it answers, for up to OPENSEARCH_OUTAGE_WAIT=%gs",
                        self.config.safe_url, reason, len(self._held), self.outage_wait)
@@ -305,7 +309,8 @@ class OpenSearchIndexPipeline:
         self._buffer_bytes = sum(change.size() for change in self._buffer)
         logger.warning("OpenSearch at %s answers again: crawl resumed after %.1fs paused; "
                        "sending %d held change(s)", self.config.safe_url, paused, len(held))
-        self.crawler.engine.unpause()
+        if self._pause is not None:
+            self._pause.resume()
         self._wake_waiters()
         self._flush()
 
@@ -315,6 +320,10 @@ class OpenSearchIndexPipeline:
         if not failure.check(IndexUnavailable):
             self._log_failure(failure)  # a bug in the probe: keep probing all the same
         outage.last_error = str(failure.value)
+        if not self.crawler.crawling and self._pause is not None:
+            # Stopping (Ctrl-C, CloseSpider): let the pages already queued finish, or the
+            # engine waits for them forever; what they yield stays held with the rest.
+            self._pause.resume()
         if outage.expired(time.monotonic()):
             self._give_up(outage)
         else:
@@ -336,6 +345,8 @@ class OpenSearchIndexPipeline:
         self._wake_waiters()
         deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
             .addErrback(self._log_failure)
+        if self._pause is not None:  # closing now: the queued pages finish, nothing new starts
+            self._pause.resume()
 
     def _summarise(self) -> None:
         lost = self.stats.get_value(stat_keys.INDEX_DEAD_LETTERED, 0)
