@@ -25,7 +25,7 @@ from indexing.deadletter import read_lines
 from indexing.outage import Outage
 from indexing.replay import replay
 from standins.site import SiteServer
-from tests.support.crawl import ROOT, CrawlResult, crawl_profiles
+from tests.support.crawl import ROOT, CrawlResult, crawl_profiles, run_crawl
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot, untimed
 from tests.support.settings import writer_retry_with
@@ -183,6 +183,26 @@ def test_an_outage_longer_than_the_wait_dead_letters_what_is_held_and_exits_3(
     scraped = {(item["work_id"], item["researcher_id"]) for item in result.kind("work")}
     assert {(doc_id, listing["researcher_id"]) for doc_id, doc in works.items()
             for listing in doc["listings"]} == scraped
+
+
+@pytest.mark.process
+def test_the_crawl_command_rides_out_an_outage_with_its_writer_process(
+        tmp_path: Path, site: SiteServer, fault_proxy: FaultProxy, index_prefix: str,
+        opensearch_client: OpenSearch) -> None:
+    urls = ",".join(site.url(path) for path in PROFILES)
+    settings = {"INDEX_ENABLED": "true", "OPENSEARCH_URL": fault_proxy.url,
+                "INDEX_PREFIX": index_prefix, "OPENSEARCH_OUTAGE_WAIT": "30", **SLOW}
+    with Outage_(fault_proxy, after_bulks=2, lasting=2.0):
+        done = run_crawl(tmp_path, "-a", f"urls={urls}", settings=settings)
+    assert done.returncode == 0, done.log[-3000:]
+    assert "crawl paused" in done.log and "crawl resumed" in done.log
+    assert done.report["dead_lettered"] == 0 and done.report["index_paused_seconds"] > 1
+    assert not (tmp_path / "deadletter.jsonl").exists()
+    works = snapshot(opensearch_client, f"{index_prefix}works")
+    scraped = {(item["work_id"], item["researcher_id"]) for item in done.kind("work")}
+    assert {(doc_id, listing["researcher_id"]) for doc_id, doc in works.items()
+            for listing in doc["listings"]} == scraped
+    assert len(scraped) == done.report["listings"]
 
 
 def test_outage_bookkeeping_backs_off_and_stops_at_the_wait() -> None:
