@@ -158,6 +158,10 @@ class OpenSearchIndexPipeline:
         """Flush everything; report what could not be delivered."""
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
+        if self._outage is not None and not self.crawler.crawling:
+            # Stopped by hand (Ctrl-C) during an outage: do not wait for the cluster.
+            self._give_up(self._outage, "the crawl was stopped while OpenSearch was "
+                                        f"unavailable: {self._outage.last_error}")
         while self._buffer or self._inflight is not None or self._outage is not None:
             self._flush()
             await self._wait_for_progress()
@@ -291,7 +295,8 @@ class OpenSearchIndexPipeline:
         assert self._outage is not None
         delay = self._outage.next_probe_in(self.policy, time.monotonic())
         probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe)
-        probe.addCallbacks(self._probe_answered, self._probe_failed)
+        probe.addCallbacks(self._probe_answered, self._probe_failed,
+                           callbackArgs=(self._outage,), errbackArgs=(self._outage,))
         probe.addErrback(self._log_failure)
 
     def _probe(self) -> None:
@@ -299,9 +304,10 @@ class OpenSearchIndexPipeline:
         with translate_errors("GET /"):
             self.writer.client.info()
 
-    def _probe_answered(self, _: Any) -> None:
-        outage, self._outage = self._outage, None
-        assert outage is not None
+    def _probe_answered(self, _: Any, outage: Outage) -> None:
+        if self._outage is not outage:
+            return  # given up meanwhile
+        self._outage = None
         paused = outage.lasted(time.monotonic())
         self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
         held, self._held = self._held, []
@@ -314,9 +320,9 @@ class OpenSearchIndexPipeline:
         self._wake_waiters()
         self._flush()
 
-    def _probe_failed(self, failure: Failure) -> None:
-        outage = self._outage
-        assert outage is not None
+    def _probe_failed(self, failure: Failure, outage: Outage) -> None:
+        if self._outage is not outage:
+            return  # given up meanwhile
         if not failure.check(IndexUnavailable):
             self._log_failure(failure)  # a bug in the probe: keep probing all the same
         outage.last_error = str(failure.value)
@@ -325,17 +331,19 @@ class OpenSearchIndexPipeline:
             # engine waits for them forever; what they yield stays held with the rest.
             self._pause.resume()
         if outage.expired(time.monotonic()):
+            self.stats.set_value(stat_keys.INDEX_OUTAGE_EXPIRED, 1)  # exit 3, however it closes
             self._give_up(outage)
         else:
             self._schedule_probe()
 
-    def _give_up(self, outage: Outage) -> None:
-        """The outage outlasted the wait: dead-letter what is held, end the run (exit 3)."""
+    def _give_up(self, outage: Outage, why: str | None = None) -> None:
+        """The outage outlasted the wait (or the crawl is stopping): dead-letter what is
+        held and what comes after, end the run."""
         self._outage = None
         paused = outage.lasted(time.monotonic())
         self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
-        self._gave_up = (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
-                         f"{self.outage_wait:g}s: {outage.last_error}")
+        self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
+                                f"{self.outage_wait:g}s: {outage.last_error}")
         held, self._held = self._held + self._buffer, []
         self._buffer, self._buffer_bytes = [], 0
         self._dead_letter(held, UNAVAILABLE, self._gave_up)
@@ -343,8 +351,9 @@ class OpenSearchIndexPipeline:
         logger.error("%s; %d held change(s) dead-lettered to %s; closing the spider",
                      self._gave_up, len(held), self.writer.dead_letters.path)
         self._wake_waiters()
-        deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
-            .addErrback(self._log_failure)
+        if self.crawler.crawling:  # else it is closing already
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
+                .addErrback(self._log_failure)
         if self._pause is not None:  # closing now: the queued pages finish, nothing new starts
             self._pause.resume()
 
