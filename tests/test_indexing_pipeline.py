@@ -214,7 +214,7 @@ def test_faults_and_an_outage_mid_crawl_lose_nothing(
     stats = result.stats
     assert stats["finish_reason"] == "finished", result.log[-3000:]
     assert stats["item_scraped_count"] == len(expected) + len(pages)
-    assert stats["index/retries"] > 0 and stats["index/pauses"] == 1
+    assert stats["index/retries"] > 0 and stats["index/pauses"] >= 1  # 429s may add one
     assert stats["index/dead_lettered"] == 0 and not (tmp_path / "deadletter.jsonl").exists()
     assert stats["index/listings_delivered"] == len(expected)
     assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
