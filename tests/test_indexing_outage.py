@@ -144,6 +144,7 @@ def test_a_short_outage_pauses_the_crawl_and_loses_nothing(
     assert requests.between(paused, resumed) <= 1
     assert requests.between(outage.began, outage.ended) <= 3
     assert len(requests) - fetched_clean == fetched_clean
+    assert requests.between(resumed, time.time()) > 0  # the crawl went on after the outage
     print(f"outage {outage.ended - outage.began:.1f} s, paused "
           f"{stats['index/paused_seconds']:.2f} s, pages fetched while down "
           f"{requests.between(outage.began, outage.ended)}, while paused "
@@ -171,6 +172,8 @@ def test_an_outage_longer_than_the_wait_dead_letters_what_is_held_and_exits_3(
                for letter in letters if letter)
     delivered = stats["index/listings_delivered"] + stats["index/researchers_delivered"]
     assert delivered + len(letters) == stats["item_scraped_count"]
+    print(f"paused {stats['index/paused_seconds']:.2f} s, dead-lettered {len(letters)} of "
+          f"{stats['item_scraped_count']} items, exit {result.returncode}")
     outage_errors = [e for e in result.errors() if "OPENSEARCH_OUTAGE_WAIT" in e]
     assert len(outage_errors) == 1 and "\n" not in outage_errors[0]
 
