@@ -327,8 +327,8 @@ class OpenSearchIndexPipeline:
             self._log_failure(failure)  # a bug in the probe: keep probing all the same
         outage.last_error = str(failure.value)
         if not self.crawler.crawling and self._pause is not None:
-            # Stopping (Ctrl-C, CloseSpider): let the pages already queued finish, or the
-            # engine waits for them forever; what they yield stays held with the rest.
+            # Stopped by hand (Ctrl-C, SIGTERM): let the pages already queued finish, or
+            # the engine waits for them forever; what they yield is held with the rest.
             self._pause.resume()
         if outage.expired(time.monotonic()):
             self.stats.set_value(stat_keys.INDEX_OUTAGE_EXPIRED, 1)  # exit 3, however it closes

@@ -9,6 +9,8 @@ outage. The outage lasts seconds here; ``OPENSEARCH_OUTAGE_WAIT`` is set around 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +27,14 @@ from indexing.deadletter import read_lines
 from indexing.outage import Outage
 from indexing.replay import replay
 from standins.site import SiteServer
-from tests.support.crawl import ROOT, CrawlResult, crawl_profiles, run_crawl
+from tests.support.crawl import (
+    ROOT,
+    CrawlResult,
+    crawl_command,
+    crawl_profiles,
+    process_result,
+    run_crawl,
+)
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot, untimed
 from tests.support.settings import writer_retry_with
@@ -206,6 +215,41 @@ def test_the_crawl_command_rides_out_an_outage_with_its_writer_process(
     assert {(doc_id, listing["researcher_id"]) for doc_id, doc in works.items()
             for listing in doc["listings"]} == scraped
     assert len(scraped) == done.report["listings"]
+
+
+@pytest.mark.process
+def test_ctrl_c_during_an_outage_dead_letters_what_is_held_without_waiting(
+        tmp_path: Path, site: SiteServer, fault_proxy: FaultProxy, index_prefix: str) -> None:
+    urls = ",".join(site.url(path) for path in PROFILES)
+    settings = {"INDEX_ENABLED": "true", "OPENSEARCH_URL": fault_proxy.url,
+                "INDEX_PREFIX": index_prefix, "OPENSEARCH_OUTAGE_WAIT": "600", **SLOW}
+    command, out, report = crawl_command(tmp_path, "-a", f"urls={urls}", settings=settings)
+    lines: list[str] = []
+    with Outage_(fault_proxy, after_bulks=2, lasting=None):
+        proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL)
+        reader = threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True)
+        reader.start()
+        try:
+            deadline = time.monotonic() + 60
+            while not any("crawl paused" in line for line in lines):
+                assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
+                time.sleep(0.05)
+            stopped = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+            took = time.monotonic() - stopped
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        reader.join(timeout=10)
+    done = process_result(proc.returncode, out, report, "".join(lines))
+    assert done.returncode == 4, done.log[-3000:]  # interrupted, documents dead-lettered
+    assert took < 30  # not OPENSEARCH_OUTAGE_WAIT
+    letters = [letter for _, letter in read_lines(tmp_path / "deadletter.jsonl")]
+    assert letters and len(letters) == done.report["dead_lettered"]
+    assert all(letter and "stopped while OpenSearch was unavailable" in letter.reason
+               for letter in letters)
 
 
 def test_outage_bookkeeping_backs_off_and_stops_at_the_wait() -> None:
