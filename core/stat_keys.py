@@ -52,6 +52,9 @@ INDEX_RESEARCHERS_RECEIVED: Final = "index/researchers_received"  # profiles buf
 INDEX_ENRICHMENTS_RECEIVED: Final = "index/enrichments_received"  # arXiv answers buffered
 INDEX_INVALID_ITEMS: Final = "index/invalid_items"  # items or answers no document can take
 INDEX_BACKPRESSURE_WAITS: Final = "index/backpressure_waits"  # times the crawl waited
+INDEX_PAUSES: Final = "index/pauses"  # times the crawl paused: OpenSearch stayed unavailable
+INDEX_PAUSED_SECONDS: Final = "index/paused_seconds"  # seconds the crawl spent paused
+INDEX_OUTAGE_EXPIRED: Final = "index/outage_expired"  # 1: paused past OPENSEARCH_OUTAGE_WAIT
 INDEX_ERROR: Final = "index/error"  # why OpenSearch refused the indexer (text)
 # Distinct documents written (created or updated) this run: one written in two flushes
 # counts once (exact up to 100,000, then an estimate: core.distinct).

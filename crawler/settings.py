@@ -79,7 +79,8 @@ INDEX_BATCH_SIZE = 500
 INDEX_BATCH_BYTES = 5 * 1024 * 1024
 # ...or every this many seconds, so a slow crawl still indexes as it goes.
 INDEX_FLUSH_INTERVAL = 2.0
-# Items buffered while a flush is in flight before the crawl waits for it (backpressure).
+# Items buffered while a flush is in flight (or held through an outage) before the crawl
+# waits (backpressure).
 INDEX_MAX_BUFFER = 2000
 # Attempts per batch (the first included) before a document is dead-lettered.
 INDEX_MAX_ATTEMPTS = 6
@@ -90,6 +91,8 @@ INDEX_RETRY_MAX_WAIT = 10.0
 INDEX_RETRY_JITTER = 0.5
 # A 429/503 with Retry-After waits that long instead, up to this many seconds (0: ignore it).
 INDEX_RETRY_AFTER_MAX = 60.0
+# Seconds the crawl stays paused while OpenSearch is unavailable before the run ends (exit 3).
+OPENSEARCH_OUTAGE_WAIT = 15 * 60.0
 # Where items that could not be indexed go (JSONL), for `scholarindex replay`.
 INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
 # Merge and write in a child process (indexing/process.py), off the crawl's GIL.
@@ -192,7 +195,7 @@ ENVIRONMENT_SETTINGS = [
     "CONTACT_URL", "LOG_LEVEL", "CRAWL_DATE",
     "INDEX_ENABLED", "OPENSEARCH_URL", "OPENSEARCH_USER", "OPENSEARCH_PASSWORD",
     "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX", "OPENSEARCH_TIMEOUT",
-    "INDEX_DEADLETTER_PATH", "INDEX_MAPPINGS_DIR",
+    "INDEX_DEADLETTER_PATH", "INDEX_MAPPINGS_DIR", "OPENSEARCH_OUTAGE_WAIT",
     "ARXIV_ENABLED", "ARXIV_API_URL", "ARXIV_DELAY_SECONDS", "ARXIV_CACHE_DIR",
     "ARXIV_BATCH_SIZE", "ARXIV_MAX_QUERY_CHARS", "ARXIV_PAGE_SIZE", "ARXIV_MAX_PAGES",
     "ARXIV_TIMEOUT_SECONDS", "ARXIV_MAX_ATTEMPTS", "ARXIV_BACKOFF_SECONDS",

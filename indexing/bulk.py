@@ -12,7 +12,9 @@ opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
   backoff with jitter (``core.retry``), or after the ``Retry-After`` the cluster
   sent with a refused request, when longer (capped at ``INDEX_RETRY_AFTER_MAX``);
 - refused (mapping error): dead-lettered with the reason, the others carry on;
-- still failing when the attempts run out: dead-lettered with the last reason.
+- still failing when the attempts run out: dead-lettered with the last reason, or,
+  when the caller asks to ``hold`` them (the crawl pauses through an outage), handed
+  back undelivered in ``WriteReport.held`` for the caller to send again later.
 
 Removed works: a researcher change from a complete page is first compared with
 the stored profile (``work_ids``); for every work the page no longer lists, an
@@ -104,6 +106,10 @@ class WriteReport:
     dead_lettered: int = 0
     dead_letter_codes: Counter[str] = field(default_factory=Counter)
     fatal: str | None = None  # the cluster refused in a way no retry fixes (auth, no index)
+    # Changes not delivered because the cluster stayed unavailable (``write(hold=True)``):
+    # neither delivered nor dead-lettered; ``held_reason`` is the last error.
+    held: list[Change] = field(default_factory=list)
+    held_reason: str = ""
     # (index, id) of the documents written (not deleted): one batch's worth, so the caller
     # can count distinct documents over many writes.
     written: set[tuple[str, str]] = field(default_factory=set)
@@ -149,6 +155,8 @@ class WriteReport:
         self.dead_letter_codes.update(other.dead_letter_codes)
         self.written |= other.written
         self.fatal = self.fatal or other.fatal
+        self.held += other.held
+        self.held_reason = other.held_reason or self.held_reason
 
 
 @dataclass
@@ -213,24 +221,33 @@ class BulkWriter:
         self._backoff = self.policy.wait()
         self._tombstones: str | None = None  # the tombstones index, once known to exist
 
-    def write(self, changes: Iterable[Change]) -> WriteReport:
-        """Deliver every change or dead-letter it; never raises for a failed request."""
+    def write(self, changes: Iterable[Change], *, hold: bool = False) -> WriteReport:
+        """Deliver every change or dead-letter it; never raises for a failed request.
+
+        ``hold``: changes the cluster stayed unavailable for (retries ran out on a
+        connection error, 429 or 5xx) go back in ``report.held`` instead of the
+        dead-letter file.
+        """
         report = WriteReport()
         batch = list(changes)
         try:
-            unlists, batch = self._unlists(batch, report)
+            unlists, batch = self._unlists(batch, report, hold)
         except IndexUnavailable as exc:  # not retryable: auth, TLS, missing index
             self._fatal(report, exc, batch)
             return report
         if unlists:
-            self._deliver(unlists, report)
+            self._deliver(unlists, report, hold)
         if report.fatal:
             self._dead(report, batch, UNAVAILABLE, report.fatal)
+        elif report.held:
+            # The unlists must land first (see the module doc): the batch waits, and the
+            # next write works them out again from the stored profiles, still unchanged.
+            report.held = batch
         else:
-            self._deliver(batch, report)
+            self._deliver(batch, report, hold)
         return report
 
-    def _deliver(self, changes: Iterable[Change], report: WriteReport) -> None:
+    def _deliver(self, changes: Iterable[Change], report: WriteReport, hold: bool) -> None:
         pending = _group(changes)
         try:
             for attempt in self._retrying(report):
@@ -240,14 +257,26 @@ class BulkWriter:
                         raise _Unfinished(pending.values())
         except _Unfinished:
             attempts = self.policy.attempts
-            for doc in pending.values():
+            held = [doc for doc in pending.values() if hold and doc.transient]
+            if held:
+                self._hold(report, held)
+            lost = [doc for doc in pending.values() if not (hold and doc.transient)]
+            for doc in lost:
                 code = UNAVAILABLE if doc.transient else CONFLICT
                 self._dead(report, doc.changes, code,
                            f"gave up after {attempts} attempts: {doc.last_error}")
-            logger.error("gave up on %d document(s) after %d attempts; dead-lettered to %s",
-                         len(pending), attempts, self.dead_letters.path)
+            if lost:
+                logger.error("gave up on %d document(s) after %d attempts; dead-lettered to %s",
+                             len(lost), attempts, self.dead_letters.path)
         except IndexUnavailable as exc:  # not retryable: auth, TLS, missing index
             self._fatal(report, exc, [c for doc in pending.values() for c in doc.changes])
+
+    @staticmethod
+    def _hold(report: WriteReport, docs: list[_Doc]) -> None:
+        report.held += [change for doc in docs for change in doc.changes]
+        report.held_reason = docs[-1].last_error
+        logger.warning("OpenSearch stayed unavailable for %d document(s); holding them: %s",
+                       len(docs), report.held_reason)
 
     def _fatal(self, report: WriteReport, exc: IndexUnavailable, changes: list[Change]) -> None:
         report.fatal = str(exc)
@@ -267,7 +296,7 @@ class BulkWriter:
 
     # --- removed works -----------------------------------------------------------------
 
-    def _unlists(self, batch: list[Change], report: WriteReport
+    def _unlists(self, batch: list[Change], report: WriteReport, hold: bool = False
                  ) -> tuple[list[Change], list[Change]]:
         """(unlist changes the batch's complete pages imply, the batch to write after them).
 
@@ -287,6 +316,11 @@ class BulkWriter:
                         raise _Unfinished(profiles.values())
         except _Unfinished:
             reason = next(iter(profiles.values())).last_error
+            if hold:  # the cluster is down: the whole batch waits for it
+                report.held, report.held_reason = list(batch), reason
+                logger.warning("OpenSearch stayed unavailable; holding %d change(s): %s",
+                               len(batch), reason)
+                return [], []
             self._dead(report, wanting, UNAVAILABLE,
                        f"could not read the stored profile to find removed works: {reason}")
             unread = {id(c) for c in wanting}

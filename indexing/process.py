@@ -62,12 +62,12 @@ class ProcessWriter:
         self._in_thread: BulkWriter | None = None  # the fallback, once the child failed
         self._closed = False
 
-    def write(self, changes: Iterable[Change]) -> WriteReport:
-        """Deliver or dead-letter every change; blocks until it is done."""
+    def write(self, changes: Iterable[Change], *, hold: bool = False) -> WriteReport:
+        """Deliver or dead-letter (or, with ``hold``, hand back) every change; blocks."""
         batch = list(changes)
         if self._in_thread is None:
             try:
-                return self._pool.submit(_write, batch).result()
+                return self._pool.submit(_write, batch, hold).result()
             except BrokenProcessPool:
                 # It may have written part of the batch: sending it again is safe (merges
                 # are idempotent), so the batch is not lost, only slower from now on.
@@ -76,7 +76,7 @@ class ProcessWriter:
                              "writing from a thread of the crawl for the rest of the run")
                 self._in_thread = BulkWriter(self.client, self._config.prefix,
                                              self.dead_letters, self._policy)
-        return self._in_thread.write(batch)
+        return self._in_thread.write(batch, hold=hold)
 
     def close(self) -> None:
         """Wait for the child to finish and stop it; a second call does nothing."""
@@ -121,6 +121,6 @@ def _exit_with(crawl_pid: int) -> None:
     os._exit(0)
 
 
-def _write(changes: list[Change]) -> WriteReport:
+def _write(changes: list[Change], hold: bool) -> WriteReport:
     assert _writer is not None, "the child's writer is made by _start_child"
-    return _writer.write(changes)
+    return _writer.write(changes, hold=hold)

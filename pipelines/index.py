@@ -10,8 +10,15 @@ buffer grows past ``INDEX_MAX_BUFFER`` ``process_item`` waits for the flush
 
 A cluster that is unreachable or refuses our credentials at start stops the crawl
 before any page is fetched (close reason ``opensearch_unavailable``). Mid-crawl
-failures are retried by the writer and then dead-lettered; ``index/dead_lettered``
-counts them so the run can end non-zero.
+failures are retried by the writer; when the cluster stays unavailable (connection
+refused or cut, 429 or 5xx past ``INDEX_MAX_ATTEMPTS``) the writer hands the batch
+back and the crawl pauses instead of piling up pages: the engine stops taking new
+requests, the held changes stay in memory (counted in ``INDEX_MAX_BUFFER``), the
+cluster is probed with the writer's backoff, and the crawl resumes by itself when it
+answers (``index/paused_seconds``). An outage longer than ``OPENSEARCH_OUTAGE_WAIT``
+ends the run: what the indexer holds is dead-lettered and the spider closes with
+``opensearch_unavailable`` (exit 3). Changes the cluster refused for good are
+dead-lettered; ``index/dead_lettered`` counts them so the run can end non-zero.
 
 A researcher item from a complete page also takes its profile out of the works
 the page no longer lists (the writer's unlists: ``index/unlisted``, and
@@ -21,6 +28,7 @@ the page no longer lists (the writer's unlists: ``index/unlisted``, and
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -28,7 +36,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
-from twisted.internet.task import LoopingCall
+from twisted.internet.task import LoopingCall, deferLater
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
@@ -40,10 +48,12 @@ from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change, changes_from_item, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
-from indexing.deadletter import INTERNAL, LATE, DeadLetterFile, dead_letter
+from indexing.deadletter import INTERNAL, LATE, UNAVAILABLE, DeadLetterFile, dead_letter
 from indexing.errors import IndexUnavailable, InvalidItem
 from indexing.indices import ensure_aliases
+from indexing.outage import Outage
 from indexing.process import ProcessWriter
+from pipelines.pause import CrawlPause
 from pipelines.signals import work_enriched
 
 logger = logging.getLogger(__name__)
@@ -67,7 +77,8 @@ class OpenSearchIndexPipeline:
     """Merges researcher and work items (and enrichment results) into OpenSearch."""
 
     def __init__(self, crawler: Crawler, config: OpenSearchConfig,
-                 writer: BulkWriter | ProcessWriter, batching: Batching):
+                 writer: BulkWriter | ProcessWriter, batching: Batching,
+                 policy: RetryPolicy, outage_wait: float):
         self.crawler = crawler
         self.stats = crawler.stats
         self.config = config
@@ -84,6 +95,12 @@ class OpenSearchIndexPipeline:
         self._ticker: LoopingCall | None = None
         self._closed = False
         self._fatal = False
+        self.policy = policy  # the probes' backoff during an outage
+        self.outage_wait = outage_wait  # OPENSEARCH_OUTAGE_WAIT
+        self._outage: Outage | None = None  # set while the crawl is paused
+        self._held: list[Change] = []  # what the writer handed back, sent first on resume
+        self._gave_up: str | None = None  # why, once an outage outlasted the wait
+        self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -99,7 +116,8 @@ class OpenSearchIndexPipeline:
             writer = ProcessWriter(config, dead_letters, policy)
         else:
             writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
-        pipeline = cls(crawler, config, writer, Batching.from_settings(settings))
+        pipeline = cls(crawler, config, writer, Batching.from_settings(settings), policy,
+                       settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
         return pipeline
 
@@ -130,18 +148,23 @@ class OpenSearchIndexPipeline:
             raise UnindexableItem(str(exc)) from exc
         for change in changes:
             self._add(change)
-        while len(self._buffer) >= self.max_buffer and self._inflight is not None:
+        while (len(self._buffer) + len(self._held) >= self.max_buffer
+               and (self._inflight is not None or self._outage is not None)):
             self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
-            await self._wait_for_flush()
+            await self._wait_for_progress()
         return item
 
     async def close_spider(self) -> None:
         """Flush everything; report what could not be delivered."""
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
-        while self._buffer or self._inflight is not None:
+        if self._outage is not None and not self.crawler.crawling:
+            # Stopped by hand (Ctrl-C) during an outage: do not wait for the cluster.
+            self._give_up(self._outage, "the crawl was stopped while OpenSearch was "
+                                        f"unavailable: {self._outage.last_error}")
+        while self._buffer or self._inflight is not None or self._outage is not None:
             self._flush()
-            await self._wait_for_flush()
+            await self._wait_for_progress()
         self._closed = True
         self._summarise()
         if isinstance(self.writer, ProcessWriter):
@@ -186,11 +209,18 @@ class OpenSearchIndexPipeline:
             self._flush()
 
     def _flush(self) -> None:
-        """Start writing the buffer in a thread, unless a flush is already in flight."""
-        if self._inflight is not None or not self._buffer:
+        """Start writing the buffer in a thread, unless a flush is already in flight.
+
+        Nothing is sent while the crawl is paused (the held changes go first on resume);
+        after an outage outlasted the wait, the buffer goes to the dead-letter file.
+        """
+        if self._inflight is not None or self._outage is not None or not self._buffer:
             return
         batch, self._buffer, self._buffer_bytes = self._buffer, [], 0
-        inflight: Deferred[Any] = deferToThread(self.writer.write, batch)
+        if self._gave_up is not None:
+            self._dead_letter(batch, UNAVAILABLE, self._gave_up)
+            return
+        inflight: Deferred[Any] = deferToThread(self.writer.write, batch, hold=True)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done)
         self._inflight = inflight
@@ -201,6 +231,8 @@ class OpenSearchIndexPipeline:
         for index, doc_id in report.written:
             self._documents.add(f"{index}/{doc_id}")
         self.stats.set_value(stat_keys.INDEX_DOCS, len(self._documents))
+        if report.held:
+            self._hold(report.held, report.held_reason)
         if report.fatal and not self._fatal:
             self._fatal = True
             self.stats.set_value(stat_keys.INDEX_ERROR, report.fatal)
@@ -213,25 +245,117 @@ class OpenSearchIndexPipeline:
         # A bug in the writer, not an OpenSearch failure: keep every item of the batch.
         logger.error("indexer flush crashed; dead-lettering %d item(s): %s", len(batch),
                      failure.getTraceback())
-        letters = [dead_letter(c, INTERNAL, f"indexer error: {failure.value!r}") for c in batch]
+        self._dead_letter(batch, INTERNAL, f"indexer error: {failure.value!r}")
+
+    def _dead_letter(self, changes: list[Change], code: str, reason: str) -> None:
+        letters = [dead_letter(c, code, reason) for c in changes]
         self.writer.dead_letters.write(letters)
         self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED, len(letters))
-        self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{INTERNAL}", len(letters))
+        self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{code}", len(letters))
 
     def _flush_done(self, _: Any) -> None:
         self._inflight = None
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            waiter.callback(None)
+        self._wake_waiters()
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()
 
-    async def _wait_for_flush(self) -> None:
-        if self._inflight is None:
+    def _wake_waiters(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.callback(None)
+
+    async def _wait_for_progress(self) -> None:
+        """Until the flush in flight ends, or the outage does (resumed or given up)."""
+        if self._inflight is None and self._outage is None:
             return
         waiter: Deferred[None] = Deferred()
         self._waiters.append(waiter)
         await maybe_deferred_to_future(waiter)
+
+    # --- outages: pause, probe, resume or give up -----------------------------------------
+
+    def _hold(self, changes: list[Change], reason: str) -> None:
+        """Keep what the writer could not deliver; pause the crawl if it runs."""
+        self._held.extend(changes)
+        if self._outage is not None:
+            return
+        self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason)
+        self.stats.inc_value(stat_keys.INDEX_PAUSES)
+        if self._pause is None:
+            self._pause = CrawlPause(self.crawler.engine)
+        self._pause.pause()
+        logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d change(s); "
+                       "probing until it answers, for up to OPENSEARCH_OUTAGE_WAIT=%gs",
+                       self.config.safe_url, reason, len(self._held), self.outage_wait)
+        self._schedule_probe()
+
+    def _schedule_probe(self) -> None:
+        from twisted.internet import reactor
+
+        assert self._outage is not None
+        delay = self._outage.next_probe_in(self.policy, time.monotonic())
+        probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe)
+        probe.addCallbacks(self._probe_answered, self._probe_failed,
+                           callbackArgs=(self._outage,), errbackArgs=(self._outage,))
+        probe.addErrback(self._log_failure)
+
+    def _probe(self) -> None:
+        """Runs in a thread: does the cluster answer (``GET /``)?"""
+        with translate_errors("GET /"):
+            self.writer.client.info()
+
+    def _probe_answered(self, _: Any, outage: Outage) -> None:
+        if self._outage is not outage:
+            return  # given up meanwhile
+        self._outage = None
+        paused = outage.lasted(time.monotonic())
+        self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
+        held, self._held = self._held, []
+        self._buffer = held + self._buffer
+        self._buffer_bytes = sum(change.size() for change in self._buffer)
+        logger.warning("OpenSearch at %s answers again: crawl resumed after %.1fs paused; "
+                       "sending %d held change(s)", self.config.safe_url, paused, len(held))
+        if self._pause is not None:
+            self._pause.resume()
+        self._wake_waiters()
+        self._flush()
+
+    def _probe_failed(self, failure: Failure, outage: Outage) -> None:
+        if self._outage is not outage:
+            return  # given up meanwhile
+        if not failure.check(IndexUnavailable):
+            self._log_failure(failure)  # a bug in the probe: keep probing all the same
+        outage.last_error = str(failure.value)
+        if not self.crawler.crawling and self._pause is not None:
+            # Stopped by hand (Ctrl-C, SIGTERM): let the pages already queued finish, or
+            # the engine waits for them forever; what they yield is held with the rest.
+            self._pause.resume()
+        if outage.expired(time.monotonic()):
+            self.stats.set_value(stat_keys.INDEX_OUTAGE_EXPIRED, 1)  # exit 3, however it closes
+            self._give_up(outage)
+        else:
+            self._schedule_probe()
+
+    def _give_up(self, outage: Outage, why: str | None = None) -> None:
+        """The outage outlasted the wait (or the crawl is stopping): dead-letter what is
+        held and what comes after, end the run."""
+        self._outage = None
+        paused = outage.lasted(time.monotonic())
+        self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
+        self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
+                                f"{self.outage_wait:g}s: {outage.last_error}")
+        held, self._held = self._held + self._buffer, []
+        self._buffer, self._buffer_bytes = [], 0
+        self._dead_letter(held, UNAVAILABLE, self._gave_up)
+        self.stats.set_value(stat_keys.INDEX_ERROR, self._gave_up)
+        logger.error("%s; %d held change(s) dead-lettered to %s; closing the spider",
+                     self._gave_up, len(held), self.writer.dead_letters.path)
+        self._wake_waiters()
+        if self.crawler.crawling:  # else it is closing already
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
+                .addErrback(self._log_failure)
+        if self._pause is not None:  # closing now: the queued pages finish, nothing new starts
+            self._pause.resume()
 
     def _summarise(self) -> None:
         lost = self.stats.get_value(stat_keys.INDEX_DEAD_LETTERED, 0)

@@ -126,6 +126,28 @@ def test_outage_longer_than_retries_dead_letters_then_replay_restores(
     assert not dead.exists() or dead.read_text() == ""
 
 
+def test_an_outage_with_hold_hands_the_batches_back_and_they_deliver_later(
+        fault_proxy: FaultProxy, make_writer: Callable[..., BulkWriter],
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    expected = clean_state(make_writer, opensearch_client, opensearch_config.prefix)
+    dead = tmp_path / "dl.jsonl"
+    writer = make_writer(url=fault_proxy.url, attempts=2, dead_letters=dead)
+    first, *rest = batches(ITEMS, 16, T1)
+    assert writer.write(first, hold=True).delivered == len(first)
+    fault_proxy.refuse()
+    reports = [writer.write(batch, hold=True) for batch in rest]
+    # Nothing delivered, nothing dead-lettered: every change comes back, with the reason.
+    assert [[id(c) for c in r.held] for r in reports] == [[id(c) for c in b] for b in rest]
+    assert all(r.dead_lettered == 0 and r.fatal is None and r.delivered == 0 for r in reports)
+    assert all("connection failed" in r.held_reason for r in reports)
+    assert not dead.exists()
+    fault_proxy.pass_through()
+    again = [writer.write(r.held, hold=True) for r in reports]
+    assert all(not r.held and r.dead_lettered == 0 for r in again)
+    assert state(opensearch_client, opensearch_config.prefix) == expected
+
+
 def test_unauthorised_is_fatal_not_retried(fault_proxy: FaultProxy,
                                            make_writer: Callable[..., BulkWriter],
                                            tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -47,6 +47,21 @@ def test_the_child_merges_and_writes_and_reports_back(
     assert works["relibra"]["profile_count"] == 2
     children = process_writer._pool._processes  # the write ran in another process
     assert children and os.getpid() not in children
+
+
+def test_changes_the_child_holds_through_an_outage_come_back_to_the_parent(
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    down = replace(opensearch_config, url="http://127.0.0.1:9")  # connection refused
+    writer = ProcessWriter(down, DeadLetterFile(tmp_path / "dl.jsonl"),
+                           RetryPolicy(attempts=2, initial_wait=0.05, max_wait=0.1, jitter=0))
+    try:
+        report = writer.write([change_from_item(CHAO, T1), change_from_item(YINMIN, T1)],
+                              hold=True)
+    finally:
+        writer.close()
+    assert [c.data["researcher_id"] for c in report.held] == [CHAO.researcher_id,
+                                                              YINMIN.researcher_id]
+    assert report.dead_lettered == 0 and not (tmp_path / "dl.jsonl").exists()
 
 
 def test_dead_letters_and_log_records_of_the_child_reach_the_parent(

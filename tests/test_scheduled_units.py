@@ -21,7 +21,7 @@ from core.exit_codes import (
 from core.urls import redact_url
 from crawler.commands.runlock import RunLock
 from crawler.extensions.job import derive_job_name, run_id, safe_name
-from crawler.extensions.report import build_report, report_to_document
+from crawler.extensions.report import build_report, report_to_document, summary_line
 from crawler.extensions.verdict import judge
 from crawler.state import PageStateStore
 
@@ -35,6 +35,9 @@ CLEAN = {"profiles/requested": 5, "profiles/parsed": 5, "profiles/listings": 26}
     ({}, "opensearch_unavailable", EXIT_UNAVAILABLE, "opensearch unavailable at http://os:9200"),
     ({**CLEAN, "index/dead_lettered": 1}, "opensearch_unavailable", EXIT_UNAVAILABLE,
      "; 1 documents dead-lettered"),
+    # Paused past OPENSEARCH_OUTAGE_WAIT while the crawl was closing anyway.
+    ({**CLEAN, "index/outage_expired": 1, "index/dead_lettered": 4}, "finished",
+     EXIT_UNAVAILABLE, "opensearch unavailable at http://os:9200; 4 documents dead-lettered"),
     (CLEAN, "shutdown", EXIT_FAILED, "interrupted (shutdown)"),
     (CLEAN, "closespider_timeout", EXIT_FAILED, "closed early (closespider_timeout)"),
     ({}, "already_running", EXIT_ALREADY_RUNNING, "in progress"),
@@ -105,7 +108,7 @@ def test_page_state_commits_only_its_own_run(tmp_path: Path) -> None:
 
 def test_report_document_is_a_copy() -> None:
     stats = {**CLEAN, "run/job": "nightly", "run/id": "r1", "item_dropped_reasons_count/Junk": 2,
-             "profiles/failed/http_404": 1, "profiles/failed": 1}
+             "profiles/failed/http_404": 1, "profiles/failed": 1, "index/paused_seconds": 61.25}
     now = datetime(2026, 11, 22, tzinfo=UTC)
     verdict = judge(stats, "finished", max_error_rate=0.5)
     report = build_report(stats, verdict=verdict, close_reason="finished",
@@ -119,6 +122,9 @@ def test_report_document_is_a_copy() -> None:
     assert doc["@timestamp"] == "2026-11-22T00:00:00+00:00"
     assert json.loads(json.dumps(doc)) == doc
     assert (report["job"], report["run_id"], report["listings"]) == ("nightly", "r1", 26)
+    # The pause is in the JSON report and its log line, not in the strict crawl-runs mapping.
+    assert report["index_paused_seconds"] == 61.25 and "index_paused_seconds" not in doc
+    assert "paused 61.2 s while OpenSearch was unavailable" in summary_line(report)
 
 
 def test_job_names_are_stable_and_safe(tmp_path: Path) -> None:

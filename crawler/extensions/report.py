@@ -116,6 +116,9 @@ def build_report(
         "unlisted": _n(stats, stat_keys.INDEX_UNLISTED),
         "docs_deleted": _n(stats, stat_keys.INDEX_DOCS_DELETED),
         "dead_lettered": _n(stats, stat_keys.INDEX_DEAD_LETTERED),
+        # Seconds the crawl was paused because OpenSearch could not take writes. In this
+        # JSON only: the crawl-runs mapping is strict (report_to_document leaves it out).
+        "index_paused_seconds": round(float(stats.get(stat_keys.INDEX_PAUSED_SECONDS) or 0), 3),
         "dropped": _by_suffix(stats, stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON),
         "errors_logged": _n(stats, stat_keys.SCRAPY_ERRORS_LOGGED),
     }
@@ -129,6 +132,7 @@ def report_to_document(report: Mapping[str, Any]) -> dict[str, Any]:
     """
     doc = json.loads(json.dumps(report))  # deep copy of plain JSON data
     doc["@timestamp"] = doc["finished_at"]
+    doc.pop("index_paused_seconds", None)  # not in the crawl-runs mapping (strict)
     doc["dropped"] = [{"reason": k, "count": v} for k, v in report["dropped"].items()]
     doc["pages"]["failed_by_reason"] = [
         {"reason": k, "count": v} for k, v in report["pages"]["failed_by_reason"].items()
@@ -169,6 +173,8 @@ def summary_line(report: Mapping[str, Any]) -> str:
     pages = report["pages"]
     dropped = ", ".join(f"{k} {v}" for k, v in report["dropped"].items()) or "none"
     works = report["distinct_works"]
+    paused = report.get("index_paused_seconds") or 0
+    pause = f"; paused {paused:.1f} s while OpenSearch was unavailable" if paused else ""
     return (
         f"run report for job {report['job']}: pages fetched {pages['fetched']} "
         f"(parsed {pages['parsed']}, unchanged {pages['unchanged']}, "
@@ -177,7 +183,7 @@ def summary_line(report: Mapping[str, Any]) -> str:
         f"{works if report['distinct_works_exact'] else f'~{works}'}, merged {report['merged']}, "
         f"enriched {report['enriched']}, pending {report['pending']}, indexed "
         f"{report['indexed']}, dead-lettered {report['dead_lettered']}, dropped: {dropped}; "
-        f"{report['duration_seconds']:.1f} s; {report['close_reason']}"
+        f"{report['duration_seconds']:.1f} s{pause}; {report['close_reason']}"
     )
 
 

@@ -13,7 +13,8 @@ Exit statuses, most severe class first when several apply:
 
 ====  =====================================================================
 75    another run of the same job holds the lock (EX_TEMPFAIL: try later)
-3     a dependency was unavailable (close reason ``*_unavailable``)
+3     a dependency was unavailable (close reason ``*_unavailable``, or the crawl
+      stayed paused past ``OPENSEARCH_OUTAGE_WAIT``: ``index/outage_expired``)
 4     data lost: documents were dead-lettered (``index/dead_lettered``)
 2     usage: no URLs given
 1     the run failed: interrupted or closed early, error rate over
@@ -74,6 +75,12 @@ def judge(
 ) -> Verdict:
     """Judge a crawl from its close reason and stats; pure, so tests need no crawl."""
     problems: list[tuple[int, str]] = []
+
+    def unavailable(dependency: str) -> tuple[int, str]:
+        url = (dependency_urls or {}).get(dependency)
+        where = f" at {redact_url(url)}" if url else ""
+        return EXIT_UNAVAILABLE, f"{dependency} unavailable{where}"
+
     parsed = _count(stats, stat_keys.PROFILES_PARSED)
     unchanged = _count(stats, stat_keys.PROFILES_UNCHANGED)
     bad_urls = _count(stats, stat_keys.PROFILES_BAD_URL)
@@ -87,10 +94,9 @@ def judge(
     if close_reason == "already_running":
         problems.append((EXIT_ALREADY_RUNNING, "another run of this job is in progress"))
     elif close_reason.endswith("_unavailable"):
-        dependency = close_reason.removesuffix("_unavailable")
-        url = (dependency_urls or {}).get(dependency)
-        where = f" at {redact_url(url)}" if url else ""
-        problems.append((EXIT_UNAVAILABLE, f"{dependency} unavailable{where}"))
+        problems.append(unavailable(close_reason.removesuffix("_unavailable")))
+    elif stats.get(stat_keys.INDEX_OUTAGE_EXPIRED):  # the outage came as the crawl closed
+        problems.append(unavailable("opensearch"))
     elif close_reason == "shutdown":
         hint = "; run the same command again to resume" if resumable else ""
         problems.append((EXIT_FAILED, f"interrupted (shutdown){hint}"))
