@@ -163,7 +163,12 @@ def test_enrichment_attaches_right_ids_only_with_few_requests(site, tmp_path, op
         assert first.returncode == 0, first.log[-3000:]
         cold = arxiv.request_count
         docs = works(opensearch_client, index_prefix)
-        assert cold <= len(docs) / 10
+        # One query per batch of 20 titles; a batch whose answer is an empty page is asked
+        # again (ARXIV_EMPTY_PAGE_CONFIRMATIONS), and which titles share a batch depends on
+        # the order pages arrive in, so the re-asks are bounded separately.
+        queries = len(set(arxiv.queries))
+        assert queries <= len(docs) / 10
+        assert cold <= queries * 3
         matched = [d for d in docs.values() if d["arxiv_id"]]
         # Every paper on arXiv got its id, once; no decoy id was attached to anything.
         assert sorted(d["arxiv_id"] for d in matched) == sorted(on_arxiv)
