@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-indexing bench-search bench-reindex bench-load browser-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load browser-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -35,6 +35,10 @@ lint: $(STAMP)
 # One test worker per core (pytest-xdist): most tests wait on servers and processes.
 test: lint browser-deps
 	$(BIN)/python -m pytest -n auto
+
+# The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
+soak-outage: $(STAMP)
+	OUTAGE_TEST_SECONDS=60 $(BIN)/python -m pytest -s tests/test_indexing_outage.py -k short_outage
 
 demo: $(STAMP)
 	$(BIN)/python -m ops.demo

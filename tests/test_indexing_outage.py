@@ -9,6 +9,7 @@ outage. The outage lasts seconds here; ``OPENSEARCH_OUTAGE_WAIT`` is set around 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -44,6 +45,8 @@ SITEMAP = json.loads((SITE / "sitemap.json").read_text())
 PROFILES = sorted(path for path, page in SITEMAP.items() if page["profile"])
 # A slow crawl in small batches, so the outage falls mid-crawl; a writer that gives a
 # batch up (holds it) after two quick attempts, and probes every 0.2 s at most.
+# The short outage; `make soak-outage` runs the same test through a 60 s one.
+OUTAGE_SECONDS = float(os.environ.get("OUTAGE_TEST_SECONDS", "3"))
 SLOW = {"DOWNLOAD_DELAY": "0.4", "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
         "INDEX_BATCH_SIZE": "5", "INDEX_FLUSH_INTERVAL": "0.1", "INDEX_MAX_ATTEMPTS": "2",
         "INDEX_RETRY_INITIAL_WAIT": "0.05", "INDEX_RETRY_MAX_WAIT": "0.2",
@@ -132,9 +135,9 @@ def test_a_short_outage_pauses_the_crawl_and_loses_nothing(
     expected = contents(opensearch_client, f"{index_prefix}clean_")
     fetched_clean = len(site.requests)
 
-    with Outage_(fault_proxy, after_bulks=2, lasting=3.0) as outage:
+    with Outage_(fault_proxy, after_bulks=2, lasting=OUTAGE_SECONDS) as outage:
         result = crawl(tmp_path / "outage", site, fault_proxy.url, index_prefix,
-                       OPENSEARCH_OUTAGE_WAIT="30")
+                       OPENSEARCH_OUTAGE_WAIT=str(max(30, 2 * OUTAGE_SECONDS)))
     assert result.returncode == 0, result.log[-3000:]
     stats = result.stats
     assert stats["index/dead_lettered"] == 0 and not (tmp_path / "outage/deadletter.jsonl"
