@@ -44,7 +44,7 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -372,20 +372,11 @@ class BulkWriter:
         docs = list(pending.values())
         for doc in docs:
             doc.retry_after = None  # a new round: only this round's answers count
-        step = self.limits.max_docs
         try:
-            for start in range(0, len(docs), step):
-                part = docs[start:start + step]
-                body = {"docs": [{"_index": self._alias(d), "_id": d.doc_id} for d in part]}
-                with translate_errors("mget"):
-                    found = self.client.mget(body=body)["docs"]
-                for doc, hit in zip(part, found, strict=True):
-                    if "error" in hit:
-                        raise IndexUnavailable(f"mget {self._alias(doc)}: {hit['error']}",
-                                               retryable=False)
-                    doc.base = hit.get("_source") if hit.get("found") else None
-                    doc.seq = (hit.get("_seq_no"), hit.get("_primary_term"))
-                    doc.source_index = hit.get("_index") if hit.get("found") else None
+            for doc, hit in self._mget(docs, self._alias, "mget"):
+                doc.base = hit.get("_source") if hit.get("found") else None
+                doc.seq = (hit.get("_seq_no"), hit.get("_primary_term"))
+                doc.source_index = hit.get("_index") if hit.get("found") else None
             self._read_tombstones([doc for doc in docs if doc.needs_tombstone])
         except IndexUnavailable as exc:
             if not exc.retryable:
@@ -402,18 +393,25 @@ class BulkWriter:
             return
         if self._tombstones is None:
             self._tombstones = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+        index = self._tombstones
+        for doc, hit in self._mget(docs, lambda _doc: index, "mget tombstones"):
+            doc.tombstone = hit.get("_source") if hit.get("found") else None
+            doc.tombstone_seq = (hit.get("_seq_no"), hit.get("_primary_term"))
+
+    def _mget(self, docs: list[_Doc], index_of: Callable[[_Doc], str], what: str
+              ) -> Iterator[tuple[_Doc, dict[str, Any]]]:
+        """Each document with its hit in ``index_of(doc)``, read in requests of ``max_docs``."""
         step = self.limits.max_docs
         for start in range(0, len(docs), step):
             part = docs[start:start + step]
-            body = {"docs": [{"_index": self._tombstones, "_id": d.doc_id} for d in part]}
-            with translate_errors("mget tombstones"):
+            body = {"docs": [{"_index": index_of(d), "_id": d.doc_id} for d in part]}
+            with translate_errors(what):
                 found = self.client.mget(body=body)["docs"]
             for doc, hit in zip(part, found, strict=True):
                 if "error" in hit:
-                    raise IndexUnavailable(f"mget {self._tombstones}: {hit['error']}",
+                    raise IndexUnavailable(f"{what} {index_of(doc)}: {hit['error']}",
                                            retryable=False)
-                doc.tombstone = hit.get("_source") if hit.get("found") else None
-                doc.tombstone_seq = (hit.get("_seq_no"), hit.get("_primary_term"))
+                yield doc, hit
 
     def _merge(self, doc: _Doc, report: WriteReport) -> None:
         """Fold the document's changes into its current version; drop invalid changes."""
