@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
+from bench.search_data import index_fixtures
 from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter
 from indexing.client import build_client
@@ -28,6 +29,7 @@ from indexing.deadletter import DeadLetterFile
 from indexing.indices import ensure_aliases
 from standins.arxiv import ArxivStandIn
 from tests.support.faultproxy import FaultProxy
+from tests.support.ops import cli_env
 from tests.support.search_site import FixtureSite, index_site
 from tests.support.settings import opensearch_config_with
 
@@ -158,3 +160,17 @@ def arxiv_api() -> Iterator[ArxivStandIn]:
     """A stand-in arXiv API on a free port; a request told to hang hangs 5 s."""
     with ArxivStandIn(hang_seconds=5) as server:
         yield server
+
+
+@pytest.fixture
+def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+            tmp_path: Path) -> OpenSearchConfig:
+    """The fixture pages indexed under this test's prefix (works and researchers)."""
+    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
+    return opensearch_config
+
+
+@pytest.fixture
+def env(indexed: OpenSearchConfig, tmp_path: Path) -> dict[str, str]:
+    """The environment a ``scholarindex`` command gets for the ``indexed`` cluster."""
+    return cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "cli-dl.jsonl")

@@ -15,7 +15,6 @@ import pytest
 from opensearchpy import OpenSearch
 
 import indexing.documents
-from bench.search_data import index_fixtures
 from core.items import WorkItem
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import change_from_item
@@ -41,19 +40,6 @@ from tests.support.ops import (
 )
 
 SEEN = "2026-11-22T00:00:00Z"
-
-
-@pytest.fixture
-def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
-            tmp_path: Path) -> OpenSearchConfig:
-    """The fixture pages indexed under this test's prefix (works and researchers)."""
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
-    return opensearch_config
-
-
-@pytest.fixture
-def env(indexed: OpenSearchConfig, tmp_path: Path) -> dict[str, str]:
-    return cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "cli-dl.jsonl")
 
 
 # --- the switch under load ---------------------------------------------------------------

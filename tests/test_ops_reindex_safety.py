@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from bench.search_data import index_fixtures
 from core.exit_codes import EXIT_ALREADY_RUNNING
 from core.items import WorkItem
 from indexing.bulk import BulkWriter
@@ -26,7 +25,6 @@ from ops.reindex import ReindexFailed, ReindexOptions, reindex
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import (
-    cli_env,
     indices_of,
     json_out,
     last_line,
@@ -37,19 +35,6 @@ from tests.support.ops import (
 )
 
 SEEN = "2026-11-23T00:00:00Z"
-
-
-@pytest.fixture
-def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
-            tmp_path: Path) -> OpenSearchConfig:
-    """The fixture pages indexed under this test's prefix (works and researchers)."""
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
-    return opensearch_config
-
-
-@pytest.fixture
-def env(indexed: OpenSearchConfig, tmp_path: Path) -> dict[str, str]:
-    return cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "cli-dl.jsonl")
 
 
 def lock_doc(client: OpenSearch, prefix: str, name: str) -> dict[str, Any] | None:

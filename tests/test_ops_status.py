@@ -8,10 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from opensearchpy import OpenSearch
 
-from bench.search_data import index_fixtures
 from crawler.extensions.report import build_report, store_report, write_report
 from crawler.extensions.verdict import Verdict
 from indexing.bulk import BulkWriter
@@ -23,13 +21,6 @@ from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, mappings_dir, run_cli
 
 T0 = datetime(2026, 11, 20, 3, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
-            tmp_path: Path) -> OpenSearchConfig:
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
-    return opensearch_config
 
 
 def report(job: str, day: int, listings: int, parsed: int = 100, ok: bool = True,
