@@ -41,10 +41,12 @@ import time
 import unicodedata
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 from xml.etree import ElementTree as ET
+
+from standins.loopback import LoopbackServer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv"
 ATOM = "http://www.w3.org/2005/Atom"
@@ -173,26 +175,21 @@ class ArxivStandIn:
         self._faults: deque[tuple[str, str | None]] = deque()  # (mode, Retry-After)
         self._lock = threading.Lock()
         self._released = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True, name="arxiv-standin")
+        self._http = LoopbackServer(_handler_for(self), "arxiv-standin")
 
     # --- lifecycle -----------------------------------------------------------------
 
     def __enter__(self) -> ArxivStandIn:
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._released.set()  # let hanging handlers finish
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(5)
+        self._http.stop()
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}"
+        return f"http://127.0.0.1:{self._http.port}"
 
     @property
     def api_url(self) -> str:

@@ -35,11 +35,12 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 from xml.etree import ElementTree as ET
 
 from standins.arxiv import load_entries
+from standins.loopback import LoopbackServer
 
 OAI = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_FORMAT = "http://arxiv.org/OAI/arXiv/"
@@ -98,26 +99,21 @@ class OaiStandIn:
         self._generation = 0  # tokens carry it; expire_tokens() moves it on
         self._faults: deque[tuple[str, int]] = deque()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True, name="oai-standin")
+        self._http = LoopbackServer(_handler_for(self), "oai-standin")
 
     # --- lifecycle -----------------------------------------------------------------
 
     def __enter__(self) -> OaiStandIn:
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(5)
+        self._http.stop()
 
     @property
     def base_url(self) -> str:
         """An ``ARXIV_OAI_URL`` pointing here."""
-        return f"http://127.0.0.1:{self._server.server_port}/oai"
+        return f"http://127.0.0.1:{self._http.port}/oai"
 
     # --- controls --------------------------------------------------------------------
 
