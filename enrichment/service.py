@@ -120,6 +120,7 @@ class Enricher:
         self._mirror_checked: set[str] = set()  # queued keys the mirror could not answer
         self._by_key: dict[str, set[str]] = defaultdict(set)  # title key -> waiting work ids
         self._waiting: dict[str, tuple[Listing, set[str]]] = {}  # work id -> evidence, keys
+        self._reporting = 0  # works out of the books but not yet handed to on_result
         self._answered = AnsweredWorks()
         self._counts: Counter[str] = Counter()  # status -> works whose latest answer it is
         self._flush = False
@@ -169,9 +170,13 @@ class Enricher:
             self._cond.notify_all()
 
     def outstanding(self) -> int:
-        """How many works still wait for an answer."""
+        """How many works still wait for an answer or for it to reach ``on_result``.
+
+        Zero means every answer so far has been handed to ``on_result``: a burst of
+        answers (a mirror answers thousands at once) still being decided counts.
+        """
         with self._cond:
-            return len(self._waiting)
+            return len(self._waiting) + self._reporting
 
     def counts(self) -> dict[str, int]:
         """Distinct works of this run by the status of their latest outcome."""
@@ -287,6 +292,7 @@ class Enricher:
                 if not outstanding:
                     del self._waiting[work_id]
                     ready.append(work)
+        self._reporting += len(ready) + len(pending)
         return ready, pending
 
     # --- worker thread ----------------------------------------------------------------
@@ -347,14 +353,18 @@ class Enricher:
 
     def _deliver(self, ready: list[Listing], pending: list[Outcome]) -> None:
         """Report the works left pending, and decide and report the works now answerable."""
-        for outcome in pending:
-            self._on_result(outcome)
-        for work in ready:
-            cached = self._resolver.cached(self._resolver.keys(work))
-            outcome = self._resolver.decide(work, cached)
+        try:
+            for outcome in pending:
+                self._on_result(outcome)
+            for work in ready:
+                cached = self._resolver.cached(self._resolver.keys(work))
+                outcome = self._resolver.decide(work, cached)
+                with self._cond:
+                    outcome = self._settle(work, outcome, self._answered.get(work.work_id))
+                self._on_result(outcome)
+        finally:
             with self._cond:
-                outcome = self._settle(work, outcome, self._answered.get(work.work_id))
-            self._on_result(outcome)
+                self._reporting -= len(ready) + len(pending)
 
     def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:
         """Search arXiv for a batch, unless it is down; the reason if it is."""

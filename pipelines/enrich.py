@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -61,6 +62,9 @@ class ArxivEnrichPipeline:
         self._enricher: Enricher | None = None
         self._last_progress = time.monotonic()
         self._warned_fields = False
+        # Answers from the worker thread, delivered on the reactor thread. Drained before
+        # any decision to close, so an answer handed over is never left behind.
+        self._answers: deque[Outcome] = deque()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ArxivEnrichPipeline:
@@ -83,12 +87,14 @@ class ArxivEnrichPipeline:
     def close_spider(self) -> None:
         if self._enricher is None:
             return
+        self._drain()
         for outcome in self._enricher.close("the crawl ended before the arXiv lookup finished"):
             self._deliver(outcome)
         self._count()
 
     def spider_idle(self) -> None:
         """Keep the crawl open while lookups are outstanding and answers keep coming."""
+        self._drain()
         if self._enricher is None or not self._enricher.outstanding():
             return
         waited = time.monotonic() - self._last_progress
@@ -137,7 +143,12 @@ class ArxivEnrichPipeline:
     def _from_worker(self, outcome: Outcome) -> None:
         from twisted.internet import reactor  # the reactor Scrapy installed, not a default one
 
-        reactor.callFromThread(self._deliver, outcome)  # type: ignore[attr-defined]
+        self._answers.append(outcome)  # before the Enricher stops counting it as outstanding
+        reactor.callFromThread(self._drain)  # type: ignore[attr-defined]
+
+    def _drain(self) -> None:
+        while self._answers:
+            self._deliver(self._answers.popleft())
 
     def _from_worker_event(self, key: str, count: int) -> None:
         from twisted.internet import reactor

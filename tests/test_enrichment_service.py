@@ -166,3 +166,35 @@ def test_counts_are_distinct_works_by_latest_status(arxiv_api: ArxivStandIn,
                                      "none": DISTINCT_WORKS - len(EXPECTED)}
     finally:
         enricher.close("test over", timeout=5)
+
+
+def test_answers_count_as_outstanding_until_handed_over(arxiv_api: ArxivStandIn,
+                                                         tmp_path: Path) -> None:
+    """A crawl closes when nothing is outstanding: answers still being reported count."""
+    config = make_config(arxiv_api, tmp_path, batch_size=100)
+    release = threading.Event()
+    collector = Collector()
+    entered = threading.Event()
+
+    def slow_consumer(outcome: Outcome) -> None:
+        entered.set()
+        release.wait(10)
+        collector(outcome)
+
+    enricher = start_enricher(config, on_result=slow_consumer)
+    listings = LISTINGS[:1]  # one batch: once answered, nothing else waits
+    try:
+        for listing in listings:
+            assert enricher.submit(listing) is None
+        enricher.flush()
+        assert entered.wait(10)  # the batch is answered; its outcome is being handed over
+        assert enricher.outstanding() == 1
+        release.set()
+        deadline = time.monotonic() + 10
+        while enricher.outstanding() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert enricher.outstanding() == 0
+        assert set(collector.outcomes) == {listing.work_id for listing in listings}
+    finally:
+        release.set()
+        enricher.close("test over", timeout=5)
