@@ -289,8 +289,7 @@ class WorkJoiner:
             return True
         lines: list[Any] = []
         for action in actions:
-            meta = {k.lstrip("_") if k in ("_index", "_id") else k: v
-                    for k, v in action.items() if k not in ("_op_type", "_source")}
+            meta = {k: v for k, v in action.items() if k not in ("_op_type", "_source")}
             lines.append({action["_op_type"]: meta})
             if action["_op_type"] != "delete":
                 lines.append(action["_source"])
