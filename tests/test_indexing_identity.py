@@ -36,6 +36,7 @@ from indexing.documents import merge_works
 from indexing.identity import REDIRECT_PREFIX, identity_keys
 from indexing.indices import IDENTITIES_INDEX, alias_name
 from indexing.replay import replay
+from ops.rebuild import rebuild
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"
 EARLY = "Elastic Expert Placement for Sparse Mixture-of-Experts Training"
@@ -107,6 +108,11 @@ def test_a_merged_document_takes_listings_of_either_id_and_unlists_one() -> None
     assert sorted((e["researcher_id"], e["work_id"]) for e in out["listings"]) == sorted([
         ("lena-hofmann", EARLY_ID), ("ada-arxivson", LATE_ID)])
     assert out["work_ids"] == [CANONICAL, OTHER]  # the id still leads here
+
+
+def test_reindex_rebuild_keeps_a_merged_document_as_it_is() -> None:
+    merged = merge_works([EARLY_DOC, LATE_DOC])
+    assert rebuild("works", CANONICAL, merged) == merged
 
 
 def test_no_keys_without_a_verified_match() -> None:
