@@ -23,8 +23,9 @@ Joining a group (``_join_group``), with the documents read (``_seq_no``) as of n
 1. the canonical document is the smallest ``work_id`` among the live documents, so
    two writers agree (``documents.merge_works`` folds them: listings keep the id
    they came under, ``work_ids`` lists every id);
-2. the redirects of the others are written, and the canonical document with
-   ``if_seq_no`` (one bulk request); only when both landed
+2. the redirects of the others are written, and the canonical document and its
+   tombstone (the group's tombstones merged) with ``if_seq_no`` (one bulk request);
+   only when all landed
 3. the others are deleted with ``if_seq_no`` (a second request).
 
 A 409 anywhere re-reads the group and merges again (merges are idempotent). The
@@ -41,8 +42,9 @@ that reads the document after the delete finds the redirect. A redirect to a
 document that no longer holds the id (deleted when its last profile unlisted it) is
 not followed: the change makes a document of its own, as for a new work.
 
-What joining does not do: an unlist's tombstone recorded under the absorbed id before
-the join stays there (a listing older than it, replayed after the join, can come back).
+The tombstones of the absorbed documents (``indexing.tombstones``) join the canonical
+document's in the first request, so a listing older than an unlist made before the
+join, replayed after it, still stays out.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ from core.retry import RetryPolicy
 from indexing.client import classify_item, translate_errors
 from indexing.documents import doc_work_ids, merge_works, timestamp
 from indexing.errors import IndexUnavailable
-from indexing.indices import IDENTITIES_INDEX, alias_name, ensure_plain_index
+from indexing.indices import IDENTITIES_INDEX, TOMBSTONES_INDEX, alias_name, ensure_plain_index
+from indexing.tombstones import merge_tombstones
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +125,7 @@ class WorkJoiner:
         self.policy = policy
         self._sleep = sleep
         self._index: str | None = None
+        self._tombstone_index: str | None = None
 
     @property
     def index(self) -> str:
@@ -129,6 +133,11 @@ class WorkJoiner:
         if self._index is None:
             self._index = ensure_plain_index(self.client, self.prefix, IDENTITIES_INDEX)
         return self._index
+
+    def _tombstones(self) -> str:
+        if self._tombstone_index is None:
+            self._tombstone_index = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+        return self._tombstone_index
 
     # --- later changes: follow redirects ------------------------------------------------
 
@@ -245,6 +254,11 @@ class WorkJoiner:
             {"_op_type": "index", "_index": self.index, "_id": REDIRECT_PREFIX + wid,
              "_source": redirect_doc(wid, canonical)} for wid in absorbed]
         target = live[canonical]
+        tombstones = self._mget(self._tombstones(), live)
+        tombstone = merge_tombstones(canonical, (t.doc for t in tombstones.values()))
+        if tombstone is not None and tombstone != tombstones[canonical].doc:
+            first.append(_conditional({"_index": self._tombstones(), "_id": canonical,
+                                       "_source": tombstone}, tombstones[canonical]))
         if merged != target.doc:
             first.append(_conditional({"_index": target.index or works, "_id": canonical,
                                        "_source": merged}, target))

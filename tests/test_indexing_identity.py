@@ -203,6 +203,28 @@ def test_later_listings_unlists_and_replays_follow_the_redirect(
     assert_one_document(opensearch_client, prefix, BOTH | {("replayed", OTHER)})
 
 
+def test_an_unlist_before_the_join_still_keeps_an_older_listing_out(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig) -> None:
+    writer = make_writer()
+    other_title = EARLY if OTHER == EARLY_ID else LATE
+    canonical_title = LATE if other_title == EARLY else EARLY
+    writer.write([listed(canonical_title, "lena-hofmann"), listed(other_title, "ada-arxivson"),
+                  listed(other_title, "gone-profile")])
+    assert writer.write([unlist_change(OTHER, "gone-profile", T2)]).unlisted == 1
+    assert writer.write([matched(EARLY, T2), matched(LATE, T2)]).works_joined == 1
+    pairs = {("lena-hofmann", CANONICAL), ("ada-arxivson", OTHER)}
+    assert_one_document(opensearch_client, opensearch_config.prefix, pairs)
+    # A listing from before the unlist (a late replay) follows the redirect, meets the
+    # joined tombstone and stays out; a listing after it comes back.
+    report = writer.write([listed(other_title, "gone-profile", T1)])
+    assert report.listings_ignored == 1 and report.dead_lettered == 0
+    assert_one_document(opensearch_client, opensearch_config.prefix, pairs)
+    writer.write([listed(other_title, "gone-profile", T3)])
+    assert_one_document(opensearch_client, opensearch_config.prefix,
+                        pairs | {("gone-profile", OTHER)})
+
+
 class _Interleaving:
     """The client as the joiner sees it: runs ``before`` once, ahead of its first delete.
 
