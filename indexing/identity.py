@@ -61,7 +61,7 @@ from opensearchpy import OpenSearch
 from core.enrichment_status import DONE
 from core.retry import RetryPolicy
 from indexing.client import classify_item, translate_errors
-from indexing.documents import doc_work_ids, merge_works, timestamp
+from indexing.documents import doc_work_ids, merge_works, timestamp, unlist_listing
 from indexing.errors import IndexUnavailable
 from indexing.indices import IDENTITIES_INDEX, TOMBSTONES_INDEX, alias_name, ensure_plain_index
 from indexing.tombstones import merge_tombstones
@@ -247,15 +247,20 @@ class WorkJoiner:
             keys = grown
         if len(live) < 2:
             return ids
-        merged = merge_works(r.doc for r in live.values())  # type: ignore[misc]
-        canonical = merged["work_id"]
+        canonical = min(live)
+        tombstones = self._mget(self._tombstones(), live)  # after the works, as the writer
+        tombstone = merge_tombstones(canonical, (t.doc for t in tombstones.values()))
+        merged: Mapping[str, Any] | None = merge_works(r.doc for r in live.values())  # type: ignore[misc]
+        for entry in (tombstone or {}).get("unlisted") or ():
+            # A listing a stale copy still held after its profile unlisted it stays out.
+            merged = unlist_listing(merged, entry["researcher_id"], entry["unlisted_at"])
+        if merged is None:  # every listing unlisted meanwhile: the unlists delete them
+            return ids
         absorbed = sorted(wid for wid in live if wid != canonical)
         first: list[dict[str, Any]] = [
             {"_op_type": "index", "_index": self.index, "_id": REDIRECT_PREFIX + wid,
              "_source": redirect_doc(wid, canonical)} for wid in absorbed]
         target = live[canonical]
-        tombstones = self._mget(self._tombstones(), live)
-        tombstone = merge_tombstones(canonical, (t.doc for t in tombstones.values()))
         if tombstone is not None and tombstone != tombstones[canonical].doc:
             first.append(_conditional({"_index": self._tombstones(), "_id": canonical,
                                        "_source": tombstone}, tombstones[canonical]))

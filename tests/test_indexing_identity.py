@@ -274,6 +274,25 @@ def _write_at_once(writer: BulkWriter, batch: list[Change], start: threading.Bar
         errors.append(exc)
 
 
+def test_an_unlist_during_the_join_is_not_undone_by_the_first_copy(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig) -> None:
+    """The surviving document was written with a listing the rival unlists from the
+    absorbed one before it goes: the re-merge leaves that listing out (its tombstone)."""
+    writer, rival = make_writer(), make_writer()
+    other_title = EARLY if OTHER == EARLY_ID else LATE
+    canonical_title = LATE if other_title == EARLY else EARLY
+    writer.write([listed(canonical_title, "lena-hofmann"), listed(other_title, "ada-arxivson"),
+                  listed(other_title, "gone-profile")])
+    interleaved = _Interleaving(writer.joiner.client, lambda: rival.write(
+        [unlist_change(OTHER, "gone-profile", T2)]))
+    writer.joiner.client = interleaved  # type: ignore[assignment]
+    writer.write([matched(EARLY, T2), matched(LATE, T2)])
+    assert interleaved.fired
+    assert_one_document(opensearch_client, opensearch_config.prefix,
+                        {("lena-hofmann", CANONICAL), ("ada-arxivson", OTHER)})
+
+
 def test_two_writers_at_once_converge_on_one_document(
         make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
         opensearch_config: OpenSearchConfig) -> None:
