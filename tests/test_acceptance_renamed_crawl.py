@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
 from core.identity import work_id
@@ -23,6 +24,7 @@ from fixtures.render import read_page, render_lines
 from standins.arxiv import ArxivStandIn, load_entries
 from standins.site import SiteServer
 from tests.support.crawl import ROOT, crawl_command, crawl_profiles, process_result
+from tests.support.search_site import app_for
 
 SITE = ROOT / "fixtures" / "site"
 SITEMAP = json.loads((SITE / "sitemap.json").read_text())
@@ -106,7 +108,8 @@ def assert_one_work(docs: dict[str, dict]) -> dict:
 
 
 def test_first_and_later_title_are_one_work_and_the_decoy_nothing(
-        site, arxiv, tmp_path, opensearch_url, index_prefix, opensearch_client) -> None:
+        site, arxiv, tmp_path, opensearch_url, index_prefix, opensearch_client,
+        opensearch_config) -> None:
     papers = json.loads((ROOT / "fixtures" / "arxiv" / "papers.json").read_text())["entries"]
     urls = ",".join(site.url(p) for p in [*PROFILES, LENA, ADA])
     result = crawl_profiles(tmp_path, crawl_settings(opensearch_url, index_prefix, arxiv),
@@ -122,11 +125,14 @@ def test_first_and_later_title_are_one_work_and_the_decoy_nothing(
     matched = sorted(d["arxiv_id"] for d in docs.values() if d["arxiv_id"])
     assert matched == sorted([e["id"].split("v")[0] for e in papers] + ["2405.01234"])
     assert "1903.04321" not in json.dumps(docs)
-    # The search shows the paper once, under either title.
+    # The search page's API shows the paper once, searched by either title, with both
+    # profiles among the facets.
+    api = TestClient(app_for(opensearch_config))
     for title in (FIRST, LATER):
-        found = opensearch_client.search(index=f"{index_prefix}works", body={
-            "query": {"match_phrase": {"listings.title": title}}})["hits"]["hits"]
-        assert [h["_id"] for h in found] == [doc["work_id"]]
+        body = api.get("/api/search", params={"q": f'"{title}"'}).json()
+        assert [h["id"] for h in body["hits"]] == [doc["work_id"]] and body["total"] == 1
+        assert {v["label"] for v in body["facets"]["researcher"]} >= {"Lena Hofmann",
+                                                                      "Ada Lindqvist"}
     # A re-crawl of both pages changes nothing but the times: still one document.
     again = crawl_profiles(tmp_path, crawl_settings(opensearch_url, index_prefix, arxiv),
                            urls=",".join(site.url(p) for p in (LENA, ADA)))
