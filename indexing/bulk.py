@@ -282,7 +282,7 @@ class BulkWriter:
         report.docs_written += joined.docs_written
         report.conflicts += joined.conflicts
         report.bulk_requests += joined.bulk_requests
-        report.written |= {("works", wid) for wid in joined.written or ()}
+        report.written |= {("works", wid) for wid in joined.written}
 
     def _deliver(self, changes: Iterable[Change], report: WriteReport, hold: bool) -> None:
         pending = _group(changes)

@@ -53,7 +53,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opensearchpy import OpenSearch
@@ -98,10 +98,7 @@ class JoinReport:
     docs_written: int = 0  # canonical documents written
     conflicts: int = 0
     bulk_requests: int = 0
-    written: set[str] | None = None  # canonical work_ids written
-
-    def __post_init__(self) -> None:
-        self.written = self.written if self.written is not None else set()
+    written: set[str] = field(default_factory=set)  # canonical work_ids written
 
 
 @dataclass
@@ -271,7 +268,6 @@ class WorkJoiner:
             raise _Conflict()
         if merged != target.doc:
             report.docs_written += 1
-            assert report.written is not None
             report.written.add(canonical)
         deletes = [{"_op_type": "delete", "_index": live[wid].index or works, "_id": wid,
                     "if_seq_no": live[wid].seq[0], "if_primary_term": live[wid].seq[1]}
