@@ -67,6 +67,7 @@ INDEX_RESEARCHERS_DELIVERED: Final = "index/researchers_delivered"  # profiles i
 INDEX_ENRICHMENTS_DELIVERED: Final = "index/enrichments_delivered"  # answers in the index
 INDEX_UNLISTED: Final = "index/unlisted"  # listings taken out of works a profile dropped
 INDEX_DOCS_DELETED: Final = "index/docs_deleted"  # works deleted with their last listing
+INDEX_WORKS_JOINED: Final = "index/works_joined"  # works merged into another of one paper
 # Listings older than their profile's unlist (a replay, a late write): left out, not errors.
 INDEX_LISTINGS_IGNORED: Final = "index/listings_ignored"
 INDEX_MERGED: Final = "index/merged"  # listings that joined a work already listed

@@ -32,6 +32,13 @@ conflicts on it and reads again, and one that read it after also reads the
 tombstone. A listing older than its profile's unlist is then left out: counted
 (``index/listings_ignored``), neither written nor dead-lettered.
 
+One paper under two titles (two ``work_id``s verified as one arXiv paper or DOI):
+after delivering a batch, the writer hands the work documents that carry a verified
+match to ``indexing.identity.WorkJoiner``, which merges the documents of one paper
+into the one with the smallest ``work_id`` and leaves redirects for the others. A
+change for a ``work_id`` the index no longer holds follows its redirect to that
+document (``_follow_redirects``), so re-crawls, unlists and replays still find it.
+
 Re-sending is always safe: merges are idempotent, so a request that reached the
 cluster before its response was lost only causes a conflict and an identical
 merge (or no write at all, when the merged document equals the stored one).
@@ -66,6 +73,7 @@ from indexing.deadletter import (
     dead_letter,
 )
 from indexing.errors import IndexUnavailable, InvalidItem
+from indexing.identity import MAX_HOPS, WorkJoiner, identity_keys
 from indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_plain_index
 from indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
 
@@ -98,6 +106,7 @@ class WriteReport:
     unlists_delivered: int = 0
     unlisted: int = 0  # listings taken out of works their profile no longer lists
     docs_deleted: int = 0  # works deleted with their last listing
+    works_joined: int = 0  # work documents merged into another of the same paper
     listings_ignored: int = 0  # listings older than their profile's unlist (tombstones)
     merged: int = 0
     conflicts: int = 0
@@ -134,6 +143,7 @@ class WriteReport:
             stat_keys.INDEX_ENRICHMENTS_DELIVERED: self.enrichments_delivered,
             stat_keys.INDEX_UNLISTED: self.unlisted,
             stat_keys.INDEX_DOCS_DELETED: self.docs_deleted,
+            stat_keys.INDEX_WORKS_JOINED: self.works_joined,
             stat_keys.INDEX_LISTINGS_IGNORED: self.listings_ignored,
             stat_keys.INDEX_MERGED: self.merged,
             stat_keys.INDEX_CONFLICTS: self.conflicts,
@@ -149,8 +159,8 @@ class WriteReport:
         """Accumulate another report into this one."""
         for name in ("docs_written", "docs_created", "docs_unchanged", "listings_delivered",
                      "researchers_delivered", "enrichments_delivered", "unlists_delivered",
-                     "unlisted", "docs_deleted", "listings_ignored", "merged", "conflicts",
-                     "retries", "bulk_requests", "dead_lettered"):
+                     "unlisted", "docs_deleted", "works_joined", "listings_ignored", "merged",
+                     "conflicts", "retries", "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dead_letter_codes.update(other.dead_letter_codes)
         self.written |= other.written
@@ -220,6 +230,9 @@ class BulkWriter:
         self._sleep = sleep
         self._backoff = self.policy.wait()
         self._tombstones: str | None = None  # the tombstones index, once known to exist
+        self.joiner = WorkJoiner(client, prefix, policy, sleep)
+        # Work documents delivered by this ``write`` that carry a verified match: to join.
+        self._joinable: dict[str, Mapping[str, Any]] = {}
 
     def write(self, changes: Iterable[Change], *, hold: bool = False) -> WriteReport:
         """Deliver every change or dead-letter it; never raises for a failed request.
@@ -230,6 +243,7 @@ class BulkWriter:
         """
         report = WriteReport()
         batch = list(changes)
+        self._joinable = {}
         try:
             unlists, batch = self._unlists(batch, report, hold)
         except IndexUnavailable as exc:  # not retryable: auth, TLS, missing index
@@ -245,7 +259,30 @@ class BulkWriter:
             report.held = batch
         else:
             self._deliver(batch, report, hold)
+        if not report.fatal:
+            self._join(report)
         return report
+
+    def _join(self, report: WriteReport) -> None:
+        """Merge the delivered works that are one paper (``indexing.identity``).
+
+        Nothing is lost when it fails: every listing is still in a document, and the
+        next write of any document of the paper joins them.
+        """
+        joinable, self._joinable = self._joinable, {}
+        if not joinable:
+            return
+        try:
+            joined = self.joiner.join(joinable)
+        except IndexUnavailable as exc:
+            logger.warning("could not join the works of one paper yet (the next write of "
+                           "one of them will): %s", exc)
+            return
+        report.works_joined += joined.works_joined
+        report.docs_written += joined.docs_written
+        report.conflicts += joined.conflicts
+        report.bulk_requests += joined.bulk_requests
+        report.written |= {("works", wid) for wid in joined.written}
 
     def _deliver(self, changes: Iterable[Change], report: WriteReport, hold: bool) -> None:
         pending = _group(changes)
@@ -344,6 +381,17 @@ class BulkWriter:
     def _round(self, pending: dict[tuple[str, str], _Doc], report: WriteReport) -> None:
         if not self._read(pending):
             return
+        for _ in range(MAX_HOPS):
+            try:
+                if not self._follow_redirects(pending):
+                    break
+            except IndexUnavailable as exc:
+                if not exc.retryable:
+                    raise
+                self._unavailable(list(pending.values()), exc)
+                return
+            if not self._read(pending):
+                return
         ready: list[_Doc] = []
         for key, doc in list(pending.items()):
             self._merge(doc, report)
@@ -381,11 +429,51 @@ class BulkWriter:
         except IndexUnavailable as exc:
             if not exc.retryable:
                 raise
-            for doc in docs:
-                doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
-            logger.warning("OpenSearch read failed, will retry: %s", exc)
+            self._unavailable(docs, exc)
             return False
         return True
+
+    @staticmethod
+    def _unavailable(docs: list[_Doc], exc: IndexUnavailable) -> None:
+        for doc in docs:
+            doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
+        logger.warning("OpenSearch read failed, will retry: %s", exc)
+
+    def _follow_redirects(self, pending: dict[tuple[str, str], _Doc]) -> bool:
+        """Send the changes of works the index does not hold to the documents their ids
+        were merged into; True when some moved (the round reads again).
+
+        Changes moved earlier to a document that is gone since go back to their own id
+        first, then follow again: a change is never folded into a document that does
+        not hold its ``work_id``.
+        """
+        missing = [doc for key, doc in pending.items()
+                   if key[0] == "works" and doc.base is None]
+        if not missing:
+            return False
+        moved = False
+        for doc in missing:
+            strays = [c for c in doc.changes if c.doc_id != doc.doc_id]
+            if strays:
+                doc.changes = [c for c in doc.changes if c.doc_id == doc.doc_id]
+                for change in strays:
+                    _add(pending, "works", change.doc_id, change)
+                moved = True
+        ids = sorted({c.doc_id for key, doc in pending.items()
+                      if key[0] == "works" and doc.base is None for c in doc.changes})
+        targets = self.joiner.redirects(ids) if ids else {}
+        for work_id, target in targets.items():
+            source = pending.get(("works", work_id))
+            if source is None:
+                continue
+            going = [c for c in source.changes if c.doc_id == work_id]
+            source.changes = [c for c in source.changes if c.doc_id != work_id]
+            for change in going:
+                _add(pending, "works", target, change)
+            moved = True
+        for key in [k for k, doc in pending.items() if not doc.changes]:
+            del pending[key]
+        return moved
 
     def _read_tombstones(self, docs: list[_Doc]) -> None:
         """Load the tombstones of works read just before (after them: see the docstring)."""
@@ -543,6 +631,8 @@ class BulkWriter:
         report.merged += max(0, kinds["work"] - (1 if created and doc.index == "works" else 0))
         if written:
             report.unlisted += doc.unlisted
+        if doc.index == "works" and doc.merged is not None and identity_keys(doc.merged):
+            self._joinable[doc.doc_id] = doc.merged
         if written and doc.merged is None:
             report.docs_deleted += 1
         elif written:
@@ -575,11 +665,15 @@ class BulkWriter:
 def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:
     docs: dict[tuple[str, str], _Doc] = {}
     for change in changes:
-        key = (change.index, change.doc_id)
-        docs.setdefault(key, _Doc(change.index, change.doc_id, [])).changes.append(change)
-    for doc in docs.values():
-        doc.changes.sort(key=lambda c: _KIND_ORDER[c.kind])
+        _add(docs, change.index, change.doc_id, change)
     return docs
+
+
+def _add(docs: dict[tuple[str, str], _Doc], index: str, doc_id: str, change: Change) -> None:
+    """``change`` into document ``doc_id``'s changes, kept in ``_KIND_ORDER`` (stable)."""
+    doc = docs.setdefault((index, doc_id), _Doc(index, doc_id, []))
+    doc.changes.append(change)
+    doc.changes.sort(key=lambda c: _KIND_ORDER[c.kind])
 
 
 class _CountingClient:

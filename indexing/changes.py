@@ -180,7 +180,8 @@ def fold_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any]
         researcher_id = change.data.get("researcher_id")
         if not isinstance(researcher_id, str) or not researcher_id:
             raise InvalidItem(f"unlist of work {change.doc_id!r} names no researcher")
-        return unlist_listing(doc, researcher_id, change.seen_at)
+        return unlist_listing(doc, researcher_id, change.seen_at,
+                              str(change.data.get("work_id") or change.doc_id))
     return apply_change(doc, change)
 
 

@@ -25,6 +25,12 @@ so re-enrichment and re-crawls in any order give the same document:
 - ``categories``: arXiv's category codes (``cs.LG``) join the listings' tags.
 
 A later answer without a match (status ``none``) takes them out again.
+
+One paper may come under several ``work_id``s (a preprint title and a later one that
+both verify as the same arXiv paper): ``merge_works`` folds such documents into one,
+keyed by the smallest id; it keeps every listing with the ``work_id`` it came under,
+and ``work_ids`` names every id the document holds (``indexing.identity`` decides
+when to merge and writes it).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from indexing.errors import InvalidItem
 
 # Work item fields kept per listing, as provenance and as the input of derived fields.
 LISTING_FIELDS = (
-    "researcher_id", "researcher_name", "researcher_url", "source", "position", "title",
+    "work_id", "researcher_id", "researcher_name", "researcher_url", "source", "position", "title",
     "abstract", "type", "venue", "year", "date", "category", "score", "code", "authors",
     "authors_truncated",
 )
@@ -85,24 +91,84 @@ def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
                   seen_at: str | datetime, first_seen: str | None = None) -> dict[str, Any]:
     """``doc`` with ``listing`` (a WorkItem as a mapping) merged in, as a new document.
 
+    ``doc`` must hold the listing's ``work_id`` (its own, or one merged into it).
     ``first_seen``: an earlier time the profile was seen listing the work, kept by
     its tombstone while the listing was gone (``indexing.tombstones``).
     """
     work_id = _required(listing, "work_id")
-    if doc is not None and doc.get("work_id") != work_id:
+    if doc is not None and work_id not in doc_work_ids(doc):
         raise InvalidItem(f"listing of {work_id!r} merged into document {doc.get('work_id')!r}")
+    doc_id = _required(doc, "work_id") if doc is not None else work_id
     entry = _listing_entry(listing, timestamp(seen_at))
     if first_seen is not None:
         entry["first_seen"] = min(entry["first_seen"], timestamp(first_seen))
-    entries = {e["researcher_id"]: _clone(e) for e in (doc or {}).get("listings") or ()}
-    old = entries.get(entry["researcher_id"])
-    entries[entry["researcher_id"]] = entry if old is None else _combine(old, entry)
-    return _work_doc(work_id, [entries[k] for k in sorted(entries)], doc or {})
+    entries = _entries(doc)
+    key = _entry_key(entry, doc_id)
+    old = entries.get(key)
+    entries[key] = entry if old is None else _combine(old, entry)
+    return _work_doc(doc_id, [entries[k] for k in sorted(entries)], doc or {})
+
+
+def doc_work_ids(doc: Mapping[str, Any]) -> list[str]:
+    """Every ``work_id`` a work document holds (its own, and those merged into it)."""
+    ids = doc.get("work_ids")
+    return list(ids) if isinstance(ids, list) and ids else [str(doc.get("work_id"))]
+
+
+def merge_works(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """One work document holding every listing of ``docs`` (documents of one paper).
+
+    Its ``work_id`` is the smallest of theirs, so every writer picks the same one; each
+    listing keeps the ``work_id`` it came under, and ``work_ids`` names them all. The
+    enrichment state is the one ``apply_enrichment`` would keep. Pure, idempotent and
+    independent of the order of ``docs``: the result merged again with any of them
+    (or with itself) is the result.
+    """
+    docs = [d for d in docs if d]
+    if not docs:
+        raise InvalidItem("no work document to merge")
+    doc_id = min(_required(d, "work_id") for d in docs)
+    entries: dict[tuple[str, str], dict[str, Any]] = {}
+    for doc in docs:
+        for key, entry in _entries(doc).items():
+            old = entries.get(key)
+            entries[key] = entry if old is None else _combine(old, entry)
+    enriched = [d for d in docs if d.get("enrichment")]
+    state: Mapping[str, Any] = {}
+    if enriched:
+        state = max(enriched, key=_enrichment_rank)
+    previous = {
+        "work_ids": sorted({i for d in docs for i in doc_work_ids(d)}),
+        "arxiv_id": state.get("arxiv_id"), "arxiv": state.get("arxiv"),
+        "enrichment": state.get("enrichment"),
+    }
+    return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous)
+
+
+def _entries(doc: Mapping[str, Any] | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """A document's listings by (profile, work_id); stored listings without ``work_id``
+    (written before documents could merge) came under the document's own."""
+    if doc is None:
+        return {}
+    doc_id = str(doc.get("work_id"))
+    entries = {}
+    for stored in doc.get("listings") or ():
+        entry = _clone(stored)
+        entry["work_id"] = entry.get("work_id") or doc_id
+        entries[_entry_key(entry, doc_id)] = entry
+    return entries
+
+
+def _entry_key(entry: Mapping[str, Any], doc_id: str) -> tuple[str, str]:
+    return (str(entry["researcher_id"]), str(entry.get("work_id") or doc_id))
 
 
 def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
-                   seen_at: str | datetime) -> dict[str, Any] | None:
+                   seen_at: str | datetime, work_id: str | None = None) -> dict[str, Any] | None:
     """``doc`` without ``researcher_id``'s listing, as a new document; None when none remains.
+
+    ``work_id``: only the listing that came under that id (a document merged from
+    several ids may hold one profile's listings under two titles); None: all of them.
 
     ``seen_at`` is when the profile was seen without the work. A listing seen at or
     after it stays: the profile listed the work again since (a later or concurrent
@@ -113,8 +179,13 @@ def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
         return None
     seen = timestamp(seen_at)
     listings = doc.get("listings") or []
-    kept = [_clone(e) for e in listings
-            if e.get("researcher_id") != researcher_id or e.get("last_seen", "") >= seen]
+    doc_id = str(doc.get("work_id"))
+
+    def unlisted(e: Mapping[str, Any]) -> bool:
+        return (e.get("researcher_id") == researcher_id and e.get("last_seen", "") < seen
+                and work_id in (None, e.get("work_id") or doc_id))
+
+    kept = [_clone(e) for e in listings if not unlisted(e)]
     if len(kept) == len(listings):
         return _clone(dict(doc))
     if not kept:
@@ -207,8 +278,14 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     dates = [e["date"] for e in entries if e["date"]]
     scores = [e["score"] for e in entries if isinstance(e["score"], int | float)]
     derived = _arxiv_derived(entries, previous)
+    profiles: dict[str, Mapping[str, Any]] = {}
+    for e in entries:  # one per profile, from its newest listing (a total order)
+        if e["researcher_id"] not in profiles or _newer(e, profiles[e["researcher_id"]]):
+            profiles[e["researcher_id"]] = e
     return {
         "work_id": work_id,
+        "work_ids": sorted({work_id, *(previous.get("work_ids") or ()),
+                            *(e.get("work_id") or work_id for e in entries)}),
         "title": max(titles, key=_title_rank) if titles else "",
         "abstract": max(abstracts, key=lambda a: (len(a), a)) if abstracts else None,
         # A paper's year is when it first appeared anywhere (the preprint).
@@ -221,11 +298,11 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
         "score": max(scores) if scores else None,
         "has_code": any(e["code"] is True for e in entries),
         "authors": derived["authors"],
-        "profile_count": len(entries),
+        "profile_count": len(profiles),
         "profiles": [
             {"id": e["researcher_id"], "name": e["researcher_name"],
              "url": e["researcher_url"], "source": e["source"]}
-            for e in entries
+            for e in (profiles[k] for k in sorted(profiles))
         ],
         "listings": entries,
         "first_seen": min(e["first_seen"] for e in entries),
@@ -379,10 +456,13 @@ def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     nothing new, so a re-crawl queued again must not erase a match); among equals
     the newest wins, then the larger content.
     """
-    def rank(state: Mapping[str, Any]) -> tuple[bool, str, str]:
-        info = state["enrichment"]
-        return (info["status"] != PENDING, info["updated_at"], _canonical(state))
-    return rank(a) >= rank(b)
+    return _enrichment_rank(a) >= _enrichment_rank(b)
+
+
+def _enrichment_rank(state: Mapping[str, Any]) -> tuple[bool, str, str]:
+    info = state["enrichment"]
+    body = {"arxiv": state.get("arxiv"), "enrichment": info}
+    return (info["status"] != PENDING, info["updated_at"], _canonical(body))
 
 
 def _canonical(value: Mapping[str, Any]) -> str:

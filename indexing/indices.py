@@ -35,7 +35,9 @@ LOCK_INDEX = "reindex-lock"
 # One document per work a profile unlisted (indexing.tombstones): a plain index, no alias;
 # work ids are the same in every version of works, so a reindex leaves it as it is.
 TOMBSTONES_INDEX = "tombstones"
-MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX, TOMBSTONES_INDEX)  # index_mappings/*
+IDENTITIES_INDEX = "work-identities"  # works merged under several work_ids (indexing.identity)
+MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX, TOMBSTONES_INDEX,
+                  IDENTITIES_INDEX)  # index_mappings/*
 MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
 
 
@@ -182,7 +184,7 @@ def ensure_plain_index(client: OpenSearch, prefix: str, name: str) -> str:
     """``{prefix}{name}`` as a plain index (no alias, no versions); created on first use.
 
     For small bookkeeping indices that are never reindexed (``LOCK_INDEX``,
-    ``TOMBSTONES_INDEX``); safe
+    ``TOMBSTONES_INDEX``, ``IDENTITIES_INDEX``); safe
     when two processes create it at once.
     """
     index = alias_name(prefix, name)

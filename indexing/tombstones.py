@@ -28,7 +28,7 @@ the work and reads again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,20 @@ def fold_with_tombstone(doc: Mapping[str, Any] | None, tombstone: Mapping[str, A
     if change.seen_at < entry["unlisted_at"] and not lists(doc, researcher_id):
         return Folded(doc, tomb, ignored=True)
     return Folded(merge_listing(doc, change.data, change.seen_at, entry.get("first_seen")), tomb)
+
+
+def merge_tombstones(work_id: str, tombstones: Iterable[Mapping[str, Any] | None]
+                     ) -> Mapping[str, Any] | None:
+    """One tombstone for work ``work_id`` holding every record of ``tombstones`` (the
+    tombstones of documents merged into it, ``indexing.identity``). Pure, idempotent,
+    order-independent; None when none has a record."""
+    merged: Mapping[str, Any] | None = None
+    for tombstone in tombstones:
+        for entry in (tombstone or {}).get("unlisted") or ():
+            merged = _record(merged, work_id, entry["researcher_id"],
+                             unlisted_at=entry.get("unlisted_at"),
+                             first_seen=entry.get("first_seen"))
+    return merged
 
 
 def unlisted_entry(tombstone: Mapping[str, Any] | None,

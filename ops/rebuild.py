@@ -8,6 +8,9 @@ listing, one for the enrichment -- and folded back together with
 code as it is now, so a fixed or extended transform reaches documents written by
 older code. With unchanged code the result equals the stored document.
 
+A work merged from several ``work_id``s (``indexing.identity``) keeps them: each
+listing is replayed under the id it came under, into a document that holds them all.
+
 Each listing and each researcher profile is replayed twice, at its ``first_seen``
 and at its ``last_seen``: a merge keeps the earliest first-seen and the latest
 last-seen, so both times survive the round trip.
@@ -19,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from indexing.changes import Change, apply_change, enrichment_change
-from indexing.documents import LISTING_FIELDS
+from indexing.documents import LISTING_FIELDS, doc_work_ids
 from indexing.errors import InvalidItem
 
 
@@ -35,7 +38,11 @@ def document_changes(name: str, doc_id: str, doc: Mapping[str, Any]) -> list[Cha
 def rebuild(name: str, doc_id: str, doc: Mapping[str, Any]) -> dict[str, Any]:
     """``doc`` re-derived from its inputs by the current transform (a new dict)."""
     rebuilt: dict[str, Any] | None = None
-    for change in document_changes(name, doc_id, doc):
+    changes = document_changes(name, doc_id, doc)
+    if name == "works" and changes and len(doc_work_ids(doc)) > 1:
+        # Listings of every id it holds may come in any order: start from its ids.
+        rebuilt = {"work_id": doc_id, "work_ids": doc_work_ids(doc), "listings": []}
+    for change in changes:
         rebuilt = apply_change(rebuilt, change)
     if rebuilt is None:
         raise InvalidItem(f"{name} document {doc_id!r} has nothing to rebuild it from")
@@ -46,7 +53,7 @@ def _work_changes(work_id: str, doc: Mapping[str, Any]) -> list[Change]:
     changes: list[Change] = []
     for entry in doc.get("listings") or ():
         listing = {name: entry.get(name) for name in LISTING_FIELDS}
-        listing.update(kind="work", work_id=work_id)
+        listing.update(kind="work", work_id=entry.get("work_id") or work_id)
         changes.extend(Change("work", work_id, listing, seen)
                        for seen in _seen_times(entry))
     enrichment = doc.get("enrichment")

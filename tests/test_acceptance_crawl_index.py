@@ -177,7 +177,7 @@ def test_enrichment_attaches_right_ids_only_with_few_requests(site, tmp_path, op
         # arXiv's authors and categories are the work's own, for the facets and the API.
         relibra = by_title(docs, RELIBRA)
         [entry] = [e for e in papers if e["title"] == RELIBRA]
-        assert len(entry["authors"]) == 5 and len(relibra["listings"]) == 2
+        assert len(entry["authors"]) == 9 and len(relibra["listings"]) == 2
         assert relibra["authors"] == entry["authors"]  # one spelling per person, arXiv's order
         assert {"cs.DC", "cs.LG"} <= set(relibra["categories"])
         facet = search_api(opensearch_config)["facets"]["category"]

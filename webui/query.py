@@ -22,7 +22,9 @@ from webui.highlight import MARK_CLOSE, MARK_OPEN
 from webui.params import SearchRequest
 
 # Where the query text looks, and how much each field counts: titles weigh most.
-TEXT_FIELDS = ("title^3", "abstract", "authors.text", "profiles.name.text", "arxiv.title")
+# listings.title: a paper listed under an earlier title is found by that title too.
+TEXT_FIELDS = ("title^3", "abstract", "authors.text", "profiles.name.text", "arxiv.title",
+               "listings.title")
 # simple_query_string operators we offer: "quoted phrases", -exclude, a | b (and OR),
 # +, parentheses. No prefix*, fuzzy~ or slop: costly, and nobody asked.
 QUERY_FLAGS = "AND|OR|NOT|PHRASE|PRECEDENCE|WHITESPACE|ESCAPE"
