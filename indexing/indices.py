@@ -202,26 +202,60 @@ def ensure_plain_index(client: OpenSearch, prefix: str, name: str) -> str:
 def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
     """Make sure the works and researchers aliases exist (``ensure_alias``).
 
-    Returns alias name -> concrete index. Warns when an alias points at an index
-    older than the mapping file (ops should reindex).
+    Returns alias name -> concrete index. An existing index of the same mapping
+    version gets the fields its file added since it was created (``add_new_fields``);
+    one of another version only a warning (ops should reindex).
     """
     targets = {}
     for name in INDEX_NAMES:
         target, created = ensure_alias(client, prefix, name)
         if not created:
-            _warn_if_stale(client, alias_name(prefix, name), target, name)
+            _upgrade_in_place(client, alias_name(prefix, name), target, name)
         targets[alias_name(prefix, name)] = target
     return targets
 
 
-def _warn_if_stale(client: OpenSearch, alias: str, index: str, name: str) -> None:
+def missing_fields(live: Mapping[str, Any], wanted: Mapping[str, Any], path: str = "") -> list[str]:
+    """Field paths ``wanted`` (a mapping's ``properties``) declares and ``live`` lacks."""
+    missing = []
+    for name, spec in wanted.items():
+        if name not in live:
+            missing.append(path + name)
+        elif "properties" in spec:
+            missing += missing_fields(live[name].get("properties", {}), spec["properties"],
+                                      f"{path}{name}.")
+    return missing
+
+
+def _upgrade_in_place(client: OpenSearch, alias: str, index: str, name: str) -> None:
     with translate_errors(f"get mapping {index}"):
         mapping = client.indices.get_mapping(index=index)[index]["mappings"]
-    live = int(mapping.get("_meta", {}).get("version", 0))
-    wanted = mapping_version(name)
+    live, wanted = int(mapping.get("_meta", {}).get("version", 0)), mapping_version(name)
     if live != wanted:
         logger.warning("alias %s points at %s (mapping v%s) but index_mappings/%s.json is v%s: "
                        "run `scholarindex reindex`", alias, index, live, name, wanted)
+        return
+    add_new_fields(client, index, name, mapping)
+
+
+def add_new_fields(client: OpenSearch, index: str, name: str,
+                   live: Mapping[str, Any] | None = None) -> list[str]:
+    """Add the fields ``index_mappings/{name}.json`` declares and ``index`` lacks.
+
+    New fields are the one mapping change an index takes in place (a strict
+    mapping would refuse documents carrying them); changed fields still need a
+    reindex, and OpenSearch refuses them here. Returns the fields added.
+    """
+    if live is None:
+        with translate_errors(f"get mapping {index}"):
+            live = client.indices.get_mapping(index=index)[index]["mappings"]
+    wanted = load_mapping(name)["mappings"]["properties"]
+    added = missing_fields(live.get("properties", {}), wanted)
+    if added:
+        with translate_errors(f"put mapping {index}"):
+            client.indices.put_mapping(index=index, body={"properties": wanted})
+        logger.info("added the fields %s to %s", ", ".join(added), index)
+    return added
 
 
 # --- for the ops CLI (reindex, rollback, status) -------------------------------------------

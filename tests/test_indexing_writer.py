@@ -18,9 +18,12 @@ from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.indices import (
     alias_target,
+    concrete_name,
+    create_index,
     create_version,
     ensure_aliases,
     list_versions,
+    load_mapping,
     mapping_version,
     swap_alias,
 )
@@ -139,6 +142,24 @@ def test_replay_gives_the_same_index_as_a_clean_write(
             snapshot(opensearch_client, clean_prefix + alias)
     assert dead.read_text() == "{not json\n"
     assert not list(tmp_path.glob("dl.jsonl.replay-*"))
+
+
+def test_an_index_of_the_same_version_gets_new_fields_in_place(
+        opensearch_client: OpenSearch, index_prefix: str, tmp_path: Path) -> None:
+    """A field added to the mapping file reaches an existing index: no document refused."""
+    body = load_mapping("works")
+    properties = body["mappings"]["properties"]
+    del properties["work_ids"], properties["listings"]["properties"]["work_id"]
+    index = concrete_name(index_prefix, "works", mapping_version("works"))
+    create_index(opensearch_client, index, body)  # as created before the fields were added
+    opensearch_client.indices.put_alias(index=index, name=f"{index_prefix}works")
+    ensure_aliases(opensearch_client, index_prefix)
+    live = opensearch_client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
+    assert "work_ids" in live and "work_id" in live["listings"]["properties"]
+    writer = BulkWriter(opensearch_client, index_prefix, DeadLetterFile(tmp_path / "dl.jsonl"),
+                        writer_retry_with())
+    report = writer.write([change_from_item(CHAO, T1)])
+    assert report.listings_delivered == 1 and not (tmp_path / "dl.jsonl").exists()
 
 
 def test_aliases_versions_and_swap(opensearch_client: OpenSearch, index_prefix: str) -> None:
