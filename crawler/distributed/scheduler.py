@@ -36,7 +36,7 @@ from weakref import WeakKeyDictionary
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
-from scrapy.utils.request import request_from_dict, request_to_dict
+from scrapy.utils.request import request_from_dict
 from twisted.internet.task import LoopingCall
 
 from core import stat_keys
@@ -70,7 +70,7 @@ def job_definition(urls: str | None, url_file: str | None, follow: Any) -> str:
 
 
 def serialize(request: Request, spider: Spider) -> bytes:
-    return pickle.dumps(request_to_dict(request, spider=spider), protocol=4)
+    return pickle.dumps(request.to_dict(spider=spider), protocol=4)
 
 
 def deserialize(payload: bytes, spider: Spider) -> Request:
