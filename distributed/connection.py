@@ -69,6 +69,7 @@ class RedisLink:
                                            health_check_interval=30)
         self._sleep = sleep
         self.retries = 0  # calls repeated because Redis was unreachable
+        self.round_trips = 0  # calls that reached Redis (a pipeline or a script is one)
 
     @classmethod
     def from_config(cls, config: RedisConfig) -> RedisLink:
@@ -80,7 +81,7 @@ class RedisLink:
         wait = 0.05
         while True:
             try:
-                return fn(self.client)
+                result = fn(self.client)
             except _TRANSIENT as exc:
                 now = time.monotonic()
                 if deadline is None:
@@ -95,6 +96,11 @@ class RedisLink:
                 self.retries += 1
                 self._sleep(min(wait, max(deadline - now, 0.0)))
                 wait = min(wait * 2, 2.0)
+                continue
+            self.round_trips += 1
+            if deadline is not None:
+                logger.warning("Redis at %s answers again", redact_url(self.url))
+            return result
 
     def close(self) -> None:
         self.client.close()

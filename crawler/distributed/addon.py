@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from scrapy.settings import BaseSettings
 
-from core.flags import as_bool
-
 SCHEDULER = "crawler.distributed.scheduler.RedisScheduler"
 SPIDER_MIDDLEWARES = {
     # Closest to the engine: sees every item the page yields after the other middlewares.
@@ -32,6 +30,5 @@ class DistributedCrawl:
         middlewares = settings.getdict("SPIDER_MIDDLEWARES")
         settings.set("SPIDER_MIDDLEWARES", {**middlewares, **SPIDER_MIDDLEWARES},
                      priority="addon")
-        # JOBDIR's local request queue means nothing here: Redis keeps the frontier.
-        if as_bool(settings.get("RUN_JOBDIR_RESET", True)) and settings.get("JOBDIR"):
-            settings.set("JOBDIR", None, priority="addon")
+        # A JOBDIR (the cron and systemd recipes give one) is harmless: this scheduler keeps
+        # no requests there, Redis does; the run id comes from the job's record.

@@ -164,6 +164,7 @@ class RedisScheduler:
             self.stats.inc_value(stat_keys.FRONTIER_RELEASED, released)
             finished = finish(self.link, self.keys, self.run_id)
             leave(self.link, self.keys, self.worker)
+            self.stats.set_value(stat_keys.FRONTIER_ROUND_TRIPS, self.link.round_trips)
         except RedisUnavailable as exc:
             logger.error("%s; the leases of this worker expire by themselves", exc)
             return
