@@ -33,7 +33,8 @@ PROFILES = 200
 
 def index_settings(config: OpenSearchConfig, prefix: str) -> dict[str, str]:
     return {"INDEX_ENABLED": "true", "OPENSEARCH_URL": config.url, "INDEX_PREFIX": prefix,
-            "INDEX_FLUSH_INTERVAL": "0.5", "INDEX_BATCH_SIZE": "200"}
+            # Few, large bulk requests: osmem-server re-indexes on each that overwrites.
+            "INDEX_FLUSH_INTERVAL": "3", "INDEX_BATCH_SIZE": "2000", "INDEX_MAX_BUFFER": "8000"}
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict]:

@@ -36,6 +36,7 @@ from weakref import WeakKeyDictionary
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.request import request_from_dict
 from twisted.internet.task import LoopingCall
 
@@ -53,7 +54,9 @@ from pipelines.signals import index_delivered, index_flush_started
 logger = logging.getLogger(__name__)
 
 INDEX_PIPELINE = "pipelines.index.OpenSearchIndexPipeline"
-_PUSH_BATCH = 100
+# The close reason when Redis stayed unreachable: the verdict makes it exit 3.
+CLOSE_REASON = "redis_unavailable"
+_PUSH_BATCH = 500
 _SCHEDULERS: WeakKeyDictionary[Crawler, RedisScheduler] = WeakKeyDictionary()
 
 
@@ -101,6 +104,7 @@ class RedisScheduler:
         self._acks: list[str] = []
         self._flush_started = 0
         self._closing = False
+        self._unavailable = False  # Redis stayed away past REDIS_RETRY_SECONDS
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._ticker: LoopingCall | None = None
         self.tracker = PageTracker.of(crawler)
@@ -153,6 +157,9 @@ class RedisScheduler:
         self._closing = True
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
+        if self._unavailable:
+            self.link.close()
+            return
         try:
             self._flush_pushes()
             # The pipelines have closed: what they had is in the index or dead-lettered.
@@ -194,12 +201,25 @@ class RedisScheduler:
         return True
 
     def next_request(self) -> Request | None:
-        self._flush_pushes()
-        if len(self._acks) >= self.take_batch:
-            self._flush_acks()
-        if not self._local and not self._closing:
-            self._take()
+        try:
+            if len(self._acks) >= self.take_batch:
+                self._flush_acks()
+            if not self._local and not self._closing:
+                self._flush_pushes()  # links found so far become takeable, by anyone
+                self._take()
+        except RedisUnavailable as exc:
+            self._give_up(exc)
         return self._local.popleft() if self._local else None
+
+    def _give_up(self, exc: RedisUnavailable) -> None:
+        """Redis stayed away past REDIS_RETRY_SECONDS: close (exit 3); leases expire."""
+        if self._unavailable:
+            return
+        self._unavailable = True
+        self._closing = True
+        logger.error("%s; closing this worker (its leases expire and go back to the queue)",
+                     exc)
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON))
 
     # --- seeding (crawler.distributed.seeding) --------------------------------------------
 
@@ -264,15 +284,27 @@ class RedisScheduler:
         heartbeat(self.link, self.keys, self.worker, self.config.lease_seconds, info)
 
     def _tick(self) -> None:
-        self._flush_pushes()
-        self._flush_acks()
-        self.frontier.renew(sorted(self._held))
-        self._beat()
+        if self._unavailable:
+            return
+        try:
+            self._flush_pushes()
+            self._flush_acks()
+            self.frontier.renew(sorted(self._held))
+            self._beat()
+        except RedisUnavailable as exc:
+            self._give_up(exc)
 
     def _idle(self, spider: Spider) -> None:
-        self._flush_pushes()
-        self._flush_acks()
-        if self._held:  # pages of this worker still on their way to the index
-            raise DontCloseSpider
-        if not self.frontier.state().idle:  # queued, or leased by a worker that may die
+        if self._unavailable:
+            return
+        try:
+            self._flush_pushes()
+            self._flush_acks()
+            done = not self._held and self.frontier.state().idle
+        except RedisUnavailable as exc:
+            self._give_up(exc)
+            return
+        # Not done: pages of this worker still on their way to the index, requests
+        # queued, or leased by a worker that may yet die.
+        if not done:
             raise DontCloseSpider
