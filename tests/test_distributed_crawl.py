@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from crawler.distributed.addon import distributed_enabled
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
-from tests.support.crawl import crawl_profiles, project_settings
+from tests.support.crawl import crawl_profiles
 from tests.support.distributed import bench_site, start_worker, wait_until
 from tests.support.index_contents import snapshot, untimed
 from tests.support.redis import RedisServer
@@ -153,8 +152,3 @@ def test_a_different_job_under_a_running_name_is_refused_and_a_drained_worker_ha
     finally:
         site.server.__exit__(None, None, None)
 
-
-def test_without_redis_url_the_default_scheduler_runs() -> None:
-    settings = project_settings({})
-    assert not distributed_enabled(settings)
-    assert settings["SCHEDULER"] == "scrapy.core.scheduler.Scheduler"
