@@ -98,10 +98,10 @@ def crawl(workdir: Path, redis: RedisServer, url_file: Path, workers: int,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profiles", type=int, default=2000)
-    parser.add_argument("--quick", action="store_true", help="60 profiles, 1 and 2 workers")
+    parser.add_argument("--quick", action="store_true", help="40 profiles, 1 and 2 workers")
     parser.add_argument("--out", type=Path, default=Path("bench-distributed.json"))
     args = parser.parse_args(argv)
-    profiles = 60 if args.quick else args.profiles
+    profiles = 40 if args.quick else args.profiles
     counts = (1, 2) if args.quick else WORKER_COUNTS
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-distributed-") as tmp:

@@ -203,6 +203,9 @@ REDIS_RETRY_SECONDS = 300.0
 REDIS_TAKE_BATCH = 4
 # A request taken this many times without an acknowledgement is set aside (job:NAME:dead).
 REDIS_MAX_DELIVERIES = 5
+# Set by the crawl command: the run of the job it joined, so a worker still starting up
+# when that run finishes does not start the job again. Not for setting by hand.
+REDIS_RUN_ID = ""
 
 # --- Environment -------------------------------------------------------------------------
 # Applies ENVIRONMENT_SETTINGS from the environment before the crawl starts.

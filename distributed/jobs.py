@@ -5,7 +5,9 @@ same definition (the digest of its URL list and options) joins it; a worker with
 different definition is refused (the crawl exits 75, as a second run of a job does
 on one machine). A job that ``finished`` (a worker found nothing queued and nothing
 leased), or was never run, starts a new run: a new run id, an empty queue and
-seen-set. A run whose workers all died stays ``running`` and is resumed by the next
+seen-set; but a worker that had already joined the run that finished (a slow one,
+still starting up) finds it finished and has nothing to do: it does not start the
+whole job again. A run whose workers all died stays ``running`` and is resumed by the next
 worker of the same definition.
 """
 
@@ -24,9 +26,13 @@ from typing import Any
 from distributed.connection import RedisLink
 from distributed.keys import JobKeys
 
-# KEYS: record, jobs set, run keys...; ARGV: definition, new run id, now, job name
+# KEYS: record, jobs set, run keys...; ARGV: definition, new run id, now, job name,
+# the run this worker joined before (or "")
 _JOIN = """
 local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'finished' and ARGV[5] ~= '' and redis.call('HGET', KEYS[1], 'run_id') == ARGV[5] then
+  return {'finished', ARGV[5]}
+end
 if state == 'running' then
   local definition = redis.call('HGET', KEYS[1], 'definition')
   if definition ~= ARGV[1] then return {'refused', definition or ''} end
@@ -77,7 +83,8 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class Joined:
-    outcome: str  # "started" a new run, "joined" a running one, or "refused"
+    outcome: str  # "started" a new run, "joined" a running one, "finished" (the run joined
+    # before is over), or "refused"
     run_id: str  # for "refused": the definition of the running job
 
     @property
@@ -85,12 +92,17 @@ class Joined:
         return self.outcome == "refused"
 
 
-def join(link: RedisLink, keys: JobKeys, definition: str) -> Joined:
-    """Join the job's running run, start a new run, or be refused (see the module doc)."""
+def join(link: RedisLink, keys: JobKeys, definition: str, joined_run: str = "") -> Joined:
+    """Join the job's running run, start a new run, or be refused (see the module doc).
+
+    ``joined_run``: the run this worker joined earlier (the crawl command joins before
+    Scrapy starts); if that run has finished since, the outcome is "finished".
+    """
     script = link.client.register_script(_JOIN)
     outcome, value = link.call(lambda c: script(
         keys=[keys.record, keys.jobs, *keys.run_keys()],
-        args=[definition, uuid.uuid4().hex, _now(), keys.job], client=c), "join job")
+        args=[definition, uuid.uuid4().hex, _now(), keys.job, joined_run], client=c),
+        "join job")
     return Joined(outcome.decode(), value.decode())
 
 

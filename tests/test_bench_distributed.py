@@ -25,6 +25,6 @@ def test_quick_distributed_bench_measures_every_figure(tmp_path: Path) -> None:
     runs = json.loads(out.read_text())["runs"]
     assert [r["workers"] for r in runs] == [1, 2]
     for run in runs:
-        assert sum(run["parsed_per_worker"]) == run["pages"] == 60
+        assert sum(run["parsed_per_worker"]) == run["pages"] == 40
         assert run["pages_per_second"] > 0 and run["cpu_ms_per_page"] > 0
         assert 0 < run["redis_round_trips_per_page"] < run["redis_commands_per_page"]

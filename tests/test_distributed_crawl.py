@@ -27,7 +27,7 @@ from tests.support.redis import RedisServer
 
 pytestmark = [pytest.mark.process, pytest.mark.slow]
 
-PROFILES = 200
+PROFILES = 160
 
 
 def index_settings(config: OpenSearchConfig, prefix: str) -> dict[str, str]:

@@ -110,3 +110,15 @@ def test_redis_config_reads_the_settings() -> None:
                                         "REDIS_KEY_PREFIX": "p:", "REDIS_LEASE_SECONDS": "9",
                                         "REDIS_RETRY_SECONDS": "3"})
     assert config.lease_seconds == 9.0 and "secret" not in config.safe_url
+
+
+def test_a_worker_that_joined_a_run_finished_since_does_not_start_it_again(
+        redis_server: RedisServer) -> None:
+    link = RedisLink(redis_server.url, 5)
+    first = join(link, KEYS, "def")
+    link.client.hset(KEYS.record, "seeded", "1")
+    assert finish(link, KEYS, first.run_id)
+    late = join(link, KEYS, "def", joined_run=first.run_id)
+    assert (late.outcome, late.run_id) == ("finished", first.run_id)
+    assert link.client.hget(KEYS.record, "state") == b"finished"
+    assert join(link, KEYS, "def").outcome == "started"  # a new process: the next run

@@ -56,9 +56,11 @@ class Command(ScrapyCrawlCommand):
             # Workers of one job run together (the lock is the job's record in Redis); a
             # different job under the same name does not.
             refusal = _distributed_refusal(self.settings, job, opts.spargs)
-            if refusal is not None:
+            if isinstance(refusal, tuple):
                 self._finish(*refusal)
                 return
+            # The run joined: if it finishes before this worker is up, it is not restarted.
+            self.settings.set("REDIS_RUN_ID", refusal, priority="cmdline")
         lock = RunLock(state_dir(self.settings) / f"{job}.lock")
         if self.settings.getbool("RUN_LOCK") and not distributed and not lock.acquire():
             self._finish(EXIT_ALREADY_RUNNING, (
@@ -100,8 +102,9 @@ class Command(ScrapyCrawlCommand):
 
 
 def _distributed_refusal(settings: BaseSettings, job: str,
-                         spargs: dict[str, str]) -> tuple[int, str] | None:
-    """Join the job in Redis; (exit code, reason) when this worker may not run."""
+                         spargs: dict[str, str]) -> tuple[int, str] | str:
+    """Join the job in Redis: the run id joined, or (exit code, reason) when this worker
+    may not run."""
     # Imported here: without REDIS_URL the crawl never loads Redis.
     from crawler.distributed.scheduler import job_definition
     from distributed.connection import RedisConfig, RedisLink, RedisUnavailable
@@ -122,4 +125,4 @@ def _distributed_refusal(settings: BaseSettings, job: str,
             f"run refused (exit {EXIT_ALREADY_RUNNING}): job {job} is running on Redis at "
             f"{config.safe_url} with a different URL list or options; its workers must all "
             "run the same command. Try again when it has finished, or use another job name")
-    return None
+    return joined.run_id

@@ -132,7 +132,8 @@ class RedisScheduler:
     def open(self, spider: Spider) -> None:
         definition = definition_digest(getattr(spider, "start_urls", []) or [],
                                        bool(getattr(spider, "follow", False)))
-        joined = join(self.link, self.keys, definition)
+        joined = join(self.link, self.keys, definition,
+                      str(self.crawler.settings.get("REDIS_RUN_ID") or ""))
         if joined.refused:
             raise JobRefused(f"job {self.keys.job} is running with a different URL list")
         self.run_id = joined.run_id
@@ -149,9 +150,10 @@ class RedisScheduler:
         self._ticker = LoopingCall(self._tick)
         self._ticker.start(interval, now=False).addErrback(
             lambda f: logger.error("frontier upkeep failed: %s", f.getErrorMessage()))
-        logger.info("worker %s %s job %s (run %s) on Redis at %s", self.worker,
-                    "started" if joined.outcome == "started" else "joined", self.keys.job,
-                    self.run_id, self.config.safe_url)
+        logger.info("worker %s %s job %s (run %s) on Redis at %s", self.worker, {
+            "started": "started", "joined": "joined",
+            "finished": "found finished (nothing left to do)"}[joined.outcome],
+            self.keys.job, self.run_id, self.config.safe_url)
 
     def close(self, reason: str) -> None:
         self._closing = True
