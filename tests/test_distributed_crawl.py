@@ -152,3 +152,22 @@ def test_a_different_job_under_a_running_name_is_refused_and_a_drained_worker_ha
     finally:
         site.server.__exit__(None, None, None)
 
+
+
+def test_page_state_is_the_jobs_a_second_run_on_other_machines_skips_unchanged_pages(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    site = bench_site(tmp_path / "site", 30, seed=12)
+    try:
+        def run(n: int) -> list:
+            # Each run on a machine of its own: its own STATE_DIR, which must not matter.
+            return [start_worker(tmp_path, redis_server.url, "again", site.url_file, {
+                "INCREMENTAL_ENABLED": "true", "STATE_DIR": str(tmp_path / f"state-{n}")})]
+        first = [w.finish() for w in run(1)]
+        assert all(r.returncode == 0 for r in first), first[0].log[-2000:]
+        assert sum(r.report["pages"]["parsed"] for r in first) == 30
+        second = [w.finish() for w in run(2)]
+        assert all(r.returncode == 0 for r in second), second[0].log[-2000:]
+        assert sum(r.report["pages"]["unchanged"] for r in second) == 30
+        assert sum(r.report["pages"]["parsed"] for r in second) == 0
+    finally:
+        site.server.__exit__(None, None, None)
