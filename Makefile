@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load browser-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -27,13 +27,23 @@ browser-deps:
 			|| echo "chromium could not be installed; browser tests will skip"; \
 	fi
 
+# Debian's redis-server for the distributed crawl's tests (each starts its own on a free
+# port). Installed only where we are root; elsewhere those tests skip, saying so.
+redis-deps:
+	@if command -v redis-server >/dev/null; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian redis-server for the distributed crawl's tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) \
+			|| echo "redis-server could not be installed; the distributed crawl's tests will skip"; \
+	fi
+
 # ruff, and the layer contracts in pyproject.toml ([tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
 # One test worker per core (pytest-xdist): most tests wait on servers and processes.
-test: lint browser-deps
+test: lint browser-deps redis-deps
 	$(BIN)/python -m pytest -n auto
 
 # The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
@@ -63,6 +73,11 @@ bench-reindex: $(STAMP)
 # 50 concurrent clients for 60 s on the demo index (loopback): p50/p95/p99, errors, req/s.
 bench-load: $(STAMP)
 	$(BIN)/python -m bench.load --out bench-load.json $(ARGS)
+
+# The distributed crawl: the bench site crawled by 1, 2 and 4 workers on one Redis
+# (pages/s, CPU per page, Redis commands per page); writes bench-distributed.json.
+bench-distributed: $(STAMP) redis-deps
+	$(BIN)/python -m bench.distributed --out bench-distributed.json $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -4,7 +4,9 @@
   10,000-profile site, each figure against its target (``bench-results.json``);
 - ``python -m bench.indexing`` (``make bench-indexing``): bulk writer throughput;
 - ``python -m bench.search`` (``make bench-search``): search latency, p50/p95;
-- ``python -m bench.reindex`` (``make bench-reindex``): zero-downtime reindex time.
+- ``python -m bench.reindex`` (``make bench-reindex``): zero-downtime reindex time;
+- ``python -m bench.distributed`` (``make bench-distributed``): the crawl by 1, 2 and
+  4 workers on one Redis (``redis_server`` starts a local ``redis-server``).
 
 Each takes ``--help``; all but ``run`` take ``--use-env`` to measure the cluster
 ``OPENSEARCH_URL`` names instead of a local osmem-server (``cluster``).

@@ -96,3 +96,12 @@ SCRAPY_ITEMS_DROPPED_BY_REASON: Final = "item_dropped_reasons_count/"  # + excep
 SCRAPY_ERRORS_LOGGED: Final = "log_count/ERROR"  # ERROR log lines
 SCRAPY_DUPLICATES_FILTERED: Final = "dupefilter/filtered"  # requests seen before: skipped
 SCRAPY_SPIDER_EXCEPTIONS_BY_TYPE: Final = "spider_exceptions/"  # + exception name
+
+# --- The distributed crawl (crawler/distributed/), per worker ---------------------------
+RUN_WORKER: Final = "run/worker"  # this worker's id in the job (text)
+FRONTIER_PUSHED: Final = "frontier/pushed"  # requests sent to the shared queue (seen or not)
+FRONTIER_TAKEN: Final = "frontier/taken"  # requests leased from the shared queue
+FRONTIER_RECLAIMED: Final = "frontier/reclaimed"  # expired leases this worker put back
+FRONTIER_ACKED: Final = "frontier/acked"  # pages acknowledged (done, items delivered)
+FRONTIER_RELEASED: Final = "frontier/released"  # leases handed back unfinished at close
+FRONTIER_ROUND_TRIPS: Final = "frontier/redis_round_trips"  # calls to Redis by the scheduler

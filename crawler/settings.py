@@ -107,7 +107,8 @@ REINDEX_LOCK_STALE_SECONDS = 300.0
 ARXIV_ENABLED = True
 # The arxiv package's query URL format; "{}" stands for the query string.
 ARXIV_API_URL = "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
-# Seconds between two requests, shared by every process on this machine (min 3 for arXiv).
+# Seconds between two requests, shared by every process on this machine (min 3 for arXiv);
+# with REDIS_URL, by every worker of the deployment.
 ARXIV_DELAY_SECONDS = 3.0
 # Where the lookup cache and the cross-process rate-limit lock live ("~" is expanded).
 ARXIV_CACHE_DIR = "~/.cache/scholarindex/arxiv"
@@ -186,9 +187,31 @@ INCREMENTAL_ENABLED = "auto"
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 
+# --- Distributed crawl (docs/distributed.md) --------------------------------------------
+# Redis for the distributed mode: every worker running the same
+# `scrapy crawl profiles -a job=NAME -a url_file=F` shares one request queue, seen-set and
+# leases there, and the arXiv request slot and answers too. Empty: one process, no Redis.
+REDIS_URL = ""
+# Before every Redis key, to share one Redis between deployments.
+REDIS_KEY_PREFIX = "scholarindex:"
+# A taken request goes back to the queue unless acknowledged or renewed within this many
+# seconds (a dead worker's pages are redone after it); renewed every third of it.
+REDIS_LEASE_SECONDS = 60.0
+# While Redis is unreachable (restarting), calls are retried this long, then the run fails.
+REDIS_RETRY_SECONDS = 300.0
+# Requests taken from the shared queue in one round trip.
+REDIS_TAKE_BATCH = 4
+# A request taken this many times without an acknowledgement is set aside (job:NAME:dead).
+REDIS_MAX_DELIVERIES = 5
+# Set by the crawl command: the run of the job it joined, so a worker still starting up
+# when that run finishes does not start the job again. Not for setting by hand.
+REDIS_RUN_ID = ""
+
 # --- Environment -------------------------------------------------------------------------
 # Applies ENVIRONMENT_SETTINGS from the environment before the crawl starts.
-ADDONS = {"crawler.environment.Environment": 0}
+# Then, with REDIS_URL set, the distributed crawl's scheduler and middlewares.
+ADDONS = {"crawler.environment.Environment": 0,
+          "crawler.distributed.addon.DistributedCrawl": 10}
 # The settings also read from the environment (docs/interfaces.md), by the crawler and by
 # `scholarindex` alike. Values given there are text, as with -s.
 ENVIRONMENT_SETTINGS = [
@@ -206,4 +229,5 @@ ENVIRONMENT_SETTINGS = [
     "ARXIV_FALLBACK_QUERIES",
     "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX", "REINDEX_LOCK_STALE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
+    "REDIS_URL", "REDIS_KEY_PREFIX", "REDIS_LEASE_SECONDS", "REDIS_RETRY_SECONDS",
 ]

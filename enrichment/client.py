@@ -5,8 +5,8 @@ what it lacks to be a polite, robust client of arXiv's API:
 
 * a timeout on every request, and our User-Agent: ``_PoliteSession`` replaces
   the package's plain ``requests.Session``;
-* the machine-wide request slot (``ratelimit``) instead of the package's
-  per-client ``time.sleep``, which is switched off (``delay_seconds=0``);
+* the machine-wide request slot (``ratelimit``; deployment-wide with ``REDIS_URL``)
+  instead of the package's per-client ``time.sleep``, which is switched off (``delay_seconds=0``);
 * retries with exponential backoff and jitter (``core.retry``) on 429, 408,
   5xx, connection errors, timeouts and unexpectedly empty or malformed pages,
   per page, so a failure on page 2 does not refetch page 1. The package's own
@@ -42,7 +42,7 @@ from core.retry import is_retryable_status, parse_retry_after
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery, Cancelled
 from enrichment.metadata import to_metadata
-from enrichment.ratelimit import SharedRateLimiter, effective_delay
+from enrichment.ratelimit import RequestSlot, build_limiter
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def _is_transient(exc: BaseException) -> bool:
 class _PoliteSession(requests.Session):
     """Takes the shared request slot and applies a timeout to every request."""
 
-    def __init__(self, limiter: SharedRateLimiter, timeout: float, user_agent: str,
+    def __init__(self, limiter: RequestSlot, timeout: float, user_agent: str,
                  on_request: Callable[[], None]) -> None:
         super().__init__()
         self._limiter = limiter
@@ -157,9 +157,7 @@ class ArxivFetcher:
         self._config = config
         self._stop = stop or threading.Event()
         self._on_event = on_event if on_event is not None else _ignore
-        limiter = SharedRateLimiter(config.cache_dir,
-                                    effective_delay(config.api_url, config.delay_seconds),
-                                    stop=self._stop)
+        limiter = build_limiter(config, stop=self._stop)
         self._session = _PoliteSession(
             limiter, config.timeout_seconds, config.user_agent,
             on_request=lambda: self._on_event(stat_keys.ARXIV_REQUESTS, 1))

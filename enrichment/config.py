@@ -2,7 +2,8 @@
 
 Every knob is declared with its default in ``crawler/settings.py`` (docs/interfaces.md);
 names map one to one: ``batch_size`` <- ``ARXIV_BATCH_SIZE``, except ``user_agent``,
-which is the crawler's ``USER_AGENT``.
+which is the crawler's ``USER_AGENT``, and ``redis_*`` <- ``REDIS_*`` (shared with the
+distributed crawl).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ class EnrichmentConfig:
     oai_url: str  # the OAI-PMH endpoint `scholarindex arxiv harvest` reads
     # A mirror of all of arXiv harvested within this long answers "not on arXiv" itself.
     mirror_max_age_seconds: float
+    # The distributed mode (REDIS_URL): the request slot and the answers are shared
+    # through Redis by every worker of every machine; "" keeps them on this machine.
+    redis_url: str
+    redis_key_prefix: str
+    redis_retry_seconds: float  # how long a call waits for Redis to come back
 
     def retry_policy(self) -> RetryPolicy:
         """How hard a request to arXiv (query API or OAI-PMH) is tried."""
@@ -71,4 +77,8 @@ class EnrichmentConfig:
 
 def _setting_name(field_name: str) -> str:
     """The setting an ``EnrichmentConfig`` field is read from."""
-    return "USER_AGENT" if field_name == "user_agent" else f"ARXIV_{field_name.upper()}"
+    if field_name == "user_agent":
+        return "USER_AGENT"
+    if field_name.startswith("redis_"):
+        return field_name.upper()
+    return f"ARXIV_{field_name.upper()}"

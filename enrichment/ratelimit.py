@@ -4,7 +4,9 @@ arXiv's terms allow one request every 3 seconds and one connection at a time
 for a whole deployment, not per process: two crawls started by cron at the
 same minute must share the budget. So the slot is a lock file next to the
 cache, held with ``flock`` for the whole request (one in flight), and the file
-holds the time the last request ended (the pause counts from there).
+holds the time the last request ended (the pause counts from there). With
+``REDIS_URL`` (the distributed crawl, workers on many machines) ``build_limiter``
+gives the same slot kept in Redis instead (``distributed.ratelimit``).
 
 Waiting happens in the caller's thread, which is never the reactor: the
 enricher's worker or the ops CLI. A stop event cuts the wait short at shutdown.
@@ -17,10 +19,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit
 
+from enrichment.config import EnrichmentConfig
 from enrichment.errors import Cancelled
 
 LOCK_FILENAME = "arxiv-requests.lock"
@@ -92,3 +96,29 @@ class SharedRateLimiter:
                 self._record(fd, self._clock())
         finally:
             os.close(fd)  # closing the descriptor releases the flock
+
+
+class RequestSlot(Protocol):
+    """What the arXiv client holds around each request."""
+
+    def slot(self) -> AbstractContextManager[None]: ...
+
+
+def build_limiter(config: EnrichmentConfig,
+                  stop: threading.Event | None = None) -> RequestSlot:
+    """The request slot for ``config``: per machine (lock file), or, with ``REDIS_URL``,
+    per deployment (``distributed.ratelimit``: every worker on every machine).
+
+    Redis is imported only in the second case: a crawl without REDIS_URL needs none.
+    """
+    delay = effective_delay(config.api_url, config.delay_seconds)
+    if not config.redis_url:
+        return SharedRateLimiter(config.cache_dir, delay, stop=stop)
+    from distributed.connection import RedisLink
+    from distributed.ratelimit import RedisRateLimiter
+
+    link = RedisLink(config.redis_url, config.redis_retry_seconds)
+    # A dead holder's slot frees after the longest a request may take.
+    hold = config.timeout_seconds * 2 + delay
+    return RedisRateLimiter(link, config.redis_key_prefix, "arxiv", delay, hold,
+                            stop=stop, cancelled=Cancelled)

@@ -282,5 +282,9 @@ def build_resolver(
     ``ARXIV_CACHE_DIR``); close the fetcher after use."""
     fetcher = ArxivFetcher(config, stop=stop, on_event=on_event)
     cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
+    if config.redis_url:  # distributed crawl: answers shared by every worker (Redis)
+        from enrichment.shared_cache import shared_cache
+        cache = shared_cache(cache, config.redis_url, config.redis_key_prefix,  # type: ignore[assignment]
+                             config.redis_retry_seconds)
     mirror = ArxivMirror.existing(config.cache_dir)
     return Resolver(fetcher.search, cache, config, on_event=on_event, mirror=mirror), fetcher

@@ -30,7 +30,7 @@ from ops.console import (
     fail,
 )
 from ops.lock import AliasBusy, AliasLock, LockLost
-from ops.settings import OpsSettings, enrichment_config
+from ops.settings import OpsSettings, enrichment_config, redis_config
 from webui.cli import serve_command
 
 if TYPE_CHECKING:
@@ -138,7 +138,8 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
     kept, whether the live mapping differs from the mapping file (and which fields),
     dead-letter entries waiting, works pending arXiv enrichment, the local arXiv mirror
     (size, sets, last harvest) and the last crawl runs, flagging a run whose counts
-    dropped sharply against the run before."""
+    dropped sharply against the run before. With REDIS_URL set, also the distributed
+    crawl's jobs: state, workers alive and pages each did, queue length and leases."""
     from ops.status import collect, render
 
     settings = _settings(mappings, dead_letters)
@@ -148,7 +149,8 @@ def status(as_json: bool, mappings: Path | None, dead_letters: Path | None,
         cache_dir: Path | None = Path(enrichment_config().cache_dir)
     except ValueError:  # a bad ARXIV_* value: the status of the index still matters
         cache_dir = None
-    result = collect(settings.client(), settings, reports, last_runs, arxiv_cache_dir=cache_dir)
+    result = collect(settings.client(), settings, reports, last_runs, arxiv_cache_dir=cache_dir,
+                     redis=redis_config())
     console.emit(result, as_json, render)
     if check and result["warnings"]:
         fail(f"status: {len(result['warnings'])} thing(s) to do, first: {result['warnings'][0]}")

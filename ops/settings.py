@@ -26,6 +26,8 @@ from indexing.indices import MAPPINGS_DIR
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
+    from distributed.connection import RedisConfig
+
 # Long requests (a server-side copy, aggregations over every document) get this timeout.
 LONG_REQUEST_TIMEOUT = 3600.0
 
@@ -82,3 +84,11 @@ def _project_settings(environ: Mapping[str, str] | None) -> Settings:
     from crawler.environment import project_settings
 
     return project_settings(environ)
+
+
+def redis_config(environ: Mapping[str, str] | None = None) -> RedisConfig | None:
+    """``REDIS_URL`` and friends, as the crawl reads them; None when REDIS_URL is empty."""
+    from distributed.connection import RedisConfig, enabled  # Redis only when configured
+
+    settings = _project_settings(environ)
+    return RedisConfig.from_settings(settings) if enabled(settings) else None

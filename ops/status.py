@@ -4,14 +4,15 @@ Per alias: the concrete index and version, its document count, the older
 versions kept (and any unfinished reindex), whether its live mapping differs from
 the mapping file (which fields). Then dead-letter entries waiting for a replay,
 works waiting for arXiv enrichment, the local arXiv mirror (size, sets, last
-harvest), and the last crawl runs with sharp drops flagged. ``warnings`` lists
+harvest), the last crawl runs with sharp drops flagged, and with ``REDIS_URL`` the
+distributed crawl's jobs (state, workers alive, queue length, leases). ``warnings`` lists
 what needs doing, one line each.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opensearchpy import OpenSearch
 
@@ -32,12 +33,17 @@ from ops.runs import flag_drops, run_summary, runs_from_files, runs_from_index
 from ops.settings import OpsSettings
 from ops.versions import BUILD_INCOMPLETE, family
 
+if TYPE_CHECKING:
+    from distributed.connection import RedisConfig
+
 
 def collect(client: OpenSearch, settings: OpsSettings, reports_dir: Path | None = None,
-            last_runs: int = 5, arxiv_cache_dir: Path | None = None) -> dict[str, Any]:
+            last_runs: int = 5, arxiv_cache_dir: Path | None = None,
+            redis: RedisConfig | None = None) -> dict[str, Any]:
     """The status as a JSON-ready dict (raises ``IndexUnavailable`` if the cluster is down).
 
-    ``arxiv_cache_dir``: where to look for the arXiv mirror (``ARXIV_CACHE_DIR``).
+    ``arxiv_cache_dir``: where to look for the arXiv mirror (``ARXIV_CACHE_DIR``);
+    ``redis``: the distributed crawl's Redis (``REDIS_URL``), for its jobs.
     """
     prefix = settings.prefix
     with translate_errors("GET /"):
@@ -62,6 +68,9 @@ def collect(client: OpenSearch, settings: OpsSettings, reports_dir: Path | None 
         if scope["interrupted"]:
             warnings.append(f"the arXiv harvest of {scope['set']} was interrupted: run "
                             "`scholarindex arxiv harvest` again to resume it")
+    status["distributed"] = distributed_status(redis) if redis is not None else None
+    if status["distributed"] and status["distributed"].get("error"):
+        warnings.append(f"the distributed crawl's Redis: {status['distributed']['error']}")
     status["crawl_runs"] = _runs(client, prefix, reports_dir, last_runs)
     for run in status["crawl_runs"]["runs"]:
         if run["drops"]:
@@ -114,6 +123,39 @@ def _alias_status(client: OpenSearch, settings: OpsSettings, name: str) -> dict[
         entry["_warnings"].append(f"{target} mapping differs from {name}.json ({diff.summary()}): "
                                   f"run `scholarindex reindex --index {name}`")
     return entry
+
+
+def distributed_status(config: RedisConfig) -> dict[str, Any]:
+    """The jobs of the distributed crawl in Redis, running first (or why Redis did not say)."""
+    from distributed.connection import RedisLink, RedisUnavailable  # Redis only when configured
+    from distributed.jobs import job_statuses
+
+    link = RedisLink(config.url, retry_seconds=2.0, timeout=5.0)
+    try:
+        jobs = [job.as_dict() for job in job_statuses(link, config.key_prefix)]
+    except RedisUnavailable as exc:
+        return {"redis": config.safe_url, "jobs": [], "error": str(exc)}
+    finally:
+        link.close()
+    return {"redis": config.safe_url, "jobs": jobs}
+
+
+def _render_distributed(distributed: dict[str, Any] | None) -> list[str]:
+    if distributed is None:
+        return []
+    if distributed.get("error"):
+        return [f"distributed crawl (Redis {distributed['redis']}): {distributed['error']}"]
+    lines = [f"distributed crawl (Redis {distributed['redis']}): "
+             f"{len(distributed['jobs'])} job(s)"]
+    for job in distributed["jobs"]:
+        when = (f"started {job['started_at']}" if job["state"] == "running"
+                else f"finished {job['finished_at'] or '?'}")
+        lines.append(f"  job {job['name']}: {job['state']} ({when}), {len(job['workers'])} "
+                     f"worker(s), {job['queued']} queued, {job['leased']} leased"
+                     + (f", {job['dead']} set aside" if job["dead"] else ""))
+        lines.extend(f"    worker {w['worker']}: {w['pages_done']} pages done"
+                     for w in job["workers"])
+    return lines
 
 
 def dead_letters_waiting(path: Path) -> dict[str, Any]:
@@ -209,6 +251,7 @@ def render(status: dict[str, Any]) -> str:
     pending = status["enrichment_pending"]
     lines.append(f"works pending enrichment: {'-' if pending is None else pending}")
     lines.extend(_render_mirror(status.get("arxiv_mirror")))
+    lines.extend(_render_distributed(status.get("distributed")))
     runs = status["crawl_runs"]
     if runs["source"] is None:
         lines.append("crawl runs: none recorded (no crawl-runs index; pass --reports DIR "

@@ -54,7 +54,7 @@ from indexing.indices import ensure_aliases
 from indexing.outage import Outage
 from indexing.process import ProcessWriter
 from pipelines.pause import CrawlPause
-from pipelines.signals import work_enriched
+from pipelines.signals import index_delivered, index_flush_started, work_enriched
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +101,7 @@ class OpenSearchIndexPipeline:
         self._held: list[Change] = []  # what the writer handed back, sent first on resume
         self._gave_up: str | None = None  # why, once an outage outlasted the wait
         self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
+        self._flushes = 0  # flushes started, numbered for index_flush_started/index_delivered
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -220,9 +221,11 @@ class OpenSearchIndexPipeline:
         if self._gave_up is not None:
             self._dead_letter(batch, UNAVAILABLE, self._gave_up)
             return
+        self._flushes += 1
+        self.crawler.signals.send_catch_log(index_flush_started, number=self._flushes)
         inflight: Deferred[Any] = deferToThread(self.writer.write, batch, hold=True)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
-        inflight.addBoth(self._flush_done)
+        inflight.addBoth(self._flush_done, self._flushes)
         self._inflight = inflight
 
     def _flushed(self, report: WriteReport) -> None:
@@ -253,8 +256,11 @@ class OpenSearchIndexPipeline:
         self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED, len(letters))
         self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{code}", len(letters))
 
-    def _flush_done(self, _: Any) -> None:
+    def _flush_done(self, _: Any, number: int) -> None:
         self._inflight = None
+        if not self._held and self._outage is None:
+            # Everything buffered before this flush started is delivered (or dead-lettered).
+            self.crawler.signals.send_catch_log(index_delivered, number=number)
         self._wake_waiters()
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()

@@ -16,6 +16,15 @@ keyword, ``updated_at: str | None``: when arXiv gave the answer (ISO 8601, UTC;
 the same on a re-crawl served from the cache; None for ``pending``). A work
 listed on several profiles may get one signal per answer; a work once ``done``
 in a run is never sent ``none`` or ``pending`` afterwards.
+
+
+``index_flush_started`` and ``index_delivered``: sent by the index pipeline
+(``pipelines.index``) when a flush starts (keyword ``number``: 1, 2, ...) and when
+flush ``number`` ended with nothing held back (no outage): every change buffered
+before that flush started is then in the index or in the dead-letter file. The
+distributed crawl acknowledges a page only then (``crawler/distributed/``).
 """
 
 work_enriched = object()
+index_flush_started = object()
+index_delivered = object()

@@ -30,6 +30,7 @@ from indexing.indices import ensure_aliases
 from standins.arxiv import ArxivStandIn
 from tests.support.faultproxy import FaultProxy
 from tests.support.ops import cli_env
+from tests.support.redis import RedisServer, redis_available
 from tests.support.search_site import FixtureSite, index_site
 from tests.support.settings import opensearch_config_with
 
@@ -174,3 +175,12 @@ def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
 def env(indexed: OpenSearchConfig, tmp_path: Path) -> dict[str, str]:
     """The environment a ``scholarindex`` command gets for the ``indexed`` cluster."""
     return cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "cli-dl.jsonl")
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server of this test's own (free port, append-only file under tmp_path)."""
+    if not redis_available():
+        pytest.skip("redis-server not installed (make redis-deps installs Debian's)")
+    with RedisServer(tmp_path / "redis") as server:
+        yield server

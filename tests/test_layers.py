@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
 PACKAGES = ("core", "indexing", "enrichment", "crawler", "pipelines", "ops", "webui",
-            "standins", "index_mappings")
+            "standins", "index_mappings", "distributed")
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
@@ -52,6 +52,8 @@ def test_the_tree_keeps_every_contract(tree_copy: Path) -> None:
         ("webui/app.py", "import crawler.spiders.profiles", "webui is not allowed to import"),
         ("crawler/identity_shim.py", "import ops.cli", "crawler is not allowed to import ops"),
         ("ops/demo_bench.py", "import bench.run", "ops is not allowed to import bench"),
+        ("distributed/frontier.py", "import scrapy", "distributed is not allowed to import"),
+        ("distributed/jobs.py", "import enrichment.cache", "distributed is not allowed to import"),
     ],
 )
 def test_a_wrong_way_import_breaks_a_contract(tree_copy: Path, module: str, wrong_import: str,

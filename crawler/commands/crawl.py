@@ -16,10 +16,12 @@ from pathlib import Path
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
+from scrapy.settings import BaseSettings
 
 from core import stat_keys
-from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK
+from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE
 from crawler.commands.runlock import RunLock
+from crawler.distributed.addon import distributed_enabled
 from crawler.extensions.job import job_name, state_dir
 from crawler.extensions.verdict import judge
 
@@ -49,8 +51,18 @@ class Command(ScrapyCrawlCommand):
         # One name for every component of this run: lock, page state, report.
         self.settings.set("RUN_JOB", job, priority="cmdline")
 
+        distributed = distributed_enabled(self.settings)
+        if distributed:
+            # Workers of one job run together (the lock is the job's record in Redis); a
+            # different job under the same name does not.
+            refusal = _distributed_refusal(self.settings, job, opts.spargs)
+            if isinstance(refusal, tuple):
+                self._finish(*refusal)
+                return
+            # The run joined: if it finishes before this worker is up, it is not restarted.
+            self.settings.set("REDIS_RUN_ID", refusal, priority="cmdline")
         lock = RunLock(state_dir(self.settings) / f"{job}.lock")
-        if self.settings.getbool("RUN_LOCK") and not lock.acquire():
+        if self.settings.getbool("RUN_LOCK") and not distributed and not lock.acquire():
             self._finish(EXIT_ALREADY_RUNNING, (
                 f"run refused (exit {EXIT_ALREADY_RUNNING}): job {job} is already running "
                 f"({lock.holder()}; lock {lock.path}); try again when it has finished"))
@@ -87,3 +99,30 @@ class Command(ScrapyCrawlCommand):
         # Logged after the reactor stopped, so nothing Scrapy logs can come after it.
         logger.log(logging.INFO if code == EXIT_OK else logging.ERROR, reason)
         self.exitcode = code
+
+
+def _distributed_refusal(settings: BaseSettings, job: str,
+                         spargs: dict[str, str]) -> tuple[int, str] | str:
+    """Join the job in Redis: the run id joined, or (exit code, reason) when this worker
+    may not run."""
+    # Imported here: without REDIS_URL the crawl never loads Redis.
+    from crawler.distributed.scheduler import job_definition
+    from distributed.connection import RedisConfig, RedisLink, RedisUnavailable
+    from distributed.jobs import join
+    from distributed.keys import JobKeys
+
+    config = RedisConfig.from_settings(settings)
+    link = RedisLink.from_config(config)
+    definition = job_definition(spargs.get("urls"), spargs.get("url_file"), spargs.get("follow"))
+    try:
+        joined = join(link, JobKeys(config.key_prefix, job), definition)
+    except RedisUnavailable as exc:
+        return EXIT_UNAVAILABLE, f"run failed (exit {EXIT_UNAVAILABLE}): {exc}"
+    finally:
+        link.close()
+    if joined.refused:
+        return EXIT_ALREADY_RUNNING, (
+            f"run refused (exit {EXIT_ALREADY_RUNNING}): job {job} is running on Redis at "
+            f"{config.safe_url} with a different URL list or options; its workers must all "
+            "run the same command. Try again when it has finished, or use another job name")
+    return joined.run_id

@@ -1,7 +1,8 @@
 """Who a run is: its job name (shared by runs of one schedule) and its run id.
 
 The job name keys the lock file, the page state store and the run report, so
-two runs of one schedule must agree on it. Set it with ``-s RUN_JOB=name``;
+two runs of one schedule must agree on it. Set it with ``-s RUN_JOB=name`` (or
+``-a job=name``);
 otherwise it is derived from the URL list: the url_file's absolute path (so a
 list that grows keeps its job) or the sorted ``urls`` argument.
 """
@@ -45,6 +46,8 @@ def job_name(settings: BaseSettings, spider_args: dict[str, str] | None = None) 
     if configured:
         return safe_name(str(configured))
     args = spider_args or {}
+    if args.get("job"):  # -a job=NAME (the distributed crawl's workers name their job)
+        return safe_name(str(args["job"]))
     return derive_job_name(args.get("urls"), args.get("url_file"))
 
 

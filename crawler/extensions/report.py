@@ -8,7 +8,8 @@ it is tested without a crawl). ``report_to_document`` shapes it for the
 
 When indexing is on, the report is stored there at spider close, in a thread and
 within ``OPENSEARCH_TIMEOUT`` seconds: one document per run part (``_id``
-``{run_id}@{started_at}``), so the two parts of a paused and resumed run, which
+``{run_id}@{started_at}``, plus ``@{worker}`` for a worker of a distributed crawl,
+whose workers share the job's ``run_id``), so the two parts of a paused and resumed run, which
 share ``run_id``, add up. The alias points at a versioned index built from
 ``index_mappings/crawl-runs.json``, created on first use by
 ``indexing.indices.ensure_alias`` like the works and researchers ones. A report
@@ -121,6 +122,8 @@ def build_report(
         "index_paused_seconds": round(float(stats.get(stat_keys.INDEX_PAUSED_SECONDS) or 0), 3),
         "dropped": _by_suffix(stats, stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON),
         "errors_logged": _n(stats, stat_keys.SCRAPY_ERRORS_LOGGED),
+        # The distributed crawl: this worker of the job (its parts share run_id); JSON only.
+        **({"worker": stats[stat_keys.RUN_WORKER]} if stats.get(stat_keys.RUN_WORKER) else {}),
     }
 
 
@@ -133,6 +136,7 @@ def report_to_document(report: Mapping[str, Any]) -> dict[str, Any]:
     doc = json.loads(json.dumps(report))  # deep copy of plain JSON data
     doc["@timestamp"] = doc["finished_at"]
     doc.pop("index_paused_seconds", None)  # not in the crawl-runs mapping (strict)
+    doc.pop("worker", None)  # idem; the worker is part of the document's _id
     doc["dropped"] = [{"reason": k, "count": v} for k, v in report["dropped"].items()]
     doc["pages"]["failed_by_reason"] = [
         {"reason": k, "count": v} for k, v in report["pages"]["failed_by_reason"].items()
@@ -141,8 +145,10 @@ def report_to_document(report: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_document_id(report: Mapping[str, Any]) -> str:
-    """The crawl-runs ``_id`` of one run part: its run id and when the part started."""
-    return f"{report['run_id']}@{report['started_at']}"
+    """The crawl-runs ``_id`` of one run part: its run id and when the part started (and,
+    in a distributed crawl, which worker it was: workers of a job start together)."""
+    worker = f"@{report['worker']}" if report.get("worker") else ""
+    return f"{report['run_id']}@{report['started_at']}{worker}"
 
 
 def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],

@@ -97,6 +97,8 @@ def judge(
         problems.append(unavailable(close_reason.removesuffix("_unavailable")))
     elif stats.get(stat_keys.INDEX_OUTAGE_EXPIRED):  # the outage came as the crawl closed
         problems.append(unavailable("opensearch"))
+    elif close_reason == "shutdown" and stats.get(stat_keys.RUN_WORKER):
+        pass  # a worker of a distributed crawl drained: its unfinished pages went back to Redis
     elif close_reason == "shutdown":
         hint = "; run the same command again to resume" if resumable else ""
         problems.append((EXIT_FAILED, f"interrupted (shutdown){hint}"))
@@ -117,7 +119,10 @@ def judge(
     # A resumed run skips (dupefilter) the pages its first part already processed.
     done_before = (_count(stats, stat_keys.SCRAPY_DUPLICATES_FILTERED)
                    if stats.get(stat_keys.RUN_RESUMED) else 0)
-    if pages and close_reason == "finished" and parsed + unchanged + done_before == 0:
+    # A worker of a distributed crawl may find every page taken by the others.
+    shared = bool(stats.get(stat_keys.RUN_WORKER))
+    if pages and close_reason == "finished" and parsed + unchanged + done_before == 0 \
+            and not shared:
         problems.append((EXIT_FAILED, f"no profile found in {pages} pages"))
 
     if not problems:

@@ -26,7 +26,8 @@ The state is kept per job *and per destination* (``<job>.<target>.sqlite``; the
 target is the OpenSearch URL and INDEX_PREFIX, or ``export``): "committed" means
 "that destination has these documents", so pointing a job at another cluster or
 prefix starts with a full run. After wiping or restoring an index in place, run
-once with ``-a full=true``.
+once with ``-a full=true``. In the distributed crawl (``REDIS_URL``) the state is the
+job's, in Redis, shared by its workers (``crawler.distributed.pagestate``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from twisted.python.failure import Failure
 from core import stat_keys
 from core.flags import as_bool
 from core.urls import redact_url
+from crawler.distributed.addon import distributed_enabled
 from crawler.extensions.job import run_identity, state_dir
 from crawler.extensions.verdict import Verdict, run_verdict
 from crawler.state import PageStateStore
@@ -85,13 +87,27 @@ class IncrementalMiddleware:
         follow = bool(getattr(spider, "follow", False))
         self.skip_unchanged = not (full or follow)
         target = state_target(self.crawler.settings)
-        self.store = PageStateStore(state_dir(self.crawler.settings) / f"{job}.{target}.sqlite")
+        self.store = self._open_store(job, target)
         stale = self.store.drop_stale_pending(self.run_id)
         if not self.skip_unchanged:
             logger.info("incremental: processing every page (%s); still recording page state",
                         "-a full=true" if full else "-a follow=true")
         logger.info("incremental: page state in %s (%d entries of unfinished runs dropped)",
                     self.store.path, stale)
+
+    def _open_store(self, job: str, target: str) -> PageStateStore:
+        settings = self.crawler.settings
+        if not distributed_enabled(settings):
+            return PageStateStore(state_dir(settings) / f"{job}.{target}.sqlite")
+        # The distributed crawl: the job's page state is shared by its workers, in Redis.
+        from crawler.distributed.pagestate import RedisPageStateStore
+        from distributed.connection import RedisConfig, RedisLink
+        from distributed.keys import JobKeys
+
+        config = RedisConfig.from_settings(settings)
+        worker = str(self.crawler.stats.get_value(stat_keys.RUN_WORKER) or "")
+        return RedisPageStateStore(RedisLink.from_config(config),  # type: ignore[return-value]
+                                   JobKeys(config.key_prefix, job), target, worker)
 
     def _tracked(self, request: Request) -> bool:
         # Robots.txt and other engine-internal fetches have NO_CALLBACK: not pages.

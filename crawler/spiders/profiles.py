@@ -25,6 +25,9 @@ from core.flags import as_bool
 from crawler.extract import parse_profile
 
 _SCHEMES = ("http", "https", "file")
+# Sent by ``failed`` with ``request=``: the errback ran, the page is done (with no items).
+# The distributed crawl acknowledges the page's lease on it (crawler/distributed/).
+page_failed = object()
 _NOT_PAGES = re.compile(
     r"\.(?:css|js|json|xml|png|jpe?g|gif|svg|ico|webp|pdf|zip|gz|tar|mp4|woff2?)$", re.I
 )
@@ -136,3 +139,5 @@ class ProfilesSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"{stat_keys.PROFILES_FAILED_BY_REASON}{reason}")
         self.crawler.stats.inc_value(stat_keys.PROFILES_FAILED)
         self.logger.warning("%s: download failed (%s: %s)", url, reason, failure.getErrorMessage())
+        if request is not None:
+            self.crawler.signals.send_catch_log(page_failed, request=request)

@@ -112,7 +112,7 @@ def crawl(api: ArxivStandIn, cache_dir: Path, **overrides: Any) -> dict:
     declared = settings_with()
     settings = {
         **{name: declared[name] for name in declared
-           if name.startswith("ARXIV_") or name == "USER_AGENT"},
+           if name.startswith(("ARXIV_", "REDIS_")) or name == "USER_AGENT"},
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "ITEM_PIPELINES": {"pipelines.enrich.ArxivEnrichPipeline": 300,
                            "tests.support.enrichment_crawl.Recorder": 900},

@@ -1,0 +1,106 @@
+"""The Redis connection: settings, key names, and calls that ride out a restart.
+
+Every call goes through ``RedisLink.call``: a dropped connection, a refused one (Redis
+restarting) or a server still loading its append-only file is retried with a
+doubling backoff until ``REDIS_RETRY_SECONDS`` have passed since the first failure;
+then ``RedisUnavailable``. Scripts are ``redis-py`` ``Script`` objects, which load
+themselves again after a restart emptied the script cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import redis
+from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+
+from core.settings import read_setting
+from core.urls import redact_url
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+_TRANSIENT = (ConnectionError, TimeoutError, BusyLoadingError, OSError)
+
+
+class RedisUnavailable(RuntimeError):
+    """Redis did not answer within ``REDIS_RETRY_SECONDS``."""
+
+
+@dataclass(frozen=True)
+class RedisConfig:
+    """Where Redis is and how long a worker waits for it."""
+
+    url: str
+    key_prefix: str  # before every key, to share a Redis between deployments
+    lease_seconds: float  # a taken request comes back to the queue after this, unless renewed
+    retry_seconds: float  # how long calls are retried while Redis is unreachable
+    timeout: float = 10.0  # socket timeout of one call
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RedisConfig:
+        return cls(url=read_setting(settings, "REDIS_URL", str),
+                   key_prefix=read_setting(settings, "REDIS_KEY_PREFIX", str),
+                   lease_seconds=read_setting(settings, "REDIS_LEASE_SECONDS", float),
+                   retry_seconds=read_setting(settings, "REDIS_RETRY_SECONDS", float))
+
+    @property
+    def safe_url(self) -> str:
+        return redact_url(self.url)
+
+
+def enabled(settings: Any) -> bool:
+    """Whether the distributed mode is on (``REDIS_URL`` set)."""
+    return bool(str(settings.get("REDIS_URL") or "").strip())
+
+
+class RedisLink:
+    """A ``redis.Redis`` client whose calls are retried through a restart."""
+
+    def __init__(self, url: str, retry_seconds: float, timeout: float = 10.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.url = url
+        self.retry_seconds = retry_seconds
+        self.client = redis.Redis.from_url(url, socket_timeout=timeout,
+                                           socket_connect_timeout=min(timeout, 5.0),
+                                           health_check_interval=30)
+        self._sleep = sleep
+        self.retries = 0  # calls repeated because Redis was unreachable
+        self.round_trips = 0  # calls that reached Redis (a pipeline or a script is one)
+
+    @classmethod
+    def from_config(cls, config: RedisConfig) -> RedisLink:
+        return cls(config.url, config.retry_seconds, config.timeout)
+
+    def call(self, fn: Callable[[redis.Redis], T], what: str = "redis call") -> T:
+        """``fn(client)``, retried with backoff while Redis is unreachable or loading."""
+        deadline: float | None = None
+        wait = 0.05
+        while True:
+            try:
+                result = fn(self.client)
+            except _TRANSIENT as exc:
+                now = time.monotonic()
+                if deadline is None:
+                    deadline = now + self.retry_seconds
+                    logger.warning("Redis at %s unavailable (%s: %s); retrying for up to %g s",
+                                   redact_url(self.url), type(exc).__name__, exc,
+                                   self.retry_seconds)
+                if now >= deadline:
+                    raise RedisUnavailable(
+                        f"{what}: Redis at {redact_url(self.url)} unavailable for "
+                        f"{self.retry_seconds:g} s: {exc}") from exc
+                self.retries += 1
+                self._sleep(min(wait, max(deadline - now, 0.0)))
+                wait = min(wait * 2, 2.0)
+                continue
+            self.round_trips += 1
+            if deadline is not None:
+                logger.warning("Redis at %s answers again", redact_url(self.url))
+            return result
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,115 @@
+"""arXiv across the workers of a distributed crawl: one request slot for the deployment,
+and one record of the answers (real redis-server, real arXiv stand-in)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from bench.generate import load_entries
+from bench.run import read_stats
+from distributed.connection import RedisLink
+from distributed.ratelimit import RedisRateLimiter
+from enrichment.cache import LookupCache
+from enrichment.ratelimit import SharedRateLimiter, build_limiter
+from enrichment.shared_cache import SharedLookupCache
+from standins.arxiv import ArxivStandIn
+from tests.support.distributed import bench_site, start_worker
+from tests.support.redis import RedisServer
+from tests.support.settings import enrichment_config_with
+
+
+def test_the_redis_slot_spaces_requests_across_limiters(redis_server: RedisServer) -> None:
+    # Two limiters, two connections: as two machines would hold them.
+    limiters = [RedisRateLimiter(RedisLink(redis_server.url, 5), "t:", "api", 0.3, 5)
+                for _ in range(2)]
+    starts: list[float] = []
+    lock = threading.Lock()
+
+    def requests(limiter: RedisRateLimiter) -> None:
+        for _ in range(3):
+            with limiter.slot():
+                with lock:
+                    starts.append(time.monotonic())
+                time.sleep(0.02)
+
+    threads = [threading.Thread(target=requests, args=(lim,)) for lim in limiters]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    starts.sort()
+    assert len(starts) == 6
+    gaps = [b - a for a, b in pairwise(starts)]
+    assert min(gaps) >= 0.3, gaps
+
+
+def test_build_limiter_is_per_machine_without_redis_and_shared_with_it(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    local = build_limiter(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path)))
+    assert isinstance(local, SharedRateLimiter)
+    shared = build_limiter(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path),
+                                                  REDIS_URL=redis_server.url))
+    assert isinstance(shared, RedisRateLimiter)
+
+
+def test_an_answer_one_worker_got_is_not_asked_again_by_another(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    first = SharedLookupCache(LookupCache(tmp_path / "a", 3600, 60),
+                              RedisLink(redis_server.url, 5), "t:")
+    second = SharedLookupCache(LookupCache(tmp_path / "b", 3600, 60),
+                               RedisLink(redis_server.url, 5), "t:")
+    assert second.get_many(["graph neural networks"]) == {}
+    first.put_many([("graph neural networks", [{"id": "2101.00001"}], True, "")])
+    got = second.get("graph neural networks")
+    assert got is not None and got.found and got.candidates == [{"id": "2101.00001"}]
+    # Copied into the second machine's own cache.
+    assert second.local.get("graph neural networks") is not None
+
+
+def test_expired_shared_answers_are_not_used(tmp_path: Path, redis_server: RedisServer) -> None:
+    now = [1000.0]
+    writer = SharedLookupCache(LookupCache(tmp_path / "a", 50, 10, clock=lambda: now[0]),
+                               RedisLink(redis_server.url, 5), "t:", clock=lambda: now[0])
+    writer.put_many([("a miss", [], False, "")])
+    reader = SharedLookupCache(LookupCache(tmp_path / "b", 50, 10, clock=lambda: now[0]),
+                               RedisLink(redis_server.url, 5), "t:", clock=lambda: now[0])
+    now[0] += 11  # past the miss's 10 s
+    assert reader.get("a miss") is None
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_two_workers_with_their_own_caches_keep_arxivs_delay_between_them(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    site = bench_site(tmp_path / "site", 12, seed=9)
+    # Slow pages, few leases at a time (a worker leases what its downloader holds, up to
+    # CONCURRENT_REQUESTS): both workers get a share of the pages, so both
+    # look titles up on arXiv.
+    settings = {"ARXIV_ENABLED": "true", "ARXIV_DELAY_SECONDS": "2",
+                "ARXIV_BATCH_SIZE": "40", "ARXIV_BATCH_LINGER_SECONDS": "0.5",
+                "ARXIV_TIMEOUT_SECONDS": "5", "ARXIV_BACKOFF_SECONDS": "0.1",
+                "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.5",
+                "REDIS_TAKE_BATCH": "1", "CONCURRENT_REQUESTS": "2"}
+    try:
+        with ArxivStandIn(entries=load_entries(site.root)) as api:
+            workers = [start_worker(tmp_path, redis_server.url, "arxiv", site.url_file, {
+                **settings, "ARXIV_API_URL": api.api_url,
+                "ARXIV_CACHE_DIR": str(tmp_path / f"cache-{n}")}) for n in range(2)]
+            results = [w.finish(timeout=150) for w in workers]
+            times = sorted(r.at for r in api.requests)
+    finally:
+        site.server.__exit__(None, None, None)
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+    asked = [int(read_stats(r.log).get("arxiv/requests", 0)) for r in results]
+    assert all(asked), asked  # both workers (two machines) asked arXiv
+    assert len(times) == sum(asked) >= 3
+    gaps = [b - a for a, b in pairwise(times)]
+    assert min(gaps) >= 2.0, gaps
+    # Every work was enriched or passed on as pending; the answers reached both workers.
+    assert sum(r.report["enriched"] for r in results) > 0

@@ -1,0 +1,124 @@
+"""The shared frontier's operations on a real redis-server: push and the seen-set, take with
+a lease, ack, expired leases coming back, release, the job rule, and ``scholarindex status``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from distributed.connection import RedisConfig, RedisLink
+from distributed.frontier import Frontier
+from distributed.jobs import definition_digest, finish, heartbeat, join
+from distributed.keys import JobKeys
+from indexing.connection import OpenSearchConfig
+from tests.support.ops import cli_env, json_out, run_cli
+from tests.support.redis import RedisServer
+
+KEYS = JobKeys("t:", "job")
+
+
+def frontier(server: RedisServer, worker: str, lease: float = 5.0) -> Frontier:
+    return Frontier(RedisLink(server.url, 5), KEYS, worker, lease, max_deliveries=2)
+
+
+def test_push_dedups_take_leases_ack_removes(redis_server: RedisServer) -> None:
+    a = frontier(redis_server, "a")
+    assert join(a.link, KEYS, "def").outcome == "started"
+    assert a.push([("f1", b"r1", False), ("f2", b"r2", False), ("f1", b"again", False)]) == 2
+    assert a.push([("f1", b"r1", False)]) == 0  # seen this run
+    taken = a.take(1)
+    assert taken.requests == [("f1", b"r1")]
+    state = a.state()
+    assert (state.queued, state.leased, state.idle) == (1, 1, False)
+    assert a.ack(["f1"]) == 1
+    assert a.take(5).requests == [("f2", b"r2")]
+    a.ack(["f2"])
+    a.mark_seeded()
+    assert a.state().idle
+    assert finish(a.link, KEYS, join(a.link, KEYS, "def").run_id)
+
+
+def test_an_expired_lease_goes_back_to_the_front_and_a_stale_owner_cannot_renew(
+        redis_server: RedisServer) -> None:
+    dead, alive = frontier(redis_server, "dead", lease=0.2), frontier(redis_server, "alive")
+    join(dead.link, KEYS, "def")
+    dead.push([("f1", b"r1", False), ("f2", b"r2", False)])
+    assert [fp for fp, _ in dead.take(1).requests] == ["f1"]
+    time.sleep(0.3)
+    taken = alive.take(1)
+    assert taken.reclaimed == 1 and [fp for fp, _ in taken.requests] == ["f1"]
+    assert dead.renew(["f1"]) == 0 and alive.renew(["f1"]) == 1
+
+
+def test_release_puts_back_unfinished_and_too_many_takes_set_aside(
+        redis_server: RedisServer) -> None:
+    a = frontier(redis_server, "a", lease=0.1)
+    join(a.link, KEYS, "def")
+    a.push([("f1", b"r1", False)])
+    a.take(1)
+    assert a.release(["f1"]) == 1  # a drain: not counted as a delivery
+    for _ in range(2):
+        assert a.take(1).requests
+        time.sleep(0.15)
+    assert a.take(1).requests == []  # the third take: set aside
+    assert a.state().dead == 1
+
+
+def test_the_job_rule_same_definition_joins_another_is_refused_finished_restarts(
+        redis_server: RedisServer) -> None:
+    link = RedisLink(redis_server.url, 5)
+    first = join(link, KEYS, definition_digest(["u1", "u2"], False))
+    assert first.outcome == "started"
+    again = join(link, KEYS, definition_digest(["u2", "u1"], False))
+    assert (again.outcome, again.run_id) == ("joined", first.run_id)
+    assert join(link, KEYS, definition_digest(["u1"], False)).refused
+    assert join(link, KEYS, definition_digest(["u1", "u2"], True)).refused
+    link.client.hset(KEYS.record, "seeded", "1")
+    assert finish(link, KEYS, first.run_id)
+    nxt = join(link, KEYS, definition_digest(["u1"], False))
+    assert nxt.outcome == "started" and nxt.run_id != first.run_id
+
+
+def test_status_shows_running_jobs_with_workers_queue_and_leases(
+        redis_server: RedisServer, indexed: OpenSearchConfig, tmp_path: Path) -> None:
+    a = frontier(redis_server, "host-a:1:x")
+    join(a.link, KEYS, "def")
+    a.push([(f"f{i}", b"r", False) for i in range(5)])
+    a.take(2)
+    a.ack(["f0"])
+    heartbeat(a.link, KEYS, a.worker, 30, {"host": "host-a", "pid": 1})
+    env = cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "none.jsonl",
+                  REDIS_URL=redis_server.url, REDIS_KEY_PREFIX="t:")
+    result = run_cli(["status", "--json"], env)
+    assert result.exit_code == 0, result.output
+    (job,) = json_out(result)["distributed"]["jobs"]
+    assert (job["name"], job["state"], job["queued"], job["leased"]) == ("job", "running", 3, 1)
+    assert job["workers"] == [{"worker": "host-a:1:x", "host": "host-a", "pid": 1,
+                               "pages_done": 1}]
+    text = run_cli(["status"], env).output
+    assert "job job: running" in text and "3 queued, 1 leased" in text
+
+
+def test_status_without_redis_url_has_no_distributed_section(
+        indexed: OpenSearchConfig, tmp_path: Path) -> None:
+    env = cli_env(indexed, INDEX_DEADLETTER_PATH=tmp_path / "none.jsonl")
+    assert json_out(run_cli(["status", "--json"], env))["distributed"] is None
+
+
+def test_redis_config_reads_the_settings() -> None:
+    config = RedisConfig.from_settings({"REDIS_URL": "redis://u:secret@h:1/0",
+                                        "REDIS_KEY_PREFIX": "p:", "REDIS_LEASE_SECONDS": "9",
+                                        "REDIS_RETRY_SECONDS": "3"})
+    assert config.lease_seconds == 9.0 and "secret" not in config.safe_url
+
+
+def test_a_worker_that_joined_a_run_finished_since_does_not_start_it_again(
+        redis_server: RedisServer) -> None:
+    link = RedisLink(redis_server.url, 5)
+    first = join(link, KEYS, "def")
+    link.client.hset(KEYS.record, "seeded", "1")
+    assert finish(link, KEYS, first.run_id)
+    late = join(link, KEYS, "def", joined_run=first.run_id)
+    assert (late.outcome, late.run_id) == ("finished", first.run_id)
+    assert link.client.hget(KEYS.record, "state") == b"finished"
+    assert join(link, KEYS, "def").outcome == "started"  # a new process: the next run
