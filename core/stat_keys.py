@@ -91,6 +91,7 @@ SCRAPY_RESPONSES: Final = "response_received_count"  # responses, robots.txt inc
 SCRAPY_ROBOTSTXT_RESPONSES: Final = "robotstxt/response_count"  # robots.txt responses
 SCRAPY_RESPONSE_BYTES: Final = "downloader/response_bytes"  # bytes downloaded
 SCRAPY_ITEMS_SCRAPED: Final = "item_scraped_count"  # items through every pipeline
+SCRAPY_ITEMS_DROPPED: Final = "item_dropped_count"  # items a pipeline dropped
 SCRAPY_ITEMS_DROPPED_BY_REASON: Final = "item_dropped_reasons_count/"  # + exception name
 SCRAPY_ERRORS_LOGGED: Final = "log_count/ERROR"  # ERROR log lines
 SCRAPY_DUPLICATES_FILTERED: Final = "dupefilter/filtered"  # requests seen before: skipped

@@ -45,6 +45,18 @@ DEPTH_LIMIT = 2
 # Scrapy's own defaults that we rely on, stated so nobody flips them by accident.
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
+# The spider yields one item a page; exports keep one record a line, researcher and listings
+# (crawler/feeds.py), in every built-in format.
+FEED_EXPORTERS = {
+    "json": "crawler.feeds.JsonItemExporter",
+    "jsonlines": "crawler.feeds.JsonLinesItemExporter",
+    "jsonl": "crawler.feeds.JsonLinesItemExporter",
+    "jl": "crawler.feeds.JsonLinesItemExporter",
+    "csv": "crawler.feeds.CsvItemExporter",
+    "xml": "crawler.feeds.XmlItemExporter",
+    "marshal": "crawler.feeds.MarshalItemExporter",
+    "pickle": "crawler.feeds.PickleItemExporter",
+}
 LOG_LEVEL = "INFO"
 
 # --- Parsing ---------------------------------------------------------------------------
@@ -158,6 +170,8 @@ EXTENSIONS = {
     "crawler.extensions.report.RunReport": 510,
     # With JOBDIR: resume after an interruption, start afresh after a crawl that ended.
     "crawler.extensions.jobdir.JobdirReset": 520,
+    # Count a page item as its records (researcher and listings), as the feed has them.
+    "crawler.extensions.records.RecordCounts": 505,
     # Collect garbage less often (GC_THRESHOLDS): a tenth of the CPU on large crawls.
     "crawler.extensions.gctuning.GcTuning": 530,
 }

@@ -35,7 +35,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from core.enrichment_status import DONE, PENDING
 from enrichment.config import EnrichmentConfig
@@ -48,6 +48,28 @@ logger = logging.getLogger(__name__)
 
 OnResult = Callable[[Outcome], None]
 Answer = tuple[Listing, Outcome]  # a work's merged evidence and its latest outcome
+
+
+def _answer(work_id: str, evidence: str, outcome: str) -> Answer:
+    """A stored row of ``AnsweredWorks`` as (evidence, outcome)."""
+    titles, years, people = json.loads(evidence)
+    status, reason, checked_at, arxiv = json.loads(outcome)
+    return (Listing(work_id, tuple(titles), tuple(years), tuple(people)),
+            Outcome(work_id, arxiv, status, reason, checked_at))
+
+
+class _CacheView:
+    """The cache rows of a batch's title keys, read at once; other keys read when asked."""
+
+    def __init__(self, read: Callable[[list[str]], dict], rows: dict, asked: list[str]) -> None:
+        self._read, self._rows, self._asked = read, dict(rows), set(asked)
+
+    def get(self, keys: list[str]) -> dict:
+        unasked = [key for key in keys if key not in self._asked]
+        if unasked:
+            self._rows.update(self._read(unasked))
+            self._asked.update(unasked)
+        return {key: self._rows[key] for key in keys if key in self._rows}
 
 
 class AnsweredWorks:
@@ -77,12 +99,22 @@ class AnsweredWorks:
             return None
         row = self._db.execute("SELECT evidence, outcome FROM answered WHERE work_id = ?",
                                (work_id,)).fetchone()
-        if row is None:
-            return None
-        titles, years, people = json.loads(row[0])
-        status, reason, checked_at, arxiv = json.loads(row[1])
-        return (Listing(work_id, tuple(titles), tuple(years), tuple(people)),
-                Outcome(work_id, arxiv, status, reason, checked_at))
+        return None if row is None else _answer(work_id, row[0], row[1])
+
+    def get_many(self, work_ids: Collection[str]) -> dict[str, Answer]:
+        """``get`` for several works in one query; the works not stored are left out."""
+        if self._db is None or not work_ids:
+            return {}
+        found = {}
+        ids = list(work_ids)
+        for start in range(0, len(ids), 500):  # below SQLite's limit on bound parameters
+            part = ids[start:start + 500]
+            rows = self._db.execute(
+                "SELECT work_id, evidence, outcome FROM answered WHERE work_id IN "
+                f"({','.join('?' * len(part))})", part).fetchall()
+            for work_id, evidence, outcome in rows:
+                found[work_id] = _answer(work_id, evidence, outcome)
+        return found
 
     def put(self, work: Listing, outcome: Outcome) -> None:
         if self._db is None:
@@ -135,32 +167,50 @@ class Enricher:
 
     def submit(self, listing: Listing) -> Outcome | None:
         """The outcome now if the cache has it; else None, and it comes via ``on_result``."""
+        return self.submit_many([listing])[0]
+
+    def submit_many(self, listings: list[Listing]) -> list[Outcome | None]:
+        """``submit`` for each listing in turn (a page's), under one lock, reading the
+        stored answers and the cache in one query each rather than one per listing."""
         with self._cond:
-            previous = self._answered.get(listing.work_id)
-            work = self._evidence(listing, previous)
-            if (previous and previous[1].status != PENDING and work == previous[0]
-                    and listing.work_id not in self._waiting):
-                return previous[1]  # nothing new to verify against, nothing to store
-            keys = self._resolver.keys(work)
-            if not keys:
-                return self._settle(work, self._resolver.unsearchable(work), previous)
-            if work.work_id not in self._waiting and previous and previous[1].status == DONE:
-                return self._settle(work, previous[1], previous)  # already matched: nothing to ask
-            cached = self._resolver.cached(keys)
-            if work.work_id not in self._waiting and len(cached) == len(keys):
-                return self._settle(work, self._resolver.decide(work, cached), previous)
-            _, outstanding = self._waiting.get(work.work_id, (work, set()))
-            now = self._clock()
-            for key in keys:
-                if key in cached:
-                    continue
-                outstanding.add(key)
-                self._by_key[key].add(work.work_id)
-                if key not in self._in_flight and key not in self._queue:
-                    self._queue[key] = now
-            self._waiting[work.work_id] = (work, outstanding)
-            self._cond.notify_all()
-            return None
+            answered = self._answered.get_many({listing.work_id for listing in listings})
+            titles = [t for listing in listings for t in listing.titles]
+            keys = self._resolver.keys(Listing("", tuple(titles)))
+            cache = _CacheView(self._resolver.cached, self._resolver.cached(keys), keys)
+            outcomes = []
+            for listing in listings:
+                # A work listed twice in the batch reads what its first listing stored.
+                previous = answered.pop(listing.work_id, None) if listing.work_id in answered \
+                    else self._answered.get(listing.work_id)
+                outcomes.append(self._submit(listing, previous, cache))
+            return outcomes
+
+    def _submit(self, listing: Listing, previous: Answer | None,
+                cache: _CacheView) -> Outcome | None:
+        work = self._evidence(listing, previous)
+        if (previous and previous[1].status != PENDING and work == previous[0]
+                and listing.work_id not in self._waiting):
+            return previous[1]  # nothing new to verify against, nothing to store
+        keys = self._resolver.keys(work)
+        if not keys:
+            return self._settle(work, self._resolver.unsearchable(work), previous)
+        if work.work_id not in self._waiting and previous and previous[1].status == DONE:
+            return self._settle(work, previous[1], previous)  # already matched: nothing to ask
+        cached = cache.get(keys)
+        if work.work_id not in self._waiting and len(cached) == len(keys):
+            return self._settle(work, self._resolver.decide(work, cached), previous)
+        _, outstanding = self._waiting.get(work.work_id, (work, set()))
+        now = self._clock()
+        for key in keys:
+            if key in cached:
+                continue
+            outstanding.add(key)
+            self._by_key[key].add(work.work_id)
+            if key not in self._in_flight and key not in self._queue:
+                self._queue[key] = now
+        self._waiting[work.work_id] = (work, outstanding)
+        self._cond.notify_all()
+        return None
 
     def flush(self) -> None:
         """Send the partial batch now instead of waiting for it to fill."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -35,6 +36,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from core import stat_keys
 from core.enrichment_status import PENDING
+from core.items import PageItem, WorkItem
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Outcome, listing_from_item
 from enrichment.ratelimit import effective_delay
@@ -50,6 +52,11 @@ def enrichment_fields(outcome: Outcome) -> dict[str, Any]:
     if outcome.checked_at:
         enrichment["updated_at"] = outcome.checked_at
     return {"arxiv": outcome.arxiv, "enrichment": enrichment}
+
+
+def _fields(listing: Any) -> Mapping[str, Any]:
+    """A work item's fields as a mapping (a WorkItem's own attribute dict: no copy)."""
+    return vars(listing) if isinstance(listing, WorkItem) else listing
 
 
 class ArxivEnrichPipeline:
@@ -105,22 +112,39 @@ class ArxivEnrichPipeline:
     # --- items (reactor thread) -------------------------------------------------------
 
     def process_item(self, item: Any) -> Any:
-        adapter = ItemAdapter(item)
-        if adapter.get("kind") != "work" or self._enricher is None:
+        if self._enricher is None:
             return item
-        self._last_progress = time.monotonic()
-        outcome = self._enricher.submit(listing_from_item(adapter))
-        if outcome is None:
-            self._inc(stat_keys.ARXIV_CACHE_MISSES)
-            self._attach(item, {"arxiv": None,
-                                "enrichment": {"status": PENDING, "reason": "queued"}})
-        else:
-            self._inc(stat_keys.ARXIV_CACHE_HITS)
-            self._count()
-            self._attach(item, enrichment_fields(outcome))
+        if isinstance(item, PageItem):  # the crawl's item: one page, all its listings at once
+            self._enrich(item.works, item.works)
+        elif ItemAdapter(item).get("kind") == "work":
+            self._enrich([ItemAdapter(item).asdict()], [item])
         return item
 
+    def _enrich(self, listings: list[Any], items: list[Any]) -> None:
+        """Submit the listings (work items or their fields) and attach what the cache knows."""
+        if not listings:
+            return
+        self._last_progress = time.monotonic()
+        outcomes = self._enricher.submit_many(  # type: ignore[union-attr]
+            [listing_from_item(_fields(listing)) for listing in listings])
+        hits = 0
+        for item, outcome in zip(items, outcomes, strict=True):
+            if outcome is None:
+                self._attach(item, {"arxiv": None,
+                                    "enrichment": {"status": PENDING, "reason": "queued"}})
+            else:
+                hits += 1
+                self._attach(item, enrichment_fields(outcome))
+        if hits:
+            self._inc(stat_keys.ARXIV_CACHE_HITS, hits)
+            self._count()
+        if hits < len(outcomes):
+            self._inc(stat_keys.ARXIV_CACHE_MISSES, len(outcomes) - hits)
+
     def _attach(self, item: Any, values: dict[str, Any]) -> None:
+        if isinstance(item, WorkItem):  # declares both fields
+            item.arxiv, item.enrichment = values["arxiv"], values["enrichment"]
+            return
         adapter = ItemAdapter(item)
         for name, value in values.items():
             if name in adapter.field_names():

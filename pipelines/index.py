@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -42,14 +43,15 @@ from twisted.python.failure import Failure
 
 from core import stat_keys
 from core.distinct import DistinctCounter
+from core.items import PageItem, records
 from core.retry import RetryPolicy
 from indexing.batching import Batching
 from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import Change, changes_from_item, enrichment_change
+from indexing.changes import Change, changes_from_records, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import INTERNAL, LATE, UNAVAILABLE, DeadLetterFile, dead_letter
-from indexing.errors import IndexUnavailable, InvalidItem
+from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 from indexing.outage import Outage
 from indexing.process import ProcessWriter
@@ -138,21 +140,40 @@ class OpenSearchIndexPipeline:
         self._ticker.start(self.flush_interval, now=False).addErrback(self._log_failure)
 
     async def process_item(self, item: Any) -> Any:
-        """Buffer the item for indexing; wait only when the buffer is full (backpressure)."""
-        if not is_item(item) or ItemAdapter(item).get("kind") not in ("work", "researcher"):
+        """Buffer the item for indexing; wait only when the buffer is full (backpressure).
+
+        A page item is buffered whole (its researcher and listings); a record it holds
+        without the id its document needs is taken out of it and counted as dropped.
+        """
+        if isinstance(item, PageItem):
+            self._add_page(item)
+        elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
+            changes, refused = changes_from_records([item])
+            if refused:
+                self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
+                raise UnindexableItem(str(refused[0][1])) from refused[0][1]
+            self._add_all(changes)
+        else:
             return item  # not ours to index
-        try:
-            changes = changes_from_item(item)
-        except InvalidItem as exc:
-            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
-            raise UnindexableItem(str(exc)) from exc
-        for change in changes:
-            self._add(change)
         while (len(self._buffer) + len(self._held) >= self.max_buffer
                and (self._inflight is not None or self._outage is not None)):
             self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
             await self._wait_for_progress()
         return item
+
+    def _add_page(self, page: PageItem) -> None:
+        changes, refused = changes_from_records(records(page))
+        if refused:
+            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS, len(refused))
+            if any(record is page.researcher for record, _ in refused):
+                raise UnindexableItem(str(refused[0][1]))  # the whole page is dropped
+            bad = {id(record) for record, _ in refused}
+            page.works = [work for work in page.works if id(work) not in bad]
+            self.stats.inc_value(f"{stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON}"
+                                 f"{UnindexableItem.__name__}", len(refused))
+            for _, exc in refused:
+                logger.warning("not indexed, dropped from the page's items: %s", exc)
+        self._add_all(changes)
 
     async def close_spider(self) -> None:
         """Flush everything; report what could not be delivered."""
@@ -202,9 +223,15 @@ class OpenSearchIndexPipeline:
         ensure_aliases(self.writer.client, self.config.prefix)
 
     def _add(self, change: Change) -> None:
-        self._buffer.append(change)
-        self._buffer_bytes += change.size()
-        self.stats.inc_value(_RECEIVED[change.kind])
+        self._add_all([change])
+
+    def _add_all(self, changes: list[Change]) -> None:
+        """Buffer the changes (one page's, or one enrichment); flush when the batch is full."""
+        self._buffer += changes
+        self._buffer_bytes += sum(change.size() for change in changes)
+        kinds = Counter(change.kind for change in changes)
+        for kind, count in kinds.items():
+            self.stats.inc_value(_RECEIVED[kind], count)
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()
 

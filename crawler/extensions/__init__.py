@@ -3,5 +3,6 @@
 * ``verdict.RunVerdict``: judges the run; the ``crawl`` command exits with its code.
 * ``report.RunReport``: logs the run's summary and writes it as JSON (RUN_REPORT).
 * ``incremental.IncrementalMiddleware``: skips pages unchanged since the last good run.
+* ``records.RecordCounts``: counts a page item as its researcher and listings.
 * ``jobdir.JobdirReset``: lets one JOBDIR serve a schedule (resume, or start afresh).
 """

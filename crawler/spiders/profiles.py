@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 
 from core import stat_keys
 from core.flags import as_bool
+from core.items import PageItem
 from crawler.extract import parse_profile
 
 _SCHEMES = ("http", "https", "file")
@@ -113,8 +114,8 @@ class ProfilesSpider(scrapy.Spider):
             if page.truncated:
                 stats.inc_value(stat_keys.PROFILES_TRUNCATED)
                 self.logger.warning("%s: cut short (%s)", response.url, page.problems[-1])
-            yield page.researcher
-            yield from page.works
+            # One item a page: Scrapy's item machinery runs once, not once a listing.
+            yield PageItem(page.researcher, page.works)
         if self.follow:
             yield from (self._request(url) for url in self._profile_links(page.links))
 
