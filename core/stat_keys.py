@@ -85,6 +85,11 @@ RUN_EXIT_CODE: Final = "run/exit_code"  # the exit status the crawl command retu
 RUN_REASON: Final = "run/reason"  # the verdict in one line (text)
 RUN_REPORT_NOT_INDEXED: Final = "run/report_not_indexed"  # 1 if the report was not stored
 
+# CPU seconds between spider open and close (crawler/extensions/cpu.py, crawler/cpu.py).
+CPU_MAIN_THREAD_SECONDS: Final = "cpu/main_thread_seconds"  # the reactor thread
+CPU_PROCESS_SECONDS: Final = "cpu/process_seconds"  # every thread of the crawl's process
+CPU_STAGE_SECONDS: Final = "cpu/stage_seconds/"  # + parse, enrichment, handoff, index_writer
+
 # --- Scrapy's own stats that the verdict and the run report read --------------------------
 SCRAPY_FINISH_REASON: Final = "finish_reason"  # the spider's close reason (text)
 SCRAPY_RESPONSES: Final = "response_received_count"  # responses, robots.txt included

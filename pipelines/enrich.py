@@ -37,6 +37,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from core import stat_keys
 from core.enrichment_status import PENDING
 from core.items import PageItem, WorkItem
+from crawler.cpu import CpuTally
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Outcome, listing_from_item
 from enrichment.ratelimit import effective_delay
@@ -68,6 +69,7 @@ class ArxivEnrichPipeline:
         self._enricher: Enricher | None = None
         self._last_progress = time.monotonic()
         self._warned_fields = False
+        self.cpu = CpuTally("enrichment")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ArxivEnrichPipeline:
@@ -88,6 +90,7 @@ class ArxivEnrichPipeline:
                     self.config.cache_dir)
 
     def close_spider(self) -> None:
+        self.cpu.publish(self.crawler.stats)
         if self._enricher is None:
             return
         for outcome in self._enricher.close("the crawl ended before the arXiv lookup finished"):
@@ -114,10 +117,11 @@ class ArxivEnrichPipeline:
     def process_item(self, item: Any) -> Any:
         if self._enricher is None:
             return item
-        if isinstance(item, PageItem):  # the crawl's item: one page, all its listings at once
-            self._enrich(item.works, item.works)
-        elif ItemAdapter(item).get("kind") == "work":
-            self._enrich([ItemAdapter(item).asdict()], [item])
+        with self.cpu.measure():
+            if isinstance(item, PageItem):  # the crawl's item: a page, all its listings at once
+                self._enrich(item.works, item.works)
+            elif ItemAdapter(item).get("kind") == "work":
+                self._enrich([ItemAdapter(item).asdict()], [item])
         return item
 
     def _enrich(self, listings: list[Any], items: list[Any]) -> None:

@@ -45,6 +45,7 @@ from core import stat_keys
 from core.distinct import DistinctCounter
 from core.items import PageItem, records
 from core.retry import RetryPolicy
+from crawler.cpu import CpuTally
 from indexing.batching import Batching
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change, changes_from_records, enrichment_change
@@ -103,6 +104,8 @@ class OpenSearchIndexPipeline:
         self._held: list[Change] = []  # what the writer handed back, sent first on resume
         self._gave_up: str | None = None  # why, once an outage outlasted the wait
         self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
+        self.handoff_cpu = CpuTally("handoff")  # items to changes, buffering (reactor thread)
+        self.writer_cpu = CpuTally("index_writer")  # the writes: child process or thread
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -145,16 +148,17 @@ class OpenSearchIndexPipeline:
         A page item is buffered whole (its researcher and listings); a record it holds
         without the id its document needs is taken out of it and counted as dropped.
         """
-        if isinstance(item, PageItem):
-            self._add_page(item)
-        elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
-            changes, refused = changes_from_records([item])
-            if refused:
-                self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
-                raise UnindexableItem(str(refused[0][1])) from refused[0][1]
-            self._add_all(changes)
-        else:
-            return item  # not ours to index
+        with self.handoff_cpu.measure():
+            if isinstance(item, PageItem):
+                self._add_page(item)
+            elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
+                changes, refused = changes_from_records([item])
+                if refused:
+                    self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
+                    raise UnindexableItem(str(refused[0][1])) from refused[0][1]
+                self._add_all(changes)
+            else:
+                return item  # not ours to index
         while (len(self._buffer) + len(self._held) >= self.max_buffer
                and (self._inflight is not None or self._outage is not None)):
             self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
@@ -190,6 +194,9 @@ class OpenSearchIndexPipeline:
         self._summarise()
         if isinstance(self.writer, ProcessWriter):
             await maybe_deferred_to_future(deferToThread(self.writer.close))
+            self.writer_cpu.add(self.writer.child_cpu_seconds)
+        self.handoff_cpu.publish(self.stats)
+        self.writer_cpu.publish(self.stats)
 
     def work_enriched(self, work_id: str, arxiv: dict[str, Any] | None, status: str,
                       reason: str | None = None, updated_at: str | None = None) -> None:
@@ -212,7 +219,8 @@ class OpenSearchIndexPipeline:
             self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED)
             self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{LATE}")
             return
-        self._add(change)
+        with self.handoff_cpu.measure():
+            self._add(change)
 
     # --- buffering and flushing -----------------------------------------------------------
 
@@ -247,10 +255,17 @@ class OpenSearchIndexPipeline:
         if self._gave_up is not None:
             self._dead_letter(batch, UNAVAILABLE, self._gave_up)
             return
-        inflight: Deferred[Any] = deferToThread(self.writer.write, batch, hold=True)
+        inflight: Deferred[Any] = deferToThread(self._write, batch)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done)
         self._inflight = inflight
+
+    def _write(self, batch: list[Change]) -> WriteReport:
+        """In a thread: the write (the child's CPU is counted apart, by the child)."""
+        if isinstance(self.writer, ProcessWriter):
+            return self.writer.write(batch, hold=True)
+        with self.writer_cpu.measure():
+            return self.writer.write(batch, hold=True)
 
     def _flushed(self, report: WriteReport) -> None:
         for key, value in report.stats().items():
