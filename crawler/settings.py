@@ -45,6 +45,10 @@ DEPTH_LIMIT = 2
 # Scrapy's own defaults that we rely on, stated so nobody flips them by accident.
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
+# Scrapy would read and parse the callback's source on every response to warn about a
+# generator returning a value (its cache misses bound methods): a twentieth of the
+# crawl's CPU. Our callbacks return none (tests/test_spider.py checks).
+WARN_ON_GENERATOR_RETURN_VALUE = False
 # The spider yields one item a page; exports keep one record a line, researcher and listings
 # (crawler/feeds.py), in every built-in format.
 FEED_EXPORTERS = {

@@ -80,8 +80,11 @@ class AnsweredWorks:
     stays flat however many works a crawl lists. The file (in SQLITE_TMPDIR or
     TMPDIR, else /var/tmp) takes about 1.3 KB a work: ~190 MB for 150,000 works.
     Not thread-safe: the Enricher uses it under its lock. After ``close`` it knows
-    nothing and stores nothing.
+    nothing and stores nothing. The last few answers stored wait in memory and go to
+    the database together (one ``executemany`` per ``WRITE_BATCH``).
     """
+
+    WRITE_BATCH = 256
 
     def __init__(self) -> None:
         self._db: sqlite3.Connection | None = sqlite3.connect(
@@ -93,10 +96,13 @@ class AnsweredWorks:
         # WITHOUT ROWID table's pages.
         self._db.execute("CREATE TABLE answered (work_id TEXT PRIMARY KEY, evidence TEXT NOT NULL,"
                          " outcome TEXT NOT NULL)")
+        self._unwritten: dict[str, Answer] = {}
 
     def get(self, work_id: str) -> Answer | None:
         if self._db is None:
             return None
+        if work_id in self._unwritten:
+            return self._unwritten[work_id]
         row = self._db.execute("SELECT evidence, outcome FROM answered WHERE work_id = ?",
                                (work_id,)).fetchone()
         return None if row is None else _answer(work_id, row[0], row[1])
@@ -105,8 +111,8 @@ class AnsweredWorks:
         """``get`` for several works in one query; the works not stored are left out."""
         if self._db is None or not work_ids:
             return {}
-        found = {}
-        ids = list(work_ids)
+        found = {w: self._unwritten[w] for w in work_ids if w in self._unwritten}
+        ids = [w for w in work_ids if w not in found]
         for start in range(0, len(ids), 500):  # below SQLite's limit on bound parameters
             part = ids[start:start + 500]
             rows = self._db.execute(
@@ -119,16 +125,25 @@ class AnsweredWorks:
     def put(self, work: Listing, outcome: Outcome) -> None:
         if self._db is None:
             return
-        evidence = json.dumps([work.titles, work.years, work.people], ensure_ascii=False)
-        answer = json.dumps([outcome.status, outcome.reason, outcome.checked_at, outcome.arxiv],
-                            ensure_ascii=False)
-        self._db.execute("INSERT OR REPLACE INTO answered VALUES (?, ?, ?)",
-                         (work.work_id, evidence, answer))
+        self._unwritten[work.work_id] = (work, outcome)
+        if len(self._unwritten) >= self.WRITE_BATCH:
+            self._write()
+
+    def _write(self) -> None:
+        assert self._db is not None
+        rows = [(work_id,
+                 json.dumps([work.titles, work.years, work.people], ensure_ascii=False),
+                 json.dumps([outcome.status, outcome.reason, outcome.checked_at, outcome.arxiv],
+                            ensure_ascii=False))
+                for work_id, (work, outcome) in self._unwritten.items()]
+        self._db.executemany("INSERT OR REPLACE INTO answered VALUES (?, ?, ?)", rows)
+        self._unwritten.clear()
 
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
+            self._unwritten.clear()
 
 
 class Enricher:
@@ -174,31 +189,32 @@ class Enricher:
         stored answers and the cache in one query each rather than one per listing."""
         with self._cond:
             answered = self._answered.get_many({listing.work_id for listing in listings})
-            titles = [t for listing in listings for t in listing.titles]
-            keys = self._resolver.keys(Listing("", tuple(titles)))
+            own_keys = [self._resolver.keys(listing) for listing in listings]
+            keys = list(dict.fromkeys(key for keys in own_keys for key in keys))
             cache = _CacheView(self._resolver.cached, self._resolver.cached(keys), keys)
             outcomes = []
-            for listing in listings:
+            for listing, keys in zip(listings, own_keys, strict=True):
                 # A work listed twice in the batch reads what its first listing stored.
                 previous = answered.pop(listing.work_id, None) if listing.work_id in answered \
                     else self._answered.get(listing.work_id)
-                outcomes.append(self._submit(listing, previous, cache))
+                outcomes.append(self._submit(listing, previous, cache, keys))
             return outcomes
 
-    def _submit(self, listing: Listing, previous: Answer | None,
-                cache: _CacheView) -> Outcome | None:
+    def _submit(self, listing: Listing, previous: Answer | None, cache: _CacheView,
+                own_keys: list[str]) -> Outcome | None:
+        """One listing, its title keys ``own_keys`` worked out by the caller."""
         work = self._evidence(listing, previous)
         if (previous and previous[1].status != PENDING and work == previous[0]
                 and listing.work_id not in self._waiting):
             return previous[1]  # nothing new to verify against, nothing to store
-        keys = self._resolver.keys(work)
+        keys = own_keys if work is listing else self._resolver.keys(work)
         if not keys:
             return self._settle(work, self._resolver.unsearchable(work), previous)
         if work.work_id not in self._waiting and previous and previous[1].status == DONE:
             return self._settle(work, previous[1], previous)  # already matched: nothing to ask
         cached = cache.get(keys)
         if work.work_id not in self._waiting and len(cached) == len(keys):
-            return self._settle(work, self._resolver.decide(work, cached), previous)
+            return self._settle(work, self._resolver.decide(work, cached, keys), previous)
         _, outstanding = self._waiting.get(work.work_id, (work, set()))
         now = self._clock()
         for key in keys:

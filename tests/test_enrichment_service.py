@@ -154,6 +154,23 @@ def test_answered_works_round_trip_on_disk() -> None:
     store.put(work, outcome)
 
 
+def test_answered_works_written_in_batches_read_back_from_disk() -> None:
+    store = AnsweredWorks()
+    works = [Listing(f"w{i}", (f"Title {i}",), (2019,), ("Ann Lee",))
+             for i in range(AnsweredWorks.WRITE_BATCH + 3)]
+    outcomes = [Outcome(w.work_id, None, "none", "no match") for w in works]
+    for work, outcome in zip(works, outcomes, strict=True):
+        store.put(work, outcome)
+    on_disk = store._db.execute("SELECT count(*) FROM answered").fetchone()[0]  # type: ignore[union-attr]
+    assert on_disk == AnsweredWorks.WRITE_BATCH  # the last 3 still wait in memory
+    wanted = {"w0", f"w{AnsweredWorks.WRITE_BATCH + 2}", "missing"}
+    assert store.get_many(wanted) == {
+        "w0": (works[0], outcomes[0]),
+        f"w{AnsweredWorks.WRITE_BATCH + 2}": (works[-1], outcomes[-1])}
+    assert store.get("w1") == (works[1], outcomes[1])
+    store.close()
+
+
 def test_counts_are_distinct_works_by_latest_status(arxiv_api: ArxivStandIn,
                                                      tmp_path: Path) -> None:
     config = make_config(arxiv_api, tmp_path)
