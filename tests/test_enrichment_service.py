@@ -183,3 +183,20 @@ def test_counts_are_distinct_works_by_latest_status(arxiv_api: ArxivStandIn,
                                      "none": DISTINCT_WORKS - len(EXPECTED)}
     finally:
         enricher.close("test over", timeout=5)
+
+
+def test_submit_many_answers_as_one_submit_each(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    config = make_config(arxiv_api, tmp_path)
+    run_enricher(config, LISTINGS)  # warms the cache
+    one_by_one = start_enricher(config, on_result=Collector())
+    batched = start_enricher(config, on_result=Collector())
+    try:
+        # A page may list one work twice: the second listing sees what the first stored.
+        expected = [one_by_one.submit(listing) for listing in LISTINGS + LISTINGS[:3]]
+        got = batched.submit_many(LISTINGS + LISTINGS[:3])
+        assert got == expected and all(outcome is not None for outcome in got)
+        assert batched.counts() == one_by_one.counts()
+        assert batched.counts() == {"done": len(EXPECTED), "none": DISTINCT_WORKS - len(EXPECTED)}
+    finally:
+        one_by_one.close("test over", timeout=5)
+        batched.close("test over", timeout=5)
