@@ -45,6 +45,10 @@ DEPTH_LIMIT = 2
 # Scrapy's own defaults that we rely on, stated so nobody flips them by accident.
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
+# Items handled at once per response: a page yields one item (crawler/spiders/profiles.py),
+# and Scrapy starts this many worker tasks for every response (its default, 100, cost
+# more than the page's item itself).
+CONCURRENT_ITEMS = 1
 # Scrapy would read and parse the callback's source on every response to warn about a
 # generator returning a value (its cache misses bound methods): a twentieth of the
 # crawl's CPU. Our callbacks return none (tests/test_spider.py checks).
