@@ -173,6 +173,7 @@ class OpenSearchIndexPipeline:
                 raise UnindexableItem(str(refused[0][1]))  # the whole page is dropped
             bad = {id(record) for record, _ in refused}
             page.works = [work for work in page.works if id(work) not in bad]
+            self.stats.inc_value(stat_keys.SCRAPY_ITEMS_DROPPED, len(refused))
             self.stats.inc_value(f"{stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON}"
                                  f"{UnindexableItem.__name__}", len(refused))
             for _, exc in refused:
