@@ -167,6 +167,9 @@ class Enricher:
         self._mirror_checked: set[str] = set()  # queued keys the mirror could not answer
         self._by_key: dict[str, set[str]] = defaultdict(set)  # title key -> waiting work ids
         self._waiting: dict[str, tuple[Listing, set[str]]] = {}  # work id -> evidence, keys
+        # Works whose titles are answered, taken off ``_waiting`` and being decided and
+        # reported by the worker: still outstanding (the crawl must not close on them).
+        self._deciding = 0
         self._answered = AnsweredWorks()
         self._counts: Counter[str] = Counter()  # status -> works whose latest answer it is
         self._flush = False
@@ -237,7 +240,7 @@ class Enricher:
     def outstanding(self) -> int:
         """How many works still wait for an answer."""
         with self._cond:
-            return len(self._waiting)
+            return len(self._waiting) + self._deciding
 
     def counts(self) -> dict[str, int]:
         """Distinct works of this run by the status of their latest outcome."""
@@ -353,6 +356,7 @@ class Enricher:
                 if not outstanding:
                     del self._waiting[work_id]
                     ready.append(work)
+        self._deciding += len(ready)  # until _deliver has settled each
         return ready, pending
 
     # --- worker thread ----------------------------------------------------------------
@@ -416,11 +420,15 @@ class Enricher:
         for outcome in pending:
             self._on_result(outcome)
         for work in ready:
-            cached = self._resolver.cached(self._resolver.keys(work))
-            outcome = self._resolver.decide(work, cached)
-            with self._cond:
-                outcome = self._settle(work, outcome, self._answered.get(work.work_id))
-            self._on_result(outcome)
+            try:
+                cached = self._resolver.cached(self._resolver.keys(work))
+                outcome = self._resolver.decide(work, cached)
+                with self._cond:
+                    outcome = self._settle(work, outcome, self._answered.get(work.work_id))
+                self._on_result(outcome)  # reported before it stops counting as outstanding
+            finally:
+                with self._cond:
+                    self._deciding -= 1
 
     def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:
         """Search arXiv for a batch, unless it is down; the reason if it is."""
