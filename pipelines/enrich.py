@@ -6,6 +6,10 @@ indexing. Any other passes on immediately, marked ``enrichment = {"status":
 in batches; the answer arrives later as the ``work_enriched`` signal (sent on
 the reactor thread), which the index pipeline turns into an update.
 
+The crawl hands it one ``PageItem`` a page: the page's listings are submitted
+together (``Enricher.submit_many``: one read of the stored answers and one of the
+cache for the page). A single work item is enriched the same way, alone.
+
 When the crawl runs out of pages while lookups are outstanding, the spider is
 kept open (``DontCloseSpider``) and the partial batch is sent, for as long as
 answers keep coming: the crawl gives up after ``ARXIV_IDLE_WAIT_SECONDS``

@@ -1,6 +1,8 @@
 """``OpenSearchIndexPipeline``: buffer items and merge them into OpenSearch in bulk.
 
-Items are buffered and flushed by count, by size and every few seconds. A flush
+Items are buffered and flushed by count, by size and every few seconds; a page
+item (``core.items.PageItem``) is turned into its researcher's and listings' changes
+at once, with one time stamp and one stats update. A flush
 runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
 and the write itself in a child process (``indexing.process``; switch off with
 ``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
