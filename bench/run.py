@@ -11,7 +11,8 @@ One run, one synthetic site (``bench.generate``) served by ``bench.serve``:
 3b. cold with the mirror: ``scholarindex arxiv harvest`` from the OAI-PMH stand-in
    (``standins.oaipmh``, the same entries) into a fresh cache, then the same cold
    crawl against it: harvest requests plus query-API requests, against step 3's;
-4. warm, indexing off, on the first tenth of the pages: the crawl side alone;
+4. warm, indexing off, on every page (the raw crawl's size, so per-run start-up and
+   close weigh the same in both): the crawl side alone;
 5. pipeline: the whole pipeline (parse, enrichment from the warm cache, merge, bulk
    indexing) on every page, into ``bench.sink``: pages/s, bulk figures, arXiv
    requests while warm, peak RSS at the large size. Why not osmem-server: it
@@ -417,8 +418,8 @@ def _run(opts: Options, work: Path) -> dict[str, Any]:
                                       {"INDEX_ENABLED": "false", **arxiv})
         log("cold arXiv crawl with the mirror: harvest over OAI-PMH, then the same crawl")
         mirrored, mirrored_extra = _cold_with_mirror(entries, work, arxiv, site_crawl, opts)
-        log(f"warm crawl of {opts.small} pages, indexing off (breakdown)")
-        noindex, noindex_extra = site_crawl("warm-noindex", "profiles", opts.small,
+        log(f"warm crawl of {opts.profiles} pages, indexing off (breakdown)")
+        noindex, noindex_extra = site_crawl("warm-noindex", "profiles", opts.profiles,
                                             {"INDEX_ENABLED": "false", **arxiv})
         runs: dict[str, tuple[Crawl, dict[str, Any]]] = {}
         for label, server in (("large", "sink"), ("small", "sink"), ("osmem", "osmem")):
@@ -463,6 +464,12 @@ def _run(opts: Options, work: Path) -> dict[str, Any]:
         "machine": machine(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    fetch_ms = raw.stat("cpu/main_thread_seconds") * 1000 / max(1, raw.stat("raw/pages"))
+    results["cpu_ms_per_page"] = {
+        "raw": cpu_ms_per_page(raw, fetch_ms), "warm_noindex": cpu_ms_per_page(noindex, fetch_ms),
+        "pipeline_small": cpu_ms_per_page(small, fetch_ms),
+        "pipeline_large": cpu_ms_per_page(full, fetch_ms),
+        "pipeline_osmem": cpu_ms_per_page(osm, fetch_ms)}
     results["targets"] = {key: {"target": f"{op} {limit:g}", "met": _met(results[key], op, limit)}
                           for key, (op, limit) in TARGETS.items()}
     site_info = {k: v for k, v in asdict(summary).items() if k not in ("paths", "root")}
@@ -612,6 +619,32 @@ def _crawl_details(crawl: Crawl, extra: dict[str, Any]) -> dict[str, Any]:
             "stats": {k: crawl.stats[k] for k in _DETAIL_STATS if k in crawl.stats}, **extra}
 
 
+STAGES = ("fetch", "parse", "enrichment", "item_handling", "handoff", "index_writer")
+
+
+def cpu_ms_per_page(crawl: Crawl, fetch_ms: float) -> dict[str, float]:
+    """CPU milliseconds per page of each stage of one crawl, from its own accounting.
+
+    parse, enrichment, handoff: the reactor thread's CPU inside those stages
+    (``crawler.cpu``); index_writer: the writer child's own CPU in its writes;
+    fetch: the raw crawl's reactor thread per page (Scrapy fetching a page and
+    nothing else); item_handling: what the reactor thread spent besides those
+    (Scrapy's item machinery, signals, stats, run report, incremental state);
+    other_threads: the crawl process's other threads (arXiv worker, flush thread).
+    """
+    pages = crawl.stat("profiles/parsed") or crawl.stat("raw/pages") or 1
+    per_page = {stage: crawl.stat(f"cpu/stage_seconds/{stage}") * 1000 / pages
+                for stage in ("parse", "enrichment", "handoff", "index_writer")}
+    main = crawl.stat("cpu/main_thread_seconds") * 1000 / pages
+    figures = {"fetch": fetch_ms, **per_page,
+               "item_handling": max(0.0, main - fetch_ms - per_page["parse"]
+                                    - per_page["enrichment"] - per_page["handoff"]),
+               "main_thread": main,
+               "other_threads": crawl.stat("cpu/process_seconds") * 1000 / pages - main}
+    figures["total"] = main + figures["other_threads"] + per_page["index_writer"]
+    return {key: round(value, 3) for key, value in figures.items()}
+
+
 def _met(value: float, op: str, limit: float) -> bool:
     return {">=": value >= limit, "<=": value <= limit, "<": value < limit,
             "==": value == limit}[op]
@@ -631,7 +664,7 @@ def table(results: dict[str, Any]) -> Iterator[str]:
         (f"raw_pages_per_s ({large} pages)", f"{results['raw_pages_per_s']:.1f}", "(the limit)"),
         ("pipeline_pages_per_s (into bench.sink)", f"{results['pipeline_pages_per_s']:.1f}", ""),
         ("pipeline_to_raw_ratio", f"{results['pipeline_to_raw_ratio']:.3f}", ""),
-        (f"  {small} pages, indexing off / raw", f"{details['warm_noindex']['to_raw_ratio']:.3f}",
+        (f"  {large} pages, indexing off / raw", f"{details['warm_noindex']['to_raw_ratio']:.3f}",
          f"({details['warm_noindex']['pages_per_s']:.1f} pages/s)"),
         (f"  {small} pages, whole pipeline / raw",
          f"{details['pipeline_small']['to_raw_ratio']:.3f}",
@@ -663,6 +696,7 @@ def table(results: dict[str, Any]) -> Iterator[str]:
         ("parse_us_per_page_layout_a", f"{results['parse_us_per_page_layout_a']:.0f}", ""),
         ("parse_us_per_page_layout_b", f"{results['parse_us_per_page_layout_b']:.0f}", ""),
     ]
+    yield from cpu_table(results["cpu_ms_per_page"])
     yield f"{'figure':42} {'value':>10}  target"
     for name, value, note in rows:
         target = results["targets"].get(name.split(" (")[0])
@@ -674,6 +708,18 @@ def table(results: dict[str, Any]) -> Iterator[str]:
            f"date {results['date']}; bench {details['bench_seconds']:.0f} s")
     for problem in details["checks_failed"]:
         yield f"CHECK FAILED: {problem}"
+
+
+def cpu_table(cpu: dict[str, dict[str, float]]) -> Iterator[str]:
+    """CPU ms per page of each stage (columns) for each crawl (rows)."""
+    columns = (*STAGES, "other_threads", "total")
+    yield "CPU ms per page (fetch: the raw crawl's; item_handling: the reactor thread's rest)"
+    yield f"{'crawl':16}" + "".join(f"{c:>14}" for c in columns)
+    for run, figures in cpu.items():
+        if run == "raw":
+            continue
+        yield f"{run:16}" + "".join(f"{figures.get(c, 0):14.3f}" for c in columns)
+    yield ""
 
 
 def main(argv: list[str] | None = None) -> int:

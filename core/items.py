@@ -1,14 +1,19 @@
-"""The two items a profile page yields.
+"""The two items a profile page yields, and the page that carries them.
 
 Field names are a public contract (docs/interfaces.md): exports, the index and
 outside checks read them. A field is ``None`` where the page's layout has no
 such field, so both layouts export the same columns.
+
+The spider hands Scrapy one ``PageItem`` per page (the researcher with its
+listings), so the item machinery, the pipelines and the signals run once a page
+rather than once a listing; ``records`` unpacks it wherever one record a line is
+wanted (the feed exports, the item counts).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 
 @dataclass
@@ -80,6 +85,22 @@ class WorkItem:
     # index_mappings/works.json) and the lookup state {"status", "reason", "updated_at"}.
     arxiv: dict | None = None
     enrichment: dict | None = None
+
+
+@dataclass
+class PageItem:
+    """One profile page: its researcher and its listings, in page order."""
+
+    researcher: ResearcherItem
+    works: list[WorkItem] = field(default_factory=list)
+    kind: Literal["page"] = "page"
+
+
+def records(item: Any) -> list[Any]:
+    """The records an item stands for: a page's researcher then its listings; else the item."""
+    if isinstance(item, PageItem):
+        return [item.researcher, *item.works]
+    return [item]
 
 
 RESEARCHER_FIELDS = tuple(ResearcherItem.__dataclass_fields__)

@@ -86,12 +86,18 @@ RUN_EXIT_CODE: Final = "run/exit_code"  # the exit status the crawl command retu
 RUN_REASON: Final = "run/reason"  # the verdict in one line (text)
 RUN_REPORT_NOT_INDEXED: Final = "run/report_not_indexed"  # 1 if the report was not stored
 
+# CPU seconds between spider open and close (crawler/extensions/cpu.py, crawler/cpu.py).
+CPU_MAIN_THREAD_SECONDS: Final = "cpu/main_thread_seconds"  # the reactor thread
+CPU_PROCESS_SECONDS: Final = "cpu/process_seconds"  # every thread of the crawl's process
+CPU_STAGE_SECONDS: Final = "cpu/stage_seconds/"  # + parse, enrichment, handoff, index_writer
+
 # --- Scrapy's own stats that the verdict and the run report read --------------------------
 SCRAPY_FINISH_REASON: Final = "finish_reason"  # the spider's close reason (text)
 SCRAPY_RESPONSES: Final = "response_received_count"  # responses, robots.txt included
 SCRAPY_ROBOTSTXT_RESPONSES: Final = "robotstxt/response_count"  # robots.txt responses
 SCRAPY_RESPONSE_BYTES: Final = "downloader/response_bytes"  # bytes downloaded
 SCRAPY_ITEMS_SCRAPED: Final = "item_scraped_count"  # items through every pipeline
+SCRAPY_ITEMS_DROPPED: Final = "item_dropped_count"  # items a pipeline dropped
 SCRAPY_ITEMS_DROPPED_BY_REASON: Final = "item_dropped_reasons_count/"  # + exception name
 SCRAPY_ERRORS_LOGGED: Final = "log_count/ERROR"  # ERROR log lines
 SCRAPY_DUPLICATES_FILTERED: Final = "dupefilter/filtered"  # requests seen before: skipped

@@ -78,13 +78,15 @@ class Resolver:
             return None
         return fallback_clause(listing.titles, listing.people)
 
-    def decide(self, listing: Listing, cached: dict[str, CachedLookup]) -> Outcome:
-        """Verify a listing against the cached candidates of all its keys.
+    def decide(self, listing: Listing, cached: dict[str, CachedLookup],
+               keys: list[str] | None = None) -> Outcome:
+        """Verify a listing against the cached candidates of all its keys (``keys``, when
+        the caller has them already).
 
         Unmatched by its titles, it is verified again with its fallback clause's
         cached candidates, if any (read from the cache here).
         """
-        rows = [cached[k] for k in self.keys(listing) if k in cached]
+        rows = [cached[k] for k in (self.keys(listing) if keys is None else keys) if k in cached]
         candidates = [c for row in rows for c in row.candidates]
         verdict = verify(listing, candidates, self._limits)
         fallback = self.fallback_key(listing)

@@ -13,13 +13,14 @@ page that no longer lists a work takes that profile's listing out of the work
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from itemadapter import ItemAdapter, is_item
 
+from core.items import ResearcherItem, WorkItem
 from indexing.documents import (
     apply_enrichment,
     merge_listing,
@@ -77,7 +78,14 @@ def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change
 
     Raises ``InvalidItem`` for anything else or an item without its id.
     """
-    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+    return _change(item, timestamp(seen_at))
+
+
+def _change(item: Any, seen: str) -> Change:
+    """``change_from_item`` seen at ``seen``, a canonical timestamp already."""
+    if isinstance(item, ResearcherItem | WorkItem):
+        data = dict(vars(item))  # the item classes' fields are their attributes
+    elif dataclasses.is_dataclass(item) and not isinstance(item, type):
         # Shallow: the documents module copies what it keeps (asdict's deep copy cost more
         # than the merge itself).
         data = {f.name: getattr(item, f.name) for f in dataclasses.fields(item)}
@@ -95,15 +103,33 @@ def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change
     doc_id = data.get(key)
     if not isinstance(doc_id, str) or not doc_id.strip():
         raise InvalidItem(f"{kind} item has no {key}")
-    return Change(kind, doc_id, data, timestamp(seen_at))
+    return Change(kind, doc_id, data, seen)
 
 
 def changes_from_item(item: Any, seen_at: str | datetime | None = None) -> list[Change]:
     """The Change of an item, plus the enrichment the arXiv pipeline attached to it, if any."""
-    seen = timestamp(seen_at)
-    change = change_from_item(item, seen)
+    return _changes(item, timestamp(seen_at))
+
+
+def _changes(item: Any, seen: str) -> list[Change]:
+    change = _change(item, seen)
     attached = enrichment_from_item(item, seen) if change.kind == "work" else None
     return [change] if attached is None else [change, attached]
+
+
+def changes_from_records(items: Iterable[Any], seen_at: str | datetime | None = None
+                         ) -> tuple[list[Change], list[tuple[Any, InvalidItem]]]:
+    """``changes_from_item`` for each item of a batch (a page's researcher and listings),
+    seen at one time: (the changes, the items refused with why)."""
+    seen = timestamp(seen_at)
+    changes: list[Change] = []
+    refused: list[tuple[Any, InvalidItem]] = []
+    for item in items:
+        try:
+            changes += _changes(item, seen)
+        except InvalidItem as exc:
+            refused.append((item, exc))
+    return changes, refused
 
 
 def enrichment_from_item(item: Any, seen_at: str | datetime | None = None) -> Change | None:

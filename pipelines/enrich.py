@@ -6,6 +6,10 @@ indexing. Any other passes on immediately, marked ``enrichment = {"status":
 in batches; the answer arrives later as the ``work_enriched`` signal (sent on
 the reactor thread), which the index pipeline turns into an update.
 
+The crawl hands it one ``PageItem`` a page: the page's listings are submitted
+together (``Enricher.submit_many``: one read of the stored answers and one of the
+cache for the page). A single work item is enriched the same way, alone.
+
 When the crawl runs out of pages while lookups are outstanding, the spider is
 kept open (``DontCloseSpider``) and the partial batch is sent, for as long as
 answers keep coming: the crawl gives up after ``ARXIV_IDLE_WAIT_SECONDS``
@@ -27,6 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -36,6 +41,8 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from core import stat_keys
 from core.enrichment_status import PENDING
+from core.items import PageItem, WorkItem
+from crawler.cpu import CpuTally
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Outcome, listing_from_item
 from enrichment.ratelimit import effective_delay
@@ -53,6 +60,11 @@ def enrichment_fields(outcome: Outcome) -> dict[str, Any]:
     return {"arxiv": outcome.arxiv, "enrichment": enrichment}
 
 
+def _fields(listing: Any) -> Mapping[str, Any]:
+    """A work item's fields as a mapping (a WorkItem's own attribute dict: no copy)."""
+    return vars(listing) if isinstance(listing, WorkItem) else listing
+
+
 class ArxivEnrichPipeline:
     """Attaches verified arXiv metadata to work items; see the module doc."""
 
@@ -65,6 +77,7 @@ class ArxivEnrichPipeline:
         # Answers from the worker thread, delivered on the reactor thread. Drained before
         # any decision to close, so an answer handed over is never left behind.
         self._answers: deque[Outcome] = deque()
+        self.cpu = CpuTally("enrichment")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ArxivEnrichPipeline:
@@ -85,6 +98,7 @@ class ArxivEnrichPipeline:
                     self.config.cache_dir)
 
     def close_spider(self) -> None:
+        self.cpu.publish(self.crawler.stats)
         if self._enricher is None:
             return
         self._drain()
@@ -111,22 +125,40 @@ class ArxivEnrichPipeline:
     # --- items (reactor thread) -------------------------------------------------------
 
     def process_item(self, item: Any) -> Any:
-        adapter = ItemAdapter(item)
-        if adapter.get("kind") != "work" or self._enricher is None:
+        if self._enricher is None:
             return item
-        self._last_progress = time.monotonic()
-        outcome = self._enricher.submit(listing_from_item(adapter))
-        if outcome is None:
-            self._inc(stat_keys.ARXIV_CACHE_MISSES)
-            self._attach(item, {"arxiv": None,
-                                "enrichment": {"status": PENDING, "reason": "queued"}})
-        else:
-            self._inc(stat_keys.ARXIV_CACHE_HITS)
-            self._count()
-            self._attach(item, enrichment_fields(outcome))
+        with self.cpu.measure():
+            if isinstance(item, PageItem):  # the crawl's item: a page, all its listings at once
+                self._enrich(item.works, item.works)
+            elif ItemAdapter(item).get("kind") == "work":
+                self._enrich([ItemAdapter(item).asdict()], [item])
         return item
 
+    def _enrich(self, listings: list[Any], items: list[Any]) -> None:
+        """Submit the listings (work items or their fields) and attach what the cache knows."""
+        if not listings:
+            return
+        self._last_progress = time.monotonic()
+        outcomes = self._enricher.submit_many(  # type: ignore[union-attr]
+            [listing_from_item(_fields(listing)) for listing in listings])
+        hits = 0
+        for item, outcome in zip(items, outcomes, strict=True):
+            if outcome is None:
+                self._attach(item, {"arxiv": None,
+                                    "enrichment": {"status": PENDING, "reason": "queued"}})
+            else:
+                hits += 1
+                self._attach(item, enrichment_fields(outcome))
+        if hits:
+            self._inc(stat_keys.ARXIV_CACHE_HITS, hits)
+            self._count()
+        if hits < len(outcomes):
+            self._inc(stat_keys.ARXIV_CACHE_MISSES, len(outcomes) - hits)
+
     def _attach(self, item: Any, values: dict[str, Any]) -> None:
+        if isinstance(item, WorkItem):  # declares both fields
+            item.arxiv, item.enrichment = values["arxiv"], values["enrichment"]
+            return
         adapter = ItemAdapter(item)
         for name, value in values.items():
             if name in adapter.field_names():

@@ -1,6 +1,8 @@
 """``OpenSearchIndexPipeline``: buffer items and merge them into OpenSearch in bulk.
 
-Items are buffered and flushed by count, by size and every few seconds. A flush
+Items are buffered and flushed by count, by size and every few seconds; a page
+item (``core.items.PageItem``) is turned into its researcher's and listings' changes
+at once, with one time stamp and one stats update. A flush
 runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
 and the write itself in a child process (``indexing.process``; switch off with
 ``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -42,14 +45,16 @@ from twisted.python.failure import Failure
 
 from core import stat_keys
 from core.distinct import DistinctCounter
+from core.items import PageItem, records
 from core.retry import RetryPolicy
+from crawler.cpu import CpuTally
 from indexing.batching import Batching
 from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import Change, changes_from_item, enrichment_change
+from indexing.changes import Change, changes_from_records, enrichment_change
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import INTERNAL, LATE, UNAVAILABLE, DeadLetterFile, dead_letter
-from indexing.errors import IndexUnavailable, InvalidItem
+from indexing.errors import IndexUnavailable
 from indexing.indices import ensure_aliases
 from indexing.outage import Outage
 from indexing.process import ProcessWriter
@@ -102,6 +107,8 @@ class OpenSearchIndexPipeline:
         self._gave_up: str | None = None  # why, once an outage outlasted the wait
         self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
         self._flushes = 0  # flushes started, numbered for index_flush_started/index_delivered
+        self.handoff_cpu = CpuTally("handoff")  # items to changes, buffering (reactor thread)
+        self.writer_cpu = CpuTally("index_writer")  # the writes: child process or thread
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -139,21 +146,42 @@ class OpenSearchIndexPipeline:
         self._ticker.start(self.flush_interval, now=False).addErrback(self._log_failure)
 
     async def process_item(self, item: Any) -> Any:
-        """Buffer the item for indexing; wait only when the buffer is full (backpressure)."""
-        if not is_item(item) or ItemAdapter(item).get("kind") not in ("work", "researcher"):
-            return item  # not ours to index
-        try:
-            changes = changes_from_item(item)
-        except InvalidItem as exc:
-            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
-            raise UnindexableItem(str(exc)) from exc
-        for change in changes:
-            self._add(change)
+        """Buffer the item for indexing; wait only when the buffer is full (backpressure).
+
+        A page item is buffered whole (its researcher and listings); a record it holds
+        without the id its document needs is taken out of it and counted as dropped.
+        """
+        with self.handoff_cpu.measure():
+            if isinstance(item, PageItem):
+                self._add_page(item)
+            elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
+                changes, refused = changes_from_records([item])
+                if refused:
+                    self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
+                    raise UnindexableItem(str(refused[0][1])) from refused[0][1]
+                self._add_all(changes)
+            else:
+                return item  # not ours to index
         while (len(self._buffer) + len(self._held) >= self.max_buffer
                and (self._inflight is not None or self._outage is not None)):
             self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
             await self._wait_for_progress()
         return item
+
+    def _add_page(self, page: PageItem) -> None:
+        changes, refused = changes_from_records(records(page))
+        if refused:
+            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS, len(refused))
+            if any(record is page.researcher for record, _ in refused):
+                raise UnindexableItem(str(refused[0][1]))  # the whole page is dropped
+            bad = {id(record) for record, _ in refused}
+            page.works = [work for work in page.works if id(work) not in bad]
+            self.stats.inc_value(stat_keys.SCRAPY_ITEMS_DROPPED, len(refused))
+            self.stats.inc_value(f"{stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON}"
+                                 f"{UnindexableItem.__name__}", len(refused))
+            for _, exc in refused:
+                logger.warning("not indexed, dropped from the page's items: %s", exc)
+        self._add_all(changes)
 
     async def close_spider(self) -> None:
         """Flush everything; report what could not be delivered."""
@@ -170,6 +198,9 @@ class OpenSearchIndexPipeline:
         self._summarise()
         if isinstance(self.writer, ProcessWriter):
             await maybe_deferred_to_future(deferToThread(self.writer.close))
+            self.writer_cpu.add(self.writer.child_cpu_seconds)
+        self.handoff_cpu.publish(self.stats)
+        self.writer_cpu.publish(self.stats)
 
     def work_enriched(self, work_id: str, arxiv: dict[str, Any] | None, status: str,
                       reason: str | None = None, updated_at: str | None = None) -> None:
@@ -192,7 +223,8 @@ class OpenSearchIndexPipeline:
             self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED)
             self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{LATE}")
             return
-        self._add(change)
+        with self.handoff_cpu.measure():
+            self._add(change)
 
     # --- buffering and flushing -----------------------------------------------------------
 
@@ -203,9 +235,15 @@ class OpenSearchIndexPipeline:
         ensure_aliases(self.writer.client, self.config.prefix)
 
     def _add(self, change: Change) -> None:
-        self._buffer.append(change)
-        self._buffer_bytes += change.size()
-        self.stats.inc_value(_RECEIVED[change.kind])
+        self._add_all([change])
+
+    def _add_all(self, changes: list[Change]) -> None:
+        """Buffer the changes (one page's, or one enrichment); flush when the batch is full."""
+        self._buffer += changes
+        self._buffer_bytes += sum(change.size() for change in changes)
+        kinds = Counter(change.kind for change in changes)
+        for kind, count in kinds.items():
+            self.stats.inc_value(_RECEIVED[kind], count)
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()
 
@@ -223,10 +261,17 @@ class OpenSearchIndexPipeline:
             return
         self._flushes += 1
         self.crawler.signals.send_catch_log(index_flush_started, number=self._flushes)
-        inflight: Deferred[Any] = deferToThread(self.writer.write, batch, hold=True)
+        inflight: Deferred[Any] = deferToThread(self._write, batch)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done, self._flushes)
         self._inflight = inflight
+
+    def _write(self, batch: list[Change]) -> WriteReport:
+        """In a thread: the write (the child's CPU is counted apart, by the child)."""
+        if isinstance(self.writer, ProcessWriter):
+            return self.writer.write(batch, hold=True)
+        with self.writer_cpu.measure():
+            return self.writer.write(batch, hold=True)
 
     def _flushed(self, report: WriteReport) -> None:
         for key, value in report.stats().items():

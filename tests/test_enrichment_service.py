@@ -154,6 +154,23 @@ def test_answered_works_round_trip_on_disk() -> None:
     store.put(work, outcome)
 
 
+def test_answered_works_written_in_batches_read_back_from_disk() -> None:
+    store = AnsweredWorks()
+    works = [Listing(f"w{i}", (f"Title {i}",), (2019,), ("Ann Lee",))
+             for i in range(AnsweredWorks.WRITE_BATCH + 3)]
+    outcomes = [Outcome(w.work_id, None, "none", "no match") for w in works]
+    for work, outcome in zip(works, outcomes, strict=True):
+        store.put(work, outcome)
+    on_disk = store._db.execute("SELECT count(*) FROM answered").fetchone()[0]  # type: ignore[union-attr]
+    assert on_disk == AnsweredWorks.WRITE_BATCH  # the last 3 still wait in memory
+    wanted = {"w0", f"w{AnsweredWorks.WRITE_BATCH + 2}", "missing"}
+    assert store.get_many(wanted) == {
+        "w0": (works[0], outcomes[0]),
+        f"w{AnsweredWorks.WRITE_BATCH + 2}": (works[-1], outcomes[-1])}
+    assert store.get("w1") == (works[1], outcomes[1])
+    store.close()
+
+
 def test_counts_are_distinct_works_by_latest_status(arxiv_api: ArxivStandIn,
                                                      tmp_path: Path) -> None:
     config = make_config(arxiv_api, tmp_path)
@@ -198,3 +215,20 @@ def test_answers_count_as_outstanding_until_handed_over(arxiv_api: ArxivStandIn,
     finally:
         release.set()
         enricher.close("test over", timeout=5)
+
+
+def test_submit_many_answers_as_one_submit_each(arxiv_api: ArxivStandIn, tmp_path: Path) -> None:
+    config = make_config(arxiv_api, tmp_path)
+    run_enricher(config, LISTINGS)  # warms the cache
+    one_by_one = start_enricher(config, on_result=Collector())
+    batched = start_enricher(config, on_result=Collector())
+    try:
+        # A page may list one work twice: the second listing sees what the first stored.
+        expected = [one_by_one.submit(listing) for listing in LISTINGS + LISTINGS[:3]]
+        got = batched.submit_many(LISTINGS + LISTINGS[:3])
+        assert got == expected and all(outcome is not None for outcome in got)
+        assert batched.counts() == one_by_one.counts()
+        assert batched.counts() == {"done": len(EXPECTED), "none": DISTINCT_WORKS - len(EXPECTED)}
+    finally:
+        one_by_one.close("test over", timeout=5)
+        batched.close("test over", timeout=5)

@@ -22,7 +22,7 @@ from opensearchpy import OpenSearch
 from twisted.internet.task import LoopingCall
 from twisted.python import threadable
 
-from core.items import ResearcherItem, WorkItem
+from core.items import PageItem, ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter
 from indexing.connection import OpenSearchConfig
 from pipelines.signals import work_enriched
@@ -40,9 +40,10 @@ class PagesSpider(scrapy.Spider):
 
     name = "indexing_pages"
 
-    def __init__(self, pages_dir: str, **kwargs: Any):
+    def __init__(self, pages_dir: str, page_items: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         self.pages = sorted(Path(pages_dir).glob("page-*.json"))
+        self.page_items = page_items  # one PageItem a page, as the profiles spider yields
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         self.ticks: list[float] = []  # when the reactor ran the heartbeat
@@ -58,9 +59,13 @@ class PagesSpider(scrapy.Spider):
 
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
         page = json.loads(response.text)
-        yield ResearcherItem(**page["researcher"])
-        for work in page["works"]:
-            yield WorkItem(**work)
+        if self.page_items:
+            yield PageItem(ResearcherItem(**page["researcher"]),
+                           [WorkItem(**work) for work in page["works"]])
+        else:
+            yield ResearcherItem(**page["researcher"])
+            for work in page["works"]:
+                yield WorkItem(**work)
         if page.get("enrich"):  # after the listings: as the enrichment pipeline would
             yield response.follow(response.url + "#enrich", callback=self.enrich,
                                   dont_filter=True, cb_kwargs={"page": page})
@@ -98,7 +103,7 @@ def make_pages(directory: Path, count: int = 5, works_per_page: int = 5,
     return pages
 
 
-def crawl(pages_dir: Path, config: OpenSearchConfig, tmp_path: Path,
+def crawl(pages_dir: Path, config: OpenSearchConfig, tmp_path: Path, page_items: bool = False,
           **settings: Any) -> CrawlResult:
     merged = {
         "ITEM_PIPELINES": PIPELINE, "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
@@ -111,7 +116,7 @@ def crawl(pages_dir: Path, config: OpenSearchConfig, tmp_path: Path,
         **settings,
     }
     return run_spider(PagesSpider, project_settings(merged), timeout=90,
-                      pages_dir=str(pages_dir))
+                      pages_dir=str(pages_dir), page_items=page_items)
 
 
 def listings_in(client: OpenSearch, alias: str) -> set[tuple[str, str]]:
@@ -220,6 +225,33 @@ def test_faults_and_an_outage_mid_crawl_lose_nothing(
     assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
     researchers = snapshot(opensearch_client, f"{opensearch_config.prefix}researchers")
     assert len(researchers) == len(pages)
+
+
+def test_page_items_through_faults_lose_nothing_but_an_unindexable_listing(
+        tmp_path: Path, fault_proxy: FaultProxy, opensearch_config: OpenSearchConfig,
+        opensearch_client: OpenSearch) -> None:
+    pages = make_pages(tmp_path / "pages", count=8, works_per_page=4)
+    broken = pages[3]["works"][1]
+    broken["work_id"] = ""  # no id: not indexable, taken out of its page's items
+    (tmp_path / "pages" / "page-003.json").write_text(json.dumps(pages[3]))
+    expected = {(w["work_id"], w["researcher_id"]) for p in pages for w in p["works"]
+                if w["work_id"]}
+    fault_proxy.fail_next(2, 429, match="/_bulk")
+    fault_proxy.drop_next(1, match="/_bulk")
+    result = crawl(tmp_path / "pages", replace(opensearch_config, url=fault_proxy.url),
+                   tmp_path, page_items=True, INDEX_BATCH_SIZE=10, INDEX_FLUSH_INTERVAL=0.1)
+    stats = result.stats
+    assert stats["finish_reason"] == "finished", result.log[-3000:]
+    # Counted as records, as the feed has them: researchers and listings, the broken one out.
+    assert stats["item_scraped_count"] == len(expected) + len(pages) == len(result.items)
+    assert stats["index/invalid_items"] == 1
+    assert stats["item_dropped_reasons_count/UnindexableItem"] == 1
+    assert not any(item.get("work_id") == "" for item in result.items)
+    assert stats["index/retries"] > 0
+    assert stats["index/dead_lettered"] == 0
+    assert stats["index/listings_delivered"] == len(expected)
+    assert stats["index/researchers_delivered"] == len(pages)
+    assert listings_in(opensearch_client, f"{opensearch_config.prefix}works") == expected
 
 
 def test_slow_cluster_applies_backpressure_and_loses_nothing(

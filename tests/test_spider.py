@@ -140,3 +140,12 @@ def test_robots_txt_is_obeyed(site, tmp_path) -> None:
     assert "/private/staff.html" not in site.requests
     assert result.stats["robotstxt/forbidden"] == 1
     assert result.items == []
+
+
+def test_callbacks_return_no_value() -> None:
+    # WARN_ON_GENERATOR_RETURN_VALUE is off (crawler/settings.py): this is its check, once.
+    from scrapy.utils.misc import is_generator_with_return_value
+
+    from crawler.spiders.profiles import ProfilesSpider
+
+    assert not is_generator_with_return_value(ProfilesSpider.parse)

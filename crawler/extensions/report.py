@@ -39,6 +39,7 @@ from twisted.internet.threads import deferToThread
 
 from core import stat_keys
 from core.distinct import DistinctCounter
+from core.items import PageItem
 from crawler.extensions.job import run_identity
 from crawler.extensions.verdict import Verdict, run_verdict
 from indexing.client import build_client, translate_errors
@@ -237,6 +238,11 @@ class RunReport:
 
     def item_seen(self, item: Any, **kwargs: Any) -> None:
         # Every item ends in exactly one of scraped, dropped or error: count each once.
+        if isinstance(item, PageItem):
+            for work in item.works:
+                if work.work_id:
+                    self.works.add(work.work_id)
+            return
         adapter = ItemAdapter(item)
         if adapter.get("kind") == "work" and adapter.get("work_id"):
             self.works.add(str(adapter["work_id"]))

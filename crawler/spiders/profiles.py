@@ -22,6 +22,8 @@ from twisted.python.failure import Failure
 
 from core import stat_keys
 from core.flags import as_bool
+from core.items import PageItem
+from crawler.cpu import CpuTally
 from crawler.extract import parse_profile
 
 _SCHEMES = ("http", "https", "file")
@@ -72,6 +74,7 @@ class ProfilesSpider(scrapy.Spider):
         self.follow = as_bool(follow)
         self.bad_urls = [u for u in given if urlsplit(u).scheme not in _SCHEMES]
         self.profile_shapes = {path_shape(u) for u in given}
+        self.parse_cpu = CpuTally("parse")
 
     @property
     def today(self) -> date:
@@ -101,7 +104,8 @@ class ProfilesSpider(scrapy.Spider):
         content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
         if content_type is None and response.url.lower().endswith(".txt"):
             content_type = "text/plain"
-        page = parse_profile(response.url, response.body, content_type, self.today)
+        with self.parse_cpu.measure():
+            page = parse_profile(response.url, response.body, content_type, self.today)
         for problem in page.problems:
             if problem.startswith("encoding"):
                 stats.inc_value(stat_keys.PROFILES_ENCODING_PROBLEM)
@@ -116,10 +120,13 @@ class ProfilesSpider(scrapy.Spider):
             if page.truncated:
                 stats.inc_value(stat_keys.PROFILES_TRUNCATED)
                 self.logger.warning("%s: cut short (%s)", response.url, page.problems[-1])
-            yield page.researcher
-            yield from page.works
+            # One item a page: Scrapy's item machinery runs once, not once a listing.
+            yield PageItem(page.researcher, page.works)
         if self.follow:
             yield from (self._request(url) for url in self._profile_links(page.links))
+
+    def closed(self, reason: str) -> None:
+        self.parse_cpu.publish(self.crawler.stats)
 
     def _profile_links(self, links: Iterable[str]) -> Iterator[str]:
         for url in links:

@@ -26,6 +26,7 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
+from core.items import records
 from crawler.extensions.job import job_name
 from crawler.extensions.report import RunReport
 from tests.support.reactor import call_in_reactor
@@ -96,8 +97,9 @@ class _Run:
     items: list[dict[str, Any]] = field(default_factory=list)
 
     def item_scraped(self, item: Any) -> None:
-        # As a JSON feed would carry it (dates and the like as strings).
-        self.items.append(json.loads(ScrapyJSONEncoder().encode(ItemAdapter(item).asdict())))
+        # As a JSON feed would carry it (dates and the like as strings), one record a line.
+        for record in records(item):
+            self.items.append(json.loads(ScrapyJSONEncoder().encode(ItemAdapter(record).asdict())))
 
 
 def run_spider(spider: type[Spider] | str, settings: Settings | dict[str, Any], *,

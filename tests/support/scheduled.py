@@ -26,6 +26,8 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
+from core.items import records
+
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = sorted((REPO / "fixtures" / "seeds").glob("*.txt"))
 HELDOUT = sorted((REPO / "fixtures" / "heldout").glob("*.txt"))
@@ -163,8 +165,9 @@ class DeadLetterEveryFifthWork:
         return cls(crawler.stats)
 
     def process_item(self, item: Any) -> Any:
-        if ItemAdapter(item).get("kind") == "work":
-            self.works += 1
-            if self.works % 5 == 0:
-                self.stats.inc_value("index/dead_lettered")
+        for record in records(item):
+            if ItemAdapter(record).get("kind") == "work":
+                self.works += 1
+                if self.works % 5 == 0:
+                    self.stats.inc_value("index/dead_lettered")
         return item
