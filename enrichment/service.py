@@ -35,7 +35,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from core.enrichment_status import DONE, PENDING
 from enrichment.config import EnrichmentConfig
@@ -50,6 +50,28 @@ OnResult = Callable[[Outcome], None]
 Answer = tuple[Listing, Outcome]  # a work's merged evidence and its latest outcome
 
 
+def _answer(work_id: str, evidence: str, outcome: str) -> Answer:
+    """A stored row of ``AnsweredWorks`` as (evidence, outcome)."""
+    titles, years, people = json.loads(evidence)
+    status, reason, checked_at, arxiv = json.loads(outcome)
+    return (Listing(work_id, tuple(titles), tuple(years), tuple(people)),
+            Outcome(work_id, arxiv, status, reason, checked_at))
+
+
+class _CacheView:
+    """The cache rows of a batch's title keys, read at once; other keys read when asked."""
+
+    def __init__(self, read: Callable[[list[str]], dict], rows: dict, asked: list[str]) -> None:
+        self._read, self._rows, self._asked = read, dict(rows), set(asked)
+
+    def get(self, keys: list[str]) -> dict:
+        unasked = [key for key in keys if key not in self._asked]
+        if unasked:
+            self._rows.update(self._read(unasked))
+            self._asked.update(unasked)
+        return {key: self._rows[key] for key in keys if key in self._rows}
+
+
 class AnsweredWorks:
     """Evidence and latest outcome per work answered in this run, on disk.
 
@@ -58,8 +80,11 @@ class AnsweredWorks:
     stays flat however many works a crawl lists. The file (in SQLITE_TMPDIR or
     TMPDIR, else /var/tmp) takes about 1.3 KB a work: ~190 MB for 150,000 works.
     Not thread-safe: the Enricher uses it under its lock. After ``close`` it knows
-    nothing and stores nothing.
+    nothing and stores nothing. The last few answers stored wait in memory and go to
+    the database together (one ``executemany`` per ``WRITE_BATCH``).
     """
+
+    WRITE_BATCH = 256
 
     def __init__(self) -> None:
         self._db: sqlite3.Connection | None = sqlite3.connect(
@@ -71,32 +96,54 @@ class AnsweredWorks:
         # WITHOUT ROWID table's pages.
         self._db.execute("CREATE TABLE answered (work_id TEXT PRIMARY KEY, evidence TEXT NOT NULL,"
                          " outcome TEXT NOT NULL)")
+        self._unwritten: dict[str, Answer] = {}
 
     def get(self, work_id: str) -> Answer | None:
         if self._db is None:
             return None
+        if work_id in self._unwritten:
+            return self._unwritten[work_id]
         row = self._db.execute("SELECT evidence, outcome FROM answered WHERE work_id = ?",
                                (work_id,)).fetchone()
-        if row is None:
-            return None
-        titles, years, people = json.loads(row[0])
-        status, reason, checked_at, arxiv = json.loads(row[1])
-        return (Listing(work_id, tuple(titles), tuple(years), tuple(people)),
-                Outcome(work_id, arxiv, status, reason, checked_at))
+        return None if row is None else _answer(work_id, row[0], row[1])
+
+    def get_many(self, work_ids: Collection[str]) -> dict[str, Answer]:
+        """``get`` for several works in one query; the works not stored are left out."""
+        if self._db is None or not work_ids:
+            return {}
+        found = {w: self._unwritten[w] for w in work_ids if w in self._unwritten}
+        ids = [w for w in work_ids if w not in found]
+        for start in range(0, len(ids), 500):  # below SQLite's limit on bound parameters
+            part = ids[start:start + 500]
+            rows = self._db.execute(
+                "SELECT work_id, evidence, outcome FROM answered WHERE work_id IN "
+                f"({','.join('?' * len(part))})", part).fetchall()
+            for work_id, evidence, outcome in rows:
+                found[work_id] = _answer(work_id, evidence, outcome)
+        return found
 
     def put(self, work: Listing, outcome: Outcome) -> None:
         if self._db is None:
             return
-        evidence = json.dumps([work.titles, work.years, work.people], ensure_ascii=False)
-        answer = json.dumps([outcome.status, outcome.reason, outcome.checked_at, outcome.arxiv],
-                            ensure_ascii=False)
-        self._db.execute("INSERT OR REPLACE INTO answered VALUES (?, ?, ?)",
-                         (work.work_id, evidence, answer))
+        self._unwritten[work.work_id] = (work, outcome)
+        if len(self._unwritten) >= self.WRITE_BATCH:
+            self._write()
+
+    def _write(self) -> None:
+        assert self._db is not None
+        rows = [(work_id,
+                 json.dumps([work.titles, work.years, work.people], ensure_ascii=False),
+                 json.dumps([outcome.status, outcome.reason, outcome.checked_at, outcome.arxiv],
+                            ensure_ascii=False))
+                for work_id, (work, outcome) in self._unwritten.items()]
+        self._db.executemany("INSERT OR REPLACE INTO answered VALUES (?, ?, ?)", rows)
+        self._unwritten.clear()
 
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
+            self._unwritten.clear()
 
 
 class Enricher:
@@ -120,7 +167,9 @@ class Enricher:
         self._mirror_checked: set[str] = set()  # queued keys the mirror could not answer
         self._by_key: dict[str, set[str]] = defaultdict(set)  # title key -> waiting work ids
         self._waiting: dict[str, tuple[Listing, set[str]]] = {}  # work id -> evidence, keys
-        self._reporting = 0  # works out of the books but not yet handed to on_result
+        # Works taken off ``_waiting`` (answered, or left pending) that the worker is still
+        # deciding or reporting: still outstanding (the crawl must not close on them).
+        self._reporting = 0
         self._answered = AnsweredWorks()
         self._counts: Counter[str] = Counter()  # status -> works whose latest answer it is
         self._flush = False
@@ -136,32 +185,51 @@ class Enricher:
 
     def submit(self, listing: Listing) -> Outcome | None:
         """The outcome now if the cache has it; else None, and it comes via ``on_result``."""
+        return self.submit_many([listing])[0]
+
+    def submit_many(self, listings: list[Listing]) -> list[Outcome | None]:
+        """``submit`` for each listing in turn (a page's), under one lock, reading the
+        stored answers and the cache in one query each rather than one per listing."""
         with self._cond:
-            previous = self._answered.get(listing.work_id)
-            work = self._evidence(listing, previous)
-            if (previous and previous[1].status != PENDING and work == previous[0]
-                    and listing.work_id not in self._waiting):
-                return previous[1]  # nothing new to verify against, nothing to store
-            keys = self._resolver.keys(work)
-            if not keys:
-                return self._settle(work, self._resolver.unsearchable(work), previous)
-            if work.work_id not in self._waiting and previous and previous[1].status == DONE:
-                return self._settle(work, previous[1], previous)  # already matched: nothing to ask
-            cached = self._resolver.cached(keys)
-            if work.work_id not in self._waiting and len(cached) == len(keys):
-                return self._settle(work, self._resolver.decide(work, cached), previous)
-            _, outstanding = self._waiting.get(work.work_id, (work, set()))
-            now = self._clock()
-            for key in keys:
-                if key in cached:
-                    continue
-                outstanding.add(key)
-                self._by_key[key].add(work.work_id)
-                if key not in self._in_flight and key not in self._queue:
-                    self._queue[key] = now
-            self._waiting[work.work_id] = (work, outstanding)
-            self._cond.notify_all()
-            return None
+            answered = self._answered.get_many({listing.work_id for listing in listings})
+            own_keys = [self._resolver.keys(listing) for listing in listings]
+            keys = list(dict.fromkeys(key for keys in own_keys for key in keys))
+            cache = _CacheView(self._resolver.cached, self._resolver.cached(keys), keys)
+            outcomes = []
+            for listing, keys in zip(listings, own_keys, strict=True):
+                # A work listed twice in the batch reads what its first listing stored.
+                previous = answered.pop(listing.work_id, None) if listing.work_id in answered \
+                    else self._answered.get(listing.work_id)
+                outcomes.append(self._submit(listing, previous, cache, keys))
+            return outcomes
+
+    def _submit(self, listing: Listing, previous: Answer | None, cache: _CacheView,
+                own_keys: list[str]) -> Outcome | None:
+        """One listing, its title keys ``own_keys`` worked out by the caller."""
+        work = self._evidence(listing, previous)
+        if (previous and previous[1].status != PENDING and work == previous[0]
+                and listing.work_id not in self._waiting):
+            return previous[1]  # nothing new to verify against, nothing to store
+        keys = own_keys if work is listing else self._resolver.keys(work)
+        if not keys:
+            return self._settle(work, self._resolver.unsearchable(work), previous)
+        if work.work_id not in self._waiting and previous and previous[1].status == DONE:
+            return self._settle(work, previous[1], previous)  # already matched: nothing to ask
+        cached = cache.get(keys)
+        if work.work_id not in self._waiting and len(cached) == len(keys):
+            return self._settle(work, self._resolver.decide(work, cached, keys), previous)
+        _, outstanding = self._waiting.get(work.work_id, (work, set()))
+        now = self._clock()
+        for key in keys:
+            if key in cached:
+                continue
+            outstanding.add(key)
+            self._by_key[key].add(work.work_id)
+            if key not in self._in_flight and key not in self._queue:
+                self._queue[key] = now
+        self._waiting[work.work_id] = (work, outstanding)
+        self._cond.notify_all()
+        return None
 
     def flush(self) -> None:
         """Send the partial batch now instead of waiting for it to fill."""
@@ -292,7 +360,7 @@ class Enricher:
                 if not outstanding:
                     del self._waiting[work_id]
                     ready.append(work)
-        self._reporting += len(ready) + len(pending)
+        self._reporting += len(ready) + len(pending)  # until _deliver has reported each
         return ready, pending
 
     # --- worker thread ----------------------------------------------------------------
@@ -353,18 +421,24 @@ class Enricher:
 
     def _deliver(self, ready: list[Listing], pending: list[Outcome]) -> None:
         """Report the works left pending, and decide and report the works now answerable."""
-        try:
-            for outcome in pending:
+        for outcome in pending:
+            try:
                 self._on_result(outcome)
-            for work in ready:
+            finally:
+                self._reported()
+        for work in ready:
+            try:
                 cached = self._resolver.cached(self._resolver.keys(work))
                 outcome = self._resolver.decide(work, cached)
                 with self._cond:
                     outcome = self._settle(work, outcome, self._answered.get(work.work_id))
-                self._on_result(outcome)
-        finally:
-            with self._cond:
-                self._reporting -= len(ready) + len(pending)
+                self._on_result(outcome)  # reported before it stops counting as outstanding
+            finally:
+                self._reported()
+
+    def _reported(self) -> None:
+        with self._cond:
+            self._reporting -= 1
 
     def _lookup(self, batch: list[str], waiting: dict[str, list[Listing]]) -> str:
         """Search arXiv for a batch, unless it is down; the reason if it is."""
