@@ -165,10 +165,11 @@ def test_enrichment_attaches_right_ids_only_with_few_requests(site, tmp_path, op
         docs = works(opensearch_client, index_prefix)
         # One query per batch of 20 titles; a batch whose answer is an empty page is asked
         # again (ARXIV_EMPTY_PAGE_CONFIRMATIONS), and which titles share a batch depends on
-        # the order pages arrive in, so the re-asks are bounded separately.
+        # the order pages arrive in, so the re-asks are bounded separately; a request
+        # that timed out on a busy machine is retried, and counted as such.
         queries = len(set(arxiv.queries))
         assert queries <= len(docs) / 10
-        assert cold <= queries * 3
+        assert cold <= queries * 3 + first.stats.get("arxiv/retries", 0)
         matched = [d for d in docs.values() if d["arxiv_id"]]
         # Every paper on arXiv got its id, once; no decoy id was attached to anything.
         assert sorted(d["arxiv_id"] for d in matched) == sorted(on_arxiv)
