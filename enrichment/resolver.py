@@ -2,7 +2,8 @@
 harvested), then batched searches of the query API, then verification.
 
 Blocking (SQLite and HTTP), so it runs in the enricher's worker thread or in
-the ops CLI, never on the reactor; ``from_cache`` alone only reads SQLite.
+the ops CLI, never on the reactor; ``from_cache`` and ``cached`` only read SQLite,
+``remember_match`` writes a row or two.
 
 A renamed paper's title phrase may find nothing, so with ``fallback_queries``
 (``ARXIV_FALLBACK_QUERIES``, off by default) after each batch of phrases
@@ -107,6 +108,12 @@ class Resolver:
         """The outcome of a listing none of whose titles can be searched."""
         return Outcome(listing.work_id, None, NONE,
                        "title has too few plain words to search arXiv with")
+
+    def remember_match(self, keys: list[str], match: dict | None) -> None:
+        """Cache a matched work's entry as the answer for title keys it was never
+        searched by (another spelling of its title, met after the match)."""
+        if match is not None:
+            self._cache.put_many((key, [match], True, "") for key in keys)
 
     def cached(self, keys: Iterable[str]) -> dict[str, CachedLookup]:
         """The unexpired cache rows among ``keys``."""

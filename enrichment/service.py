@@ -214,7 +214,12 @@ class Enricher:
         if not keys:
             return self._settle(work, self._resolver.unsearchable(work), previous)
         if work.work_id not in self._waiting and previous and previous[1].status == DONE:
-            return self._settle(work, previous[1], previous)  # already matched: nothing to ask
+            # Already matched: nothing to ask. A spelling of its title never searched is
+            # cached with the match, so a later run that meets it first asks nothing either.
+            unsearched = [key for key in own_keys if key not in cache.get(own_keys)]
+            if unsearched:
+                self._resolver.remember_match(unsearched, previous[1].arxiv)
+            return self._settle(work, previous[1], previous)
         cached = cache.get(keys)
         if work.work_id not in self._waiting and len(cached) == len(keys):
             return self._settle(work, self._resolver.decide(work, cached, keys), previous)

@@ -7,10 +7,13 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from core.identity import work_id
 from enrichment.config import EnrichmentConfig
 from enrichment.models import Listing, Outcome
 from enrichment.pending import enrich_pending
+from enrichment.query import query_key
 from enrichment.service import AnsweredWorks, start_enricher
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 from tests.support.settings import enrichment_config_with
@@ -232,3 +235,32 @@ def test_submit_many_answers_as_one_submit_each(arxiv_api: ArxivStandIn, tmp_pat
     finally:
         one_by_one.close("test over", timeout=5)
         batched.close("test over", timeout=5)
+
+
+M3BERT = [listing for listing in LISTINGS if len({query_key(t) for t in listing.titles}) == 1
+          and "matryoshka" in listing.titles[0].lower()]
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_a_spelling_met_after_the_match_costs_no_request_next_run(
+        arxiv_api: ArxivStandIn, tmp_path: Path, first: int) -> None:
+    """Two spellings of one title: whichever arrives first in the next run, the cache answers."""
+    spellings = list({query_key(listing.titles[0]): listing for listing in M3BERT}.values())
+    assert len(spellings) == 2
+    early, late = spellings[first], spellings[1 - first]
+    config = make_config(arxiv_api, tmp_path, batch_linger_seconds=0.05)
+    enricher = start_enricher(config, on_result=Collector())
+    try:
+        assert enricher.submit(early) is None
+        deadline = time.monotonic() + 10
+        while enricher.outstanding() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        enricher.submit(late)  # after the first spelling's answer
+        while enricher.outstanding() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        enricher.close("test over", timeout=5)
+    asked = arxiv_api.request_count
+    outcomes, _ = run_enricher(config, [late, early])  # the next run meets them the other way
+    assert outcomes[late.work_id].status == "done"
+    assert arxiv_api.request_count == asked
