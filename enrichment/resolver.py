@@ -263,7 +263,32 @@ class Resolver:
             logger.info("batch of %d titles matched %d entries; splitting", len(keys), result.total)
             yield from self._halves(keys)
             return
-        yield [(key, self._candidates(key, result.entries), "") for key in keys]
+        yield [(key, self._candidates(key, entries), "")
+               for key, entries in self._found_by(keys, result.entries).items()]
+
+    @staticmethod
+    def _found_by(keys: list[str], entries: list[dict]) -> dict[str, list[dict]]:
+        """A batch's entries shared out to the titles whose own phrase finds them.
+
+        One query answers for all its titles, so an entry found by one title must not
+        become a candidate of a look-alike title of another paper (one not on arXiv,
+        by the same authors, the same year): it would verify. An entry goes to the
+        titles whose distinctive words it holds whole, as their phrase search needs;
+        one that holds no title's words whole (arXiv stems more loosely than we do)
+        goes to the titles it resembles most.
+        """
+        if len(keys) == 1:
+            return {keys[0]: entries}
+        found: dict[str, list[dict]] = {key: [] for key in keys}
+        for entry in entries:
+            holders = [key for key in keys if title_containment(key, entry["title"]) == 1.0]
+            if not holders:
+                likeness = {key: title_similarity(key, entry["title"]) for key in keys}
+                best = max(likeness.values())
+                holders = [key for key, value in likeness.items() if value == best]
+            for key in holders:
+                found[key].append(entry)
+        return found
 
     def _halves(self, keys: list[str]) -> Iterator[list[Row]]:
         middle = len(keys) // 2

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from bench.arxiv import IndexedArxivStandIn
 from enrichment.cache import LookupCache
 from enrichment.client import ArxivFetcher
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, BadQuery
+from enrichment.matching import Thresholds, verify
 from enrichment.models import Listing
 from enrichment.query import build_query, query_key
 from enrichment.resolver import Resolver
@@ -212,3 +214,25 @@ def test_the_measured_wait_follows_retry_after(arxiv_api: ArxivStandIn, tmp_path
     refused, answered = arxiv_api.requests
     assert (refused.status, answered.status) == (429, 200)
     assert answered.at - refused.at >= 1.0  # the backoff alone is 0.05-0.1 s
+
+
+def test_an_entry_found_by_one_title_of_a_batch_is_not_a_look_alikes_candidate(
+        tmp_path: Path) -> None:
+    """Two papers of one author and year, titles a word apart, one on arXiv: the batch's
+    answer for the first must not verify the second."""
+    on_arxiv = "Robust Sparse Attention Methods for Long Documents"
+    look_alike = "Robust Sparse Attention Models for Long Documents"  # not on arXiv
+    entry = {"id": "2101.00001v1", "title": on_arxiv, "authors": ["Ann Lee", "Bo Chen"],
+             "summary": "A paper.", "published": "2021-01-05T12:00:00Z",
+             "updated": "2021-01-05T12:00:00Z", "comment": None, "journal_ref": None,
+             "doi": None, "primary_category": "cs.CL", "categories": ["cs.CL"]}
+    first = Listing.of("w1", on_arxiv, 2021, ["Ann Lee"])
+    second = Listing.of("w2", look_alike, 2021, ["Ann Lee"])
+    with IndexedArxivStandIn([entry]) as api:
+        resolver = resolver_for(api, tmp_path, Events())
+        found = resolver.resolve([first])[0].arxiv
+        assert found is not None  # the stand-in's answer, as arXiv's
+        assert verify(second, [found], Thresholds()).match is not None  # a real look-alike
+        outcomes = resolver_for(api, tmp_path / "batch", Events()).resolve([first, second])
+        assert [o.status for o in outcomes] == ["done", "none"]
+        assert api.request_count == 2  # the pair went in one query
