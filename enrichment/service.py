@@ -36,6 +36,7 @@ import threading
 import time
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Collection
+from dataclasses import replace
 
 from core.enrichment_status import DONE, PENDING
 from enrichment.config import EnrichmentConfig
@@ -303,6 +304,12 @@ class Enricher:
         before = previous[1] if previous else None
         if before and before.status == DONE and outcome.status != DONE:
             outcome = before
+        elif before and before.checked_at and (outcome.checked_at or "") < before.checked_at:
+            # The index keeps the newest answer, so a later decision must not look older
+            # than the one it replaces: "none" decided on a row fetched later, then
+            # "done" on an earlier one, would leave the work unmatched. (At equal times
+            # the index's tie-break on content prefers the match.)
+            outcome = replace(outcome, checked_at=before.checked_at)
         if previous != (work, outcome):
             self._answered.put(work, outcome)
         self._count(before, outcome)

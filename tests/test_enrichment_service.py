@@ -264,3 +264,20 @@ def test_a_spelling_met_after_the_match_costs_no_request_next_run(
     outcomes, _ = run_enricher(config, [late, early])  # the next run meets them the other way
     assert outcomes[late.work_id].status == "done"
     assert arxiv_api.request_count == asked
+
+
+def test_a_later_answer_never_looks_older_than_the_one_it_replaces(arxiv_api: ArxivStandIn,
+                                                                    tmp_path: Path) -> None:
+    """The index keeps the newest answer: "done" decided after "none" must not be older."""
+    enricher = start_enricher(make_config(arxiv_api, tmp_path), on_result=Collector())
+    work = LISTINGS[0]
+    try:
+        with enricher._cond:  # the rule lives in _settle, called under the lock
+            first = enricher._settle(work, Outcome(work.work_id, None, "none", "no author",
+                                                   "2026-01-02T00:00:00+00:00"), None)
+            later = enricher._settle(work, Outcome(work.work_id, {"id": "2101.00001"}, "done",
+                                                   "matched", "2026-01-01T00:00:00+00:00"),
+                                     (work, first))
+        assert (later.status, later.checked_at) == ("done", first.checked_at)
+    finally:
+        enricher.close("test over", timeout=5)
