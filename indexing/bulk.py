@@ -61,7 +61,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type
 from core import stat_keys
 from core.retry import RetryPolicy
 from indexing.changes import Change, MissingDocument, fold_change, unlist_changes, wants_unlisting
-from indexing.client import classify_item, translate_errors
+from indexing.client import ItemResult, classify_item, translate_errors
 from indexing.deadletter import (
     CONFLICT,
     INVALID,
@@ -589,12 +589,7 @@ class BulkWriter:
         if result.outcome == "ok":
             self._delivered(doc, report, written=True)
             del pending[key]
-        elif result.outcome == "conflict":
-            report.conflicts += 1
-            doc.transient, doc.last_error = False, result.reason
-        elif result.outcome == "retry":
-            doc.transient, doc.last_error = True, result.reason
-        else:
+        elif not _try_again(doc, result, report):
             self._dead(report, doc.changes, REJECTED, result.reason, doc.merged)
             logger.error("OpenSearch rejected %s %s: %s", doc.index, doc.doc_id, result.reason)
             del pending[key]
@@ -606,12 +601,7 @@ class BulkWriter:
         if result.outcome == "ok":
             doc.tombstone = doc.tombstone_merged
             doc.tombstone_seq = (info.get("_seq_no"), info.get("_primary_term"))
-        elif result.outcome == "conflict":
-            report.conflicts += 1
-            doc.transient, doc.last_error = False, result.reason
-        elif result.outcome == "retry":
-            doc.transient, doc.last_error = True, result.reason
-        else:
+        elif not _try_again(doc, result, report):
             self._dead(report, doc.changes, REJECTED, result.reason, doc.tombstone_merged)
             logger.error("OpenSearch rejected the tombstone of %s: %s", doc.doc_id, result.reason)
             del pending[(doc.index, doc.doc_id)]
@@ -690,3 +680,16 @@ class _CountingClient:
     def bulk(self, *args: Any, **kwargs: Any) -> Any:
         self.requests += 1
         return self.client.bulk(*args, **kwargs)
+
+
+def _try_again(doc: _Doc, result: ItemResult, report: WriteReport) -> bool:
+    """Mark ``doc`` for the next round after a conflict (re-read, re-merge) or a
+    transient failure (back off); False for a refusal, which is final."""
+    if result.outcome == "conflict":
+        report.conflicts += 1
+        doc.transient, doc.last_error = False, result.reason
+        return True
+    if result.outcome == "retry":
+        doc.transient, doc.last_error = True, result.reason
+        return True
+    return False

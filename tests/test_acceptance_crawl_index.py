@@ -10,7 +10,6 @@ processes that run at once.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from opensearchpy import OpenSearch
 from indexing.connection import OpenSearchConfig
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
-from tests.support.crawl import ROOT, crawl_command, crawl_profiles, process_result
+from tests.support.crawl import ROOT, crawl_profiles, crawls_at_once
 from tests.support.search_site import app_for
 
 SITE = ROOT / "fixtures" / "site"
@@ -126,20 +125,11 @@ def test_two_concurrent_crawls_lose_no_contribution(site, tmp_path, opensearch_u
     place a whole crawl does.
     """
     halves = [SEEDS + PROFILES[::2], SEEDS + PROFILES[1::2]]
-    runs = []
-    for n, paths in enumerate(halves):
-        folder = tmp_path / f"run{n}"
-        folder.mkdir()
-        command, out, report = crawl_command(
-            folder, "-a", "urls=" + ",".join(site.url(p) for p in paths), "-a", "follow=false",
-            settings={**index_settings(opensearch_url, index_prefix),
-                      "INDEX_BATCH_SIZE": "5", "INDEX_FLUSH_INTERVAL": "0.1"})
-        proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                                stdin=subprocess.DEVNULL)
-        runs.append((proc, out, report))
-    logs = [proc.communicate(timeout=180)[1] for proc, _, _ in runs]
-    results = [process_result(proc.returncode, out, report, log)
-               for (proc, out, report), log in zip(runs, logs, strict=True)]
+    settings = {**index_settings(opensearch_url, index_prefix),
+                "INDEX_BATCH_SIZE": "5", "INDEX_FLUSH_INTERVAL": "0.1"}
+    results, logs = crawls_at_once(tmp_path, [
+        (["-a", "urls=" + ",".join(site.url(p) for p in paths), "-a", "follow=false"], settings)
+        for paths in halves])
     assert [r.returncode for r in results] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
     assert [r.report["dead_lettered"] for r in results] == [0, 0]
     docs = works(opensearch_client, index_prefix)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from core.identity import work_id
 from fixtures.render import read_page, render_lines
 from standins.arxiv import ArxivStandIn, load_entries
 from standins.site import SiteServer
-from tests.support.crawl import ROOT, crawl_command, crawl_profiles, process_result
+from tests.support.crawl import ROOT, crawl_profiles, crawls_at_once
 from tests.support.search_site import app_for
 
 SITE = ROOT / "fixtures" / "site"
@@ -143,19 +142,10 @@ def test_first_and_later_title_are_one_work_and_the_decoy_nothing(
 @pytest.mark.process
 def test_two_crawl_processes_bringing_the_two_titles_make_one_document(
         site, arxiv, tmp_path, opensearch_url, index_prefix, opensearch_client) -> None:
-    runs = []
-    for n, path in enumerate((LENA, ADA)):
-        folder = tmp_path / f"run{n}"
-        folder.mkdir()
-        command, out, report = crawl_command(
-            folder, "-a", f"urls={site.url(path)}", "-a", "follow=false",
-            settings={**crawl_settings(opensearch_url, index_prefix, arxiv),
-                      "INDEX_FLUSH_INTERVAL": "0.1"})
-        runs.append((subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                                      stdin=subprocess.DEVNULL), out, report))
-    logs = [proc.communicate(timeout=180)[1] for proc, _, _ in runs]
-    results = [process_result(proc.returncode, out, report, log)
-               for (proc, out, report), log in zip(runs, logs, strict=True)]
+    settings = {**crawl_settings(opensearch_url, index_prefix, arxiv),
+                "INDEX_FLUSH_INTERVAL": "0.1"}
+    results, logs = crawls_at_once(tmp_path, [
+        (["-a", f"urls={site.url(path)}", "-a", "follow=false"], settings) for path in (LENA, ADA)])
     assert [r.returncode for r in results] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
     assert [r.report["dead_lettered"] for r in results] == [0, 0]
     docs = works(opensearch_client, index_prefix)

@@ -193,3 +193,20 @@ def run_crawl(tmp_path: Path, *args: str, settings: dict[str, str] | None = None
         env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
     )
     return process_result(proc.returncode, out, report, proc.stderr)
+
+
+def crawls_at_once(tmp_path: Path, runs: list[tuple[list[str], dict[str, str]]],
+                   timeout: float = 180) -> tuple[list[ProcessResult], list[str]]:
+    """``scrapy crawl profiles ARGS`` processes started together, one folder each:
+    their results and their logs, once all have ended."""
+    started = []
+    for n, (args, settings) in enumerate(runs):
+        folder = tmp_path / f"run{n}"
+        folder.mkdir()
+        command, out, report = crawl_command(folder, *args, settings=settings)
+        started.append((subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                                         stdin=subprocess.DEVNULL), out, report))
+    logs = [proc.communicate(timeout=timeout)[1] for proc, _, _ in started]
+    results = [process_result(proc.returncode, out, report, log)
+               for (proc, out, report), log in zip(started, logs, strict=True)]
+    return results, logs
