@@ -90,6 +90,8 @@ RUN_REPORT_NOT_INDEXED: Final = "run/report_not_indexed"  # 1 if the report was 
 CPU_MAIN_THREAD_SECONDS: Final = "cpu/main_thread_seconds"  # the reactor thread
 CPU_PROCESS_SECONDS: Final = "cpu/process_seconds"  # every thread of the crawl's process
 CPU_STAGE_SECONDS: Final = "cpu/stage_seconds/"  # + parse, enrichment, handoff, index_writer
+# Page parser processes the crawl ran (0: pages were parsed on the reactor thread).
+PARSE_PROCESSES: Final = "cpu/parse_processes"
 
 # --- Scrapy's own stats that the verdict and the run report read --------------------------
 SCRAPY_FINISH_REASON: Final = "finish_reason"  # the spider's close reason (text)

@@ -47,6 +47,11 @@ TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
 
+# --- Parsing ----------------------------------------------------------------------------
+# Worker processes that parse pages beside the reactor (crawler/parse_pool.py); 0 parses
+# on the reactor thread. One keeps a 2-core machine's second core for the index writer.
+PARSE_PROCESSES = 1
+
 # --- Items: one a page ------------------------------------------------------------------
 # Items handled at once per response: a page yields one item (crawler/spiders/profiles.py),
 # and Scrapy starts this many worker tasks for every response (its default, 100, cost

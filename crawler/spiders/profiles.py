@@ -4,7 +4,8 @@
     scrapy crawl profiles -a url_file=PATH            # one URL a line, '#' comments
     scrapy crawl profiles -a urls=URL -a follow=true   # also co-authors' profiles
 
-The spider only navigates; ``crawler.extract`` turns each page into items.
+The spider only navigates; ``crawler.extract`` turns each page into items, in
+worker processes beside the reactor (``crawler.parse_pool``, ``PARSE_PROCESSES``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from core import stat_keys
 from core.flags import as_bool
 from core.items import PageItem
 from crawler.cpu import CpuTally
-from crawler.extract import parse_profile
+from crawler.parse_pool import ParsePool
 
 _SCHEMES = ("http", "https", "file")
 # Sent by ``failed`` with ``request=``: the errback ran, the page is done (with no items).
@@ -75,6 +76,14 @@ class ProfilesSpider(scrapy.Spider):
         self.bad_urls = [u for u in given if urlsplit(u).scheme not in _SCHEMES]
         self.profile_shapes = {path_shape(u) for u in given}
         self.parse_cpu = CpuTally("parse")
+        self._parser: ParsePool | None = None
+
+    @property
+    def parser(self) -> ParsePool:
+        """Where pages are parsed; made at first use, from the crawl's settings."""
+        if self._parser is None:
+            self._parser = ParsePool(self.settings.getint("PARSE_PROCESSES"))
+        return self._parser
 
     @property
     def today(self) -> date:
@@ -82,6 +91,7 @@ class ProfilesSpider(scrapy.Spider):
         return date.fromisoformat(configured) if configured else date.today()
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
+        self.parser  # noqa: B018 - start the workers while the first requests go out
         stats = self.crawler.stats
         stats.set_value(stat_keys.PROFILES_REQUESTED, len(self.start_urls) - len(self.bad_urls))
         if not self.start_urls:
@@ -96,7 +106,7 @@ class ProfilesSpider(scrapy.Spider):
     def _request(self, url: str) -> scrapy.Request:
         return scrapy.Request(url, callback=self.parse, errback=self.failed)
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
+    async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[Any]:
         stats = self.crawler.stats
         if response.meta.get("unchanged"):  # not changed since the last good run
             stats.inc_value(stat_keys.PROFILES_UNCHANGED)
@@ -104,8 +114,7 @@ class ProfilesSpider(scrapy.Spider):
         content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
         if content_type is None and response.url.lower().endswith(".txt"):
             content_type = "text/plain"
-        with self.parse_cpu.measure():
-            page = parse_profile(response.url, response.body, content_type, self.today)
+        page = await self.parser.parse(response.url, response.body, content_type, self.today)
         for problem in page.problems:
             if problem.startswith("encoding"):
                 stats.inc_value(stat_keys.PROFILES_ENCODING_PROBLEM)
@@ -123,9 +132,15 @@ class ProfilesSpider(scrapy.Spider):
             # One item a page: Scrapy's item machinery runs once, not once a listing.
             yield PageItem(page.researcher, page.works)
         if self.follow:
-            yield from (self._request(url) for url in self._profile_links(page.links))
+            for url in self._profile_links(page.links):
+                yield self._request(url)
 
     def closed(self, reason: str) -> None:
+        if self._parser is not None:
+            self.crawler.stats.set_value(stat_keys.PARSE_PROCESSES,
+                                         0 if self._parser.in_process else self._parser.processes)
+            self._parser.close()
+            self.parse_cpu.add(self._parser.cpu_seconds)
         self.parse_cpu.publish(self.crawler.stats)
 
     def _profile_links(self, links: Iterable[str]) -> Iterator[str]:

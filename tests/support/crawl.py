@@ -138,13 +138,13 @@ def crawl_profiles(tmp_path: Path, settings: dict[str, Any] | None = None, *,
                    timeout: float = 120, **spider_args: str) -> CrawlResult:
     """The ``profiles`` spider in this process, set up as ``scrapy crawl profiles`` would be.
 
-    Differences from ``run_crawl``, none of which these tests are about: the index
-    writes from a thread instead of a child process, no AutoThrottle (the local
-    fixture site needs no politeness), and no job lock.
+    Differences from ``run_crawl``, none of which these tests are about: pages are
+    parsed and the index written in this process instead of child processes, no
+    AutoThrottle (the local fixture site needs no politeness), and no job lock.
     """
-    merged = project_settings(base_settings(
-        tmp_path, INDEX_WRITER_PROCESS="false", AUTOTHROTTLE_ENABLED="false",
-        **(settings or {})))
+    in_this_process = {"INDEX_WRITER_PROCESS": "false", "PARSE_PROCESSES": "0",
+                       "AUTOTHROTTLE_ENABLED": "false"}
+    merged = project_settings(base_settings(tmp_path, **{**in_this_process, **(settings or {})}))
     # As the crawl command does: one job name for the state, the lock and the report.
     merged.set("RUN_JOB", job_name(merged, spider_args), priority="cmdline")
     return run_spider("profiles", merged, timeout=timeout, **spider_args)

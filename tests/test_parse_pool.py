@@ -1,0 +1,70 @@
+"""Pages parsed in worker processes read exactly as parsed in the crawl's own process."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from crawler.extract import parse_profile
+from crawler.parse_pool import ParsePool
+from standins.site import SiteServer
+from tests.support.crawl import crawl_profiles
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+PAGES = sorted(p for p in (FIXTURES / "site").rglob("*.html") if "private" not in p.parts)
+TODAY = date(2026, 11, 22)
+
+
+def parse_all(pool: ParsePool, paths: list[Path]) -> list:
+    async def run() -> list:
+        return await asyncio.gather(*(pool.parse(f"http://site.test/{p.name}", p.read_bytes(),
+                                                 "text/html", TODAY) for p in paths))
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("processes", [0, 1, 2])
+def test_pool_gives_what_parse_profile_gives(processes: int) -> None:
+    pool = ParsePool(processes)
+    try:
+        pages = parse_all(pool, PAGES)
+    finally:
+        pool.close()
+    want = [parse_profile(f"http://site.test/{p.name}", p.read_bytes(), "text/html", TODAY)
+            for p in PAGES]
+    assert pages == want
+    assert sum(page.researcher is not None for page in pages) >= 5
+    assert pool.cpu_seconds > 0
+
+
+def test_a_dead_worker_falls_back_to_parsing_here(caplog) -> None:
+    pool = ParsePool(1)
+    try:
+        first = parse_all(pool, PAGES[:1])
+        for pid in list(pool._pool._processes):  # type: ignore[union-attr]
+            os.kill(pid, signal.SIGKILL)  # a parser library crashing the worker
+        with caplog.at_level(logging.ERROR, logger="crawler.parse_pool"):
+            again = parse_all(pool, PAGES[:1] * 3)
+    finally:
+        pool.close()
+    assert again == first * 3
+    assert pool.in_process
+    assert "parsing in the crawl's process" in caplog.text
+
+
+def test_crawl_items_are_the_same_with_and_without_parser_processes(tmp_path: Path) -> None:
+    with SiteServer(FIXTURES / "site") as site:
+        urls = ",".join(site.url(line) for line in (FIXTURES / "site" / "urls.txt")
+                        .read_text().split() if line.startswith("/"))
+        runs = {n: crawl_profiles(tmp_path / str(n), {"PARSE_PROCESSES": str(n)}, urls=urls)
+                for n in (0, 1)}
+    key = lambda item: (item["kind"], item.get("work_id") or item["id"], item.get("position"))  # noqa: E731
+    assert sorted(runs[0].items, key=key) == sorted(runs[1].items, key=key)
+    assert len(runs[1].items) > 20
+    assert runs[1].stats["cpu/parse_processes"] == 1
+    assert runs[0].stats["cpu/parse_processes"] == 0
