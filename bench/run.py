@@ -644,7 +644,10 @@ def cpu_ms_per_page(crawl: Crawl, fetch_ms: float) -> dict[str, float]:
     per_page = {stage: crawl.stat(f"cpu/stage_seconds/{stage}") * 1000 / pages
                 for stage in ("parse", "enrichment", "handoff", "index_writer")}
     main = crawl.stat("cpu/main_thread_seconds") * 1000 / pages
-    parse_on_main = 0.0 if crawl.stat("cpu/parse_processes") else per_page["parse"]
+    # The share of pages parsed on the reactor thread (all, without parser processes).
+    here = (crawl.stat("cpu/pages_parsed_in_crawl_process") / pages
+            if crawl.stat("cpu/parse_processes") else 1.0)
+    parse_on_main = per_page["parse"] * here
     figures = {"fetch": fetch_ms, **per_page,
                "item_handling": max(0.0, main - fetch_ms - parse_on_main
                                     - per_page["enrichment"] - per_page["handoff"]),

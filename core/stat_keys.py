@@ -92,6 +92,8 @@ CPU_PROCESS_SECONDS: Final = "cpu/process_seconds"  # every thread of the crawl'
 CPU_STAGE_SECONDS: Final = "cpu/stage_seconds/"  # + parse, enrichment, handoff, index_writer
 # Page parser processes the crawl ran (0: pages were parsed on the reactor thread).
 PARSE_PROCESSES: Final = "cpu/parse_processes"
+# Pages parsed in the crawl's own process: before a parser process started, or without one.
+PARSED_IN_CRAWL_PROCESS: Final = "cpu/pages_parsed_in_crawl_process"
 
 # --- Scrapy's own stats that the verdict and the run report read --------------------------
 SCRAPY_FINISH_REASON: Final = "finish_reason"  # the spider's close reason (text)

@@ -8,7 +8,9 @@ come back pickled, which costs a small fraction of the parse.
 
 ``PARSE_PROCESSES`` sets the workers (0: parse on the reactor thread, as a plain
 call). Workers are spawned, not forked (the crawl runs threads), at the start
-of the crawl so their start-up is not taken out of the first pages. If the pool
+of the crawl; until one has started (a fresh interpreter importing the parsers
+takes a fraction of a second) pages are parsed in the crawl's process, so the
+first pages do not wait for it. If the pool
 cannot start or a worker dies (a crawl run from a script without a ``__main__``
 guard, which spawn needs, or a crash in a parser library), the page and the rest
 of the run are parsed in the crawl's own process, with one error logged: slower,
@@ -22,7 +24,7 @@ import logging
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from datetime import date
 
@@ -38,18 +40,20 @@ class ParsePool:
     def __init__(self, processes: int) -> None:
         self.processes = processes
         self.cpu_seconds = 0.0  # the parses' own CPU, wherever they ran
+        self.parsed_here = 0  # pages parsed in the crawl's process (no worker, or not yet)
         self._pool: ProcessPoolExecutor | None = None
+        self._starting: list[Future[None]] = []
         if processes > 0:
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(processes, mp_context=context,
                                              initializer=start_child, initargs=(os.getpid(),))
-            for _ in range(processes):  # spawn them now, while the crawl opens
-                self._pool.submit(_started)
+            # Spawn them now, while the crawl opens; done once a worker has imported the parsers.
+            self._starting = [self._pool.submit(_started) for _ in range(processes)]
 
     async def parse(self, url: str, body: bytes | str, content_type: str | None,
                     today: date) -> ProfilePage:
         """The parsed page; never raises on bad input (see ``parse_profile``)."""
-        if self._pool is not None:
+        if self._pool is not None and any(future.done() for future in self._starting):
             try:
                 page, cpu = await asyncio.wrap_future(
                     self._pool.submit(_parse, url, body, content_type, today))
@@ -60,7 +64,13 @@ class ParsePool:
                 return page
         page, cpu = _parse(url, body, content_type, today)
         self.cpu_seconds += cpu
+        self.parsed_here += 1
         return page
+
+    def wait_started(self, timeout: float) -> bool:
+        """Block until a worker has started (True), or ``timeout`` seconds (False)."""
+        done, _ = wait(self._starting, timeout, return_when=FIRST_COMPLETED)
+        return bool(done)
 
     def _fall_back(self) -> None:
         """Parse here from now on (once, whichever of the pages in flight failed first)."""

@@ -32,6 +32,7 @@ def parse_all(pool: ParsePool, paths: list[Path]) -> list:
 def test_pool_gives_what_parse_profile_gives(processes: int) -> None:
     pool = ParsePool(processes)
     try:
+        assert pool.wait_started(30) == (processes > 0)
         pages = parse_all(pool, PAGES)
     finally:
         pool.close()
@@ -40,11 +41,13 @@ def test_pool_gives_what_parse_profile_gives(processes: int) -> None:
     assert pages == want
     assert sum(page.researcher is not None for page in pages) >= 5
     assert pool.cpu_seconds > 0
+    assert pool.parsed_here == (0 if processes else len(PAGES))
 
 
 def test_a_dead_worker_falls_back_to_parsing_here(caplog) -> None:
     pool = ParsePool(1)
     try:
+        assert pool.wait_started(30)
         first = parse_all(pool, PAGES[:1])
         for pid in list(pool._pool._processes):  # type: ignore[union-attr]
             os.kill(pid, signal.SIGKILL)  # a parser library crashing the worker
@@ -55,6 +58,18 @@ def test_a_dead_worker_falls_back_to_parsing_here(caplog) -> None:
     assert again == first * 3
     assert pool.in_process
     assert "parsing in the crawl's process" in caplog.text
+
+
+def test_pages_are_parsed_here_until_a_worker_has_started() -> None:
+    pool = ParsePool(1)
+    try:
+        page = parse_all(pool, PAGES[:1])[0]  # at once: the worker is still importing
+        assert pool.parsed_here == 1 and not pool.in_process
+        assert pool.wait_started(30)
+        assert parse_all(pool, PAGES[:1])[0] == page
+        assert pool.parsed_here == 1
+    finally:
+        pool.close()
 
 
 def test_crawl_items_are_the_same_with_and_without_parser_processes(tmp_path: Path) -> None:

@@ -139,6 +139,8 @@ class ProfilesSpider(scrapy.Spider):
         if self._parser is not None:
             self.crawler.stats.set_value(stat_keys.PARSE_PROCESSES,
                                          0 if self._parser.in_process else self._parser.processes)
+            self.crawler.stats.set_value(stat_keys.PARSED_IN_CRAWL_PROCESS,
+                                         self._parser.parsed_here)
             self._parser.close()
             self.parse_cpu.add(self._parser.cpu_seconds)
         self.parse_cpu.publish(self.crawler.stats)
