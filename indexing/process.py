@@ -24,13 +24,12 @@ import logging
 import logging.handlers
 import multiprocessing
 import os
-import signal
-import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from core.child_process import start_child
 from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change
@@ -110,23 +109,13 @@ def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryP
     global _writer
     # The crawl decides when the writer stops (after its last flush): a Ctrl-C or a
     # SIGTERM sent to the whole process group must not kill a write half-way.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    threading.Thread(target=_exit_with, args=(crawl_pid,), daemon=True).start()
+    start_child(crawl_pid)
     root = logging.getLogger()
     root.handlers[:] = [logging.handlers.QueueHandler(records)]
     root.setLevel(logging.INFO)
     quiet_transport_logs()
     _writer = BulkWriter(build_client(config), config.prefix, DeadLetterFile(dead_letter_path),
                          policy)
-
-
-def _exit_with(crawl_pid: int) -> None:
-    """End the child when the crawl is gone (killed): nothing else would (it holds
-    both ends of its own task pipe, so it never sees the pipe close)."""
-    while os.getppid() == crawl_pid:
-        time.sleep(1.0)
-    os._exit(0)
 
 
 def _started() -> None:

@@ -6,6 +6,9 @@ import asyncio
 import logging
 import os
 import signal
+import subprocess
+import sys
+import time
 from datetime import date
 from pathlib import Path
 
@@ -78,8 +81,44 @@ def test_crawl_items_are_the_same_with_and_without_parser_processes(tmp_path: Pa
                         .read_text().split() if line.startswith("/"))
         runs = {n: crawl_profiles(tmp_path / str(n), {"PARSE_PROCESSES": str(n)}, urls=urls)
                 for n in (0, 1)}
-    key = lambda item: (item["kind"], item.get("work_id") or item["id"], item.get("position"))  # noqa: E731
+    def key(item: dict) -> tuple:
+        return item["kind"], item.get("work_id") or item["id"], item.get("researcher_id") or ""
+
     assert sorted(runs[0].items, key=key) == sorted(runs[1].items, key=key)
     assert len(runs[1].items) > 20
     assert runs[1].stats["cpu/parse_processes"] == 1
     assert runs[0].stats["cpu/parse_processes"] == 0
+
+
+def test_workers_exit_when_the_crawl_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "crawl.py"
+    script.write_text(
+        "import time\n"
+        "from crawler.parse_pool import ParsePool\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ParsePool(2)\n"
+        "    assert pool.wait_started(30)\n"
+        "    print(*pool._pool._processes, flush=True)\n"
+        "    time.sleep(60)\n")
+    crawl = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(__file__).parent.parent)
+    try:
+        workers = [int(pid) for pid in crawl.stdout.readline().split()]  # type: ignore[union-attr]
+        assert workers and all(_alive(pid) for pid in workers)
+        crawl.kill()  # SIGKILL: the crawl cannot tell its workers anything
+        crawl.wait(10)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        crawl.kill()
+        crawl.wait(10)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return status != "Z"
