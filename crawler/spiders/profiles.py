@@ -91,7 +91,7 @@ class ProfilesSpider(scrapy.Spider):
         return date.fromisoformat(configured) if configured else date.today()
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        self.parser  # noqa: B018 - start the workers while the first requests go out
+        _ = self.parser  # start the workers while the first requests go out
         stats = self.crawler.stats
         stats.set_value(stat_keys.PROFILES_REQUESTED, len(self.start_urls) - len(self.bad_urls))
         if not self.start_urls:
