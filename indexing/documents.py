@@ -527,13 +527,18 @@ def _clone(value: Any) -> Any:
 
     Dicts and lists (tuples become lists, as JSON has them) are copied, anything
     else is immutable here and kept; several times faster than ``copy.deepcopy``,
-    and this runs for every listing.
+    and this runs for every listing. Scalars are kept without a call (most values).
     """
     if isinstance(value, dict):
-        return {key: _clone(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clone(item) for item in value]
+        return {key: item if type(item) in _SCALARS else _clone(item)
+                for key, item in value.items()}
+    if isinstance(value, _SEQUENCES):
+        return [item if type(item) in _SCALARS else _clone(item) for item in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SEQUENCES = (list, tuple)  # isinstance checks a tuple of types faster than a union
 
 
 def _jsonable(value: Any) -> Any:
