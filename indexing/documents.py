@@ -75,7 +75,16 @@ def timestamp(value: str | datetime | None = None) -> str:
     elif isinstance(value, datetime):
         moment = value
     else:
-        moment = datetime.fromisoformat(value)
+        return _timestamp_of_text(value)
+    return _canonical_time(moment)
+
+
+@lru_cache(maxsize=4096)  # a crawl's texts are few (one a page) and come back every merge
+def _timestamp_of_text(value: str) -> str:
+    return _canonical_time(datetime.fromisoformat(value))
+
+
+def _canonical_time(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -387,12 +396,17 @@ def _clean(text: str) -> str:
     return clean_name(text)
 
 
+@lru_cache(maxsize=16_384)
+def _same_person(a: str, b: str) -> bool:
+    return same_person(a, b)
+
+
 def _aliases(spellings: Mapping[str, set[str]], anchors: list[str]) -> dict[str, str]:
     """Name keys that are another spelling of exactly one anchor (arXiv author) key."""
     alias = {}
     for key in sorted(set(spellings) - set(anchors)):
         people = [anchor for anchor in anchors
-                  if any(same_person(a, b) for a in spellings[key] for b in spellings[anchor])]
+                  if any(_same_person(a, b) for a in spellings[key] for b in spellings[anchor])]
         if len(people) == 1:
             alias[key] = people[0]
     return alias
