@@ -41,6 +41,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from core.enrichment_status import DONE, ENRICHMENT_STATUSES, PENDING
 from core.names import clean_name, is_author_name, name_key, nicest, parse_name, same_person
 from indexing.errors import InvalidItem
@@ -494,7 +496,7 @@ def _newer(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     content (a total order, so the winner never depends on arrival)."""
     if a["last_seen"] != b["last_seen"]:  # the content is compared only on a tie
         return a["last_seen"] > b["last_seen"]
-    return _canonical(a) >= _canonical(b)
+    return _content_at_least(_content(a), _content(b))
 
 
 def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -506,7 +508,7 @@ def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """
     if _enrichment_order(a) != _enrichment_order(b):  # the content is compared only on a tie
         return _enrichment_order(a) > _enrichment_order(b)
-    return _enrichment_rank(a) >= _enrichment_rank(b)
+    return _content_at_least(_state_body(a), _state_body(b))
 
 
 def _enrichment_order(state: Mapping[str, Any]) -> tuple[bool, str]:
@@ -515,14 +517,34 @@ def _enrichment_order(state: Mapping[str, Any]) -> tuple[bool, str]:
 
 
 def _enrichment_rank(state: Mapping[str, Any]) -> tuple[bool, str, str]:
-    body = {"arxiv": state.get("arxiv"), "enrichment": state["enrichment"]}
-    return (*_enrichment_order(state), _canonical(body))
+    return (*_enrichment_order(state), _canonical(_state_body(state)))
+
+
+def _state_body(state: Mapping[str, Any]) -> dict[str, Any]:
+    return {"arxiv": state.get("arxiv"), "enrichment": state["enrichment"]}
+
+
+def _content(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A listing or profile without its seen-times: what breaks a tie between two."""
+    return {k: v for k, v in value.items() if k not in ("first_seen", "last_seen")}
 
 
 def _canonical(value: Mapping[str, Any]) -> str:
     """Content as sortable text, ignoring the seen-times, to break ties deterministically."""
-    body = {k: v for k, v in value.items() if k not in ("first_seen", "last_seen")}
-    return json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+    return json.dumps(_content(value), sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _content_at_least(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """``_canonical(a) >= _canonical(b)``. The same content (every re-crawl and re-sent
+    batch ties so) is recognised several times cheaper: ``==`` cannot tell 1 from True,
+    orjson's bytes cannot tell NaN from None; equal by both, the canonical texts are."""
+    try:
+        if a == b and orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+                b, option=orjson.OPT_SORT_KEYS):
+            return True
+    except TypeError:  # a value orjson does not encode: the canonical text decides
+        pass
+    return _canonical(a) >= _canonical(b)
 
 
 def _arxiv_meta(arxiv: Any) -> dict[str, Any] | None:
