@@ -46,7 +46,6 @@ merge (or no write at all, when the merged document equals the stored one).
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
@@ -527,7 +526,7 @@ class BulkWriter:
 
     def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
         action: dict[str, Any] = {"_index": self._tombstones, "_id": doc.doc_id,
-                                  "_source": json.dumps(doc.tombstone_merged, ensure_ascii=False)}
+                                  "_source": doc.tombstone_merged}
         if doc.tombstone is None:
             action["_op_type"] = "create"
         else:
@@ -541,9 +540,8 @@ class BulkWriter:
             return doc, {"_op_type": "delete", "_index": doc.source_index or self._alias(doc),
                          "_id": doc.doc_id, "if_seq_no": seq_no,
                          "if_primary_term": primary_term}
-        source = json.dumps(doc.merged, ensure_ascii=False)
         action: dict[str, Any] = {"_index": self._alias(doc), "_id": doc.doc_id,
-                                  "_source": source}
+                                  "_source": doc.merged}
         if doc.base is None:
             action["_op_type"] = "create"
         else:

@@ -51,6 +51,11 @@ class Change:
         """The alias name without prefix: ``works`` or ``researchers``."""
         return INDEX_OF[self.kind]
 
+    def __reduce__(self) -> tuple[type[Change], tuple[Any, ...]]:
+        # Every change is pickled to the writer's process (indexing.process), and back
+        # when held: rebuilt from its fields, it costs a third of the default way.
+        return (Change, (self.kind, self.doc_id, self.data, self.seen_at))
+
     def size(self) -> int:
         """Approximate bytes this change adds to a bulk request.
 

@@ -3,18 +3,28 @@
 Every call the indexer makes goes through ``translate_errors`` (requests) or
 ``classify_item`` (per-document results of a bulk request), so the rest of the
 package deals only with ``indexing.errors``.
+
+The client reads and writes JSON with orjson (``_OrjsonSerializer``): every bulk
+body and every document read passes through it, and the standard library's
+``json`` was a large part of the writer's CPU. Request bodies are gzipped (level 1)
+for a cluster on another machine, and sent as they are to one on this machine
+(``compresses``), where compressing costs CPU at both ends and saves no network.
 """
 
 from __future__ import annotations
 
+import gzip
+import ipaddress
 import logging
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from opensearchpy import OpenSearch, Urllib3HttpConnection
+import orjson
+from opensearchpy import JSONSerializer, OpenSearch, Urllib3HttpConnection
 from opensearchpy import exceptions as os_exc
 
 from core.retry import is_retryable_status, parse_retry_after
@@ -49,6 +59,36 @@ class _RetryAfterConnection(Urllib3HttpConnection):
             exc.retry_after = parse_retry_after(headers.get("retry-after"))  # type: ignore[attr-defined]
             raise
 
+    def _gzip_compress(self, body: Any) -> bytes:
+        # Level 1, not gzip's 9: a third of the CPU, and JSON still shrinks about 7x
+        # (9: about 10x), more than any network a crawl writes over needs.
+        return gzip.compress(body, compresslevel=1)
+
+
+class _OrjsonSerializer(JSONSerializer):
+    """opensearch-py's JSON serializer, on orjson: the same JSON, several times faster.
+
+    ``dumps`` returns ``str``, as the bulk helper measures and joins strings; what
+    orjson cannot encode itself goes to opensearch-py's ``default`` (datetimes as
+    ``isoformat``, as before).
+    """
+
+    _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+    def loads(self, s: str) -> Any:
+        try:
+            return orjson.loads(s)
+        except orjson.JSONDecodeError as exc:
+            raise os_exc.SerializationError(s, exc) from exc
+
+    def dumps(self, data: Any) -> Any:
+        if isinstance(data, str | bytes):  # already serialised
+            return data
+        try:
+            return orjson.dumps(data, default=self.default, option=self._OPTIONS).decode()
+        except TypeError as exc:  # orjson.JSONEncodeError is one
+            raise os_exc.SerializationError(data, exc) from exc
+
 
 def build_client(config: OpenSearchConfig) -> OpenSearch:
     """A client with a request timeout and no retries of its own.
@@ -64,14 +104,26 @@ def build_client(config: OpenSearchConfig) -> OpenSearch:
         "retry_on_timeout": False,
         "verify_certs": config.verify_certs,
         "ssl_show_warn": config.verify_certs,
-        "http_compress": True,
+        "http_compress": compresses(config.url),
         "connection_class": _RetryAfterConnection,
+        "serializer": _OrjsonSerializer(),
     }
     if config.user:
         kwargs["http_auth"] = (config.user, config.password)
     if config.ca_certs:
         kwargs["ca_certs"] = config.ca_certs
     return OpenSearch(**kwargs)
+
+
+def compresses(url: str) -> bool:
+    """True unless the cluster at ``url`` is on this machine (see the module doc)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return True
 
 
 def quiet_transport_logs() -> None:

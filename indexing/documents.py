@@ -38,7 +38,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from core.enrichment_status import DONE, ENRICHMENT_STATUSES, PENDING
 from core.names import clean_name, is_author_name, name_key, nicest, parse_name, same_person
@@ -74,7 +77,16 @@ def timestamp(value: str | datetime | None = None) -> str:
     elif isinstance(value, datetime):
         moment = value
     else:
-        moment = datetime.fromisoformat(value)
+        return _timestamp_of_text(value)
+    return _canonical_time(moment)
+
+
+@lru_cache(maxsize=4096)  # a crawl's texts are few (one a page) and come back every merge
+def _timestamp_of_text(value: str) -> str:
+    return _canonical_time(datetime.fromisoformat(value))
+
+
+def _canonical_time(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -219,8 +231,20 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
     new["arxiv"] = _clone(state["arxiv"])
     new["enrichment"] = _clone(state["enrichment"])
     new["arxiv_id"] = (state["arxiv"] or {}).get("id") if _matched(state) else None
-    new.update(_arxiv_derived(doc.get("listings") or [], state))
+    if not _same_derivation(doc, current, state):
+        new.update(_arxiv_derived(doc.get("listings") or [], state))
     return new
+
+
+def _same_derivation(doc: Mapping[str, Any], current: Mapping[str, Any],
+                     state: Mapping[str, Any]) -> bool:
+    """True when ``doc``'s derived fields stand as they are under ``state``: it has them,
+    and the arXiv authors and categories they come from are ``current``'s (as on a
+    re-crawl, or an answer without a match); deriving them again is most of a merge."""
+    old, new = _verified_arxiv(current), _verified_arxiv(state)
+    return ("authors" in doc and "categories" in doc
+            and old.get("authors") == new.get("authors")
+            and old.get("categories") == new.get("categories"))
 
 
 def _matched(state: Mapping[str, Any]) -> bool:
@@ -272,7 +296,7 @@ def _combine(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
 def _work_doc(work_id: str, entries: list[dict[str, Any]],
               previous: Mapping[str, Any]) -> dict[str, Any]:
     """Every derived field, recomputed from the listings; enrichment carried over."""
-    titles = [t for t in (clean_name(e["title"]) for e in entries) if t]
+    titles = [t for t in (_clean(e["title"]) for e in entries) if t]
     abstracts = [e["abstract"].strip() for e in entries if e["abstract"]]
     years = [e["year"] for e in entries if isinstance(e["year"], int)]
     dates = [e["date"] for e in entries if e["date"]]
@@ -332,8 +356,8 @@ def merged_authors(entries: Iterable[Mapping[str, Any]],
     def byline_of(names: Iterable[Any]) -> list[str]:
         keys: list[str] = []
         for name in names:
-            if isinstance(name, str) and is_author_name(name):
-                key = name_key(name)
+            key = _author_key(name) if isinstance(name, str) else ""
+            if key:
                 spellings.setdefault(key, set()).add(name)
                 if key not in keys:
                     keys.append(key)
@@ -352,7 +376,31 @@ def merged_authors(entries: Iterable[Mapping[str, Any]],
     lead = max(bylines, key=lambda keys: (len(keys), keys), default=[])
     order = lead + sorted(k for k in spellings if k not in lead)
     joined = set(alias.values())
-    return [_fullest(spellings[k]) if k in joined else nicest(spellings[k]) for k in order]
+    return [_fullest(spellings[k]) if k in joined else _nicest(frozenset(spellings[k]))
+            for k in order]
+
+
+# Every merge of a work derives its authors and facets again from all its listings, so
+# the same few names and titles come back over and over: their keys are kept.
+@lru_cache(maxsize=16_384)
+def _author_key(name: str) -> str:
+    """The ``name_key`` of an author's name; empty for no name (blank, "et al.")."""
+    return name_key(name) if is_author_name(name) else ""
+
+
+@lru_cache(maxsize=16_384)
+def _nicest(spellings: frozenset[str]) -> str:
+    return nicest(spellings)
+
+
+@lru_cache(maxsize=16_384)
+def _clean(text: str) -> str:
+    return clean_name(text)
+
+
+@lru_cache(maxsize=16_384)
+def _same_person(a: str, b: str) -> bool:
+    return same_person(a, b)
 
 
 def _aliases(spellings: Mapping[str, set[str]], anchors: list[str]) -> dict[str, str]:
@@ -360,7 +408,7 @@ def _aliases(spellings: Mapping[str, set[str]], anchors: list[str]) -> dict[str,
     alias = {}
     for key in sorted(set(spellings) - set(anchors)):
         people = [anchor for anchor in anchors
-                  if any(same_person(a, b) for a in spellings[key] for b in spellings[anchor])]
+                  if any(_same_person(a, b) for a in spellings[key] for b in spellings[anchor])]
         if len(people) == 1:
             alias[key] = people[0]
     return alias
@@ -384,7 +432,7 @@ def _title_rank(title: str) -> tuple[bool, int, str]:
 
 
 def _facet(values: Iterable[Any]) -> list[str]:
-    return sorted({clean_name(v) for v in values if isinstance(v, str) and v.strip()})
+    return sorted({_clean(v) for v in values if isinstance(v, str) and v.strip()})
 
 
 # --- researchers -------------------------------------------------------------------------
@@ -446,7 +494,9 @@ def _work_ids(values: Iterable[Any] | None) -> list[str] | None:
 def _newer(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """True if listing/profile ``a`` wins over ``b``: seen later, or same time and larger
     content (a total order, so the winner never depends on arrival)."""
-    return (a["last_seen"], _canonical(a)) >= (b["last_seen"], _canonical(b))
+    if a["last_seen"] != b["last_seen"]:  # the content is compared only on a tie
+        return a["last_seen"] > b["last_seen"]
+    return _content_at_least(_content(a), _content(b))
 
 
 def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -456,19 +506,45 @@ def _enrichment_wins(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     nothing new, so a re-crawl queued again must not erase a match); among equals
     the newest wins, then the larger content.
     """
-    return _enrichment_rank(a) >= _enrichment_rank(b)
+    if _enrichment_order(a) != _enrichment_order(b):  # the content is compared only on a tie
+        return _enrichment_order(a) > _enrichment_order(b)
+    return _content_at_least(_state_body(a), _state_body(b))
+
+
+def _enrichment_order(state: Mapping[str, Any]) -> tuple[bool, str]:
+    info = state["enrichment"]
+    return (info["status"] != PENDING, info["updated_at"])
 
 
 def _enrichment_rank(state: Mapping[str, Any]) -> tuple[bool, str, str]:
-    info = state["enrichment"]
-    body = {"arxiv": state.get("arxiv"), "enrichment": info}
-    return (info["status"] != PENDING, info["updated_at"], _canonical(body))
+    return (*_enrichment_order(state), _canonical(_state_body(state)))
+
+
+def _state_body(state: Mapping[str, Any]) -> dict[str, Any]:
+    return {"arxiv": state.get("arxiv"), "enrichment": state["enrichment"]}
+
+
+def _content(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A listing or profile without its seen-times: what breaks a tie between two."""
+    return {k: v for k, v in value.items() if k not in ("first_seen", "last_seen")}
 
 
 def _canonical(value: Mapping[str, Any]) -> str:
     """Content as sortable text, ignoring the seen-times, to break ties deterministically."""
-    body = {k: v for k, v in value.items() if k not in ("first_seen", "last_seen")}
-    return json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+    return json.dumps(_content(value), sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _content_at_least(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """``_canonical(a) >= _canonical(b)``. The same content (every re-crawl and re-sent
+    batch ties so) is recognised several times cheaper: ``==`` cannot tell 1 from True,
+    orjson's bytes cannot tell NaN from None; equal by both, the canonical texts are."""
+    try:
+        if a == b and orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+                b, option=orjson.OPT_SORT_KEYS):
+            return True
+    except TypeError:  # a value orjson does not encode: the canonical text decides
+        pass
+    return _canonical(a) >= _canonical(b)
 
 
 def _arxiv_meta(arxiv: Any) -> dict[str, Any] | None:
@@ -487,13 +563,18 @@ def _clone(value: Any) -> Any:
 
     Dicts and lists (tuples become lists, as JSON has them) are copied, anything
     else is immutable here and kept; several times faster than ``copy.deepcopy``,
-    and this runs for every listing.
+    and this runs for every listing. Scalars are kept without a call (most values).
     """
     if isinstance(value, dict):
-        return {key: _clone(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clone(item) for item in value]
+        return {key: item if type(item) in _SCALARS else _clone(item)
+                for key, item in value.items()}
+    if isinstance(value, _SEQUENCES):
+        return [item if type(item) in _SCALARS else _clone(item) for item in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SEQUENCES = (list, tuple)  # isinstance checks a tuple of types faster than a union
 
 
 def _jsonable(value: Any) -> Any:
