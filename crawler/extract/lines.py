@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 
 from bs4.dammit import UnicodeDammit
 from lxml import etree
@@ -135,7 +136,7 @@ def _clean(text: str) -> str:
 
 
 def _text_of(element: etree._Element) -> str:
-    return _clean("".join(element.itertext()))
+    return _clean(etree.tostring(element, method="text", encoding=str, with_tail=False))
 
 
 def _skipped(element: etree._Element, tag: str) -> bool:
@@ -151,59 +152,69 @@ def _skipped(element: etree._Element, tag: str) -> bool:
 
 
 def _walk(root: etree._Element, page: PageText) -> None:
-    """Depth-first walk with an explicit stack (junk pages nest deeply).
+    """The visible lines, links and headings, as a browser shows them.
 
-    The stack holds elements, text still to emit (an element's tail comes after
-    the element) and END markers that close a block's line. It runs for every
-    element of every page, hence the local names.
+    libxslt lays the text out (``_LINES``): a Python loop over every node cost
+    more than the rest of parsing. Python only decides which elements carrying
+    ``hidden``, ``role`` or ``style``, and which footers, are chrome, and empties
+    them first (their tails stay: text after a hidden element shows).
     """
-    buffer: list[str] = []
-    emit, lines = buffer.append, page.lines
-
-    def flush() -> None:
-        if not buffer:
-            return
-        line = _clean("".join(buffer))
-        buffer.clear()
-        if line:
-            lines.append(line)
-
-    stack: list[object] = [root]
-    push, pop = stack.append, stack.pop
-    while stack:
-        item = pop()
-        if item is _END_BLOCK:
-            flush()
-            continue
-        if isinstance(item, str):
-            emit(item)
-            continue
-        element: etree._Element = item  # type: ignore[assignment]
-        if element.tail:
-            push(element.tail)
-        tag = element.tag
-        if not isinstance(tag, str):
-            continue  # processing instructions, entities
-        tag = tag.lower()
-        if _skipped(element, tag):
-            continue  # chrome
-        if tag == "br":
-            flush()
-            continue
-        if tag == "a" and (href := element.get("href")):
-            page.links.append((href, _text_of(element)))
-        elif tag == "h1":
-            page.headings.append(_text_of(element))
-        if tag in BLOCK_TAGS:
-            flush()
-            push(_END_BLOCK)
-        stack.extend(reversed(element))
-        if element.text:
-            emit(element.text)
-    flush()
+    for element in root.iter("a", "h1"):
+        if not _inside_skipped(element):
+            if element.tag == "h1":
+                page.headings.append(_text_of(element))
+            elif href := element.get("href"):
+                page.links.append((href, _text_of(element)))
+    owners = {attribute.getparent() for attribute in _SKIP_ATTRIBUTES(root)}
+    for element in [e for e in chain(owners, root.iter("footer")) if _skipped(e, e.tag.lower())]:
+        element.clear(keep_tail=True)
+        element.tag = "skipped"  # no longer a block: its edges break no line
+    marker = _marker(etree.tostring(root, method="text", encoding=str))
+    text = str(_LINES(root.getroottree(), marker=etree.XSLT.strparam(marker)))
+    lines = (text + (root.tail or "")).split(marker)
+    page.lines = [line for line in map(_clean, lines) if line]
 
 
-_END_BLOCK = object()
+_SKIP_ATTRIBUTES = etree.XPath("//@hidden|//@role|//@style")
+
+
+def _inside_skipped(element: etree._Element) -> bool:
+    """Is the element, or one it sits in, left out of the text?"""
+    for node in chain((element,), element.iterancestors()):
+        tag = node.tag.lower()
+        if tag == "br" or _skipped(node, tag):  # a <br>'s content is never shown
+            return True
+    return False
+
+
+def _marker(text: str) -> str:
+    """A character the page's text lacks, to stand for a line break."""
+    private_use = chain(range(0xE000, 0xF900), range(0xF0000, 0x110000))
+    return next(ch for ch in map(chr, private_use) if ch not in text)
+
+
+def _lines_stylesheet() -> etree.XSLT:
+    """The text of the root element with ``$marker`` at every block edge and <br>.
+
+    Templates that match by name alone cost libxslt next to nothing, so skipped
+    tags are dropped here; elements hidden by their attributes were emptied
+    before (see ``_walk``).
+    """
+    mark = '<xsl:value-of select="$marker"/>'
+    return etree.XSLT(etree.XML(f"""\
+<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+  <xsl:output method="text" encoding="UTF-8"/>
+  <xsl:param name="marker"/>
+  <xsl:template match="/"><xsl:apply-templates select="*[1]"/></xsl:template>
+  <xsl:template match="{"|".join(sorted(SKIP_TAGS))}" priority="2"/>
+  <xsl:template match="br" priority="1">{mark}</xsl:template>
+  <xsl:template match="{"|".join(sorted(BLOCK_TAGS))}" priority="1">
+    {mark}<xsl:apply-templates/>{mark}
+  </xsl:template>
+</xsl:stylesheet>"""), access_control=etree.XSLTAccessControl.DENY_ALL)
+
+
+_LINES = _lines_stylesheet()
 
 
 def _structured_data(root: etree._Element, page: PageText) -> None:
