@@ -19,6 +19,9 @@ SOURCE = "bzpeer"
 _PROFILE_HEADING = re.compile(r"researcher profile", re.I)
 _WORKS_HEADING = re.compile(r"published works?", re.I)
 _LISTED = re.compile(r"(?P<count>\d[\d,]*)\s*published items?(?:\(s\))?", re.I)
+# " item" as _LISTED's IGNORECASE reads it (it also lets "ı" and "İ" be an "i"),
+# led by a literal space that the regex engine scans for quickly.
+_LISTED_HINT = re.compile(" [iIİı][tT][eE][mM]")
 _TRUST_HEAD = re.compile(r"Trust snapshot|Trust\s*\d", re.I)
 _BAR_PIECE = re.compile(r"affiliation|collaborat", re.I)
 _COLLAB = re.compile(
@@ -27,6 +30,7 @@ _COLLAB = re.compile(
 _TRUST = re.compile(r"Trust\s*(?P<score>\d+)\s*[-–—]?\s*(?P<label>[^\n]*?)\s*"
                     r"(?=Verification|Unclaimed|Claimed|\n|$)", re.I)
 _VERIFICATION = re.compile(r"Verification\s*(?P<level>L?\s*\d+)", re.I)
+_VERIFICATION_LEVEL = re.compile(r"Verification\s*L\d")
 _CLAIMED = re.compile(r"(?P<claim>Unclaimed|Claimed)\s*author", re.I)
 _COUNTS = {
     "works_count": re.compile(r"(?<![\w])(\d[\d,]*)\s*works\b", re.I),
@@ -67,7 +71,11 @@ class Parsed:
 def matches(lines: list[str]) -> bool:
     """Does the text read like a BZPEER profile?"""
     head = "\n".join(lines[:400])
-    return bool(_LISTED.search(head) or re.search(r"Trust snapshot|Verification\s*L\d", head))
+    if "Trust snapshot" in head or _VERIFICATION_LEVEL.search(head):
+        return True
+    # _LISTED gives the regex engine nothing to skip ahead to, so on a page of the
+    # other layout it tries every position; first look for what any match holds.
+    return bool(_LISTED_HINT.search(head) and _LISTED.search(head))
 
 
 def parse(lines: list[str], headings: list[str]) -> Parsed:

@@ -267,20 +267,27 @@ def split_listings(
     the next one, is that listing's title and text. A meta line with nothing
     after it is reported in ``problems`` and skipped.
     """
-    i = 0
-    count = 0
+    def at(i: int) -> tuple[re.Match[str] | None, int]:
+        return meta_at(lines, i) if i < len(lines) else (None, 0)
+
+    # Each line is asked once: the line that ends a listing starts the next one.
+    i, count = 0, 0
+    meta, used = at(0)
     while i < len(lines):
-        meta, used = meta_at(lines, i)
         if not meta:
             i += 1
+            meta, used = at(i)
             continue
         i += used
         body: list[str] = []
-        while i < len(lines) and not meta_at(lines, i)[0]:
+        following, following_used = at(i)
+        while i < len(lines) and not following:
             body.append(lines[i])
             i += 1
+            following, following_used = at(i)
         count += 1
         if body:
             yield meta, body
         else:
             problems.append(f"listing {count} has no title")
+        meta, used = following, following_used
