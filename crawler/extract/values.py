@@ -70,10 +70,21 @@ def printed_date(month: str, day: str, year: str | None, today: date) -> date | 
     return None
 
 
+def _et_al(line: str) -> bool:
+    """Does ``_ET_AL`` match, without letting it try every position of a line?
+
+    The pattern is anchored at the end: a line it matches ends, but for trailing
+    whitespace, in "al", "al.", "…" or "..." (any case), which is cheap to test.
+    """
+    tail = line.rstrip()[-3:].lower()
+    return tail.endswith(("al", "al.", "…", "...")) and bool(_ET_AL.search(line))
+
+
 def split_authors(line: str) -> tuple[list[str], bool]:
     """An author line as printed -> (names without ``et al.``, whether it was truncated)."""
-    truncated = bool(_ET_AL.search(line))
-    line = _ET_AL.sub("", line)
+    truncated = _et_al(line)
+    if truncated:
+        line = _ET_AL.sub("", line)
     names = (name.strip() for name in _AUTHOR_SEPARATORS.split(line))
     return [name for name in names if name], truncated
 
@@ -82,7 +93,7 @@ def looks_like_authors(line: str) -> bool:
     """Is this line a list of person names rather than prose?"""
     if len(line) > 2000 or not line:
         return False
-    if _ET_AL.search(line):
+    if _et_al(line):
         return True
     if line.endswith((".", "!", "?", ":")) and not re.search(r"\b[A-Z]\.$", line):
         return False
