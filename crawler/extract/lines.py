@@ -132,7 +132,10 @@ def _html_tree(body: str) -> etree._Element | None:
 
 
 def _clean(text: str) -> str:
-    return " ".join(text.split())  # any run of whitespace, no-break spaces too, is one space
+    """Any run of whitespace, no-break spaces too, as one space; none at either end."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text  # its only whitespace is single spaces: no need to split it into words
+    return " ".join(text.split())
 
 
 def _text_of(element: etree._Element) -> str:
@@ -159,32 +162,34 @@ def _walk(root: etree._Element, page: PageText) -> None:
     ``hidden``, ``role`` or ``style``, and which footers, are chrome, and empties
     them first (their tails stay: text after a hidden element shows).
     """
-    for element in root.iter("a", "h1"):
-        if not _inside_skipped(element):
-            if element.tag == "h1":
-                page.headings.append(_text_of(element))
-            elif href := element.get("href"):
-                page.links.append((href, _text_of(element)))
     owners = {attribute.getparent() for attribute in _SKIP_ATTRIBUTES(root)}
-    for element in [e for e in chain(owners, root.iter("footer")) if _skipped(e, e.tag.lower())]:
+    hidden = {e for e in chain(owners, root.iter("footer")) if _skipped(e, e.tag.lower())}
+    _links_and_headings(root, hidden, page)
+    for element in hidden:
         element.clear(keep_tail=True)
         element.tag = "skipped"  # no longer a block: its edges break no line
     marker = _marker(etree.tostring(root, method="text", encoding=str))
     text = str(_LINES(root.getroottree(), marker=etree.XSLT.strparam(marker)))
-    lines = (text + (root.tail or "")).split(marker)
-    page.lines = [line for line in map(_clean, lines) if line]
+    pieces = (text + (root.tail or "")).split(marker)
+    page.lines = [_clean(piece) for piece in pieces if piece and not piece.isspace()]
 
 
-_SKIP_ATTRIBUTES = etree.XPath("//@hidden|//@role|//@style")
+_SKIP_ATTRIBUTES = etree.XPath("//@*[name()='hidden' or name()='role' or name()='style']")
+# Tags whose content never shows, whatever their attributes (a <br> has none to show).
+_UNSHOWN_TAGS = SKIP_TAGS | {"br"}
 
 
-def _inside_skipped(element: etree._Element) -> bool:
-    """Is the element, or one it sits in, left out of the text?"""
-    for node in chain((element,), element.iterancestors()):
-        tag = node.tag.lower()
-        if tag == "br" or _skipped(node, tag):  # a <br>'s content is never shown
-            return True
-    return False
+def _links_and_headings(root: etree._Element, hidden: set[etree._Element],
+                        page: PageText) -> None:
+    """Links and <h1> texts outside chrome; ``hidden``: the other elements ``_skipped`` drops."""
+    for element in root.iter("a", "h1"):
+        if any(node in hidden or node.tag.lower() in _UNSHOWN_TAGS
+               for node in chain((element,), element.iterancestors())):
+            continue
+        if element.tag == "h1":
+            page.headings.append(_text_of(element))
+        elif href := element.get("href"):
+            page.links.append((href, _text_of(element)))
 
 
 def _marker(text: str) -> str:
