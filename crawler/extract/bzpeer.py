@@ -49,6 +49,7 @@ _META = re.compile(
     r"(?P<year>(?:19|20)\d{2}) ?(?P<venue>\S.{0,119})?"
 )
 _META_MAX = 140
+_TYPE_INITIALS = frozenset(kind[0] for kind in WORK_TYPES) | {""}  # "": the line may be empty
 # Roles the site prints before the affiliation, when their text runs together.
 ROLES = sorted(
     "Researcher|Independent researcher|Research scientist|Scientist|Professor|Associate professor|"
@@ -186,6 +187,8 @@ def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     """
     without_venue: tuple[re.Match[str] | None, int] = (None, 0)
     if len(lines[i]) > _META_MAX:  # prose: skip the regex work
+        return without_venue
+    if lines[i][:1] not in _TYPE_INITIALS:  # a title or prose: _META starts with a type
         return without_venue
     for count in range(1, min(3, len(lines) - i) + 1):
         match = _META.fullmatch("".join(lines[i:i + count]))
