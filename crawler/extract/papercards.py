@@ -15,9 +15,8 @@ from crawler.extract.bzpeer import Parsed
 from crawler.extract.lines import match_across, split_listings
 from crawler.extract.values import (
     PRINTED_DATE,
-    looks_like_authors,
     printed_date,
-    split_authors,
+    read_authors,
     to_int,
     to_number,
 )
@@ -109,8 +108,8 @@ def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
         authors: list[str] = []
         truncated = False
         rest = body[1:]
-        if rest and looks_like_authors(rest[0]):
-            authors, truncated = split_authors(rest[0])
+        if rest and (read := read_authors(rest[0])):
+            authors, truncated = read
             rest = rest[1:]
         day = printed_date(meta["month"], meta["day"], meta["year"], today)
         works.append({

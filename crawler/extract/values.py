@@ -91,21 +91,30 @@ def split_authors(line: str) -> tuple[list[str], bool]:
 
 def looks_like_authors(line: str) -> bool:
     """Is this line a list of person names rather than prose?"""
+    return read_authors(line) is not None
+
+
+def read_authors(line: str) -> tuple[list[str], bool] | None:
+    """``split_authors(line)`` if the line is a list of person names, else None.
+
+    One call where a parser would ask ``looks_like_authors`` and then split the
+    same line again.
+    """
     if len(line) > 2000 or not line:
-        return False
+        return None
     if _et_al(line):
-        return True
+        return split_authors(line)
     if line.endswith((".", "!", "?", ":")) and not re.search(r"\b[A-Z]\.$", line):
-        return False
-    names, _ = split_authors(line)
+        return None
+    names, truncated = split_authors(line)
     if not names:
-        return False
+        return None
     for name in names:
         words = name.split()
         if not 1 <= len(words) <= 6:
-            return False
+            return None
         # A name's words are capitalised, save particles (van, de, al-) and initials.
         capitalised = sum(1 for word in words if word[:1].isupper())
         if capitalised < max(1, len(words) - 2):
-            return False
-    return True
+            return None
+    return names, truncated
