@@ -133,9 +133,21 @@ def _html_tree(body: str) -> etree._Element | None:
 
 def _clean(text: str) -> str:
     """Any run of whitespace, no-break spaces too, as one space; none at either end."""
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text  # its only whitespace is single spaces: no need to split it into words
-    return " ".join(text.split())
+    if "  " in text or text[:1] == " " or text[-1:] == " " or _odd_spacing(text):
+        return " ".join(text.split())
+    return text  # its only whitespace is single spaces: no need to split it into words
+
+
+# The ASCII whitespace other than the space.
+_ASCII_SPACING = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+
+
+def _odd_spacing(text: str) -> bool:
+    """Does the text hold whitespace other than spaces?"""
+    if text.isascii():  # deleting bytes is cheaper than isprintable's per-character lookup
+        raw = text.encode("ascii")
+        return len(raw.translate(None, _ASCII_SPACING)) != len(raw)
+    return not text.isprintable()  # all whitespace but the space is unprintable
 
 
 def _text_of(element: etree._Element) -> str:
@@ -245,16 +257,22 @@ def _structured_data(root: etree._Element, page: PageText) -> None:
 
 
 def match_across(
-    lines: list[str], start: int, pattern: re.Pattern[str], max_lines: int
+    lines: list[str], start: int, pattern: re.Pattern[str], max_lines: int,
+    plausible: Callable[[str], bool] | None = None,
 ) -> tuple[re.Match[str] | None, int]:
     """Match ``pattern`` against lines[start:start+n] run together, longest n first.
 
     Text that one markup prints as ``preprint2026arXiv`` another prints as three
     lines; running them back together makes both read the same.
+    ``plausible``, when given, is a cheap test that every text the pattern matches
+    passes; texts that fail it are not matched.
     Returns the match and how many lines it used (0 when none matched).
     """
     for count in range(min(max_lines, len(lines) - start), 0, -1):
-        match = pattern.fullmatch("".join(lines[start:start + count]))
+        text = "".join(lines[start:start + count])
+        if plausible and not plausible(text):
+            continue
+        match = pattern.fullmatch(text)
         if match:
             return match, count
     return None, 0

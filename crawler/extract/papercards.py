@@ -99,7 +99,13 @@ def _list_heading(lines: list[str], start: int) -> tuple[int, int]:
 def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     if len(lines[i]) > 40:  # a meta line is short; prose is not
         return None, 0
-    return match_across(lines, i, _META, 4)
+    return match_across(lines, i, _META, 4, _may_end_meta)
+
+
+def _may_end_meta(text: str) -> bool:
+    """_META ends in a date's day or year, "Code", or whitespace: a title or prose does not."""
+    last = text[-1:]
+    return last.isdigit() or last.isspace() or text.endswith("Code")
 
 
 def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
