@@ -85,8 +85,12 @@ def split_authors(line: str) -> tuple[list[str], bool]:
     truncated = _et_al(line)
     if truncated:
         line = _ET_AL.sub("", line)
+    return _names(line), truncated
+
+
+def _names(line: str) -> list[str]:
     names = (name.strip() for name in _AUTHOR_SEPARATORS.split(line))
-    return [name for name in names if name], truncated
+    return [name for name in names if name]
 
 
 def looks_like_authors(line: str) -> bool:
@@ -106,7 +110,7 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
         return split_authors(line)
     if line.endswith((".", "!", "?", ":")) and not re.search(r"\b[A-Z]\.$", line):
         return None
-    names, truncated = split_authors(line)
+    names = _names(line)  # split_authors(line) without asking again about "et al."
     if not names:
         return None
     for name in names:
@@ -114,7 +118,7 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
         if not 1 <= len(words) <= 6:
             return None
         # A name's words are capitalised, save particles (van, de, al-) and initials.
-        capitalised = sum(1 for word in words if word[:1].isupper())
+        capitalised = sum(word[:1].isupper() for word in words)
         if capitalised < max(1, len(words) - 2):
             return None
-    return names, truncated
+    return names, False
