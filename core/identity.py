@@ -28,11 +28,15 @@ from urllib.parse import urlsplit
 from core.text import fold
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+_NOT_ALNUM_BYTES = bytes(c for c in range(128) if not re.fullmatch("[0-9a-z]", chr(c)))
 
 
 def title_key(title: str) -> str:
     """The comparison key of a title under the work identity rule (see module doc)."""
-    return _NOT_ALNUM.sub("", fold(title))
+    folded = fold(title)
+    if folded.isascii():  # most titles: deleting bytes is several times cheaper than the regex
+        return folded.encode("ascii").translate(None, _NOT_ALNUM_BYTES).decode("ascii")
+    return _NOT_ALNUM.sub("", folded)
 
 
 def work_id(title: str) -> str:

@@ -19,6 +19,9 @@ SOURCE = "bzpeer"
 _PROFILE_HEADING = re.compile(r"researcher profile", re.I)
 _WORKS_HEADING = re.compile(r"published works?", re.I)
 _LISTED = re.compile(r"(?P<count>\d[\d,]*)\s*published items?(?:\(s\))?", re.I)
+# " item" as _LISTED's IGNORECASE reads it (it also lets "ı" and "İ" be an "i"),
+# led by a literal space that the regex engine scans for quickly.
+_LISTED_HINT = re.compile(" [iIİı][tT][eE][mM]")
 _TRUST_HEAD = re.compile(r"Trust snapshot|Trust\s*\d", re.I)
 _BAR_PIECE = re.compile(r"affiliation|collaborat", re.I)
 _COLLAB = re.compile(
@@ -27,6 +30,7 @@ _COLLAB = re.compile(
 _TRUST = re.compile(r"Trust\s*(?P<score>\d+)\s*[-–—]?\s*(?P<label>[^\n]*?)\s*"
                     r"(?=Verification|Unclaimed|Claimed|\n|$)", re.I)
 _VERIFICATION = re.compile(r"Verification\s*(?P<level>L?\s*\d+)", re.I)
+_VERIFICATION_LEVEL = re.compile(r"Verification\s*L\d")
 _CLAIMED = re.compile(r"(?P<claim>Unclaimed|Claimed)\s*author", re.I)
 _COUNTS = {
     "works_count": re.compile(r"(?<![\w])(\d[\d,]*)\s*works\b", re.I),
@@ -45,6 +49,7 @@ _META = re.compile(
     r"(?P<year>(?:19|20)\d{2}) ?(?P<venue>\S.{0,119})?"
 )
 _META_MAX = 140
+_TYPE_INITIALS = frozenset(kind[0] for kind in WORK_TYPES) | {""}  # "": the line may be empty
 # Roles the site prints before the affiliation, when their text runs together.
 ROLES = sorted(
     "Researcher|Independent researcher|Research scientist|Scientist|Professor|Associate professor|"
@@ -67,7 +72,11 @@ class Parsed:
 def matches(lines: list[str]) -> bool:
     """Does the text read like a BZPEER profile?"""
     head = "\n".join(lines[:400])
-    return bool(_LISTED.search(head) or re.search(r"Trust snapshot|Verification\s*L\d", head))
+    if "Trust snapshot" in head or _VERIFICATION_LEVEL.search(head):
+        return True
+    # _LISTED gives the regex engine nothing to skip ahead to, so on a page of the
+    # other layout it tries every position; first look for what any match holds.
+    return bool(_LISTED_HINT.search(head) and _LISTED.search(head))
 
 
 def parse(lines: list[str], headings: list[str]) -> Parsed:
@@ -178,6 +187,8 @@ def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     """
     without_venue: tuple[re.Match[str] | None, int] = (None, 0)
     if len(lines[i]) > _META_MAX:  # prose: skip the regex work
+        return without_venue
+    if lines[i][:1] not in _TYPE_INITIALS:  # a title or prose: _META starts with a type
         return without_venue
     for count in range(1, min(3, len(lines) - i) + 1):
         match = _META.fullmatch("".join(lines[i:i + count]))

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 
 from bs4.dammit import UnicodeDammit
 from lxml import etree
@@ -27,6 +28,8 @@ BLOCK_TAGS = frozenset(
 SKIP_TAGS = frozenset(
     "script style noscript template head svg iframe object canvas nav select datalist".split()
 )
+# Every tag the text layout treats apart from the rest.
+_KNOWN_TAGS = BLOCK_TAGS | SKIP_TAGS | {"br", "footer", "a", "h1"}
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _HTML_SNIFF = re.compile(rb"<(?:!doctype|html|head|body|div|p|span|table|h[1-6]|section)\b", re.I)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
@@ -125,17 +128,47 @@ def _html_tree(body: str) -> etree._Element | None:
     """lxml's tree: several times faster to build and walk than BeautifulSoup's."""
     body = _XML_DECLARATION.sub("", body, count=1)  # lxml refuses str with an encoding declaration
     try:
-        return etree.fromstring(body, parser=_PARSER)
+        root = etree.fromstring(body, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
+    if root is not None and "\u212a" in body:
+        _lower_tags(root)
+    return root
+
+
+def _lower_tags(root: etree._Element) -> None:
+    """Give a tag the name str.lower reads in it where libxml2 (ASCII only) did not.
+
+    Only the Kelvin sign lowers to an ASCII letter ("k"): <bloc\u212aquote> is a
+    blockquote. The stylesheet matches names exactly, hence this rare pass.
+    """
+    for element in root.iter():
+        tag = element.tag
+        if isinstance(tag, str) and not tag.isascii() and tag.lower() in _KNOWN_TAGS:
+            element.tag = tag.lower()
 
 
 def _clean(text: str) -> str:
-    return " ".join(text.split())  # any run of whitespace, no-break spaces too, is one space
+    """Any run of whitespace, no-break spaces too, as one space; none at either end."""
+    if "  " in text or text[:1] == " " or text[-1:] == " " or _odd_spacing(text):
+        return " ".join(text.split())
+    return text  # its only whitespace is single spaces: no need to split it into words
+
+
+# The ASCII whitespace other than the space.
+_ASCII_SPACING = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+
+
+def _odd_spacing(text: str) -> bool:
+    """Does the text hold whitespace other than spaces?"""
+    if text.isascii():  # deleting bytes is cheaper than isprintable's per-character lookup
+        raw = text.encode("ascii")
+        return len(raw.translate(None, _ASCII_SPACING)) != len(raw)
+    return not text.isprintable()  # all whitespace but the space is unprintable
 
 
 def _text_of(element: etree._Element) -> str:
-    return _clean("".join(element.itertext()))
+    return _clean(etree.tostring(element, method="text", encoding=str, with_tail=False))
 
 
 def _skipped(element: etree._Element, tag: str) -> bool:
@@ -151,59 +184,71 @@ def _skipped(element: etree._Element, tag: str) -> bool:
 
 
 def _walk(root: etree._Element, page: PageText) -> None:
-    """Depth-first walk with an explicit stack (junk pages nest deeply).
+    """The visible lines, links and headings, as a browser shows them.
 
-    The stack holds elements, text still to emit (an element's tail comes after
-    the element) and END markers that close a block's line. It runs for every
-    element of every page, hence the local names.
+    libxslt lays the text out (``_LINES``): a Python loop over every node cost
+    more than the rest of parsing. Python only decides which elements carrying
+    ``hidden``, ``role`` or ``style``, and which footers, are chrome, and empties
+    them first (their tails stay: text after a hidden element shows).
     """
-    buffer: list[str] = []
-    emit, lines = buffer.append, page.lines
+    owners = {attribute.getparent() for attribute in _SKIP_ATTRIBUTES(root)}
+    hidden = {e for e in chain(owners, root.iter("footer")) if _skipped(e, e.tag.lower())}
+    _links_and_headings(root, hidden, page)
+    for element in hidden:
+        element.clear(keep_tail=True)
+        element.tag = "skipped"  # no longer a block: its edges break no line
+    marker = _marker(etree.tostring(root, method="text", encoding=str))
+    text = str(_LINES(root.getroottree(), marker=etree.XSLT.strparam(marker)))
+    pieces = (text + (root.tail or "")).split(marker)
+    page.lines = [_clean(piece) for piece in pieces if piece and not piece.isspace()]
 
-    def flush() -> None:
-        if not buffer:
-            return
-        line = _clean("".join(buffer))
-        buffer.clear()
-        if line:
-            lines.append(line)
 
-    stack: list[object] = [root]
-    push, pop = stack.append, stack.pop
-    while stack:
-        item = pop()
-        if item is _END_BLOCK:
-            flush()
+_SKIP_ATTRIBUTES = etree.XPath("//@*[name()='hidden' or name()='role' or name()='style']")
+# Tags whose content never shows, whatever their attributes (a <br> has none to show).
+_UNSHOWN_TAGS = SKIP_TAGS | {"br"}
+
+
+def _links_and_headings(root: etree._Element, hidden: set[etree._Element],
+                        page: PageText) -> None:
+    """Links and <h1> texts outside chrome; ``hidden``: the other elements ``_skipped`` drops."""
+    for element in root.iter("a", "h1"):
+        if any(node in hidden or node.tag.lower() in _UNSHOWN_TAGS
+               for node in chain((element,), element.iterancestors())):
             continue
-        if isinstance(item, str):
-            emit(item)
-            continue
-        element: etree._Element = item  # type: ignore[assignment]
-        if element.tail:
-            push(element.tail)
-        tag = element.tag
-        if not isinstance(tag, str):
-            continue  # processing instructions, entities
-        tag = tag.lower()
-        if _skipped(element, tag):
-            continue  # chrome
-        if tag == "br":
-            flush()
-            continue
-        if tag == "a" and (href := element.get("href")):
-            page.links.append((href, _text_of(element)))
-        elif tag == "h1":
+        if element.tag == "h1":
             page.headings.append(_text_of(element))
-        if tag in BLOCK_TAGS:
-            flush()
-            push(_END_BLOCK)
-        stack.extend(reversed(element))
-        if element.text:
-            emit(element.text)
-    flush()
+        elif href := element.get("href"):
+            page.links.append((href, _text_of(element)))
 
 
-_END_BLOCK = object()
+def _marker(text: str) -> str:
+    """A character the page's text lacks, to stand for a line break."""
+    private_use = chain(range(0xE000, 0xF900), range(0xF0000, 0x110000))
+    return next(ch for ch in map(chr, private_use) if ch not in text)
+
+
+def _lines_stylesheet() -> etree.XSLT:
+    """The text of the root element with ``$marker`` at every block edge and <br>.
+
+    Templates that match by name alone cost libxslt next to nothing, so skipped
+    tags are dropped here; elements hidden by their attributes were emptied
+    before (see ``_walk``).
+    """
+    mark = '<xsl:value-of select="$marker"/>'
+    return etree.XSLT(etree.XML(f"""\
+<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+  <xsl:output method="text" encoding="UTF-8"/>
+  <xsl:param name="marker"/>
+  <xsl:template match="/"><xsl:apply-templates select="*[1]"/></xsl:template>
+  <xsl:template match="{"|".join(sorted(SKIP_TAGS))}" priority="2"/>
+  <xsl:template match="br" priority="1">{mark}</xsl:template>
+  <xsl:template match="{"|".join(sorted(BLOCK_TAGS))}" priority="1">
+    {mark}<xsl:apply-templates/>{mark}
+  </xsl:template>
+</xsl:stylesheet>"""), access_control=etree.XSLTAccessControl.DENY_ALL)
+
+
+_LINES = _lines_stylesheet()
 
 
 def _structured_data(root: etree._Element, page: PageText) -> None:
@@ -229,16 +274,22 @@ def _structured_data(root: etree._Element, page: PageText) -> None:
 
 
 def match_across(
-    lines: list[str], start: int, pattern: re.Pattern[str], max_lines: int
+    lines: list[str], start: int, pattern: re.Pattern[str], max_lines: int,
+    plausible: Callable[[str], bool] | None = None,
 ) -> tuple[re.Match[str] | None, int]:
     """Match ``pattern`` against lines[start:start+n] run together, longest n first.
 
     Text that one markup prints as ``preprint2026arXiv`` another prints as three
     lines; running them back together makes both read the same.
+    ``plausible``, when given, is a cheap test that every text the pattern matches
+    passes; texts that fail it are not matched.
     Returns the match and how many lines it used (0 when none matched).
     """
     for count in range(min(max_lines, len(lines) - start), 0, -1):
-        match = pattern.fullmatch("".join(lines[start:start + count]))
+        text = "".join(lines[start:start + count])
+        if plausible and not plausible(text):
+            continue
+        match = pattern.fullmatch(text)
         if match:
             return match, count
     return None, 0
@@ -256,20 +307,27 @@ def split_listings(
     the next one, is that listing's title and text. A meta line with nothing
     after it is reported in ``problems`` and skipped.
     """
-    i = 0
-    count = 0
+    def at(i: int) -> tuple[re.Match[str] | None, int]:
+        return meta_at(lines, i) if i < len(lines) else (None, 0)
+
+    # Each line is asked once: the line that ends a listing starts the next one.
+    i, count = 0, 0
+    meta, used = at(0)
     while i < len(lines):
-        meta, used = meta_at(lines, i)
         if not meta:
             i += 1
+            meta, used = at(i)
             continue
         i += used
         body: list[str] = []
-        while i < len(lines) and not meta_at(lines, i)[0]:
+        following, following_used = at(i)
+        while i < len(lines) and not following:
             body.append(lines[i])
             i += 1
+            following, following_used = at(i)
         count += 1
         if body:
             yield meta, body
         else:
             problems.append(f"listing {count} has no title")
+        meta, used = following, following_used

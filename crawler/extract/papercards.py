@@ -15,9 +15,8 @@ from crawler.extract.bzpeer import Parsed
 from crawler.extract.lines import match_across, split_listings
 from crawler.extract.values import (
     PRINTED_DATE,
-    looks_like_authors,
     printed_date,
-    split_authors,
+    read_authors,
     to_int,
     to_number,
 )
@@ -100,7 +99,13 @@ def _list_heading(lines: list[str], start: int) -> tuple[int, int]:
 def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     if len(lines[i]) > 40:  # a meta line is short; prose is not
         return None, 0
-    return match_across(lines, i, _META, 4)
+    return match_across(lines, i, _META, 4, _may_end_meta)
+
+
+def _may_end_meta(text: str) -> bool:
+    """_META ends in a date's day or year, "Code", or whitespace: a title or prose does not."""
+    last = text[-1:]
+    return last.isdigit() or last.isspace() or text.endswith("Code")
 
 
 def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
@@ -109,8 +114,8 @@ def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
         authors: list[str] = []
         truncated = False
         rest = body[1:]
-        if rest and looks_like_authors(rest[0]):
-            authors, truncated = split_authors(rest[0])
+        if rest and (read := read_authors(rest[0])):
+            authors, truncated = read
             rest = rest[1:]
         day = printed_date(meta["month"], meta["day"], meta["year"], today)
         works.append({

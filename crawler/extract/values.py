@@ -70,31 +70,55 @@ def printed_date(month: str, day: str, year: str | None, today: date) -> date | 
     return None
 
 
+def _et_al(line: str) -> bool:
+    """Does ``_ET_AL`` match, without letting it try every position of a line?
+
+    The pattern is anchored at the end: a line it matches ends, but for trailing
+    whitespace, in "al", "al.", "…" or "..." (any case), which is cheap to test.
+    """
+    tail = line.rstrip()[-3:].lower()
+    return tail.endswith(("al", "al.", "…", "...")) and bool(_ET_AL.search(line))
+
+
 def split_authors(line: str) -> tuple[list[str], bool]:
     """An author line as printed -> (names without ``et al.``, whether it was truncated)."""
-    truncated = bool(_ET_AL.search(line))
-    line = _ET_AL.sub("", line)
+    truncated = _et_al(line)
+    if truncated:
+        line = _ET_AL.sub("", line)
+    return _names(line), truncated
+
+
+def _names(line: str) -> list[str]:
     names = (name.strip() for name in _AUTHOR_SEPARATORS.split(line))
-    return [name for name in names if name], truncated
+    return [name for name in names if name]
 
 
 def looks_like_authors(line: str) -> bool:
     """Is this line a list of person names rather than prose?"""
+    return read_authors(line) is not None
+
+
+def read_authors(line: str) -> tuple[list[str], bool] | None:
+    """``split_authors(line)`` if the line is a list of person names, else None.
+
+    One call where a parser would ask ``looks_like_authors`` and then split the
+    same line again.
+    """
     if len(line) > 2000 or not line:
-        return False
-    if _ET_AL.search(line):
-        return True
+        return None
+    if _et_al(line):
+        return split_authors(line)
     if line.endswith((".", "!", "?", ":")) and not re.search(r"\b[A-Z]\.$", line):
-        return False
-    names, _ = split_authors(line)
+        return None
+    names = _names(line)  # split_authors(line) without asking again about "et al."
     if not names:
-        return False
+        return None
     for name in names:
         words = name.split()
         if not 1 <= len(words) <= 6:
-            return False
+            return None
         # A name's words are capitalised, save particles (van, de, al-) and initials.
-        capitalised = sum(1 for word in words if word[:1].isupper())
+        capitalised = sum(word[:1].isupper() for word in words)
         if capitalised < max(1, len(words) - 2):
-            return False
-    return True
+            return None
+    return names, False
