@@ -199,12 +199,19 @@ class Enricher:
             keys = list(dict.fromkeys(key for keys in own_keys for key in keys))
             cache = _CacheView(self._resolver.cached, self._resolver.cached(keys), keys)
             outcomes = []
+            seen: set[str] = set()
             for listing, keys in zip(listings, own_keys, strict=True):
-                # A work listed twice in the batch reads what its first listing stored.
-                previous = answered.pop(listing.work_id, None) if listing.work_id in answered \
-                    else self._answered.get(listing.work_id)
+                previous = self._previous(listing.work_id, answered, seen)
                 outcomes.append(self._submit(listing, previous, cache, keys))
             return outcomes
+
+    def _previous(self, work_id: str, answered: dict[str, Answer], seen: set[str]) -> Answer | None:
+        """The stored answer for a work of the batch, ``answered`` being what was stored
+        before it (read under the same lock, so only the batch itself has stored since)."""
+        if work_id in seen:  # listed twice in the batch: what its first listing stored
+            return self._answered.get(work_id)
+        seen.add(work_id)
+        return answered.get(work_id)
 
     def _submit(self, listing: Listing, previous: Answer | None, cache: _CacheView,
                 own_keys: list[str]) -> Outcome | None:
