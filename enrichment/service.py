@@ -139,7 +139,11 @@ class AnsweredWorks:
         assert self._db is not None
         rows = [(work_id, _dump(work, outcome))
                 for work_id, (work, outcome) in self._unwritten.items()]
-        self._db.executemany("INSERT OR REPLACE INTO answered VALUES (?, ?)", rows)
+        self._db.execute("BEGIN")  # one transaction, not one per row (autocommit)
+        try:
+            self._db.executemany("INSERT OR REPLACE INTO answered VALUES (?, ?)", rows)
+        finally:
+            self._db.execute("COMMIT")
         self._unwritten.clear()
 
     def close(self) -> None:
