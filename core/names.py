@@ -30,6 +30,8 @@ from core.text import fold
 _NON_WORD = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
 _ET_AL = re.compile(r"^et\.?\s+al\.?$", re.IGNORECASE)
+_LETTER = re.compile(r"[a-z]")
+_NOT_LETTER_OR_DIGIT = re.compile(r"[^a-z0-9]")
 
 
 def clean_name(name: str) -> str:
@@ -95,11 +97,13 @@ def parse_name(name: str) -> ParsedName | None:
     parts: list[Part] = []
     for token in folded.split():
         if "." in token:  # "J." or "J.-L.": initials, first letter is what counts
-            letters = re.findall(r"[a-z]", token)
+            letters = _LETTER.findall(token)
             if letters and "".join(letters) not in _SUFFIXES:
                 parts.append(Part(letters[0], initial=True))
             continue
-        text = re.sub(r"[^a-z0-9]", "", token)  # "Jia-Liang" -> "jialiang"
+        # "Jia-Liang" -> "jialiang"; most tokens are plain already (``fold`` lower-cased them)
+        plain = token.isascii() and token.isalnum()
+        text = token if plain else _NOT_LETTER_OR_DIGIT.sub("", token)
         if not text or text in _SUFFIXES:
             continue
         parts.append(Part(text, initial=len(text) == 1))
@@ -137,7 +141,11 @@ def _reversed_pair(a: ParsedName, b: ParsedName) -> bool:
 
 def same_person(a: str, b: str) -> bool:
     """Whether two printed names can name the same person."""
-    pa, pb = parse_name(a), parse_name(b)
+    return _same_parsed(parse_name(a), parse_name(b))
+
+
+def _same_parsed(pa: ParsedName | None, pb: ParsedName | None) -> bool:
+    """``same_person`` on names parsed already."""
     if pa is None or pb is None:
         return False
     if pa.surname == pb.surname and _given_agree(pa.given, pb.given):
@@ -160,4 +168,15 @@ def same_full_name(a: str, b: str) -> bool:
 
 def shared_authors(known: list[str] | tuple[str, ...], authors: list[str]) -> list[str]:
     """The names in ``known`` that appear, in any spelling, among ``authors``."""
-    return [name for name in known if any(same_person(name, author) for author in authors)]
+    # Each name is parsed once here, not once per pair; an author only when first
+    # compared, as ``any`` stops at the first match (a parse costs more than a compare).
+    parsed: list[ParsedName | None] = []
+
+    def author(i: int) -> ParsedName | None:
+        if i == len(parsed):
+            parsed.append(parse_name(authors[i]))
+        return parsed[i]
+
+    return [name for name in known
+            if (mine := parse_name(name)) is not None
+            and any(_same_parsed(mine, author(i)) for i in range(len(authors)))]

@@ -86,4 +86,7 @@ def words(text: str) -> tuple[str, ...]:
     Every other character separates words, so the words are safe inside an
     arXiv query phrase whatever the title held.
     """
-    return tuple(_WORD.findall(_POSSESSIVE.sub("", fold(text))))
+    folded = fold(text)
+    if "'s" in folded:  # most titles have no possessive: skip the look-behind scan
+        folded = _POSSESSIVE.sub("", folded)
+    return tuple(_WORD.findall(folded))

@@ -39,6 +39,11 @@ class CachedLookup:
     fetched_at: float
 
 
+def _decoded(candidates: str) -> list[dict]:
+    """A row's candidates; most titles found nothing on arXiv, so skip decoding for those."""
+    return [] if candidates == "[]" else json.loads(candidates)
+
+
 class LookupCache(ThreadLocalSQLite):
     """Title key -> candidates, with a time-to-live per row."""
 
@@ -73,7 +78,7 @@ class LookupCache(ThreadLocalSQLite):
                 f" WHERE key IN ({marks}) AND expires_at > ?", (*chunk, now)
             )
             for key, candidates, hit, reason, fetched_at in rows:
-                found[key] = CachedLookup(key, json.loads(candidates), bool(hit), reason,
+                found[key] = CachedLookup(key, _decoded(candidates), bool(hit), reason,
                                           fetched_at)
         return found
 

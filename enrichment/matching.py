@@ -205,6 +205,8 @@ def _rank(check: Check) -> tuple[bool, float, float, int, int]:
 
 def verify(listing: Listing, candidates: list[dict], limits: Thresholds | None = None) -> Verdict:
     """The one candidate that passes every check, or None with the reason."""
+    if not candidates:  # most titles found nothing on arXiv
+        return Verdict(None, "no arXiv entry with this title")
     limits = limits or Thresholds()
     unique = {c["id"]: c for c in candidates}
     if not unique:

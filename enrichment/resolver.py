@@ -22,6 +22,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from core import stat_keys
 from core.enrichment_status import DONE, NONE, PENDING
@@ -49,6 +50,11 @@ def _ignore(name: str, count: int) -> None:
 Row = tuple[str, list[dict], str]  # key, candidates, reason
 
 
+@lru_cache(maxsize=1024)  # a batch's rows share one fetch time
+def _iso_time(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat()
+
+
 class Resolver:
     """Answers listings from the cache, the local mirror and arXiv searches."""
 
@@ -70,6 +76,9 @@ class Resolver:
     @staticmethod
     def keys(listing: Listing) -> list[str]:
         """The searchable title keys of a listing."""
+        if len(listing.titles) == 1:  # most listings: no de-duplicating to do
+            key = query_key(listing.titles[0])
+            return [key] if is_queryable(key) else []
         return [k for k in dict.fromkeys(query_key(t) for t in listing.titles) if is_queryable(k)]
 
     def fallback_key(self, listing: Listing) -> str | None:
@@ -95,8 +104,7 @@ class Resolver:
             rows.append(extra[fallback])
             candidates += extra[fallback].candidates
             verdict = verify(listing, candidates, self._limits)
-        checked_at = (datetime.fromtimestamp(max(row.fetched_at for row in rows), UTC).isoformat()
-                      if rows else None)
+        checked_at = _iso_time(max(row.fetched_at for row in rows)) if rows else None
         if verdict.match is not None:
             return Outcome(listing.work_id, verdict.match, DONE, verdict.reason, checked_at)
         refused = [row.reason for row in rows if row.reason]

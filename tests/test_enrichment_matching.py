@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.names import same_person
+from core.names import same_person, shared_authors
 from enrichment.matching import (
     Thresholds,
     distinctive_words,
@@ -57,6 +57,17 @@ def entry(arxiv_id: str, title: str, year: int, authors: list[str],
 def test_same_person_tolerates_initials_accents_and_order(a: str, b: str, same: bool) -> None:
     assert same_person(a, b) is same
     assert same_person(b, a) is same
+
+
+def test_shared_authors_agrees_with_same_person_pair_by_pair() -> None:
+    # shared_authors parses each name once rather than once per pair: same answer.
+    names = ["J. Cheng", "Cheng, Jialiang", "Cheng Jialiang", "Jun Cheng", "Cheng", "",
+             "José Luis Peñalver", "Jose L. Penalver", "Chao Jin", "Xin Jin", "Lin Chen",
+             "Haibin Lin", "O'Brien, K.", "Kate O'Brien", "et al."]
+    for known in ([], names[:5], names[5:], names[::2], names):
+        for authors in ([], names[:7], names[7:], names[1::2], names):
+            expected = [n for n in known if any(same_person(n, a) for a in authors)]
+            assert shared_authors(known, authors) == expected
 
 
 @pytest.mark.parametrize(

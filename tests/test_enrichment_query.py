@@ -22,6 +22,7 @@ from standins.arxiv import BadQueryError, parse_fielded, parse_query
         ("Graph Neural Networks & Program Synthesis: A Survey",
          "graph neural networks and program synthesis a survey"),
         ('The "Counterfactual" Shapley’s Value', "the counterfactual shapley value"),
+        ("Shapley's Value and ALICE'S Theorem", "shapley value and alice theorem"),
         (r"Effects of \"{o}ffnung and \'{e}t\'e on Ørsted", "effects of offnung and ete on orsted"),
         ("Códigos correctores de errores", "codigos correctores de errores"),
         ("RESNEST: SPLIT ATTENTION NETWORKS", "resnest split attention networks"),

@@ -237,6 +237,24 @@ def test_submit_many_answers_as_one_submit_each(arxiv_api: ArxivStandIn, tmp_pat
         batched.close("test over", timeout=5)
 
 
+def test_submit_many_reads_a_work_alone_only_when_listed_again(arxiv_api: ArxivStandIn,
+                                                                 tmp_path: Path) -> None:
+    """A batch's stored answers come in one read; a work alone only for its repeat listings."""
+    config = make_config(arxiv_api, tmp_path)
+    run_enricher(config, LISTINGS)  # warms the cache
+    enricher = start_enricher(config, on_result=Collector())
+    batch = LISTINGS + LISTINGS[:3]
+    reads: list[str] = []
+    store = enricher._answered
+    read_one = store.get
+    store.get = lambda work_id: reads.append(work_id) or read_one(work_id)  # type: ignore[method-assign]
+    try:
+        enricher.submit_many(batch)
+        assert len(reads) == len(batch) - len({listing.work_id for listing in batch})
+    finally:
+        enricher.close("test over", timeout=5)
+
+
 M3BERT = [listing for listing in LISTINGS if len({query_key(t) for t in listing.titles}) == 1
           and "matryoshka" in listing.titles[0].lower()]
 
