@@ -79,7 +79,9 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
-@lru_cache(maxsize=16_384)  # titles and names recur: every listing, every candidate check
+# Titles and names recur within a page (keys, then every candidate check); across pages
+# rarely, so a larger cache buys little and holds megabytes.
+@lru_cache(maxsize=4096)
 def words(text: str) -> tuple[str, ...]:
     """The plain ASCII words of ``text``, possessives read as their noun.
 

@@ -119,7 +119,9 @@ _FUNCTION_WORDS = frozenset({
 })
 
 
-@lru_cache(maxsize=16_384)  # runs for every candidate the similarity check rejects
+# Runs for every candidate the similarity check rejects, mostly on the titles of one
+# decision; an entry (a frozenset) is over a kilobyte, so the cache stays small.
+@lru_cache(maxsize=2048)
 def distinctive_words(title: str) -> frozenset[str]:
     """The words of a title that tell papers apart: no function words, plurals singular."""
     return frozenset(_singular(w) for w in words(title) if w not in _FUNCTION_WORDS)

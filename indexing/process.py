@@ -31,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from core.child_process import start_child
+from core.memory import release_free_memory
 from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change
@@ -131,4 +132,5 @@ def _write(changes: list[Change], hold: bool) -> tuple[WriteReport, float]:
     assert _writer is not None, "the child's writer is made by _start_child"
     started = time.process_time()
     report = _writer.write(changes, hold=hold)
+    release_free_memory()  # a batch's buffers are the child's largest allocations
     return report, time.process_time() - started
