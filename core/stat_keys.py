@@ -49,7 +49,8 @@ ARXIV_BY_STATUS: Final = {DONE: ARXIV_MATCHED, NONE: ARXIV_UNMATCHED, PENDING: A
 # --- index/: the OpenSearch index pipeline and its writer (pipelines.index, indexing.bulk) --
 INDEX_LISTINGS_RECEIVED: Final = "index/listings_received"  # work listings buffered
 INDEX_RESEARCHERS_RECEIVED: Final = "index/researchers_received"  # profiles buffered
-INDEX_ENRICHMENTS_RECEIVED: Final = "index/enrichments_received"  # arXiv answers buffered
+# arXiv answers buffered, alone or carried in their listing's change.
+INDEX_ENRICHMENTS_RECEIVED: Final = "index/enrichments_received"
 INDEX_INVALID_ITEMS: Final = "index/invalid_items"  # items or answers no document can take
 INDEX_BACKPRESSURE_WAITS: Final = "index/backpressure_waits"  # times the crawl waited
 INDEX_PAUSES: Final = "index/pauses"  # times the crawl paused: OpenSearch stayed unavailable
@@ -64,7 +65,8 @@ INDEX_DOCS_CREATED: Final = "index/docs_created"  # documents written for the fi
 INDEX_DOCS_UNCHANGED: Final = "index/docs_unchanged"  # merges that changed nothing: no write
 INDEX_LISTINGS_DELIVERED: Final = "index/listings_delivered"  # listings in the index
 INDEX_RESEARCHERS_DELIVERED: Final = "index/researchers_delivered"  # profiles in the index
-INDEX_ENRICHMENTS_DELIVERED: Final = "index/enrichments_delivered"  # answers in the index
+# arXiv answers in the index, alone or carried in their listing's change.
+INDEX_ENRICHMENTS_DELIVERED: Final = "index/enrichments_delivered"
 INDEX_UNLISTED: Final = "index/unlisted"  # listings taken out of works a profile dropped
 INDEX_DOCS_DELETED: Final = "index/docs_deleted"  # works deleted with their last listing
 INDEX_WORKS_JOINED: Final = "index/works_joined"  # works merged into another of one paper

@@ -39,6 +39,10 @@ into the one with the smallest ``work_id`` and leaves redirects for the others. 
 change for a ``work_id`` the index no longer holds follows its redirect to that
 document (``_follow_redirects``), so re-crawls, unlists and replays still find it.
 
+A listing's arXiv enrichment travels in its change (``Change.enriched``) and is
+applied in the listing's merge; ``enrichments_delivered`` counts those answers with
+the ones that came alone, ``delivered`` counts changes.
+
 Re-sending is always safe: merges are idempotent, so a request that reached the
 cluster before its response was lost only causes a conflict and an identical
 merge (or no write at all, when the merged document equals the stored one).
@@ -59,7 +63,14 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from core import stat_keys
 from core.retry import RetryPolicy
-from indexing.changes import Change, MissingDocument, fold_change, unlist_changes, wants_unlisting
+from indexing.changes import (
+    Change,
+    MissingDocument,
+    fold_change,
+    split_enrichment,
+    unlist_changes,
+    wants_unlisting,
+)
 from indexing.client import ItemResult, classify_item, translate_errors
 from indexing.deadletter import (
     CONFLICT,
@@ -101,7 +112,8 @@ class WriteReport:
     docs_unchanged: int = 0
     listings_delivered: int = 0
     researchers_delivered: int = 0
-    enrichments_delivered: int = 0
+    enrichments_delivered: int = 0  # arXiv answers: changes of their own and carried ones
+    enrichments_carried: int = 0  # of those, carried in their listing's change
     unlists_delivered: int = 0
     unlisted: int = 0  # listings taken out of works their profile no longer lists
     docs_deleted: int = 0  # works deleted with their last listing
@@ -124,9 +136,9 @@ class WriteReport:
 
     @property
     def delivered(self) -> int:
-        """Changes that reached the index."""
+        """Changes that reached the index (a listing with the enrichment it carries: one)."""
         return (self.listings_delivered + self.researchers_delivered
-                + self.enrichments_delivered + self.unlists_delivered)
+                + self.enrichments_delivered - self.enrichments_carried + self.unlists_delivered)
 
     def stats(self) -> dict[str, int]:
         """Counters to add to the crawl's stats (``index/...``).
@@ -157,7 +169,8 @@ class WriteReport:
     def add(self, other: WriteReport) -> None:
         """Accumulate another report into this one."""
         for name in ("docs_written", "docs_created", "docs_unchanged", "listings_delivered",
-                     "researchers_delivered", "enrichments_delivered", "unlists_delivered",
+                     "researchers_delivered", "enrichments_delivered", "enrichments_carried",
+                     "unlists_delivered",
                      "unlisted", "docs_deleted", "works_joined", "listings_ignored", "merged",
                      "conflicts", "retries", "bulk_requests", "dead_lettered"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -186,6 +199,7 @@ class _Doc:
     merged: Mapping[str, Any] | None = None  # None with a base: delete the document
     unlisted: int = 0  # listings the last merge took out
     ignored: int = 0  # listings the last merge left out (older than their tombstone)
+    carried: int = 0  # enrichments carried by listings that the last merge applied
     # The work's tombstone (works only, when a listing or unlist is pending), as read
     # and as merged; the read's _seq_no/_primary_term for a conditional write.
     tombstone: Mapping[str, Any] | None = None
@@ -501,14 +515,24 @@ class BulkWriter:
                 yield doc, hit
 
     def _merge(self, doc: _Doc, report: WriteReport) -> None:
-        """Fold the document's changes into its current version; drop invalid changes."""
+        """Fold the document's changes into its current version; drop invalid changes.
+
+        A listing and the enrichment it carries that cannot be folded as one (the
+        listing is invalid, or left out with no document to enrich) are split into the
+        two changes they stand for (``split_enrichment``), each folded, delivered or
+        dead-lettered on its own.
+        """
         merged, tombstone = doc.base, doc.tombstone
-        doc.unlisted = doc.ignored = 0
-        for change in list(doc.changes):
+        doc.unlisted = doc.ignored = doc.carried = 0
+        position = 0
+        while position < len(doc.changes):
+            change = doc.changes[position]
             try:
                 before = merged
                 if doc.index == "works":
                     folded = fold_with_tombstone(merged, tombstone, change)
+                    if folded.unapplied is not None:
+                        split_enrichment(doc.changes, position)
                     merged, tombstone = folded.doc, folded.tombstone
                     doc.ignored += folded.ignored
                 else:
@@ -516,12 +540,15 @@ class BulkWriter:
                 if change.kind == "unlist":
                     researcher = change.data["researcher_id"]
                     doc.unlisted += lists(before, researcher) and not lists(merged, researcher)
-            except MissingDocument as exc:
-                doc.changes.remove(change)
-                self._dead(report, [change], MISSING, str(exc))
+                doc.carried += doc.changes[position].enriched
+                position += 1
             except InvalidItem as exc:
-                doc.changes.remove(change)
-                self._dead(report, [change], INVALID, str(exc))
+                if change.enriched:  # the listing or its enrichment: fold them apart
+                    split_enrichment(doc.changes, position)
+                    continue
+                del doc.changes[position]
+                code = MISSING if isinstance(exc, MissingDocument) else INVALID
+                self._dead(report, [change], code, str(exc))
         doc.merged, doc.tombstone_merged = merged, tombstone
 
     def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
@@ -612,7 +639,8 @@ class BulkWriter:
         report.listings_ignored += doc.ignored
         report.listings_delivered += kinds["work"]
         report.researchers_delivered += kinds["researcher"]
-        report.enrichments_delivered += kinds["enrichment"]
+        report.enrichments_delivered += kinds["enrichment"] + doc.carried
+        report.enrichments_carried += doc.carried
         report.unlists_delivered += kinds["unlist"]
         created = written and doc.base is None
         # Listings that joined a document already holding a listing.

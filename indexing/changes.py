@@ -5,6 +5,15 @@ writer groups Changes by document and folds them in with ``fold_change``; the
 dead-letter file stores them as they were, so a replay re-merges the original
 items against whatever the index holds then.
 
+A work listing the arXiv pipeline enriched is one Change (``changes_from_records``):
+it is marked ``enriched`` and carries the enrichment in its item's own ``arxiv`` and
+``enrichment`` fields, and folding it merges the listing and applies the enrichment
+in one derivation of the document. The same enrichment alone is a separate
+"enrichment" Change (``enrichment_change``: an answer that came later, through the
+``work_enriched`` signal or ``scholarindex enrich``; and the dead letters of older
+versions, which sent every listing's enrichment that way); folding the two gives
+the same document in either order as folding the carrying Change.
+
 An ``unlist`` Change is made by the writer, not from an item: a complete profile
 page that no longer lists a work takes that profile's listing out of the work
 (``unlist_changes``), and the document goes with its last listing.
@@ -23,6 +32,7 @@ from itemadapter import ItemAdapter, is_item
 from core.items import ResearcherItem, WorkItem
 from indexing.documents import (
     apply_enrichment,
+    check_enrichment,
     merge_listing,
     merge_researcher,
     removed_work_ids,
@@ -45,6 +55,9 @@ class Change:
     doc_id: str
     data: Mapping[str, Any]
     seen_at: str
+    # A work change whose item's ``arxiv``/``enrichment`` fields are applied with it
+    # (``carried_enrichment``); otherwise the fold reads only the listing's fields.
+    enriched: bool = False
 
     @property
     def index(self) -> str:
@@ -54,7 +67,7 @@ class Change:
     def __reduce__(self) -> tuple[type[Change], tuple[Any, ...]]:
         # Every change is pickled to the writer's process (indexing.process), and back
         # when held: rebuilt from its fields, it costs a third of the default way.
-        return (Change, (self.kind, self.doc_id, self.data, self.seen_at))
+        return (Change, (self.kind, self.doc_id, self.data, self.seen_at, self.enriched))
 
     def size(self) -> int:
         """Approximate bytes this change adds to a bulk request.
@@ -66,8 +79,11 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         """The form stored in the dead-letter file."""
-        return {"kind": self.kind, "id": self.doc_id, "seen_at": self.seen_at,
-                "item": dict(self.data)}
+        stored = {"kind": self.kind, "id": self.doc_id, "seen_at": self.seen_at,
+                  "item": dict(self.data)}
+        if self.enriched:  # absent otherwise: the lines older versions wrote and read
+            stored["enriched"] = True
+        return stored
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Change:
@@ -75,7 +91,10 @@ class Change:
         kind = data.get("kind")
         if kind not in INDEX_OF:
             raise InvalidItem(f"unknown change kind {kind!r}")
-        return cls(kind, str(data["id"]), dict(data["item"]), timestamp(data["seen_at"]))
+        change = cls(kind, str(data["id"]), dict(data["item"]), timestamp(data["seen_at"]),
+                     data.get("enriched") is True)
+        carried_enrichment(change)  # a bad answer time fails here, as a bad seen_at does
+        return change
 
 
 def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change:
@@ -86,8 +105,11 @@ def change_from_item(item: Any, seen_at: str | datetime | None = None) -> Change
     return _change(item, timestamp(seen_at))
 
 
-def _change(item: Any, seen: str) -> Change:
-    """``change_from_item`` seen at ``seen``, a canonical timestamp already."""
+def _change(item: Any, seen: str, carry: bool = False) -> Change:
+    """``change_from_item`` seen at ``seen``, a canonical timestamp already.
+
+    ``carry``: a work item's own valid enrichment travels in its change (``enriched``).
+    """
     if isinstance(item, ResearcherItem | WorkItem):
         data = dict(vars(item))  # the item classes' fields are their attributes
     elif dataclasses.is_dataclass(item) and not isinstance(item, type):
@@ -108,30 +130,56 @@ def _change(item: Any, seen: str) -> Change:
     doc_id = data.get(key)
     if not isinstance(doc_id, str) or not doc_id.strip():
         raise InvalidItem(f"{kind} item has no {key}")
-    return Change(kind, doc_id, data, seen)
+    return Change(kind, doc_id, data, seen, carry and kind == "work" and _carries(data))
+
+
+def _carries(data: Mapping[str, Any]) -> bool:
+    """True when a work item's own fields hold an enrichment the fold can apply.
+
+    Anything else (no status, an invalid patch, a bad time) keeps the separate
+    enrichment change, which fails on its own as it always did, not the listing.
+    """
+    enrichment = data.get("enrichment")
+    if not isinstance(enrichment, Mapping) or not enrichment.get("status"):
+        return False
+    try:
+        if enrichment.get("updated_at"):
+            timestamp(enrichment["updated_at"])
+        check_enrichment({"status": str(enrichment["status"]), "arxiv": data.get("arxiv")})
+    except (InvalidItem, TypeError, ValueError):
+        return False
+    return True
 
 
 def changes_from_item(item: Any, seen_at: str | datetime | None = None) -> list[Change]:
-    """The Change of an item, plus the enrichment the arXiv pipeline attached to it, if any."""
+    """The Change of an item, plus the enrichment the arXiv pipeline attached to it, if any,
+    as a separate change (the form ``changes_from_records`` folds into one)."""
     return _changes(item, timestamp(seen_at))
 
 
-def _changes(item: Any, seen: str) -> list[Change]:
-    change = _change(item, seen)
-    attached = enrichment_from_item(item, seen) if change.kind == "work" else None
+def _changes(item: Any, seen: str, carry: bool = False) -> list[Change]:
+    change = _change(item, seen, carry)
+    if change.kind != "work" or change.enriched:
+        return [change]
+    attached = enrichment_from_item(item, seen)
     return [change] if attached is None else [change, attached]
 
 
 def changes_from_records(items: Iterable[Any], seen_at: str | datetime | None = None
                          ) -> tuple[list[Change], list[tuple[Any, InvalidItem]]]:
-    """``changes_from_item`` for each item of a batch (a page's researcher and listings),
-    seen at one time: (the changes, the items refused with why)."""
+    """The changes of a batch of items (a page's researcher and listings), seen at one
+    time: (the changes, the items refused with why).
+
+    One change per item: a listing's enrichment travels in its change (``enriched``),
+    unless the item holds it only as attributes or it cannot be applied (then it is a
+    separate change, as ``changes_from_item`` makes).
+    """
     seen = timestamp(seen_at)
     changes: list[Change] = []
     refused: list[tuple[Any, InvalidItem]] = []
     for item in items:
         try:
-            changes += _changes(item, seen)
+            changes += _changes(item, seen, carry=True)
         except InvalidItem as exc:
             refused.append((item, exc))
     return changes, refused
@@ -152,6 +200,38 @@ def enrichment_from_item(item: Any, seen_at: str | datetime | None = None) -> Ch
     return enrichment_change(work_id, status=str(enrichment["status"]),
                              arxiv=_attached(item, "arxiv"), reason=enrichment.get("reason"),
                              at=enrichment.get("updated_at") or seen_at)
+
+
+def carried_enrichment(change: Change) -> Change | None:
+    """The enrichment change an ``enriched`` work change carries; None for any other.
+
+    The same change ``changes_from_item`` makes of the item apart from its listing.
+    """
+    if change.kind != "work" or not change.enriched:
+        return None
+    enrichment = change.data.get("enrichment")
+    if not isinstance(enrichment, Mapping):
+        enrichment = {}  # a line edited by hand: an invalid patch, refused on its own
+    return enrichment_change(change.doc_id, status=str(enrichment.get("status")),
+                             arxiv=change.data.get("arxiv"), reason=enrichment.get("reason"),
+                             at=enrichment.get("updated_at") or change.seen_at)
+
+
+def split_enrichment(changes: list[Change], position: int) -> None:
+    """Make the enriched work change at ``position`` the two changes it stands for, in place.
+
+    Its enrichment goes after the listings, before the unlists (the writer's order of
+    a document's changes), as listings sent it before they carried it: where a
+    listing and its enrichment cannot be folded as one (an invalid listing, or one
+    left out with no document to enrich), the two give what they always gave.
+    """
+    change = changes[position]
+    carried = carried_enrichment(change)
+    if carried is None:
+        return
+    changes[position] = dataclasses.replace(change, enriched=False)
+    after = next((i for i, c in enumerate(changes) if c.kind == "unlist"), len(changes))
+    changes.insert(max(after, position + 1), carried)
 
 
 def _attached(item: Any, name: str) -> Any:
@@ -224,12 +304,25 @@ def apply_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any
     if change.kind == "unlist":
         raise InvalidItem("an unlist may delete its document: fold it with fold_change")
     if change.kind == "work":
-        return merge_listing(doc, change.data, change.seen_at)
+        return merge_work(doc, change)
     if change.kind == "researcher":
         return merge_researcher(doc, change.data, change.seen_at)
     if doc is None:
         raise MissingDocument(f"enrichment for work {change.doc_id!r} that is not indexed")
     return apply_enrichment(doc, change.data, change.seen_at)
+
+
+def merge_work(doc: Mapping[str, Any] | None, change: Change,
+               first_seen: str | None = None) -> dict[str, Any]:
+    """Fold a work change: its listing, and the enrichment it carries, in one pass. Pure.
+
+    ``first_seen`` as for ``documents.merge_listing``.
+    """
+    carried = carried_enrichment(change)
+    if carried is None:
+        return merge_listing(doc, change.data, change.seen_at, first_seen)
+    return merge_listing(doc, change.data, change.seen_at, first_seen,
+                         enrichment=carried.data, enriched_at=carried.seen_at)
 
 
 class MissingDocument(InvalidItem):

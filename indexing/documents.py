@@ -100,12 +100,17 @@ def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -
 
 
 def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
-                  seen_at: str | datetime, first_seen: str | None = None) -> dict[str, Any]:
+                  seen_at: str | datetime, first_seen: str | None = None, *,
+                  enrichment: Mapping[str, Any] | None = None,
+                  enriched_at: str | datetime | None = None) -> dict[str, Any]:
     """``doc`` with ``listing`` (a WorkItem as a mapping) merged in, as a new document.
 
     ``doc`` must hold the listing's ``work_id`` (its own, or one merged into it).
     ``first_seen``: an earlier time the profile was seen listing the work, kept by
     its tombstone while the listing was gone (``indexing.tombstones``).
+    ``enrichment``: an enrichment patch obtained at ``enriched_at``, applied as well:
+    the result is ``apply_enrichment(merge_listing(doc, listing, ...), enrichment,
+    enriched_at)``, with the derived fields computed once instead of twice.
     """
     work_id = _required(listing, "work_id")
     if doc is not None and work_id not in doc_work_ids(doc):
@@ -118,7 +123,14 @@ def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
     key = _entry_key(entry, doc_id)
     old = entries.get(key)
     entries[key] = entry if old is None else _combine(old, entry)
-    return _work_doc(doc_id, [entries[k] for k in sorted(entries)], doc or {})
+    previous: Mapping[str, Any] = doc or {}
+    if enrichment is not None:
+        if enriched_at is None:
+            raise InvalidItem(f"enrichment of {work_id!r} merged without its time")
+        # The listing does not touch the enrichment state: deciding it against ``doc``
+        # is deciding it against the merged document.
+        previous = {**previous, **_enrichment_state(previous, enrichment, enriched_at)}
+    return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous)
 
 
 def doc_work_ids(doc: Mapping[str, Any]) -> list[str]:
@@ -213,27 +225,38 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
     and ``reason``. An answer beats "pending"; otherwise the newest patch wins and an
     older one (a late replay) is ignored.
     """
+    state = _enrichment_state(doc, patch, at)
+    # Only arxiv and enrichment change; the rest (listings, authors: the bulk of a
+    # document) is shared with ``doc``, as nothing here changes a document it is given.
+    new = dict(doc)
+    new.update(_clone(state))
+    current = {"arxiv": doc.get("arxiv"), "enrichment": doc.get("enrichment")}
+    if not _same_derivation(doc, current, state):
+        new.update(_arxiv_derived(doc.get("listings") or [], state))
+    return new
+
+
+def check_enrichment(patch: Mapping[str, Any]) -> None:
+    """Raise ``InvalidItem`` when ``apply_enrichment`` would refuse ``patch``."""
     status = patch.get("status")
     if status not in ENRICHMENT_STATUSES:
         raise InvalidItem(f"enrichment status {status!r} not in {sorted(ENRICHMENT_STATUSES)}")
-    arxiv = _arxiv_meta(patch.get("arxiv"))
+    _check_arxiv(patch.get("arxiv"))
+
+
+def _enrichment_state(doc: Mapping[str, Any], patch: Mapping[str, Any],
+                      at: str | datetime) -> dict[str, Any]:
+    """``arxiv``, ``enrichment`` and ``arxiv_id`` of ``doc`` once ``patch`` is applied."""
+    check_enrichment(patch)
     state = {
-        "arxiv": arxiv,
-        "enrichment": {"status": status, "reason": patch.get("reason"),
+        "arxiv": _arxiv_meta(patch.get("arxiv")),
+        "enrichment": {"status": patch["status"], "reason": patch.get("reason"),
                        "updated_at": timestamp(at)},
     }
     current = {"arxiv": doc.get("arxiv"), "enrichment": doc.get("enrichment")}
     if current["enrichment"] and _enrichment_wins(current, state):
         state = current
-    # Only arxiv and enrichment change; the rest (listings, authors: the bulk of a
-    # document) is shared with ``doc``, as nothing here changes a document it is given.
-    new = dict(doc)
-    new["arxiv"] = _clone(state["arxiv"])
-    new["enrichment"] = _clone(state["enrichment"])
-    new["arxiv_id"] = (state["arxiv"] or {}).get("id") if _matched(state) else None
-    if not _same_derivation(doc, current, state):
-        new.update(_arxiv_derived(doc.get("listings") or [], state))
-    return new
+    return {**state, "arxiv_id": (state["arxiv"] or {}).get("id") if _matched(state) else None}
 
 
 def _same_derivation(doc: Mapping[str, Any], current: Mapping[str, Any],
@@ -547,14 +570,20 @@ def _content_at_least(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return _canonical(a) >= _canonical(b)
 
 
-def _arxiv_meta(arxiv: Any) -> dict[str, Any] | None:
+def _check_arxiv(arxiv: Any) -> None:
     if arxiv is None:
-        return None
+        return
     if not isinstance(arxiv, Mapping):
         raise InvalidItem(f"enrichment arxiv must be a mapping, got {type(arxiv).__name__}")
     unknown = set(arxiv) - ARXIV_FIELDS
     if unknown:
         raise InvalidItem(f"enrichment arxiv has unmapped fields {sorted(unknown)}")
+
+
+def _arxiv_meta(arxiv: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Checked arXiv metadata (``_check_arxiv``) as the document keeps it."""
+    if arxiv is None:
+        return None
     return {k: _jsonable(v) for k, v in sorted(arxiv.items())}
 
 

@@ -12,6 +12,10 @@ work's changes with its tombstone (pure, like ``indexing.documents``):
 - a listing seen at or after ``unlisted_at`` restores it (a tie goes to the listing,
   as in ``documents.unlist_listing``), and the restored listing keeps the first time
   the profile was ever seen listing the work;
+- the enrichment a listing carries (``Change.enriched``) applies either way, as it
+  would have as a change of its own: an ignored listing still enriches the document
+  other profiles keep; with no document, it is handed back (``Folded.unapplied``)
+  for the caller to fold as a change of its own (``changes.split_enrichment``);
 - the tombstone keeps the earliest listing time of its profile for that, so the
   folds are idempotent and order-independent for the document and the tombstone.
 
@@ -32,8 +36,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from indexing.changes import Change, fold_change
-from indexing.documents import merge_listing, timestamp
+from indexing.changes import Change, carried_enrichment, fold_change, merge_work
+from indexing.documents import timestamp
 
 # The change kinds a tombstone takes part in: a listing is checked, an unlist recorded.
 TOMBSTONE_KINDS = frozenset({"work", "unlist"})
@@ -46,6 +50,8 @@ class Folded:
     doc: Mapping[str, Any] | None
     tombstone: Mapping[str, Any] | None
     ignored: bool = False  # a listing older than its profile's unlist: left out
+    # The enrichment an ignored listing carried, when there was no document to enrich.
+    unapplied: Change | None = None
 
 
 def fold_with_tombstone(doc: Mapping[str, Any] | None, tombstone: Mapping[str, Any] | None,
@@ -68,8 +74,11 @@ def fold_with_tombstone(doc: Mapping[str, Any] | None, tombstone: Mapping[str, A
         return Folded(fold_change(doc, change), tombstone)
     tomb = _record(tombstone, change.doc_id, researcher_id, first_seen=change.seen_at)
     if change.seen_at < entry["unlisted_at"] and not lists(doc, researcher_id):
-        return Folded(doc, tomb, ignored=True)
-    return Folded(merge_listing(doc, change.data, change.seen_at, entry.get("first_seen")), tomb)
+        carried = carried_enrichment(change)
+        if carried is not None and doc is None:
+            return Folded(doc, tomb, ignored=True, unapplied=carried)
+        return Folded(doc if carried is None else fold_change(doc, carried), tomb, ignored=True)
+    return Folded(merge_work(doc, change, entry.get("first_seen")), tomb)
 
 
 def merge_tombstones(work_id: str, tombstones: Iterable[Mapping[str, Any] | None]

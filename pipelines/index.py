@@ -2,7 +2,9 @@
 
 Items are buffered and flushed by count, by size and every few seconds; a page
 item (``core.items.PageItem``) is turned into its researcher's and listings' changes
-at once, with one time stamp and one stats update. A flush
+at once, with one time stamp and one stats update; a listing's arXiv enrichment
+travels in the listing's change (``indexing.changes``), an answer that comes later
+(``work_enriched``) in a change of its own. A flush
 runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
 and the write itself in a child process (``indexing.process``; switch off with
 ``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
@@ -242,8 +244,11 @@ class OpenSearchIndexPipeline:
         self._buffer += changes
         self._buffer_bytes += sum(change.size() for change in changes)
         kinds = Counter(change.kind for change in changes)
+        # An arXiv answer is received whether it travels in its listing's change or alone.
+        kinds["enrichment"] += sum(change.enriched for change in changes)
         for kind, count in kinds.items():
-            self.stats.inc_value(_RECEIVED[kind], count)
+            if count:
+                self.stats.inc_value(_RECEIVED[kind], count)
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import random
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from itertools import permutations
 
@@ -18,8 +19,10 @@ from core.names import name_key, nicest
 from indexing.changes import (
     Change,
     apply_change,
+    carried_enrichment,
     change_from_item,
     changes_from_item,
+    changes_from_records,
     enrichment_change,
 )
 from indexing.documents import (
@@ -359,3 +362,116 @@ def test_enrichment_and_recrawls_in_any_order_give_one_document(
                                    else "pending", "arxiv": doc["arxiv"]}, T1)
     assert (again["authors"], again["categories"]) == (doc["authors"], doc["categories"])
     assert len({name_key(a) for a in doc["authors"]}) == len(doc["authors"])
+
+
+# --- a listing that carries its enrichment: one change, the same document -----------------
+
+def carrying(item: dict, patch: dict, at: str | None) -> dict:
+    """A work item as the arXiv pipeline leaves it: the answer in its own fields."""
+    enrichment = {"status": patch["status"], "reason": patch.get("reason")}
+    if at is not None:  # a pending lookup has no answer time: the crawl's is used
+        enrichment["updated_at"] = at
+    return {**item, "arxiv": patch.get("arxiv"), "enrichment": enrichment}
+
+
+def one_change(item: dict, seen: str) -> Change:
+    changes, refused = changes_from_records([item], seen)
+    assert not refused and len(changes) == 1
+    return changes[0]
+
+
+_KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1}  # as the writer orders a document's
+
+
+def fold_changes(changes: list[Change]) -> dict:
+    doc = None
+    for change in sorted(changes, key=lambda c: _KIND_ORDER[c.kind]):
+        doc = apply_change(doc, change)
+    assert doc is not None
+    return doc
+
+
+def test_a_listing_carries_its_enrichment_in_one_change() -> None:
+    item = carrying(CHAO, MATCHED, T2)
+    change = one_change(item, T1)
+    assert change.kind == "work" and change.enriched and change.data == item
+    listing_change, patch = changes_from_item(item, T1)  # the separate form, as before
+    assert not listing_change.enriched and carried_enrichment(change) == patch
+    assert carried_enrichment(listing_change) is None
+    assert apply_change(None, change) == apply_change(apply_change(None, listing_change), patch)
+    # Stored in a dead letter and read back, or pickled to the writer: the same change.
+    assert Change.from_json(json.loads(json.dumps(change.to_json()))) == change
+    assert pickle.loads(pickle.dumps(change)) == change
+    # A line written without the mark (older versions) is a listing alone.
+    assert "enriched" not in listing_change.to_json()
+    assert Change.from_json(listing_change.to_json()) == listing_change
+
+
+def test_an_enrichment_that_cannot_apply_stays_a_change_of_its_own() -> None:
+    for patch in ({"status": "maybe"}, {"status": "done", "arxiv": {"bogus": 1}}):
+        item = carrying(CHAO, patch, T2)
+        changes, _ = changes_from_records([item], T1)
+        assert changes == changes_from_item(item, T1) and len(changes) == 2
+        with pytest.raises(InvalidItem):  # the patch fails alone, the listing is merged
+            apply_change(apply_change(None, changes[0]), changes[1])
+    without = carrying(CHAO, {"status": None}, T2)
+    assert changes_from_records([without], T1)[0] == [change_from_item(without, T1)]
+
+
+def test_enrichment_held_as_attributes_stays_a_change_of_its_own() -> None:
+    @dataclass
+    class Listing:  # an item class without the arxiv/enrichment fields
+        work_id: str
+        title: str
+        researcher_id: str
+        kind: str = "work"
+
+    item = Listing("w", "T", "r")
+    item.enrichment = {"status": "none", "reason": None}  # type: ignore[attr-defined]
+    item.arxiv = None  # type: ignore[attr-defined]
+    changes, _ = changes_from_records([item], T1)
+    assert [c.kind for c in changes] == ["work", "enrichment"] and not changes[0].enriched
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.tuples(_initial_listings | _listings, st.sampled_from([T1, T2, T3])),
+       st.lists(st.tuples(st.just("listing"), _initial_listings | _listings,
+                          st.sampled_from([T1, T2, T3]))
+                | st.tuples(st.just("patch"), _patches, st.sampled_from([T1, T2, T3])),
+                max_size=4),
+       _initial_listings | _listings, _patches, st.sampled_from([T1, T2, T3]),
+       st.sampled_from([T1, T2, T3]), st.none() | st.sampled_from([T1, T2, T3]))
+def test_merging_with_an_enrichment_is_merging_then_enriching(
+        first: tuple, events: list, item: dict, patch: dict, seen: str, at: str,
+        first_seen: str | None) -> None:
+    doc = _replay(first, events)
+    expected = apply_enrichment(merge_listing(doc, item, seen, first_seen), patch, at)
+    assert merge_listing(doc, item, seen, first_seen, enrichment=patch, enriched_at=at) == expected
+    new = apply_enrichment(merge_listing(None, item, seen), patch, at)
+    assert merge_listing(None, item, seen, enrichment=patch, enriched_at=at) == new
+
+
+_carried = st.tuples(_initial_listings | _listings, _patches, st.sampled_from([T1, T2, T3]),
+                     st.none() | st.sampled_from([T1, T2, T3]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_carried, min_size=1, max_size=6),
+       st.lists(st.tuples(_patches, st.sampled_from([T1, T2, T3])), max_size=3),
+       st.randoms())
+def test_one_change_per_listing_folds_as_the_two_changes_in_any_order(
+        listings: list, answers: list, rnd: random.Random) -> None:
+    """Listings with their enrichment, and answers that came alone (``work_enriched``)."""
+    items = [(carrying(item, patch, at), seen) for item, patch, seen, at in listings]
+    alone = [enrichment_change("relibra", status=p["status"], arxiv=p["arxiv"],
+                               reason=p["reason"], at=at) for p, at in answers]
+    split = [c for item, seen in items for c in changes_from_item(item, seen)] + alone
+    combined = [one_change(item, seen) for item, seen in items] + alone
+    assert all(c.enriched for c in combined[:len(items)])
+    expected = fold_changes(split)
+    rnd.shuffle(split)
+    rnd.shuffle(combined)
+    assert fold_changes(split) == expected
+    assert fold_changes(combined) == expected
+    # A dead-letter file from before, replayed with the new changes: still the same.
+    assert fold_changes(split[:2] + combined) == expected

@@ -20,7 +20,18 @@ from opensearchpy import OpenSearch
 
 from core.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter
-from indexing.changes import Change, change_from_item, unlist_change
+from indexing.changes import (
+    Change,
+    MissingDocument,
+    carried_enrichment,
+    change_from_item,
+    changes_from_item,
+    changes_from_records,
+    enrichment_change,
+    fold_change,
+    split_enrichment,
+    unlist_change,
+)
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.indices import alias_name
@@ -108,6 +119,88 @@ def test_any_order_any_repeats_same_document_and_tombstone(changes: list[Change]
         assert (other.doc, other.tombstone) == (expected.doc, expected.tombstone)
 
 
+# --- listings that carry their enrichment -----------------------------------------------
+
+def carrying(researcher: str, at: str, status: str = "done", answered: str = T1,
+             **fields: Any) -> dict[str, Any]:
+    """A listing as the arXiv pipeline leaves it, its answer (``answered``) in its fields."""
+    arxiv = {"id": "2601.00001", "authors": ["Ann Lee", "Bob Ray"]} if status == "done" else None
+    return {**listing(researcher, **fields), "arxiv": arxiv,
+            "enrichment": {"status": status, "reason": status, "updated_at": answered}}
+
+
+def carried(item: dict[str, Any], at: str) -> Change:
+    changes, _ = changes_from_records([item], at)
+    assert len(changes) == 1 and changes[0].enriched
+    return changes[0]
+
+
+_ORDER = {"work": 0, "enrichment": 1, "unlist": 2}  # the writer's order within a document
+
+
+def fold_batch(changes: list[Change], state: Folded) -> Folded:
+    """One batch of a document's changes as the writer folds them (``BulkWriter._merge``)."""
+    pending = sorted(changes, key=lambda c: _ORDER[c.kind])
+    position = 0
+    while position < len(pending):
+        try:
+            folded = fold_with_tombstone(state.doc, state.tombstone, pending[position])
+        except MissingDocument:  # dead-lettered
+            del pending[position]
+            continue
+        if folded.unapplied is not None:
+            split_enrichment(pending, position)
+        state = Folded(folded.doc, folded.tombstone)
+        position += 1
+    return state
+
+
+def test_a_left_out_listing_still_brings_the_enrichment_it_carries() -> None:
+    late = carried(carrying("ann", T1), T1)
+    state = fold([listed("ann", T1), listed("bob", T1), unlist_change("w", "ann", T2)])
+    folded = fold_with_tombstone(state.doc, state.tombstone, late)
+    assert folded.ignored and folded.unapplied is None
+    assert folded.doc == fold_change(state.doc, carried_enrichment(late))
+    assert folded.doc is not None and folded.doc["arxiv_id"] == "2601.00001"
+    # No document to enrich: handed back, to be folded as a change of its own.
+    gone = fold([listed("ann", T1), unlist_change("w", "ann", T2)])
+    alone = fold_with_tombstone(gone.doc, gone.tombstone, late)
+    assert alone.ignored and alone.doc is None and alone.unapplied == carried_enrichment(late)
+    # ... and a listing of the same batch may bring the document back for it.
+    assert fold_batch([late, carried(carrying("bob", T3, "pending", T3), T3)], gone).doc == \
+        fold_batch([*changes_from_item(carrying("ann", T1), T1),
+                    *changes_from_item(carrying("bob", T3, "pending", T3), T3)], gone).doc
+
+
+_items = st.one_of(
+    st.builds(lambda r, at, venue: (listing(r, venue=venue), at),
+              st.sampled_from(["ann", "bob"]), st.sampled_from([T1, T2, T3, T4]),
+              st.sampled_from([None, "A"])),
+    st.builds(lambda r, at, status, answered: (carrying(r, at, status, answered), at),
+              st.sampled_from(["ann", "bob"]), st.sampled_from([T1, T2, T3, T4]),
+              st.sampled_from(["done", "none", "pending"]), st.sampled_from([T1, T2, T3, T4])),
+    st.builds(lambda r, at: unlist_change("w", r, at),
+              st.sampled_from(["ann", "bob"]), st.sampled_from([T1, T2, T3, T4])),
+    st.builds(lambda status, at: enrichment_change("w", status=status, at=at),
+              st.sampled_from(["none", "pending"]), st.sampled_from([T1, T2, T3, T4])),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_items, min_size=1, max_size=5), min_size=1, max_size=3), st.randoms())
+def test_listings_carrying_enrichment_fold_as_their_two_changes(
+        batches: list[list[Any]], rnd: random.Random) -> None:
+    """Batch after batch, with unlists and answers alone: one change a listing or two."""
+    split, combined = Folded(None, None), Folded(None, None)
+    for batch in batches:
+        rnd.shuffle(batch)
+        old = [c for e in batch for c in (changes_from_item(*e) if isinstance(e, tuple) else [e])]
+        new = [changes_from_records([e[0]], e[1])[0][0] if isinstance(e, tuple) else e
+               for e in batch]
+        split, combined = fold_batch(old, split), fold_batch(new, combined)
+        assert (combined.doc, combined.tombstone) == (split.doc, split.tombstone)
+
+
 # --- the writer and `scholarindex replay` against OpenSearch ----------------------------
 
 def profile(researcher: str, work_ids: list[str]) -> dict[str, Any]:
@@ -164,6 +257,31 @@ def test_a_tombstoned_work_stays_gone_after_replaying_an_older_dead_letter(
     doc = opensearch_client.get(index=alias_name(opensearch_config.prefix, "works"), id="w")
     assert [p["id"] for p in doc["_source"]["profiles"]] == ["ann"]
     assert (doc["_source"]["first_seen"], doc["_source"]["last_seen"]) == (T1, T3)
+
+
+def test_the_writer_splits_a_left_out_listing_from_its_enrichment(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    """Ann's older listing comes back carrying an answer: the listing is ignored; with no
+    document to enrich, the answer is dead-lettered alone, as a change of its own was."""
+    dead = tmp_path / "dl.jsonl"
+    writer = make_writer(dead_letters=dead)
+    writer.write([change_from_item(profile("ann", ["w"]), T1),
+                  change_from_item(listing("ann"), T1)])
+    writer.write([change_from_item(profile("ann", []), T2)])
+    late = writer.write([carried(carrying("ann", T1), T1)])
+    assert (late.listings_ignored, late.listings_delivered, late.enrichments_delivered) == (1, 0, 0)
+    letters = [letter for _, letter in read_lines(dead) if letter]
+    assert [(x.change.kind, x.code) for x in letters] == [("enrichment", "missing_document")]
+    assert letters[0].change == carried_enrichment(carried(carrying("ann", T1), T1))
+    # With Bob's listing in the same batch, the document is back and takes the answer.
+    both = writer.write([carried(carrying("ann", T1), T1),
+                         carried(carrying("bob", T3, "pending", T3), T3)])
+    assert (both.listings_ignored, both.listings_delivered, both.enrichments_delivered,
+            both.enrichments_carried, both.delivered) == (1, 1, 2, 1, 2)
+    doc = opensearch_client.get(index=alias_name(opensearch_config.prefix, "works"), id="w")
+    assert doc["_source"]["enrichment"]["status"] == "done"  # an answer beats "pending"
+    assert [p["id"] for p in doc["_source"]["profiles"]] == ["bob"]
 
 
 def test_two_writers_unlisting_one_work_keep_both_tombstones(

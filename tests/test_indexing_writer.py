@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,13 @@ from opensearchpy import OpenSearch
 from bench.indexing import batches, synthetic_listings, synthetic_researchers
 from core.items import ResearcherItem, WorkItem
 from indexing.bulk import BulkWriter, RequestLimits
-from indexing.changes import change_from_item, enrichment_change
+from indexing.changes import (
+    change_from_item,
+    changes_from_item,
+    changes_from_records,
+    enrichment_change,
+    fold_change,
+)
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile, read_lines
 from indexing.indices import (
@@ -96,6 +102,33 @@ def test_rejected_document_is_dead_lettered_and_the_others_continue(
     assert rejected.document["listings"][0]["year"] == "MMXXVI"
     assert "unmapped fields ['nope']" in lines["relibra/invalid"].reason
     assert set(snapshot(opensearch_client, f"{index_prefix}works")) == {"relibra"}
+
+
+def test_a_listing_and_its_enrichment_are_one_change_and_the_same_document(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        index_prefix: str) -> None:
+    arxiv = {"id": "2605.01234", "title": "ReLibra", "authors": ["Chao Jin", "Yinmin Zhong",
+                                                                 "Xin Jin"],
+             "categories": ["cs.DC", "cs.LG"], "primary_category": "cs.DC"}
+    answer = {"status": "done", "reason": "matched", "updated_at": T2}
+    items = [replace(CHAO, arxiv=arxiv, enrichment=answer),
+             replace(YINMIN, arxiv=arxiv, enrichment=answer)]
+    combined, _ = changes_from_records(items, T1)
+    split = [change for item in items for change in changes_from_item(item, T1)]
+    assert len(combined) == 2 and len(split) == 4
+    report = make_writer().write(combined)
+    assert (report.listings_delivered, report.enrichments_delivered, report.enrichments_carried,
+            report.delivered, report.dead_lettered) == (2, 2, 2, 2, 0)
+    assert report.stats()["index/enrichments_delivered"] == 2
+    written = snapshot(opensearch_client, f"{index_prefix}works")
+    folded: dict | None = None
+    for change in sorted(split, key=lambda c: c.kind == "enrichment"):
+        folded = fold_change(folded, change)
+    assert written == {"relibra": json.loads(json.dumps(folded))}
+    assert written["relibra"]["authors"] == ["Chao Jin", "Yinmin Zhong", "Xin Jin"]
+    # The same changes sent apart, as older versions did: nothing to write.
+    again = make_writer().write(split)
+    assert (again.docs_unchanged, again.enrichments_delivered, again.delivered) == (1, 2, 4)
 
 
 def test_enrichment_patch_lands_in_the_work(

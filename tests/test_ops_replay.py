@@ -10,14 +10,21 @@ from opensearchpy import OpenSearch
 
 from core.items import WorkItem
 from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item, enrichment_change
+from indexing.changes import (
+    change_from_item,
+    changes_from_item,
+    changes_from_records,
+    enrichment_change,
+)
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
 from indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
+from indexing.replay import replay
 from ops import console
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli
+from tests.support.settings import writer_retry_with
 
 SEEN = "2026-11-22T00:00:00Z"
 
@@ -52,6 +59,35 @@ def test_replay_delivers_and_keeps_what_fails_again(
     assert kept[0].reason != "old reason" and "not indexed" in kept[0].reason  # the new one
     docs = snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works"))
     assert {"replayed1", "replayed2"} <= set(docs)
+
+
+def test_replay_folds_listings_with_their_enrichment_as_one_line_or_two(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    """A file from an older version holds a listing's enrichment as a line of its own;
+    a newer one holds it in the listing's line: replayed, the same documents."""
+    answers = [({"id": "2601.00004", "title": "Replayed work 4", "authors": ["Ada Replay"],
+                 "categories": ["cs.DL"]}, {"status": "done", "reason": "matched",
+                                            "updated_at": SEEN}),
+               (None, {"status": "none", "reason": "no match", "updated_at": SEEN})]
+    items = [replace(listing(4 + n), arxiv=arxiv, enrichment=answer)
+             for n, (arxiv, answer) in enumerate(answers)]
+    separate = [c for item in items for c in changes_from_item(item, SEEN)]
+    carried, _ = changes_from_records(items, SEEN)
+    assert [c.kind for c in separate] == ["work", "enrichment"] * 2 and len(carried) == 2
+    documents = {}
+    for name, changes in (("older", separate), ("newer", carried)):
+        path = tmp_path / f"{name}.jsonl"
+        DeadLetterFile(path).write([dead_letter(c, "unavailable", "down") for c in changes])
+        assert [letter.change for _, letter in read_lines(path) if letter] == changes
+        prefix = f"{opensearch_config.prefix}{name}-"
+        report = replay(path, opensearch_client, prefix, writer_retry_with())
+        assert (report.read, report.delivered, report.failed_again) == (len(changes),) * 2 + (0,)
+        assert report.write.enrichments_delivered == 2
+        documents[name] = snapshot(opensearch_client, alias_name(prefix, "works"))
+    assert documents["older"] == documents["newer"]
+    assert documents["newer"]["replayed4"]["arxiv_id"] == "2601.00004"
+    assert documents["newer"]["replayed5"]["enrichment"]["status"] == "none"
 
 
 def test_replay_reads_the_configured_file_and_says_when_nothing_waits(
