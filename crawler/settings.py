@@ -192,14 +192,9 @@ EXTENSIONS = {
     "crawler.extensions.cpu.CpuAccounting": 540,
     # Collect garbage less often (GC_THRESHOLDS): a tenth of the CPU on large crawls.
     "crawler.extensions.gctuning.GcTuning": 530,
-    # Give freed memory back to the system now and then (MEMORY_TRIM_INTERVAL).
-    "crawler.extensions.memtrim.MemoryTrim": 535,
 }
 # gc.set_threshold for the crawl (crawler/extensions/gctuning.py); empty: Python's defaults.
 GC_THRESHOLDS = [50_000, 20, 10]
-# Seconds between returns of freed heap memory to the system (crawler/extensions/memtrim.py,
-# glibc only); 0: never. Keeps a long crawl's resident size flat.
-MEMORY_TRIM_INTERVAL = 5.0
 DOWNLOADER_MIDDLEWARES = {
     # Skip pages unchanged since the last good run (conditional requests, content hash).
     "crawler.middlewares.incremental.IncrementalMiddleware": 540,
