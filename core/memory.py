@@ -1,11 +1,12 @@
 """Hand memory the process has freed back to the system.
 
-glibc's allocator keeps freed memory for reuse, and a long crawl fragments its
-heap: short-lived large buffers (bulk bodies, cluster answers, pages) are freed
-between long-lived small objects (caches, queues), so the holes stay mapped and
-the resident size creeps up with the pages crawled, though live data does not.
-``malloc_trim`` returns those free pages (a fraction of a millisecond a call).
-Elsewhere than glibc it does nothing.
+glibc's allocator keeps freed memory for reuse. The index writer's batches are
+its largest allocations (cluster answers, merged documents, bulk bodies), freed
+between long-lived small objects, so the freed pages stay mapped and its
+resident size creeps up batch after batch though its live data does not (6,000
+pages written in batches of 2,000: +34 MB without trimming, +14 MB with).
+``malloc_trim`` returns them, in a fraction of a millisecond. Elsewhere than
+glibc it does nothing.
 """
 
 from __future__ import annotations
