@@ -366,11 +366,11 @@ class BulkWriter:
                         raise _Unfinished(profiles.values())
         except _Unfinished:
             reason = next(iter(profiles.values())).last_error
-            if hold:  # the cluster is down: the whole batch waits for it
+            if hold:  # the cluster is down: the whole batch waits for it (``write``)
                 report.held, report.held_reason = list(batch), reason
                 logger.warning("OpenSearch stayed unavailable; holding %d change(s): %s",
                                len(batch), reason)
-                return [], []
+                return [], batch
             self._dead(report, wanting, UNAVAILABLE,
                        f"could not read the stored profile to find removed works: {reason}")
             unread = {id(c) for c in wanting}

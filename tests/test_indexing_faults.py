@@ -148,6 +148,31 @@ def test_an_outage_with_hold_hands_the_batches_back_and_they_deliver_later(
     assert state(opensearch_client, opensearch_config.prefix) == expected
 
 
+def test_batches_held_while_the_stored_profiles_cannot_be_read_come_back_whole(
+        fault_proxy: FaultProxy, make_writer: Callable[..., BulkWriter],
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    # Complete pages: before writing, the writer reads each stored profile to find the
+    # works it no longer lists. That read failing through an outage holds the batch.
+    works: dict[str, list[str]] = {}
+    for item in ITEMS:
+        if item.kind == "work":
+            works.setdefault(item.researcher_id, []).append(item.work_id)
+    items = [replace(item, work_ids=works.get(item.id, []), complete=True)
+             if item.kind == "researcher" else item for item in ITEMS]
+    expected = clean_state(make_writer, opensearch_client, opensearch_config.prefix)
+    writer = make_writer(url=fault_proxy.url, attempts=2, dead_letters=tmp_path / "dl.jsonl")
+    first, *rest = batches(items, 16, T1)
+    writer.write(first, hold=True)
+    fault_proxy.refuse()
+    held = [writer.write(batch, hold=True) for batch in rest]
+    assert [len(r.held) for r in held] == [len(batch) for batch in rest]
+    fault_proxy.pass_through()
+    again = [writer.write(r.held, hold=True) for r in held]
+    assert all(not r.held and r.dead_lettered == 0 for r in again)
+    assert state(opensearch_client, opensearch_config.prefix)["works"] == expected["works"]
+
+
 def test_unauthorised_is_fatal_not_retried(fault_proxy: FaultProxy,
                                            make_writer: Callable[..., BulkWriter],
                                            tmp_path: Path) -> None:
