@@ -95,7 +95,8 @@ class ParsePool:
 
 
 def _started() -> None:
-    """Nothing: submitted once a worker so the pool spawns them at once."""
+    """Nothing: submitted once a worker so the pool spawns them at once. It lives here, not
+    in a shared module, so that unpickling it makes the worker import the parsers."""
 
 
 def _parse(url: str, body: bytes | str, content_type: str | None,

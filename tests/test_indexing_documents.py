@@ -342,12 +342,18 @@ def _replay(first: tuple[dict, str], events: list[tuple[str, dict, str]]) -> dic
     return doc
 
 
+_times = st.sampled_from([T1, T2, T3])
+# A work's first listing with its time, then listings and enrichment patches with theirs.
+_first_listing = st.tuples(_initial_listings | _listings, _times)
+
+
+def _events(max_size: int) -> st.SearchStrategy:
+    return st.lists(st.tuples(st.just("listing"), _initial_listings | _listings, _times)
+                    | st.tuples(st.just("patch"), _patches, _times), max_size=max_size)
+
+
 @settings(max_examples=150, deadline=None)
-@given(st.tuples(_initial_listings | _listings, st.sampled_from([T1, T2, T3])),
-       st.lists(st.tuples(st.just("listing"), _initial_listings | _listings,
-                          st.sampled_from([T1, T2, T3]))
-                | st.tuples(st.just("patch"), _patches, st.sampled_from([T1, T2, T3])),
-                max_size=6),
+@given(_first_listing, _events(6),
        st.randoms())
 def test_enrichment_and_recrawls_in_any_order_give_one_document(
         first: tuple, events: list, rnd: random.Random) -> None:
@@ -434,13 +440,9 @@ def test_enrichment_held_as_attributes_stays_a_change_of_its_own() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.tuples(_initial_listings | _listings, st.sampled_from([T1, T2, T3])),
-       st.lists(st.tuples(st.just("listing"), _initial_listings | _listings,
-                          st.sampled_from([T1, T2, T3]))
-                | st.tuples(st.just("patch"), _patches, st.sampled_from([T1, T2, T3])),
-                max_size=4),
-       _initial_listings | _listings, _patches, st.sampled_from([T1, T2, T3]),
-       st.sampled_from([T1, T2, T3]), st.none() | st.sampled_from([T1, T2, T3]))
+@given(_first_listing, _events(4),
+       _initial_listings | _listings, _patches, _times,
+       _times, st.none() | _times)
 def test_merging_with_an_enrichment_is_merging_then_enriching(
         first: tuple, events: list, item: dict, patch: dict, seen: str, at: str,
         first_seen: str | None) -> None:
