@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import scrapy
+from scrapy import signals
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -99,9 +100,16 @@ class ProfilesSpider(scrapy.Spider):
         for url in self.bad_urls:
             stats.inc_value(stat_keys.PROFILES_BAD_URL)
             self.logger.warning("skipping %r: not an http, https or file URL", url)
+        engine = self.crawler.engine
         for url in self.start_urls:
-            if url not in self.bad_urls:
-                yield self._request(url)
+            if url in self.bad_urls:
+                continue
+            # Scrapy reads start() to the end at once: a long URL list would sit in the
+            # scheduler as Request objects, and freeing them while pages come in leaves
+            # the heap fragmented. So hand over a request only when the engine has room.
+            if engine is not None and engine.needs_backout():
+                await self.crawler.signals.wait_for(signals.scheduler_empty)
+            yield self._request(url)
 
     def _request(self, url: str) -> scrapy.Request:
         return scrapy.Request(url, callback=self.parse, errback=self.failed)
