@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from scrapy import signals
 
 from standins.site import SiteServer
 from tests.support.crawl import crawl_profiles, run_crawl
@@ -149,3 +151,34 @@ def test_callbacks_return_no_value() -> None:
     from crawler.spiders.profiles import ProfilesSpider
 
     assert not is_generator_with_return_value(ProfilesSpider.parse)
+
+
+
+class SchedulerWatch:
+    """An extension that records the scheduler's length each time a request is queued."""
+
+    lengths: ClassVar[list[int]] = []
+
+    def __init__(self, crawler) -> None:
+        self.crawler = crawler
+        crawler.signals.connect(self.scheduled, signal=signals.request_scheduled)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def scheduled(self, request, spider) -> None:
+        self.lengths.append(len(self.crawler.engine.scheduler))
+
+
+def test_start_requests_wait_for_room_in_the_engine(site, tmp_path) -> None:
+    # A long URL list must not sit in the scheduler as Request objects all at once.
+    url_file = tmp_path / "urls.txt"
+    url_file.write_text("\n".join(site.url(f"/bzpeer/researchers/chao-jin/?copy={n}")
+                                  for n in range(120)))
+    SchedulerWatch.lengths = []
+    result = crawl_profiles(tmp_path, {"CONCURRENT_REQUESTS": "4",
+                                       "EXTENSIONS": {f"{__name__}.SchedulerWatch": 0}},
+                            url_file=str(url_file))
+    assert result.stats["profiles/parsed"] == 120
+    assert len(SchedulerWatch.lengths) == 120 and max(SchedulerWatch.lengths) <= 4
