@@ -295,8 +295,7 @@ class OpenSearchIndexPipeline:
     def _flushed(self, report: WriteReport) -> None:
         for key, value in report.stats().items():
             self.stats.inc_value(key, value)
-        for index, doc_id in report.written:
-            self._documents.add(f"{index}/{doc_id}")
+        self._documents.add_many([f"{index}/{doc_id}" for index, doc_id in report.written])
         self.stats.set_value(stat_keys.INDEX_DOCS, len(self._documents))
         if report.held:
             self._hold(report.held, report.held_reason)

@@ -239,9 +239,7 @@ class RunReport:
     def item_seen(self, item: Any, **kwargs: Any) -> None:
         # Every item ends in exactly one of scraped, dropped or error: count each once.
         if isinstance(item, PageItem):
-            for work in item.works:
-                if work.work_id:
-                    self.works.add(work.work_id)
+            self.works.add_many([work.work_id for work in item.works if work.work_id])
             return
         adapter = ItemAdapter(item)
         if adapter.get("kind") == "work" and adapter.get("work_id"):
