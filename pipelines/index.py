@@ -4,7 +4,9 @@ Items are buffered and flushed by count, by size and every few seconds; a page
 item (``core.items.PageItem``) is turned into its researcher's and listings' changes
 at once, with one time stamp and one stats update; a listing's arXiv enrichment
 travels in the listing's change (``indexing.changes``), an answer that comes later
-(``work_enriched``) in a change of its own. A flush
+(``work_enriched``) in a change of its own. A page's changes are packed
+(``changes.pack_changes``) once, as they are buffered: the packed length is their
+size, and a flush sends the packed messages to the writer's child as they are. A flush
 runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
 and the write itself in a child process (``indexing.process``; switch off with
 ``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
