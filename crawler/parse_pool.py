@@ -6,12 +6,13 @@ crawl does not fetch. In a worker process it runs on another core while the
 reactor fetches the next pages; the page goes over a pipe (bytes) and its items
 come back pickled, which costs a small fraction of the parse.
 
-Each worker has a pipe of its own, read by the event loop itself (``add_reader``)
-and written by it: one page at a time a worker, the rest wait here. A
-``ProcessPoolExecutor`` would need two threads of the crawl for each page (its
-manager thread waking on every submit and every result, its queue's feeder
-thread); on the benchmark site they cost about 0.5 ms of the crawl's CPU a page,
-the pipes read and written by the loop well under a tenth of that.
+Each worker has a pipe of its own. The event loop writes a page to a worker that
+has none (one page at a time a worker, the rest wait here); one thread reads the
+workers' answers, unpickles them off the reactor thread and hands them to the loop.
+A ``ProcessPoolExecutor`` woke two threads of the crawl for each page (its manager
+thread on every submit and every result, its queue's feeder thread): about 0.35 ms
+of the crawl's CPU a page on the benchmark site, where this reader costs under a
+fifth of that.
 
 ``PARSE_PROCESSES`` sets the workers (0: parse on the reactor thread, as a plain
 call). Workers are spawned, not forked (the crawl runs threads), at the start
@@ -26,9 +27,11 @@ crawl's own process, with one error logged: slower, never lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
 from datetime import date
@@ -77,8 +80,11 @@ class ParsePool:
         self.parsed_here = 0  # pages parsed in the crawl's process (no worker, or not yet)
         self._workers: list[_Worker] = []
         self._waiting: deque[tuple[_Job, asyncio.Future[tuple[ProfilePage, float]]]] = deque()
-        self._loop: asyncio.AbstractEventLoop | None = None  # the loop reading the pipes
         self._fell_back = False
+        self._broken = False  # a worker died: parse here from the next page on
+        self._closing = False
+        self._started = threading.Event()  # a worker has started, or none will
+        self._reader: threading.Thread | None = None
         # Spawn them now, while the crawl opens; each says when it has imported the parsers.
         context = multiprocessing.get_context("spawn")
         for _ in range(processes):
@@ -87,23 +93,29 @@ class ParsePool:
             except Exception:  # whatever stops a start: parse here instead
                 self._fall_back()
                 break
+        if self._workers:
+            self._reader = threading.Thread(target=self._read, args=(list(self._workers),),
+                                            name="page-parser-answers", daemon=True)
+            self._reader.start()
+        else:
+            self._started.set()
 
     async def parse(self, url: str, body: bytes | str, content_type: str | None,
                     today: date) -> ProfilePage:
         """The parsed page; never raises on bad input (see ``parse_profile``)."""
-        if self._workers:
-            self._read_on(asyncio.get_running_loop())
-            if any(worker.ready for worker in self._workers):
-                answer = asyncio.get_running_loop().create_future()
-                self._waiting.append(((url, body, content_type, today), answer))
-                self._dispatch()
-                try:
-                    page, cpu = await answer
-                except _WorkerGone:
-                    pass  # parsed here, below
-                else:
-                    self.cpu_seconds += cpu
-                    return page
+        if self._broken:
+            self._fall_back()
+        if any(worker.ready for worker in self._workers):
+            answer = asyncio.get_running_loop().create_future()
+            self._waiting.append(((url, body, content_type, today), answer))
+            self._dispatch()
+            try:
+                page, cpu = await answer
+            except _WorkerGone:
+                pass  # parsed here, below
+            else:
+                self.cpu_seconds += cpu
+                return page
         page, cpu = _parse(url, body, content_type, today)
         self.cpu_seconds += cpu
         self.parsed_here += 1
@@ -111,13 +123,7 @@ class ParsePool:
 
     def wait_started(self, timeout: float) -> bool:
         """Block until a worker has started (True), or ``timeout`` seconds (False)."""
-        deadline = time.monotonic() + timeout
-        while self._workers and not any(worker.ready for worker in self._workers):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            for conn in wait([worker.conn for worker in self._workers], left):
-                self._answered(next(w for w in self._workers if w.conn is conn))
+        self._started.wait(timeout)
         return any(worker.ready for worker in self._workers)
 
     @property
@@ -133,12 +139,12 @@ class ParsePool:
         """Stop the workers (after the pages in hand, unless ``kill``); a second call does
         nothing. A page still waiting for a worker is parsed here."""
         workers, self._workers = self._workers, []
-        self._stop_reading(workers)
+        self._closing = True
         unanswered = [worker.page for worker in workers if worker.page is not None]
         unanswered += [answer for _, answer in self._waiting]
         self._waiting.clear()
         for answer in unanswered:
-            if not answer.done():
+            if not answer.done() and not answer.get_loop().is_closed():
                 answer.set_exception(_WorkerGone())
         for worker in workers:
             try:
@@ -153,23 +159,44 @@ class ParsePool:
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+        if self._reader is not None:
+            self._reader.join(10)  # every pipe read to its end: the workers are gone
+        for worker in workers:
             worker.conn.close()
 
     # --- the pipes ------------------------------------------------------------------------
 
-    def _read_on(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Have ``loop`` read the workers' pipes (again, when a new loop runs the pages)."""
-        if self._loop is loop:
-            return
-        self._stop_reading(self._workers)
-        self._loop = loop
-        for worker in self._workers:
-            loop.add_reader(worker.conn.fileno(), self._answered, worker)
+    def _read(self, workers: list[_Worker]) -> None:
+        """In a thread: read the workers' answers; each page goes to the loop that awaits it."""
+        reading = {worker.conn: worker for worker in workers}
+        while reading:
+            for conn in wait(list(reading)):
+                worker = reading[conn]
+                try:
+                    message = conn.recv()  # unpickled here, not on the reactor thread
+                except (EOFError, OSError):
+                    del reading[conn]
+                    self._gone(worker)
+                    continue
+                if message == _READY:
+                    worker.ready = True
+                    self._started.set()
+                elif worker.page is not None:  # set before the page was sent
+                    answer = worker.page
+                    # A closed loop (RuntimeError): nobody awaits the page any more.
+                    with contextlib.suppress(RuntimeError):
+                        answer.get_loop().call_soon_threadsafe(self._answered, worker,
+                                                               answer, message)
+        self._started.set()  # no worker left to start: wait_started need not wait
 
-    def _stop_reading(self, workers: list[_Worker]) -> None:
-        if self._loop is not None and not self._loop.is_closed():
-            for worker in workers:
-                self._loop.remove_reader(worker.conn.fileno())
+    def _gone(self, worker: _Worker) -> None:
+        """In the reader thread: a worker's pipe ended. Unless we stopped it, it died."""
+        if self._closing:
+            return
+        self._broken = True
+        if worker.page is not None:  # its page is parsed here, by the loop that awaits it
+            with contextlib.suppress(RuntimeError):  # a closed loop awaits nothing
+                worker.page.get_loop().call_soon_threadsafe(self._fall_back)
 
     def _dispatch(self) -> None:
         """Send waiting pages to the started workers that have none."""
@@ -185,22 +212,16 @@ class ParsePool:
                     self._fall_back()
                     return
 
-    def _answered(self, worker: _Worker) -> None:
-        """The worker's pipe is readable: its first message, a page, or its death."""
-        try:
-            message = worker.conn.recv()
-        except (EOFError, OSError):
-            self._fall_back()
-            return
-        if message == _READY:
-            worker.ready = True
-        else:
-            answer, worker.page = worker.page, None
-            if answer is not None and not answer.done():
-                if isinstance(message, _Failed):
-                    answer.set_exception(message.error)
-                else:
-                    answer.set_result(message)
+    def _answered(self, worker: _Worker, answer: asyncio.Future[tuple[ProfilePage, float]],
+                  message: Any) -> None:
+        """On the loop: a worker's answer to ``answer``; it is free for the next page."""
+        if worker.page is answer:
+            worker.page = None
+        if not answer.done():
+            if isinstance(message, _Failed):
+                answer.set_exception(message.error)
+            else:
+                answer.set_result(message)
         self._dispatch()
 
     def _fall_back(self) -> None:
@@ -211,6 +232,7 @@ class ParsePool:
         logger.error("the page parser processes could not start or died (a crawl started "
                      "from a script needs `if __name__ == \"__main__\":`); parsing in the "
                      "crawl's process for the rest of the run")
+        self._broken = False
         self.close(kill=True)  # what the live ones hold is parsed here, with the rest
 
 
