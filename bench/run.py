@@ -638,7 +638,8 @@ def cpu_ms_per_page(crawl: Crawl, fetch_ms: float) -> dict[str, float]:
     fetching a page and nothing else); item_handling: what the reactor thread spent
     besides those (Scrapy's item machinery, signals, stats, run report, incremental
     state, handing pages to the parser); other_threads: the crawl process's other
-    threads (arXiv worker, flush thread, the parser pool's pipes).
+    threads (the reader of the parser's answers, arXiv worker, flush thread and the
+    writer's pipe).
     """
     pages = crawl.stat("profiles/parsed") or crawl.stat("raw/pages") or 1
     per_page = {stage: crawl.stat(f"cpu/stage_seconds/{stage}") * 1000 / pages

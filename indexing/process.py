@@ -7,15 +7,17 @@ the crawl, and indexing doubled the crawl's time. In a child process it runs on
 the machine's other core. ``INDEX_WRITER_PROCESS = false`` keeps it in a thread.
 
 The child builds its own client and writer from the same configuration, once;
-each ``write`` sends the batch over a pipe and returns the child's
-``WriteReport``. The parent keeps a client of its own for the start-up checks
-and the dead-letter file for what it writes itself (late enrichments); the file
-is safe to append to from both processes. The child's log records are handed to
-the parent's loggers, so they land in the crawl's log. The child ignores SIGINT
-and SIGTERM: the crawl stops it after its last flush, and it exits by itself if
-the crawl dies. If the child cannot start (a crawl run from a script without a
-``__main__`` guard, which spawn needs) or dies, the batch and the rest of the
-run are written from the calling thread instead, as with the setting off.
+each ``write`` sends the batch over a pipe, packed (``changes.pack_changes``:
+a few bytes objects, not hundreds of objects to pickle in the crawl's feeder
+thread), and returns the child's ``WriteReport``. The parent keeps a client of
+its own for the start-up checks and the dead-letter file for what it writes
+itself (late enrichments); the file is safe to append to from both processes.
+The child's log records are handed to the parent's loggers, so they land in the
+crawl's log. The child ignores SIGINT and SIGTERM: the crawl stops it after its
+last flush, and it exits by itself if the crawl dies. If the child cannot start
+(a crawl run from a script without a ``__main__`` guard, which spawn needs) or
+dies, the batch and the rest of the run are written from the calling thread
+instead, as with the setting off.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from core.child_process import start_child
 from core.memory import release_free_memory
 from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import Change
+from indexing.changes import Change, pack_changes, unpack_changes
 from indexing.client import build_client, quiet_transport_logs
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import DeadLetterFile
@@ -69,12 +71,18 @@ class ProcessWriter:
         # CPU seconds the child spent in its writes, by its own accounting (process_time).
         self.child_cpu_seconds = 0.0
 
-    def write(self, changes: Iterable[Change], *, hold: bool = False) -> WriteReport:
-        """Deliver or dead-letter (or, with ``hold``, hand back) every change; blocks."""
+    def write(self, changes: Iterable[Change], *, hold: bool = False,
+              packed: list[bytes] | None = None) -> WriteReport:
+        """Deliver or dead-letter (or, with ``hold``, hand back) every change; blocks.
+
+        ``packed``: the same changes already packed (``changes.pack_changes``, in
+        parts, in order), as the index pipeline keeps them; they are sent as they are.
+        """
         batch = list(changes)
         if self._in_thread is None:
+            message = packed if packed is not None else [pack_changes(batch)]
             try:
-                report, cpu_seconds = self._pool.submit(_write, batch, hold).result()
+                report, cpu_seconds = self._pool.submit(_write, message, hold).result()
                 self.child_cpu_seconds += cpu_seconds
                 return report
             except BrokenProcessPool:
@@ -127,10 +135,10 @@ def _started() -> None:
     """Nothing: submitted once so the pool spawns the child at once."""
 
 
-def _write(changes: list[Change], hold: bool) -> tuple[WriteReport, float]:
+def _write(packed: list[bytes], hold: bool) -> tuple[WriteReport, float]:
     """The child's write, and the CPU seconds it took there (all its threads)."""
     assert _writer is not None, "the child's writer is made by _start_child"
     started = time.process_time()
-    report = _writer.write(changes, hold=hold)
+    report = _writer.write(unpack_changes(packed), hold=hold)
     release_free_memory()  # a batch's buffers are the child's largest allocations
     return report, time.process_time() - started

@@ -4,7 +4,9 @@ Items are buffered and flushed by count, by size and every few seconds; a page
 item (``core.items.PageItem``) is turned into its researcher's and listings' changes
 at once, with one time stamp and one stats update; a listing's arXiv enrichment
 travels in the listing's change (``indexing.changes``), an answer that comes later
-(``work_enriched``) in a change of its own. A flush
+(``work_enriched``) in a change of its own. A page's changes are packed
+(``changes.pack_changes``) once, as they are buffered: the packed length is their
+size, and a flush sends the packed messages to the writer's child as they are. A flush
 runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
 and the write itself in a child process (``indexing.process``; switch off with
 ``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
@@ -33,7 +35,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -52,7 +53,7 @@ from core.retry import RetryPolicy
 from crawler.cpu import CpuTally
 from indexing.batching import Batching
 from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import Change, changes_from_records, enrichment_change
+from indexing.changes import Change, changes_from_records, enrichment_change, pack_changes
 from indexing.client import build_client, quiet_transport_logs, translate_errors
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import INTERNAL, LATE, UNAVAILABLE, DeadLetterFile, dead_letter
@@ -95,6 +96,9 @@ class OpenSearchIndexPipeline:
         self.flush_interval = batching.flush_interval
         self.max_buffer = max(batching.max_buffer, batching.size)
         self._buffer: list[Change] = []
+        # The buffer's changes packed for the writer's child (a page's at a time, as they
+        # came: ``pack_changes``); their length is the buffer's size in bytes.
+        self._packed: list[bytes] = []
         self._documents = DistinctCounter()  # documents written this run: index/docs
         self._buffer_bytes = 0
         self._inflight: Deferred[Any] | None = None
@@ -241,16 +245,27 @@ class OpenSearchIndexPipeline:
 
     def _add_all(self, changes: list[Change]) -> None:
         """Buffer the changes (one page's, or one enrichment); flush when the batch is full."""
+        if not changes:
+            return
         self._buffer += changes
-        self._buffer_bytes += sum(change.size() for change in changes)
-        kinds = Counter(change.kind for change in changes)
-        # An arXiv answer is received whether it travels in its listing's change or alone.
-        kinds["enrichment"] += sum(change.enriched for change in changes)
-        for kind, count in kinds.items():
+        self._pack(changes)
+        received = dict.fromkeys(_RECEIVED, 0)
+        for change in changes:
+            received[change.kind] += 1
+            # An arXiv answer is received whether it travels in its listing's change or alone.
+            received["enrichment"] += change.enriched
+        for kind, count in received.items():
             if count:
                 self.stats.inc_value(_RECEIVED[kind], count)
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()
+
+    def _pack(self, changes: list[Change]) -> None:
+        """Pack changes just buffered; the packed length stands for their size in a bulk
+        request (about their JSON's, and cheaper to get than any estimate of it)."""
+        packed = pack_changes(changes)
+        self._packed.append(packed)
+        self._buffer_bytes += len(packed)
 
     def _flush(self) -> None:
         """Start writing the buffer in a thread, unless a flush is already in flight.
@@ -261,28 +276,28 @@ class OpenSearchIndexPipeline:
         if self._inflight is not None or self._outage is not None or not self._buffer:
             return
         batch, self._buffer, self._buffer_bytes = self._buffer, [], 0
+        packed, self._packed = self._packed, []
         if self._gave_up is not None:
             self._dead_letter(batch, UNAVAILABLE, self._gave_up)
             return
         self._flushes += 1
         self.crawler.signals.send_catch_log(index_flush_started, number=self._flushes)
-        inflight: Deferred[Any] = deferToThread(self._write, batch)
+        inflight: Deferred[Any] = deferToThread(self._write, batch, packed)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done, self._flushes)
         self._inflight = inflight
 
-    def _write(self, batch: list[Change]) -> WriteReport:
+    def _write(self, batch: list[Change], packed: list[bytes]) -> WriteReport:
         """In a thread: the write (the child's CPU is counted apart, by the child)."""
         if isinstance(self.writer, ProcessWriter):
-            return self.writer.write(batch, hold=True)
+            return self.writer.write(batch, hold=True, packed=packed)
         with self.writer_cpu.measure():
             return self.writer.write(batch, hold=True)
 
     def _flushed(self, report: WriteReport) -> None:
         for key, value in report.stats().items():
             self.stats.inc_value(key, value)
-        for index, doc_id in report.written:
-            self._documents.add(f"{index}/{doc_id}")
+        self._documents.add_many([f"{index}/{doc_id}" for index, doc_id in report.written])
         self.stats.set_value(stat_keys.INDEX_DOCS, len(self._documents))
         if report.held:
             self._hold(report.held, report.held_reason)
@@ -367,8 +382,10 @@ class OpenSearchIndexPipeline:
         paused = outage.lasted(time.monotonic())
         self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
         held, self._held = self._held, []
-        self._buffer = held + self._buffer
-        self._buffer_bytes = sum(change.size() for change in self._buffer)
+        if held:  # sent first: packed ahead of what was buffered meanwhile
+            self._buffer = held + self._buffer
+            self._packed.insert(0, pack_changes(held))
+            self._buffer_bytes += len(self._packed[0])
         logger.warning("OpenSearch at %s answers again: crawl resumed after %.1fs paused; "
                        "sending %d held change(s)", self.config.safe_url, paused, len(held))
         if self._pause is not None:
@@ -401,7 +418,7 @@ class OpenSearchIndexPipeline:
         self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
                                 f"{self.outage_wait:g}s: {outage.last_error}")
         held, self._held = self._held + self._buffer, []
-        self._buffer, self._buffer_bytes = [], 0
+        self._buffer, self._packed, self._buffer_bytes = [], [], 0
         self._dead_letter(held, UNAVAILABLE, self._gave_up)
         self.stats.set_value(stat_keys.INDEX_ERROR, self._gave_up)
         logger.error("%s; %d held change(s) dead-lettered to %s; closing the spider",

@@ -52,7 +52,7 @@ def test_a_dead_worker_falls_back_to_parsing_here(caplog) -> None:
     try:
         assert pool.wait_started(30)
         first = parse_all(pool, PAGES[:1])
-        for pid in list(pool._pool._processes):  # type: ignore[union-attr]
+        for pid in pool.worker_pids:
             os.kill(pid, signal.SIGKILL)  # a parser library crashing the worker
         with caplog.at_level(logging.ERROR, logger="crawler.parse_pool"):
             again = parse_all(pool, PAGES[:1] * 3)
@@ -71,6 +71,36 @@ def test_pages_are_parsed_here_until_a_worker_has_started() -> None:
         assert pool.wait_started(30)
         assert parse_all(pool, PAGES[:1])[0] == page
         assert pool.parsed_here == 1
+    finally:
+        pool.close()
+
+
+def test_pages_in_hand_when_the_pool_stops_are_parsed_here() -> None:
+    pool = ParsePool(1)
+    assert pool.wait_started(30)
+
+    async def run() -> list:
+        pages = [asyncio.ensure_future(pool.parse(f"http://site.test/{p.name}", p.read_bytes(),
+                                                  "text/html", TODAY)) for p in PAGES[:3]]
+        await asyncio.sleep(0)  # one page sent to the worker, two waiting for it
+        pool.close(kill=True)
+        return await asyncio.gather(*pages)
+
+    pages = asyncio.run(run())
+    assert pages == [parse_profile(f"http://site.test/{p.name}", p.read_bytes(), "text/html",
+                                   TODAY) for p in PAGES[:3]]
+    assert pool.parsed_here >= 2 and pool.in_process
+
+
+def test_a_parser_error_in_a_worker_is_raised_in_the_crawl() -> None:
+    pool = ParsePool(1)
+    try:
+        assert pool.wait_started(30)
+        with pytest.raises(AttributeError):  # as parse_profile raises it here
+            asyncio.run(pool.parse("http://site.test/a.html", 123, "text/html",  # type: ignore[arg-type]
+                                   TODAY))
+        assert not pool.in_process  # the worker lives on
+        assert parse_all(pool, PAGES[:1]) and pool.parsed_here == 0
     finally:
         pool.close()
 
@@ -98,7 +128,7 @@ def test_workers_exit_when_the_crawl_is_killed(tmp_path: Path) -> None:
         "if __name__ == '__main__':\n"
         "    pool = ParsePool(2)\n"
         "    assert pool.wait_started(30)\n"
-        "    print(*pool._pool._processes, flush=True)\n"
+        "    print(*pool.worker_pids, flush=True)\n"
         "    time.sleep(60)\n")
     crawl = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
                              cwd=Path(__file__).parent.parent)

@@ -17,23 +17,25 @@ from scrapy.crawler import Crawler
 
 from core import stat_keys
 from core.items import PageItem
+from crawler.extensions.itemsignals import ItemSignals
 
 
 class RecordCounts:
     def __init__(self, crawler: Crawler) -> None:
         self.stats = crawler.stats
-        crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
-        crawler.signals.connect(self.item_dropped, signal=signals.item_dropped)
+        hub = ItemSignals.of(crawler)  # one signal receiver with the run report's
+        hub.connect(self.item_scraped, signals.item_scraped)
+        hub.connect(self.item_dropped, signals.item_dropped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RecordCounts:
         return cls(crawler)
 
-    def item_scraped(self, item: Any) -> None:
+    def item_scraped(self, item: Any, **_: Any) -> None:
         if isinstance(item, PageItem) and item.works:
             self.stats.inc_value(stat_keys.SCRAPY_ITEMS_SCRAPED, len(item.works))
 
-    def item_dropped(self, item: Any, exception: BaseException) -> None:
+    def item_dropped(self, item: Any, exception: BaseException, **_: Any) -> None:
         if isinstance(item, PageItem) and item.works:
             self.stats.inc_value(stat_keys.SCRAPY_ITEMS_DROPPED, len(item.works))
             self.stats.inc_value(f"{stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON}"

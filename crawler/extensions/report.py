@@ -40,6 +40,7 @@ from twisted.internet.threads import deferToThread
 from core import stat_keys
 from core.distinct import DistinctCounter
 from core.items import PageItem
+from crawler.extensions.itemsignals import ITEM_SIGNALS, ItemSignals
 from crawler.extensions.job import run_identity
 from crawler.extensions.verdict import Verdict, run_verdict
 from indexing.client import build_client, translate_errors
@@ -217,8 +218,9 @@ class RunReport:
         self.started = time.monotonic()
         self.report: dict[str, Any] | None = None
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
-        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
-            crawler.signals.connect(self.item_seen, signal=signal)
+        hub = ItemSignals.of(crawler)  # one signal receiver with the record counts'
+        for signal in ITEM_SIGNALS:
+            hub.connect(self.item_seen, signal)
         crawler.signals.connect(self.on_verdict, signal=run_verdict)
         # RunVerdict (listed before us in EXTENSIONS) connected first, so its
         # spider_closed handler, which sends run_verdict, runs before this one.
@@ -239,9 +241,7 @@ class RunReport:
     def item_seen(self, item: Any, **kwargs: Any) -> None:
         # Every item ends in exactly one of scraped, dropped or error: count each once.
         if isinstance(item, PageItem):
-            for work in item.works:
-                if work.work_id:
-                    self.works.add(work.work_id)
+            self.works.add_many([work.work_id for work in item.works if work.work_id])
             return
         adapter = ItemAdapter(item)
         if adapter.get("kind") == "work" and adapter.get("work_id"):

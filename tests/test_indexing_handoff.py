@@ -1,0 +1,130 @@
+"""The hand-off from the index pipeline to the writer: changes packed a page at a time."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opensearchpy import OpenSearch
+from scrapy.utils.test import get_crawler
+
+from core.items import PageItem, ResearcherItem
+from core.retry import RetryPolicy
+from crawler.environment import project_settings
+from indexing.batching import Batching
+from indexing.bulk import WriteReport
+from indexing.changes import (
+    change_from_item,
+    changes_from_records,
+    enrichment_change,
+    pack_changes,
+    unpack_changes,
+)
+from indexing.connection import OpenSearchConfig
+from indexing.deadletter import DeadLetterFile
+from indexing.indices import ensure_aliases
+from indexing.outage import Outage
+from indexing.process import ProcessWriter
+from pipelines.index import OpenSearchIndexPipeline
+from tests.support.index_contents import snapshot
+from tests.support.sample_items import CHAO, T1, YINMIN
+
+ENRICHED = replace(CHAO, enrichment={"status": "none", "reason": "no match",
+                                     "updated_at": "2026-01-02T00:00:00Z"})
+RESEARCHER = ResearcherItem(id="chao-jin", url="https://site/chao-jin", name="Chao Jin",
+                            work_ids=["relibra"], complete=True)
+
+
+def test_packed_changes_unpack_to_the_same_changes_in_order() -> None:
+    first = [change_from_item(RESEARCHER, T1), *changes_from_records([ENRICHED], T1)[0]]
+    second = [enrichment_change("relibra", status="pending", at=T1),
+              change_from_item(YINMIN, T1)]
+    assert first[1].enriched  # the enrichment travels in its listing's change
+    assert unpack_changes([pack_changes(first), pack_changes(second)]) == first + second
+    assert unpack_changes([]) == []
+
+
+class _Writer:
+    """Stands in for the writer: nothing is written in these tests."""
+
+    dead_letters = DeadLetterFile(Path("unused.jsonl"))
+
+
+def _pipeline(batch_size: int = 1000) -> OpenSearchIndexPipeline:
+    crawler = get_crawler()
+    crawler.stats.open_spider()
+    batching = Batching(size=batch_size, max_bytes=10**9, flush_interval=60, max_buffer=10**6)
+    config = OpenSearchConfig.from_settings(project_settings())
+    policy = RetryPolicy(attempts=1, initial_wait=0, max_wait=0, jitter=0)
+    return OpenSearchIndexPipeline(crawler, config, _Writer(),  # type: ignore[arg-type]
+                                   batching, policy, outage_wait=1)
+
+
+def _page(*works: Any) -> PageItem:
+    return PageItem(RESEARCHER, list(works))
+
+
+def test_the_buffer_is_packed_as_it_fills_and_its_size_is_the_packed_length() -> None:
+    pipeline = _pipeline()
+    pipeline._add_page(_page(CHAO, ENRICHED))
+    pipeline._add_page(_page(YINMIN))
+    assert len(pipeline._packed) == 2  # one message a page
+    assert unpack_changes(pipeline._packed) == pipeline._buffer
+    assert [c.kind for c in pipeline._buffer] == ["researcher", "work", "work",
+                                                  "researcher", "work"]
+    assert pipeline._buffer_bytes == sum(map(len, pipeline._packed))
+    stats = pipeline.stats.get_stats()
+    assert (stats["index/listings_received"], stats["index/researchers_received"],
+            stats["index/enrichments_received"]) == (3, 2, 1)
+
+
+def test_held_changes_go_first_packed_ahead_of_the_buffer_on_resume() -> None:
+    pipeline = _pipeline()
+    held = [change_from_item(CHAO, T1)]
+    pipeline._add_page(_page(YINMIN))
+    buffered = list(pipeline._buffer)
+    pipeline._held, pipeline._outage = held, Outage(0.0, 60.0, last_error="down")
+    pipeline._flush = lambda: None  # type: ignore[method-assign]  # no writer here
+    pipeline._probe_answered(None, pipeline._outage)
+    assert pipeline._buffer == held + buffered
+    assert unpack_changes(pipeline._packed) == pipeline._buffer
+    assert pipeline._buffer_bytes == sum(map(len, pipeline._packed))
+
+
+def test_a_flush_sends_the_batch_with_its_packed_messages(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    pipeline = _pipeline()
+    sent: list[tuple[list[Any], list[bytes]]] = []
+
+    def to_thread(function: Any, batch: list[Any], packed: list[bytes]) -> Any:
+        from twisted.internet.defer import succeed
+
+        sent.append((batch, packed))
+        return succeed(WriteReport())
+
+    monkeypatch.setattr("pipelines.index.deferToThread", to_thread)
+    pipeline._add_page(_page(CHAO))
+    pipeline._add_page(_page(YINMIN))
+    pipeline._flush()
+    (batch, packed), = sent
+    assert unpack_changes(packed) == batch and len(batch) == 4
+    assert (pipeline._buffer, pipeline._packed, pipeline._buffer_bytes) == ([], [], 0)
+
+
+@pytest.mark.process
+def test_the_child_writes_changes_sent_packed_in_parts(
+        opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch, index_prefix: str,
+        tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    writer = ProcessWriter(opensearch_config, DeadLetterFile(tmp_path / "dl.jsonl"),
+                           RetryPolicy(attempts=2, initial_wait=0.05, max_wait=0.1, jitter=0))
+    try:
+        changes = [change_from_item(CHAO, T1), change_from_item(YINMIN, T1)]
+        parts = [pack_changes(changes[:1]), pack_changes(changes[1:])]
+        report = writer.write(changes, packed=parts)
+    finally:
+        writer.close()
+    assert (report.listings_delivered, report.docs_written, report.merged) == (2, 1, 1)
+    assert snapshot(opensearch_client, f"{index_prefix}works")["relibra"]["profile_count"] == 2
