@@ -421,7 +421,7 @@ class BulkWriter:
         for doc in ready:
             if (doc.index, doc.doc_id) not in pending or doc.tombstone_merged != doc.tombstone:
                 continue  # its tombstone is not written yet: the next round
-            if doc.merged == doc.base:  # already in the index as it would be written
+            if _unchanged(doc.base, doc.merged):  # in the index as it would be written
                 self._delivered(doc, report, written=False)
                 del pending[(doc.index, doc.doc_id)]
             else:
@@ -666,6 +666,15 @@ class BulkWriter:
             # Only conflicts: re-read at once; a little jitter keeps rivals out of lockstep.
             return random.uniform(0, 0.05)
         return float(self._backoff(state))
+
+
+def _unchanged(base: Mapping[str, Any] | None, merged: Mapping[str, Any] | None) -> bool:
+    """``merged == base``. A re-crawl moves ``last_seen``, which tells the two apart
+    at once; comparing whole documents first walked every listing of each."""
+    if base is not None and merged is not None and base.get("last_seen") != merged.get(
+            "last_seen"):
+        return False
+    return merged == base
 
 
 def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:
