@@ -3,8 +3,8 @@
 For a batch of changes the writer groups them by document, reads the current
 documents (``mget``, realtime, with ``_seq_no``/``_primary_term``), merges on the
 client with the pure functions of ``indexing.documents``, and writes them in bulk
-requests it builds itself (``indexing.bulkbody``): ``create`` for new documents, ``index`` with
-``if_seq_no``/``if_primary_term`` for existing ones. Then, per document:
+requests it builds itself (``indexing.bulkbody``): ``create`` for new documents,
+``index`` with ``if_seq_no``/``if_primary_term`` for existing ones. Then, per document:
 
 - written: delivered;
 - 409 (another writer got there first): re-read and re-merge at once;
