@@ -671,10 +671,9 @@ class BulkWriter:
 def _unchanged(base: Mapping[str, Any] | None, merged: Mapping[str, Any] | None) -> bool:
     """``merged == base``. A re-crawl moves ``last_seen``, which tells the two apart
     at once; comparing whole documents first walked every listing of each."""
-    if base is not None and merged is not None and base.get("last_seen") != merged.get(
-            "last_seen"):
-        return False
-    return merged == base
+    if base is None or merged is None:
+        return merged is base
+    return base.get("last_seen") == merged.get("last_seen") and merged == base
 
 
 def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:
