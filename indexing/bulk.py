@@ -2,9 +2,9 @@
 
 For a batch of changes the writer groups them by document, reads the current
 documents (``mget``, realtime, with ``_seq_no``/``_primary_term``), merges on the
-client with the pure functions of ``indexing.documents``, and writes them with
-opensearch-py's bulk helper: ``create`` for new documents, ``index`` with
-``if_seq_no``/``if_primary_term`` for existing ones. Then, per document:
+client with the pure functions of ``indexing.documents``, and writes them in bulk
+requests it builds itself (``indexing.bulkbody``): ``create`` for new documents,
+``index`` with ``if_seq_no``/``if_primary_term`` for existing ones. Then, per document:
 
 - written: delivered;
 - 409 (another writer got there first): re-read and re-merge at once;
@@ -58,11 +58,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from opensearchpy import OpenSearch, helpers
+from opensearchpy import OpenSearch
 from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from core import stat_keys
 from core.retry import RetryPolicy
+from indexing.bulkbody import BulkAction, requests
 from indexing.changes import (
     Change,
     MissingDocument,
@@ -416,11 +417,11 @@ class BulkWriter:
         if buried:  # tombstones first: whoever reads the work after this round sees them
             self._send([self._tombstone_action(doc) for doc in buried], pending, report,
                        self._settle_tombstone)
-        actions: list[tuple[_Doc, dict[str, Any]]] = []
+        actions: list[tuple[_Doc, BulkAction]] = []
         for doc in ready:
             if (doc.index, doc.doc_id) not in pending or doc.tombstone_merged != doc.tombstone:
                 continue  # its tombstone is not written yet: the next round
-            if doc.merged == doc.base:  # already in the index as it would be written
+            if _unchanged(doc.base, doc.merged):  # in the index as it would be written
                 self._delivered(doc, report, written=False)
                 del pending[(doc.index, doc.doc_id)]
             else:
@@ -551,60 +552,49 @@ class BulkWriter:
                 self._dead(report, [change], code, str(exc))
         doc.merged, doc.tombstone_merged = merged, tombstone
 
-    def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
-        action: dict[str, Any] = {"_index": self._tombstones, "_id": doc.doc_id,
-                                  "_source": doc.tombstone_merged}
+    def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, BulkAction]:
+        assert self._tombstones is not None  # read in this round (``_read_tombstones``)
         if doc.tombstone is None:
-            action["_op_type"] = "create"
-        else:
-            seq_no, primary_term = doc.tombstone_seq
-            action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term)
-        return doc, action
+            return doc, BulkAction("create", self._tombstones, doc.doc_id, doc.tombstone_merged)
+        return doc, BulkAction("index", self._tombstones, doc.doc_id, doc.tombstone_merged,
+                               doc.tombstone_seq)
 
-    def _action(self, doc: _Doc) -> tuple[_Doc, dict[str, Any]]:
+    def _action(self, doc: _Doc) -> tuple[_Doc, BulkAction]:
         if doc.merged is None:  # its last listing was unlisted: delete what we read, only
-            seq_no, primary_term = doc.seq
-            return doc, {"_op_type": "delete", "_index": doc.source_index or self._alias(doc),
-                         "_id": doc.doc_id, "if_seq_no": seq_no,
-                         "if_primary_term": primary_term}
-        action: dict[str, Any] = {"_index": self._alias(doc), "_id": doc.doc_id,
-                                  "_source": doc.merged}
+            return doc, BulkAction("delete", doc.source_index or self._alias(doc), doc.doc_id,
+                                   seq=doc.seq)
         if doc.base is None:
-            action["_op_type"] = "create"
-        else:
-            seq_no, primary_term = doc.seq
-            action.update(_op_type="index", if_seq_no=seq_no, if_primary_term=primary_term,
-                          _index=doc.source_index or self._alias(doc))
-        return doc, action
+            return doc, BulkAction("create", self._alias(doc), doc.doc_id, doc.merged)
+        return doc, BulkAction("index", doc.source_index or self._alias(doc), doc.doc_id,
+                               doc.merged, doc.seq)
 
-    def _send(self, actions: list[tuple[_Doc, dict[str, Any]]],
+    def _send(self, actions: list[tuple[_Doc, BulkAction]],
               pending: dict[tuple[str, str], _Doc], report: WriteReport,
               settle: Callable[..., None] | None = None) -> None:
-        """The round's writes, in bulk requests that ``streaming_bulk`` cuts to the limits.
+        """The round's writes, in bulk requests cut to the limits (``indexing.bulkbody``).
 
         A request that fails on the way leaves its documents and the rest of the round
         for the next round, after the backoff. ``settle`` acts on each result
         (default: ``_settle``, for the documents themselves).
         """
         settle = settle or self._settle
-        counted = _CountingClient(self.client)
         answered = 0
         try:
             with translate_errors("bulk"):
-                for _ok, item in helpers.streaming_bulk(
-                        counted, [action for _, action in actions],
-                        chunk_size=self.limits.max_docs, max_chunk_bytes=self.limits.max_bytes,
-                        raise_on_error=False, raise_on_exception=True, max_retries=0):
-                    settle(actions[answered][0], next(iter(item.values())), pending, report)
-                    answered += 1
+                for docs, body in requests(actions, self.limits.max_docs, self.limits.max_bytes):
+                    report.bulk_requests += 1
+                    items = self.client.bulk(body=body)["items"]
+                    # An answer short of items (a broken proxy) leaves the documents it
+                    # does not name pending: the next round reads and merges them again.
+                    for doc, item in zip(docs, items, strict=False):
+                        settle(doc, next(iter(item.values())), pending, report)
+                        answered += 1
         except IndexUnavailable as exc:
             if not exc.retryable:
                 raise
             logger.warning("bulk request failed, will retry: %s", exc)
             for doc, _ in actions[answered:]:
                 doc.transient, doc.last_error, doc.retry_after = True, str(exc), exc.retry_after
-        finally:
-            report.bulk_requests += counted.requests
 
     def _settle(self, doc: _Doc, info: Mapping[str, Any], pending: dict[tuple[str, str], _Doc],
                 report: WriteReport) -> None:
@@ -678,6 +668,14 @@ class BulkWriter:
         return float(self._backoff(state))
 
 
+def _unchanged(base: Mapping[str, Any] | None, merged: Mapping[str, Any] | None) -> bool:
+    """``merged == base``. A re-crawl moves ``last_seen``, which tells the two apart
+    at once; comparing whole documents first walked every listing of each."""
+    if base is None or merged is None:
+        return merged is base
+    return base.get("last_seen") == merged.get("last_seen") and merged == base
+
+
 def _group(changes: Iterable[Change]) -> dict[tuple[str, str], _Doc]:
     docs: dict[tuple[str, str], _Doc] = {}
     for change in changes:
@@ -690,22 +688,6 @@ def _add(docs: dict[tuple[str, str], _Doc], index: str, doc_id: str, change: Cha
     doc = docs.setdefault((index, doc_id), _Doc(index, doc_id, []))
     doc.changes.append(change)
     doc.changes.sort(key=lambda c: _KIND_ORDER[c.kind])
-
-
-class _CountingClient:
-    """The client as ``streaming_bulk`` uses it, counting the bulk requests it sends."""
-
-    def __init__(self, client: OpenSearch) -> None:
-        self.client = client
-        self.requests = 0
-
-    @property
-    def transport(self) -> Any:
-        return self.client.transport
-
-    def bulk(self, *args: Any, **kwargs: Any) -> Any:
-        self.requests += 1
-        return self.client.bulk(*args, **kwargs)
 
 
 def _try_again(doc: _Doc, result: ItemResult, report: WriteReport) -> bool:

@@ -73,8 +73,6 @@ class _OrjsonSerializer(JSONSerializer):
     ``isoformat``, as before).
     """
 
-    _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
-
     def loads(self, s: str) -> Any:
         try:
             return orjson.loads(s)
@@ -84,10 +82,23 @@ class _OrjsonSerializer(JSONSerializer):
     def dumps(self, data: Any) -> Any:
         if isinstance(data, str | bytes):  # already serialised
             return data
-        try:
-            return orjson.dumps(data, default=self.default, option=self._OPTIONS).decode()
-        except TypeError as exc:  # orjson.JSONEncodeError is one
-            raise os_exc.SerializationError(data, exc) from exc
+        return dumps_json(data).decode()
+
+
+_JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+_JSON_DEFAULT = JSONSerializer().default
+
+
+def dumps_json(data: Any) -> bytes:
+    """``data`` as the client sends it: UTF-8 JSON, compact, keys in their order.
+
+    For bodies built by hand (``indexing.bulkbody``), byte for byte what the client's
+    serializer writes; what it cannot encode raises opensearch-py's ``SerializationError``.
+    """
+    try:
+        return orjson.dumps(data, default=_JSON_DEFAULT, option=_JSON_OPTIONS)
+    except TypeError as exc:  # orjson.JSONEncodeError is one
+        raise os_exc.SerializationError(data, exc) from exc
 
 
 def build_client(config: OpenSearchConfig) -> OpenSearch:

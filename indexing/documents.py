@@ -298,7 +298,7 @@ def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
     _required(listing, "researcher_id")
     if not isinstance(listing.get("title"), str):
         raise InvalidItem(f"listing of {listing.get('work_id')!r} has no title")
-    entry = {name: _clone(listing.get(name)) for name in LISTING_FIELDS}
+    entry = _copy_fields(listing, LISTING_FIELDS)
     if not (entry["abstract"] or "").strip():
         entry["abstract"] = None
     entry["has_abstract"] = entry["abstract"] is not None
@@ -392,15 +392,16 @@ def merged_authors(entries: Iterable[Mapping[str, Any]],
     for entry in entries:
         bylines.append(byline_of(entry.get("authors") or ()))
         byline_of([entry.get("researcher_name")])
-    alias = _aliases(spellings, anchors)
-    for key, target in alias.items():
-        spellings[target] |= spellings.pop(key)
-    bylines = [list(dict.fromkeys(alias.get(k, k) for k in keys)) for keys in bylines]
+    alias = _aliases(spellings, anchors) if anchors else {}
+    if alias:  # without any, every byline already names each key once
+        for key, target in alias.items():
+            spellings[target] |= spellings.pop(key)
+        bylines = [list(dict.fromkeys(alias.get(k, k) for k in keys)) for keys in bylines]
     lead = max(bylines, key=lambda keys: (len(keys), keys), default=[])
-    order = lead + sorted(k for k in spellings if k not in lead)
+    in_lead = set(lead)
+    order = lead + sorted(k for k in spellings if k not in in_lead)
     joined = set(alias.values())
-    return [_fullest(spellings[k]) if k in joined else _nicest(frozenset(spellings[k]))
-            for k in order]
+    return [_fullest(spellings[k]) if k in joined else _nicest_of(spellings[k]) for k in order]
 
 
 # Every merge of a work derives its authors and facets again from all its listings, so
@@ -409,6 +410,14 @@ def merged_authors(entries: Iterable[Mapping[str, Any]],
 def _author_key(name: str) -> str:
     """The ``name_key`` of an author's name; empty for no name (blank, "et al.")."""
     return name_key(name) if is_author_name(name) else ""
+
+
+def _nicest_of(spellings: set[str]) -> str:
+    """``nicest``; a name printed one way only (most) is that spelling, cleaned."""
+    if len(spellings) == 1:
+        for spelling in spellings:
+            return _clean(spelling)
+    return _nicest(frozenset(spellings))
 
 
 @lru_cache(maxsize=16_384)
@@ -467,7 +476,7 @@ def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
     if doc is not None and doc.get("id") != researcher_id:
         raise InvalidItem(f"researcher {researcher_id!r} merged into document {doc.get('id')!r}")
     seen = timestamp(seen_at)
-    new = {name: _clone(item.get(name)) for name in RESEARCHER_DOC_FIELDS}
+    new = _copy_fields(item, RESEARCHER_DOC_FIELDS)
     new["kind"] = "researcher"
     new["work_ids"] = _work_ids(new["work_ids"])
     new["first_seen"] = new["last_seen"] = seen
@@ -606,12 +615,24 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _SEQUENCES = (list, tuple)  # isinstance checks a tuple of types faster than a union
 
 
+def _copy_fields(source: Mapping[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """``{name: a copy of source[name]}`` (None when absent), for every name.
+
+    As ``_clone`` of each value, without a call for the scalars (most of them).
+    """
+    get = source.get
+    return {name: value if type(value := get(name)) in _SCALARS else _clone(value)
+            for name in names}
+
+
 def _jsonable(value: Any) -> Any:
     # The arxiv package hands out datetimes; the index wants ISO strings.
+    if type(value) in _SCALARS:  # most values (authors' names): kept, without a call each
+        return value
     if isinstance(value, datetime):
         return timestamp(value)
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [v if type(v) in _SCALARS else _jsonable(v) for v in value]
     return _clone(value)
 
 

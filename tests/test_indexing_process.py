@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -47,6 +48,21 @@ def test_the_child_merges_and_writes_and_reports_back(
     assert works["relibra"]["profile_count"] == 2
     children = process_writer._pool._processes  # the write ran in another process
     assert children and os.getpid() not in children
+
+
+def test_the_child_collects_garbage_as_often_as_the_crawl(
+        opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
+    previous = gc.get_threshold()
+    gc.set_threshold(50_000, 20, 10)  # as GcTuning sets them for a crawl
+    try:
+        writer = ProcessWriter(opensearch_config, DeadLetterFile(tmp_path / "dl.jsonl"),
+                               RetryPolicy(attempts=1, initial_wait=0, max_wait=0, jitter=0))
+    finally:
+        gc.set_threshold(*previous)
+    try:
+        assert writer._pool.submit(gc.get_threshold).result() == (50_000, 20, 10)
+    finally:
+        writer.close()
 
 
 def test_changes_the_child_holds_through_an_outage_come_back_to_the_parent(

@@ -231,6 +231,27 @@ def test_search_folds_accents(make_writer: Callable[..., BulkWriter],
     assert prefix["hits"]["total"]["value"] == 1
 
 
+def test_a_refused_document_in_one_of_several_requests_is_dead_lettered_alone(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        tmp_path: Path) -> None:
+    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    writer = BulkWriter(opensearch_client, opensearch_config.prefix,
+                        DeadLetterFile(tmp_path / "dead.jsonl"), writer_retry_with(),
+                        limits=RequestLimits(max_docs=2))
+    items = [WorkItem(work_id=f"w{i}", title=f"Work {i}", researcher_id="r",
+                      researcher_name="R", year=2026) for i in range(5)]
+    bad = {**asdict(items[3]), "year": "MMXXVI"}  # the second request's second document
+    report = writer.write([*(change_from_item(item, T1) for item in items[:3]),
+                           change_from_item(bad, T1), change_from_item(items[4], T1)])
+    assert report.bulk_requests == 3
+    assert (report.docs_written, report.dead_letter_codes) == (4, {"rejected": 1})
+    (_, letter), = read_lines(tmp_path / "dead.jsonl")
+    assert letter is not None and letter.change.doc_id == "w3"
+    assert "mapper_parsing_exception" in letter.reason
+    assert set(snapshot(opensearch_client, f"{opensearch_config.prefix}works")) == {
+        "w0", "w1", "w2", "w4"}
+
+
 @pytest.mark.parametrize(("limits", "requests"), [
     (RequestLimits(max_docs=10, max_bytes=10 * 1024 * 1024), 4),  # 35 works, 10 a request
     (RequestLimits(max_docs=1000, max_bytes=1), 35),  # every work over the byte limit alone
