@@ -39,6 +39,16 @@ def is_queryable(key: str) -> bool:
     return len(key.split()) >= MIN_QUERY_WORDS
 
 
+def searchable_key(title: str) -> str | None:
+    """The title's ``query_key`` if ``is_queryable``, else None.
+
+    The same answer from the title's words at once, without splitting the key again:
+    this runs for every listing on the crawl's reactor thread.
+    """
+    found = words(title)
+    return " ".join(found) if len(found) >= MIN_QUERY_WORDS else None
+
+
 def phrase(key: str) -> str:
     """One title's clause: ``ti:"w1 w2 ..."``."""
     return f'ti:"{key}"'

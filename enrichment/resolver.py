@@ -33,7 +33,7 @@ from enrichment.errors import ArxivUnavailable, BadQuery
 from enrichment.matching import Thresholds, title_containment, title_similarity, verify
 from enrichment.mirror import ArxivMirror
 from enrichment.models import Listing, Outcome
-from enrichment.query import batches, build_query, fallback_clause, is_queryable, query_key
+from enrichment.query import batches, build_query, fallback_clause, searchable_key
 
 logger = logging.getLogger(__name__)
 
@@ -77,9 +77,9 @@ class Resolver:
     def keys(listing: Listing) -> list[str]:
         """The searchable title keys of a listing."""
         if len(listing.titles) == 1:  # most listings: no de-duplicating to do
-            key = query_key(listing.titles[0])
-            return [key] if is_queryable(key) else []
-        return [k for k in dict.fromkeys(query_key(t) for t in listing.titles) if is_queryable(k)]
+            key = searchable_key(listing.titles[0])
+            return [key] if key else []
+        return [k for k in dict.fromkeys(map(searchable_key, listing.titles)) if k]
 
     def fallback_key(self, listing: Listing) -> str | None:
         """The listing's fallback clause, if asked at all and it could pass as renamed

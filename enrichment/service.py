@@ -38,6 +38,8 @@ from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
+import orjson
+
 from core.enrichment_status import DONE, PENDING
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import Cancelled
@@ -52,16 +54,25 @@ Answer = tuple[Listing, Outcome]  # a work's merged evidence and its latest outc
 
 
 def _dump(work: Listing, outcome: Outcome) -> bytes:
-    """A row of ``AnsweredWorks``: plain values pickled (several times faster than JSON, and
-    the file is this process's own scratch, read by nobody else)."""
-    return pickle.dumps((work.titles, work.years, work.people, outcome.status, outcome.reason,
-                         outcome.checked_at, outcome.arxiv), protocol=pickle.HIGHEST_PROTOCOL)
+    """A row of ``AnsweredWorks``: its plain values (the arXiv metadata is decoded JSON
+    itself) as JSON, which orjson writes and reads faster than pickle; the file is this
+    process's own scratch, read by nobody else. Text JSON cannot hold (a lone surrogate
+    from a page's broken JSON-LD) is pickled instead: ``_answer`` tells them apart."""
+    values = (work.titles, work.years, work.people, outcome.status, outcome.reason,
+              outcome.checked_at, outcome.arxiv)
+    try:
+        return orjson.dumps(values)
+    except orjson.JSONEncodeError:
+        return pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _answer(work_id: str, row: bytes) -> Answer:
-    """A stored row of ``AnsweredWorks`` as (evidence, outcome)."""
-    titles, years, people, status, reason, checked_at, arxiv = pickle.loads(row)
-    return (Listing(work_id, titles, years, people),
+    """A stored row of ``AnsweredWorks`` as (evidence, outcome); JSON has no tuples, so
+    the evidence's are made again (a Listing compares equal only with tuples)."""
+    # JSON starts with "[", a pickle with its protocol byte (0x80).
+    values = orjson.loads(row) if row[:1] == b"[" else pickle.loads(row)
+    titles, years, people, status, reason, checked_at, arxiv = values
+    return (Listing(work_id, tuple(titles), tuple(years), tuple(people)),
             Outcome(work_id, arxiv, status, reason, checked_at))
 
 

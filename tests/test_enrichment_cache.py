@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sqlite3
 from pathlib import Path
@@ -69,3 +70,19 @@ def test_processes_write_concurrently_without_losing_rows(tmp_path: Path) -> Non
         assert proc.exitcode == 0
     cache = LookupCache(tmp_path, hit_ttl=600, miss_ttl=60)
     assert len(cache.get_many(f"{p} {i}" for p in "abc" for i in range(150))) == 450
+
+
+def test_rows_written_as_json_text_read_back_equal(tmp_path: Path) -> None:
+    """Rows are read with orjson from the stored text's bytes: what ``json`` wrote, in this
+    or an older version (escaped or raw non-ASCII, spaces after separators), reads the same."""
+    candidates = [{"id": "2401.00001", "title": "Lévy — α-stable", "authors": ["José Núñez"],
+                   "published": "2024-01-01T00:00:00+00:00", "doi": None, "categories": ["cs.LG"]}]
+    cache = LookupCache(tmp_path, hit_ttl=86400, miss_ttl=86400)
+    cache.put("escaped", candidates, found=True)  # json.dumps: ASCII with \u escapes
+    with sqlite3.connect(tmp_path / FILENAME) as conn:
+        conn.execute("INSERT INTO lookups_v1 VALUES (?, ?, 1, '', 1.0, 1e18)",
+                     ("raw utf-8", json.dumps(candidates, ensure_ascii=False, indent=1)))
+        conn.execute("INSERT INTO lookups_v1 VALUES ('empty', '[]', 0, '', 1.0, 1e18)")
+    rows = cache.get_many(["escaped", "raw utf-8", "empty"])
+    assert rows["escaped"].candidates == rows["raw utf-8"].candidates == candidates
+    assert rows["empty"].candidates == []

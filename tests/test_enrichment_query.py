@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from enrichment.query import batches, build_query, encoded_length, is_queryable, query_key
+from enrichment.query import (
+    batches,
+    build_query,
+    encoded_length,
+    is_queryable,
+    query_key,
+    searchable_key,
+)
 from standins.arxiv import BadQueryError, parse_fielded, parse_query
 
 
@@ -77,3 +84,12 @@ def test_fallback_clauses_batch_into_one_query_the_stand_in_takes() -> None:
                 "(ti:a AND au:Lévy)"]:
         with pytest.raises(BadQueryError):
             parse_fielded(bad)
+
+
+@pytest.mark.parametrize("title", [
+    "Graph Neural Networks & Program Synthesis: A Survey", "BEAM", "  BEAM  ", "", "--",
+    "α-β", "$x$", "Shapley's", "Deep  Learning", "Über-Learning\tfor\nGraphs", "a b",
+])
+def test_searchable_key_is_the_key_of_a_queryable_title(title: str) -> None:
+    key = query_key(title)
+    assert searchable_key(title) == (key if is_queryable(key) else None)

@@ -174,6 +174,27 @@ def test_answered_works_written_in_batches_read_back_from_disk() -> None:
     store.close()
 
 
+def test_answered_works_read_back_from_disk_equal_to_what_was_stored() -> None:
+    """Rows go to disk as JSON (a pickle where JSON cannot hold the text): what comes back
+    equals what was stored, tuples and metadata alike."""
+    store = AnsweredWorks()
+    matched = Listing("w-done", ("A Title", "A title"), (2019, 2020), ("Ann Lee", "Bo Chen"))
+    metadata = {"id": "1901.00001", "title": "A Title", "authors": ["Ann Lee", "Bo Chen"],
+                "categories": ["cs.LG"], "doi": None, "summary": "Über \u00e9 $x^2$ \u2014 ok"}
+    done = Outcome("w-done", metadata, "done", "matched", "2026-01-01T00:00:00+00:00")
+    odd = Listing("w-odd", ("Broken \ud800 surrogate",), (), ("Ann Lee",))  # JSON-LD gone wrong
+    unmatched = Outcome("w-odd", None, "none", "no arXiv entry with this title")
+    store.put(matched, done)
+    store.put(odd, unmatched)
+    for i in range(AnsweredWorks.WRITE_BATCH):  # push both out of memory onto disk
+        store.put(Listing(f"w{i}", (f"Title {i}",)), Outcome(f"w{i}", None, "none", "no"))
+    assert store._unwritten.keys().isdisjoint({"w-done", "w-odd"})
+    assert store.get_many(["w-done", "w-odd"]) == {"w-done": (matched, done),
+                                                    "w-odd": (odd, unmatched)}
+    assert store.get("w-done") == (matched, done)
+    store.close()
+
+
 def test_counts_are_distinct_works_by_latest_status(arxiv_api: ArxivStandIn,
                                                      tmp_path: Path) -> None:
     config = make_config(arxiv_api, tmp_path)
