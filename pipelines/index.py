@@ -97,10 +97,10 @@ class OpenSearchIndexPipeline:
         self.max_buffer = max(batching.max_buffer, batching.size)
         self._buffer: list[Change] = []
         # The buffer's changes packed for the writer's child (a page's at a time, as they
-        # came: ``pack_changes``); their length is the buffer's size in bytes.
+        # came: ``pack_changes``); their length stands for their size in a bulk request
+        # (about their JSON's, and cheaper to get than any estimate of it).
         self._packed: list[bytes] = []
         self._documents = DistinctCounter()  # documents written this run: index/docs
-        self._buffer_bytes = 0
         self._inflight: Deferred[Any] | None = None
         self._waiters: list[Deferred[None]] = []
         self._ticker: LoopingCall | None = None
@@ -248,7 +248,7 @@ class OpenSearchIndexPipeline:
         if not changes:
             return
         self._buffer += changes
-        self._pack(changes)
+        self._packed.append(pack_changes(changes))
         received = dict.fromkeys(_RECEIVED, 0)
         for change in changes:
             received[change.kind] += 1
@@ -260,12 +260,10 @@ class OpenSearchIndexPipeline:
         if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
             self._flush()
 
-    def _pack(self, changes: list[Change]) -> None:
-        """Pack changes just buffered; the packed length stands for their size in a bulk
-        request (about their JSON's, and cheaper to get than any estimate of it)."""
-        packed = pack_changes(changes)
-        self._packed.append(packed)
-        self._buffer_bytes += len(packed)
+    @property
+    def _buffer_bytes(self) -> int:
+        """The buffer's size: the length of its packed messages, one a page."""
+        return sum(map(len, self._packed))
 
     def _flush(self) -> None:
         """Start writing the buffer in a thread, unless a flush is already in flight.
@@ -275,7 +273,7 @@ class OpenSearchIndexPipeline:
         """
         if self._inflight is not None or self._outage is not None or not self._buffer:
             return
-        batch, self._buffer, self._buffer_bytes = self._buffer, [], 0
+        batch, self._buffer = self._buffer, []
         packed, self._packed = self._packed, []
         if self._gave_up is not None:
             self._dead_letter(batch, UNAVAILABLE, self._gave_up)
@@ -385,7 +383,6 @@ class OpenSearchIndexPipeline:
         if held:  # sent first: packed ahead of what was buffered meanwhile
             self._buffer = held + self._buffer
             self._packed.insert(0, pack_changes(held))
-            self._buffer_bytes += len(self._packed[0])
         logger.warning("OpenSearch at %s answers again: crawl resumed after %.1fs paused; "
                        "sending %d held change(s)", self.config.safe_url, paused, len(held))
         if self._pause is not None:
@@ -418,7 +415,7 @@ class OpenSearchIndexPipeline:
         self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
                                 f"{self.outage_wait:g}s: {outage.last_error}")
         held, self._held = self._held + self._buffer, []
-        self._buffer, self._packed, self._buffer_bytes = [], [], 0
+        self._buffer, self._packed = [], []
         self._dead_letter(held, UNAVAILABLE, self._gave_up)
         self.stats.set_value(stat_keys.INDEX_ERROR, self._gave_up)
         logger.error("%s; %d held change(s) dead-lettered to %s; closing the spider",
