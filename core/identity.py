@@ -17,6 +17,16 @@ Everything else is kept, in order, so a title that extends another, shares only
 its first words, or reorders its words is a different work. The year is not
 part of the identity: a preprint and its published version are listed with
 different years and are still one work.
+
+Generic titles are the exception (``core.resolution.is_generic_title``: front matter
+and columns such as "Preface", "Editor's Notes", "Keynote Address"): different people
+print the same one for different papers, so the title alone says nothing. A generic
+title's ``work_id`` also holds its listing's own evidence (the profile, the year, the
+venue): two people's "Introduction" are two works, and the resolution pass
+(``indexing.resolution``) joins listings of one such paper only on author evidence.
+
+These ids are where works start; the resolution pass then joins the listings of one
+paper that print its title differently (a typo, a title cut short, mojibake).
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import hashlib
 import re
 from urllib.parse import urlsplit
 
+from core.resolution.generic import is_generic_title
 from core.text import fold
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
@@ -42,6 +53,17 @@ def title_key(title: str) -> str:
 def work_id(title: str) -> str:
     """The identifier shared by every listing of one work: 16 hex digits."""
     key = title_key(title) or title.strip()
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def listing_work_id(title: str, researcher_id: str, year: int | None = None,
+                    venue: str | None = None) -> str:
+    """A listing's ``work_id``: ``work_id(title)``, or for a generic title one that also
+    holds the listing's profile, year and venue (see the module doc)."""
+    if not is_generic_title(title):
+        return work_id(title)
+    key = "|".join((title_key(title) or title.strip(), researcher_id, str(year or ""),
+                    title_key(venue or "")))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
