@@ -35,7 +35,6 @@ import hashlib
 import re
 from urllib.parse import urlsplit
 
-from core.resolution.generic import is_generic_title
 from core.text import fold
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
@@ -53,17 +52,6 @@ def title_key(title: str) -> str:
 def work_id(title: str) -> str:
     """The identifier shared by every listing of one work: 16 hex digits."""
     key = title_key(title) or title.strip()
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-
-
-def listing_work_id(title: str, researcher_id: str, year: int | None = None,
-                    venue: str | None = None) -> str:
-    """A listing's ``work_id``: ``work_id(title)``, or for a generic title one that also
-    holds the listing's profile, year and venue (see the module doc)."""
-    if not is_generic_title(title):
-        return work_id(title)
-    key = "|".join((title_key(title) or title.strip(), researcher_id, str(year or ""),
-                    title_key(venue or "")))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 

@@ -11,47 +11,38 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch
 
-from core.identity import listing_work_id
-from core.items import WorkItem
-from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter
 from indexing.changes import change_from_item, unlist_change
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
-from indexing.decisions import DecisionStore, decision
 from indexing.deadletter import DeadLetterFile
+from indexing.decisions import DecisionStore, decision
 from indexing.indices import alias_name, ensure_aliases
 from indexing.resolution import ResolutionPass
+from tests.support.crawl import crawl_profiles
 from tests.support.index_contents import snapshot, untimed
-
-T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"
-POLICY = RetryPolicy(attempts=4, initial_wait=0.05, max_wait=0.3, jitter=0.05)
-
-
-def listing(title: str, researcher: str, year: int | None = 2019, venue: str = "VLDB",
-            authors: tuple[str, ...] = (), **fields: Any) -> dict[str, Any]:
-    rid = researcher.lower().replace(" ", "-")
-    return asdict(WorkItem(work_id=listing_work_id(title, rid, year, venue), title=title,
-                           researcher_id=rid, researcher_name=researcher, year=year,
-                           venue=venue, authors=list(authors), **fields))
-
-
-PAPER = "Efficient Processing of Window Queries over Streaming Sensor Data"
-TYPO = listing("Efficient Procesing of Window Queries over Streaming Sensor Data", "Bob Stone",
-               authors=("Ann Lee", "Bob Stone"))
-CUT = listing("Efficient Processing of Window Queries over Streaming Sensor", "Cid Moor",
-              authors=("Ann Lee", "Bob Stone", "Cid Moor"))
-ORIGINAL = listing(PAPER, "Ann Lee")
-OTHER = listing("Efficient Processing of Range Queries over Spatial Sensor Networks", "Dan Ray")
-PREFACE_1 = listing("Preface", "Eve Holt", year=2001, venue="SIGMOD Record")
-PREFACE_2 = listing("Preface", "Finn Shaw", year=2001, venue="SIGMOD Record")
-LISTINGS = [ORIGINAL, TYPO, CUT, OTHER, PREFACE_1, PREFACE_2]
+from tests.support.works import (
+    CUT,
+    LISTINGS,
+    ORIGINAL,
+    OTHER,
+    PAPER,
+    POLICY,
+    PREFACE_1,
+    PREFACE_2,
+    T1,
+    T2,
+    T3,
+    TYPO,
+    listing,
+)
 
 
 def write(writer: BulkWriter, items: list[dict[str, Any]], at: str = T1) -> None:
@@ -146,7 +137,7 @@ def test_a_listing_whose_title_changes_leaves_its_old_work(
 
 def test_the_resolved_index_does_not_depend_on_arrival_order_or_when_passes_ran(
         opensearch_url: str, opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
-        tmp_path: Any) -> None:
+        tmp_path: Path) -> None:
     """Listings in random orders and batches, passes between random batches: after the
     last pass every index is the same."""
     finals = []
@@ -205,3 +196,57 @@ def test_a_dry_run_writes_nothing(opensearch_client: OpenSearch,
     docs = snapshot(opensearch_client, alias_name(prefix, "works"))
     assert len(docs) == (6 if dry_run else 4)
 
+
+
+# --- at the end of a crawl --------------------------------------------------------------
+
+SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seeds" / "bzpeer_chao_jin.txt"
+RELIBRA = ("ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement "
+           "Learning")
+
+
+def profile_page(path: Path, name: str, retitle: dict[str, str]) -> str:
+    """Chao Jin's seed page as another person's, with some titles printed otherwise."""
+    text = SEED.read_text(encoding="utf-8").replace("Chao Jin", name)
+    for old, new in retitle.items():
+        text = text.replace(f"\n{old}\n", f"\n{new}\n")
+    path.write_text(text, encoding="utf-8")
+    return path.as_uri()
+
+
+def test_a_finished_crawl_leaves_one_document_per_paper(
+        tmp_path: Path, opensearch_client: OpenSearch,
+        opensearch_config: OpenSearchConfig) -> None:
+    typo = RELIBRA.replace("Reinforcement", "Reinforcment")
+    urls = [SEED.as_uri(), profile_page(tmp_path / "ann.txt", "Ann Lee", {RELIBRA: typo})]
+    prefix = opensearch_config.prefix
+    result = crawl_profiles(tmp_path, {"INDEX_ENABLED": "true", "OPENSEARCH_URL":
+                                       opensearch_config.url, "INDEX_PREFIX": prefix},
+                            urls=",".join(urls))
+    assert result.returncode == 0
+    docs = snapshot(opensearch_client, alias_name(prefix, "works"))
+    # Five papers listed on two profiles each: five documents, the typo joined by the pass.
+    assert len(docs) == 5
+    relibra = next(d for d in docs.values() if d["title"] in (RELIBRA, typo))
+    assert sorted(e["title"] for e in relibra["listings"]) == sorted([RELIBRA, typo])
+    assert result.stats["resolution/groups_changed"] == 1
+    assert result.stats["resolution/works"] == 5
+
+
+def test_a_crawl_stopped_early_or_without_the_setting_does_not_resolve(
+        tmp_path: Path, opensearch_config: OpenSearchConfig) -> None:
+    result = crawl_profiles(tmp_path, {"INDEX_ENABLED": "true", "OPENSEARCH_URL":
+                                       opensearch_config.url, "WORKS_RESOLVE": "false",
+                                       "INDEX_PREFIX": opensearch_config.prefix},
+                            urls=SEED.as_uri())
+    assert result.returncode == 0
+    assert not any(key.startswith("resolution/") for key in result.stats)
+
+
+def test_the_fixture_site_needs_no_regrouping(opensearch_client: OpenSearch,
+                                              indexed: OpenSearchConfig) -> None:
+    """The seed and held-out pages: no new join among them (the ReLibra near-miss title
+    by another author stays apart), nothing split."""
+    report = ResolutionPass(opensearch_client, indexed.prefix, POLICY).run(dry_run=True)
+    assert report.documents > 0
+    assert report.changes == []

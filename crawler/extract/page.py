@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from urllib.parse import urldefrag, urljoin
 
-from core.identity import listing_work_id, researcher_id, title_key
+from core.identity import researcher_id, title_key
 from core.items import ResearcherItem, WorkItem
+from core.resolution.listing import listing_work_id
 from crawler.extract import bzpeer, papercards, structured
 from crawler.extract.lines import PageText, page_text
 
