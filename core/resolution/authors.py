@@ -1,0 +1,73 @@
+"""Author evidence: do two atoms share a person, or does one rule the other out?
+
+An atom knows people two ways: the profile owners who list it (every owner is
+an author of the paper) and the authors some listings print (layout B cards;
+layout A prints none, so there the owner is the only evidence). Names are
+repaired (``clean.repair_text``: entities, mojibake) and compared with
+``core.names.same_person``: accents and case folded, initials agree with the
+names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
+
+* **shared**: how many of one atom's people have a namesake among the other's.
+* **conflict**: one atom prints a complete author list (some listing printed
+  authors and none ended in "et al.") and a profile owner of the other atom is
+  not on it, while no one is shared. An owner is certainly an author, so a
+  complete list without them is another paper (or a badly printed one: precision
+  first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.names import ParsedName, is_author_name, parse_name, same_parsed
+from core.resolution.clean import repair_text
+from core.resolution.model import Atom
+
+
+@dataclass(frozen=True)
+class People:
+    """An atom's people, parsed once."""
+
+    everyone: tuple[ParsedName, ...]
+    owners: tuple[ParsedName, ...]
+    printed: tuple[ParsedName, ...]
+    complete: bool  # ``printed`` is the whole author list
+
+
+def _parsed(names: tuple[str, ...]) -> tuple[ParsedName, ...]:
+    out = []
+    for name in names:
+        repaired = repair_text(name)
+        if is_author_name(repaired) and (parsed := parse_name(repaired)) is not None:
+            out.append(parsed)
+    return tuple(dict.fromkeys(out))
+
+
+def people_of(atom: Atom) -> People:
+    """The atom's people (see the module doc)."""
+    owners, printed = _parsed(atom.owners), _parsed(atom.authors)
+    return People(tuple(dict.fromkeys(owners + printed)), owners, printed,
+                  bool(printed) and not atom.authors_truncated)
+
+
+@dataclass(frozen=True)
+class AuthorEvidence:
+    """How many people two atoms share, and whether a complete list rules one out."""
+
+    shared: int
+    conflict: bool
+
+
+def _on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:
+    return any(same_parsed(person, other) for other in names)
+
+
+def compare_people(a: People, b: People) -> AuthorEvidence:
+    """The ``AuthorEvidence`` of two atoms' people (see the module doc)."""
+    small, large = (a, b) if len(a.everyone) <= len(b.everyone) else (b, a)
+    shared = sum(1 for person in small.everyone if _on_list(person, large.everyone))
+    if shared:
+        return AuthorEvidence(shared, False)
+    conflict = (a.complete and any(not _on_list(o, a.printed) for o in b.owners)) or (
+        b.complete and any(not _on_list(o, b.printed) for o in a.owners))
+    return AuthorEvidence(0, conflict)

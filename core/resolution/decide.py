@@ -1,0 +1,157 @@
+"""One rule: are two atoms one work?
+
+Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
+best-scoring pair of titles counts):
+
+* ``ratio``: the order-sensitive letter similarity (``core.titles.title_similarity``);
+  ``overlap``: the order-free soft word overlap; ``prefix``/``extra``: one title is
+  the other cut short or with a subtitle dropped (``similarity``).
+* authors (``authors``): ``shared`` people, or a ``conflict`` (a complete author
+  list without the other's profile owner).
+* years: ``far`` when both atoms have years and no two are within ``YEAR_TOLERANCE``
+  (1) of each other; a missing year says nothing.
+* generic titles (``generic.is_generic_title``) on either side.
+* verified strong keys ("arxiv:...", "doi:...").
+
+The rule, first that applies:
+
+1. A strong key in common: **match** (score 1). Keys of the same kind on both
+   sides and none in common: **apart, conflict**.
+2. An author conflict: **apart, conflict**.
+3. Years far apart: **apart** (a conference paper and its journal version, a
+   preprint years before: precision first).
+4. A generic title on either side: **match** only with a shared person, a year
+   in common and ``ratio`` ≥ ``NEAR`` (0.93): two people's "Introduction" are two
+   works, and one editor's column of 2001 is not that of 2002. Such a match is
+   never strong (see ``cluster``: a column's issues must not chain).
+5. A shared person: **match** when ``overlap`` ≥ ``WITH_AUTHOR`` (0.85) or
+   ``ratio`` ≥ ``WITH_AUTHOR``, or one title is the other cut short (``prefix``):
+   typos, other wording, moved words, a dropped subtitle.
+6. No author evidence either way (no names on one side, or only owners that
+   do not meet): **match** only when ``ratio`` ≥ ``NEAR`` (0.93) and neither
+   title extends the other (a title plus "Systems" or a subtitle is a follow-up
+   paper until an author says otherwise). Word order counts here: "Age of
+   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
+
+``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
+a cut-short title), in [0, 1]; a match is **strong** (may chain in clustering,
+``cluster``) when it rests on a strong key, or a shared person and ``ratio`` ≥
+``NEAR`` without a cut-short title.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.resolution.authors import People, compare_people, people_of
+from core.resolution.clean import clean_title
+from core.resolution.generic import is_generic_title
+from core.resolution.model import Atom, Decision
+from core.resolution.similarity import RATIO_FROM, compare_titles, title_words
+from core.titles import title_similarity
+
+YEAR_TOLERANCE = 1
+NEAR = 0.93
+WITH_AUTHOR = 0.85
+PREFIX_SCORE = 0.9
+STRONG = "strong"  # the evidence tag of a match that may chain
+
+
+@dataclass(frozen=True)
+class Features:
+    """What ``decide`` reads of one atom, computed once."""
+
+    atom: Atom
+    titles: tuple[str, ...]  # cleaned, distinct
+    generic: bool
+    people: People
+    keys: frozenset[str]
+
+
+def features(atom: Atom) -> Features:
+    """The atom's cleaned evidence."""
+    names = atom.owners + atom.authors
+    titles = tuple(dict.fromkeys(
+        t for t in (clean_title(raw, venues=atom.venues, people=names) for raw in atom.titles)
+        if title_words(t)))
+    generic = not titles or any(is_generic_title(t) for t in titles)
+    return Features(atom, titles, generic, people_of(atom),
+                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()))
+
+
+def _years_far(a: Atom, b: Atom) -> bool:
+    if not a.years or not b.years:
+        return False
+    return min(abs(x - y) for x in a.years for y in b.years) > YEAR_TOLERANCE
+
+
+def _same_year(a: Atom, b: Atom) -> bool:
+    return bool(set(a.years) & set(b.years))
+
+
+def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    kinds = {k.partition(":")[0] for k in a} & {k.partition(":")[0] for k in b}
+    return any({k for k in a if k.startswith(kind + ":")}.isdisjoint(
+        {k for k in b if k.startswith(kind + ":")}) for kind in kinds)
+
+
+@dataclass(frozen=True)
+class _Titles:
+    ratio: float
+    overlap: float
+    prefix: bool
+    extends: bool
+
+
+def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
+    best = _Titles(0.0, 0.0, False, True)
+    for x in a:
+        for y in b:
+            match = compare_titles(x, y)
+            if match.score == 1.0 and not match.extra:
+                return _Titles(1.0, 1.0, False, False)
+            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
+            best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
+                           best.prefix or match.prefix,
+                           best.extends and (match.prefix or (match.extra > 0 and ratio < 0.99)))
+    return best
+
+
+def decide_features(a: Features, b: Features) -> Decision:
+    """``decide`` on precomputed ``Features``."""
+    if a.keys & b.keys:
+        return Decision(True, 1.0, (STRONG, "shared key " + min(a.keys & b.keys)))
+    if _keys_differ(a.keys, b.keys):
+        return Decision(False, 0.0, ("different verified keys",), conflict=True)
+    titles = _compare_titles(a.titles, b.titles)
+    if titles.overlap < RATIO_FROM and not titles.prefix:
+        return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+    people = compare_people(a.people, b.people)
+    if people.conflict:
+        return Decision(False, 0.0, ("an owner is missing from a complete author list",),
+                        conflict=True)
+    if _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("years more than one apart",))
+    shared = f"{people.shared} shared author(s)"
+    if a.generic or b.generic:
+        if people.shared and titles.ratio >= NEAR and _same_year(a.atom, b.atom):
+            return Decision(True, titles.ratio,
+                            ("generic title", f"title {titles.ratio:.2f}", shared))
+        return Decision(False, titles.ratio, ("generic title without author evidence",))
+    if people.shared:
+        if titles.ratio >= NEAR and not titles.prefix:
+            return Decision(True, titles.ratio, (STRONG, f"title {titles.ratio:.2f}", shared))
+        score = max(titles.ratio, titles.overlap)
+        if score >= WITH_AUTHOR:
+            return Decision(True, score, (f"title {score:.2f}", shared))
+        if titles.prefix:
+            return Decision(True, PREFIX_SCORE, ("title cut short", shared))
+        return Decision(False, score, (f"title {score:.2f}", shared))
+    if titles.ratio >= NEAR and not titles.extends:
+        return Decision(True, titles.ratio, (f"title {titles.ratio:.2f}", "no author evidence"))
+    return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "no shared author"))
+
+
+def decide(a: Atom, b: Atom) -> Decision:
+    """Whether two atoms are one work (see the module doc)."""
+    return decide_features(features(a), features(b))
