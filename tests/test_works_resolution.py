@@ -37,11 +37,14 @@ from tests.support.works import (
     POLICY,
     PREFACE_1,
     PREFACE_2,
+    RELIBRA,
+    SEED,
     T1,
     T2,
     T3,
     TYPO,
     listing,
+    profile_page,
 )
 
 
@@ -199,20 +202,6 @@ def test_a_dry_run_writes_nothing(opensearch_client: OpenSearch,
 
 
 # --- at the end of a crawl --------------------------------------------------------------
-
-SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seeds" / "bzpeer_chao_jin.txt"
-RELIBRA = ("ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement "
-           "Learning")
-
-
-def profile_page(path: Path, name: str, retitle: dict[str, str]) -> str:
-    """Chao Jin's seed page as another person's, with some titles printed otherwise."""
-    text = SEED.read_text(encoding="utf-8").replace("Chao Jin", name)
-    for old, new in retitle.items():
-        text = text.replace(f"\n{old}\n", f"\n{new}\n")
-    path.write_text(text, encoding="utf-8")
-    return path.as_uri()
-
 
 def test_a_finished_crawl_leaves_one_document_per_paper(
         tmp_path: Path, opensearch_client: OpenSearch,

@@ -7,6 +7,7 @@ printed), a different paper sharing most of its words, and two people's "Preface
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from core.items import WorkItem
@@ -35,3 +36,19 @@ OTHER = listing("Efficient Processing of Range Queries over Spatial Sensor Netwo
 PREFACE_1 = listing("Preface", "Eve Holt", year=2001, venue="SIGMOD Record")
 PREFACE_2 = listing("Preface", "Finn Shaw", year=2001, venue="SIGMOD Record")
 LISTINGS = [ORIGINAL, TYPO, CUT, OTHER, PREFACE_1, PREFACE_2]
+
+
+# --- profile pages with titles printed otherwise --------------------------------------
+
+SEED = Path(__file__).resolve().parents[2] / "fixtures" / "seeds" / "bzpeer_chao_jin.txt"
+RELIBRA = ("ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement "
+           "Learning")
+
+
+def profile_page(path: Path, name: str, retitle: dict[str, str]) -> str:
+    """Chao Jin's seed page as another person's, with some titles printed otherwise."""
+    text = SEED.read_text(encoding="utf-8").replace("Chao Jin", name)
+    for old, new in retitle.items():
+        text = text.replace(f"\n{old}\n", f"\n{new}\n")
+    path.write_text(text, encoding="utf-8")
+    return path.as_uri()
