@@ -152,7 +152,7 @@ def _refused(mirror: ArxivMirror, before: HarvestState, state: HarvestState,
     A run that stored nothing leaves the state it found; one that stored pages keeps
     them and drops its token, so the next run asks again from its checkpoint."""
     if state.run_requests == 0:
-        mirror.save_state(before)
+        mirror.restore_state(before)
     else:
         mirror.save_state(replace(state, token=None, token_expires=None))
     raise error

@@ -301,6 +301,15 @@ class ArxivMirror(ThreadLocalSQLite):
             "SELECT scope FROM harvests ORDER BY scope")]
         return [self.state(s) for s in scopes]
 
+    def restore_state(self, state: HarvestState) -> None:
+        """Put ``state`` back as it was read: saved, or no row at all for a scope never
+        harvested (``state`` fresh), so a refused first run leaves no trace."""
+        if state == HarvestState(state.scope):
+            with self._connection() as conn:
+                conn.execute("DELETE FROM harvests WHERE scope = ?", (state.scope,))
+        else:
+            self.save_state(state)
+
     def save_state(self, state: HarvestState) -> None:
         with self._connection() as conn:
             self._save_state(conn, state)

@@ -76,9 +76,32 @@ _BAD_VERB = ("Value of the verb argument is not a legal OAI-PMH verb, the verb a
              "missing, or the verb argument is repeated. Reason: ")
 
 
+# arXiv lists a paper in both halves of an alias pair, and an old archive's paper in the
+# category that took it over.
+ALIASES = {"cs.SY": "eess.SY", "eess.SY": "cs.SY", "math.NA": "cs.NA", "cs.NA": "math.NA",
+           "math.IT": "cs.IT", "cs.IT": "math.IT", "math.MP": "math-ph", "math-ph": "math.MP",
+           "math.ST": "stat.TH", "stat.TH": "math.ST", "q-fin.EC": "econ.GN",
+           "econ.GN": "q-fin.EC"}
+SUBSUMED = {"chao-dyn": "nlin.CD", "ao-sci": "physics.ao-ph", "solv-int": "nlin.SI",
+            "patt-sol": "nlin.PS", "adap-org": "nlin.AO", "comp-gas": "nlin.CG",
+            "mtrl-th": "cond-mat.mtrl-sci", "chem-ph": "physics.chem-ph",
+            "atom-ph": "physics.atom-ph", "acc-phys": "physics.acc-ph",
+            "plasm-ph": "physics.plasm-ph", "bayes-an": "physics.data-an",
+            "supr-con": "cond-mat.supr-con", "alg-geom": "math.AG", "dg-ga": "math.DG",
+            "funct-an": "math.FA", "q-alg": "math.QA", "cmp-lg": "cs.CL"}
+
+
 def set_specs(categories: list[str]) -> tuple[str, ...]:
-    """The OAI sets a record with these categories carries, one per category."""
-    return tuple(dict.fromkeys(s for s in map(oai_set_of, categories) if s))
+    """The OAI sets a record with these categories carries: one per category, its alias's
+    too (``cs.IT`` is also ``math:math:IT``), an old archive's as its successor's."""
+    found: list[str] = []
+    for category in categories:
+        category = SUBSUMED.get(category, category)
+        for one in (category, ALIASES.get(category)):
+            spec = oai_set_of(one) if one else None
+            if spec:
+                found.append(spec)
+    return tuple(dict.fromkeys(found))
 
 
 def bare_id(versioned: str) -> str:
