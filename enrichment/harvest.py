@@ -149,10 +149,12 @@ def _refused(mirror: ArxivMirror, before: HarvestState, state: HarvestState,
              error: OaiError) -> None:
     """The endpoint refused a request: raise it, with the saved state as it should stay.
 
-    A run that stored nothing leaves the state it found; one that stored pages keeps
-    them and drops its token, so the next run asks again from its checkpoint."""
+    A run that stored nothing leaves the state it found (less a run in progress that
+    never stored a page either: refused now, it would be refused every time); one that
+    stored pages keeps them and drops its token, so the next run asks again from its
+    checkpoint."""
     if state.run_requests == 0:
-        mirror.restore_state(before)
+        mirror.restore_state(before.abandoned() if before.run_requests == 0 else before)
     else:
         mirror.save_state(replace(state, token=None, token_expires=None))
     raise error

@@ -137,6 +137,11 @@ class HarvestState:
                        run_records=self.run_records + len(records),
                        run_requests=self.run_requests + 1)
 
+    def abandoned(self) -> HarvestState:
+        """This state without its run in progress (what was complete stays complete)."""
+        return replace(self, run_from=None, run_until=None, token=None, token_expires=None,
+                       checkpoint=None, ordered=True, run_records=0, run_requests=0)
+
     def finished(self, at: datetime) -> HarvestState:
         """The run done: the days it covered join the complete range when they touch it."""
         run_from, run_until = self.run_from, self.run_until

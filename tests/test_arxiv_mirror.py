@@ -26,7 +26,7 @@ from enrichment.errors import ArxivUnavailable
 from enrichment.harvest import HarvestReport, harvest
 from enrichment.mirror import ALL, ArxivMirror, match_expression
 from enrichment.models import Listing, Outcome, listing_from_item
-from enrichment.oaipmh import OaiClient
+from enrichment.oaipmh import OaiClient, OaiError
 from enrichment.pending import enrich_pending
 from enrichment.query import query_key
 from enrichment.resolver import Resolver
@@ -352,3 +352,18 @@ def test_a_real_crawl_after_the_harvest_asks_the_query_api_nothing(
     assert result["stats"]["arxiv/mirror_answers"] >= DISTINCT
     assert "arxiv/requests" not in result["stats"]
     assert on_reactor and not any(on_reactor)  # the mirror is read off the reactor thread
+
+
+def test_a_run_refused_before_storing_anything_is_not_resumed(oai: OaiStandIn,
+                                                              tmp_path: Path) -> None:
+    """A run saved before its first page (as an older version saved a refused one) that the
+    endpoint refuses is dropped, so the next plain harvest starts a run of its own."""
+    config = config_for(oai, tmp_path)
+    mirror = ArxivMirror(tmp_path)
+    mirror.save_state(mirror.state(ALL).begin("2000-01-01", "2026-11-26"))
+    with pytest.raises(OaiError, match="start date too early"):
+        run_harvest(config)
+    assert not mirror.state(ALL).running and mirror.states() == []
+    oai.reset()
+    report = run_harvest(config)
+    assert "from" not in oai.requests[0].args and report.records == len(oai.ids)
