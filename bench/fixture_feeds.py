@@ -86,7 +86,10 @@ def run_in(tree: Path, script: Path, args: list[str], timeout: float) -> str:
     run_file = ("import runpy, sys; sys.argv = sys.argv[1:]; "
                 "runpy.run_path(sys.argv[0], run_name='__main__')")
     done = subprocess.run([sys.executable, "-c", run_file, str(script), *args], cwd=tree,
-                          env=env, check=True, capture_output=True, text=True, timeout=timeout)
+                          env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode:
+        raise RuntimeError(f"{script.name} {' '.join(args)} in {tree} failed "
+                           f"(exit {done.returncode}):\n{done.stderr[-3000:]}")
     return done.stdout
 
 
