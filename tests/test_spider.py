@@ -138,7 +138,7 @@ def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
 
 
 def test_undated_cards_are_listings_and_a_guessed_split_is_counted(site, tmp_path) -> None:
-    from tests.support.cards import UNDATED_SAMPLE, Card, card_page, rendered
+    from fixtures.cards import UNDATED_SAMPLE, Card, card_page, rendered
 
     dated = Card("EDiT: A Local-SGD-Based Efficient Distributed Training Method",
                  "Jialiang Cheng, Ning Gao et al.", "Distributed training is crucial.",

@@ -37,11 +37,13 @@ Where one card ends and the next begins (``_works``):
    (an abstract is prose, not ``LG``).
 7. Titles are often written like names (``Deep Learning``), so where a bare
    title + authors pair could start on a line or on the next, the one whose
-   authors line is an author list beyond doubt (several names, or ``et al.``)
-   wins; failing that, a line ending in ``.`` that is long or holds a sentence
-   break is text of the card before. Otherwise the choice is a guess (a short
-   line ending in ``.`` is taken as text, any other as the title), reported as
-   ambiguous when that card is taken.
+   authors line is an author list beyond doubt (several names, ``et al.``, or a
+   name with initials: ``JD Miller``) wins. Failing that, a line that does not
+   end in ``.`` is the title (a card's text ends in a sentence), one that is long
+   or holds a sentence break is text of the card before, and a short one ending
+   in ``.`` is taken as the title: a guess. A bare title that reads as a meta
+   line (``DB``) is a guess too. A guess is reported as ambiguous when its card
+   is taken.
 
 An undated card's ``date`` and ``year`` are None (structured data may fill them).
 """
@@ -90,6 +92,7 @@ _UNDATED_META = re.compile(
 _UNDATED_PIECES = ("score", "category", "code")
 _UNDATED_META_MAX = 24
 _TITLE_MAX = 400  # a longer line is prose: an abstract
+_INITIALS = re.compile(r"[A-Z]{1,3}|(?:[A-Z]\.-?){1,3}")  # "JD", "J.", "J.-P."
 _PROSE_MIN = 100  # a line ending in "." and longer than this is a sentence, not a title
 AMBIGUOUS = "ambiguous"  # how a problem that marks a guessed card split begins
 
@@ -243,7 +246,8 @@ def _start_at(body: list[str], i: int, known_titles: Collection[str]) -> _Start 
     if meta and _title_and_authors(body, i + used):
         return _Start(i, meta, used, body[i + used], _rank(body[i + used], 0, known_titles))
     if _title_and_authors(body, i):
-        return _Start(i, None, 0, body[i], _rank(body[i], 1, known_titles))
+        # A title that reads as a meta line whose card did not follow: a guess (rule 7).
+        return _Start(i, None, 0, body[i], _rank(body[i], 1, known_titles), bool(meta))
     return None
 
 
@@ -251,19 +255,24 @@ def _likelier(body: list[str], start: _Start, later: _Start) -> _Start:
     """Rule 7: a bare title + authors at ``start``, or a card one line later?"""
     if start.rank != later.rank:
         return min(start, later, key=lambda s: s.rank)
-    here, there = _many_authors(body[start.at + 1]), _many_authors(body[later.at + later.used + 1])
+    here, there = _sure_authors(body[start.at + 1]), _sure_authors(body[later.at + later.used + 1])
     if here != there:
         return start if here else later
     line = body[start.at]
-    if line.endswith(".") and (len(line) > _PROSE_MIN or ". " in line):
-        return later  # a sentence, or several: the text of the card before
-    return replace(later if line.endswith(".") else start, doubtful=True)
+    if not line.endswith("."):
+        return start  # not a sentence: no card's text ends so
+    if len(line) > _PROSE_MIN or ". " in line:
+        return later  # a long sentence, or several: the text of the card before
+    return replace(start, doubtful=True)  # a short sentence: a title or a one-line abstract
 
 
-def _many_authors(line: str) -> bool:
-    """An author list beyond doubt: several names, or cut with "et al."."""
+def _sure_authors(line: str) -> bool:
+    """An author list beyond doubt: several names, "et al.", or a name with initials."""
     read = read_authors(line)
-    return read is not None and (len(read[0]) > 1 or read[1])
+    if read is None:
+        return False
+    names, truncated = read
+    return truncated or len(names) > 1 or any(map(_INITIALS.fullmatch, names[0].split()))
 
 
 def _short_meta(text: str) -> bool:
