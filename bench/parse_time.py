@@ -3,8 +3,8 @@
     python -m bench.generate --profiles 1000 --out /tmp/site
     python -m bench.parse_time /tmp/site [--ref main] [--rounds 5]
 
-Times ``parse_profile`` on every profile page of a generated site
-(``bench.run.parse_speed``: best of a few passes, per layout) for ``ref``
+Times ``parse_profile`` on every profile page of a generated site (CPU time of
+the parsing process, best of a few passes, per layout) for ``ref``
 (``git archive``d into a temporary directory) and for this working tree, each in a
 child process of this interpreter, alternating ``rounds`` times so that load from
 other processes falls on both alike. Prints each round and the median of the
@@ -18,17 +18,36 @@ import json
 import statistics
 import sys
 import tempfile
+import time
+from datetime import date
 from pathlib import Path
+
+CRAWL_DATE = date(2026, 11, 22)  # bench.generate's pages assume it
 
 
 def _time_here(site: Path, repeats: int) -> dict[str, dict[str, float]]:
-    from bench.run import parse_speed
+    """CPU microseconds per page (best of ``repeats``), per layout: the process's own
+    CPU time, which other processes on a shared machine disturb less than wall time."""
+    from crawler.extract import parse_profile
 
-    layouts: dict[str, list[str]] = {}
+    layouts: dict[str, list[tuple[str, bytes]]] = {}
     for path in sorted(site.rglob("*.html")):
-        layout = path.relative_to(site).parts[0]
-        layouts.setdefault(layout, []).append("/" + path.relative_to(site).as_posix())
-    return parse_speed(site, layouts, sample=10**9, repeats=repeats)
+        relative = path.relative_to(site)
+        layouts.setdefault(relative.parts[0], []).append(
+            ("http://127.0.0.1/" + relative.as_posix(), path.read_bytes()))
+    figures: dict[str, dict[str, float]] = {}
+    for layout, pages in layouts.items():
+        best, listings = float("inf"), 0
+        for _ in range(repeats):
+            started = time.process_time()
+            parsed = [parse_profile(url, body, "text/html; charset=utf-8", CRAWL_DATE)
+                      for url, body in pages]
+            best = min(best, time.process_time() - started)
+            listings = sum(len(p.works) for p in parsed)
+        figures[layout] = {"us_per_page": round(best / len(pages) * 1e6, 1),
+                           "pages": len(pages),
+                           "listings_per_page": round(listings / len(pages), 1)}
+    return figures
 
 
 def _time_in(tree: Path, site: Path, repeats: int) -> dict[str, dict[str, float]]:
