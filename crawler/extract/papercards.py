@@ -162,7 +162,6 @@ def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     return match_across(lines, i, _META, 4, _may_end_meta, _PIECES)
 
 
-
 def _may_end_meta(text: str) -> bool:
     """_META ends in a date's day or year, "Code", or whitespace: a title or prose does not."""
     last = text[-1:]
@@ -177,10 +176,10 @@ class _Start:
     meta: re.Match[str] | None
     used: int  # lines the meta line takes (0 without one)
     title: str
-    # 0/1: the title is / is not in the structured data, then +0 led by a meta line,
-    # +1 a bare title + authors (``_rank``): the lower, the likelier.
+    # 0 if the structured data lists the title, else 2; +0 led by a meta line, +1 a
+    # bare title + authors (``_rank``): the lower, the likelier.
     rank: int
-    doubtful: bool = False  # the line after could as well have been the title (rule 7)
+    doubtful: bool = False  # taken by a guess (rule 7)
 
 
 def _works(lines: list[str], today: date, problems: list[str], listed: int | None,
