@@ -1,14 +1,17 @@
 """Blocking: which pairs of atoms are worth a decision.
 
 Comparing every pair is quadratic (70,000 atoms: 2.4 billion pairs). A pair is a
-candidate when the two atoms share a rare title word, so typos, truncation and
-word order all survive (one word in common suffices):
+candidate when the two atoms share a rare title word and another, so typos,
+truncation and word order all survive:
 
 * every atom is indexed under each distinctive word of its cleaned titles
-  (``core.titles.distinctive_words`` read as ``similarity.title_words``) that at
-  most ``MAX_POSTING`` (≤ 1,000 and ≤ 2 % of the atoms, at least 50) atoms hold;
+  (``similarity.title_words`` without function words) that at most
+  ``MAX_POSTING`` (100) atoms hold: a word more atoms share tells little, and the
+  cap keeps the work linear in the number of atoms;
 * each atom looks up its ``RARE_WORDS`` (4) rarest such words (ties by the word)
-  and pairs with every atom found there;
+  and pairs with every atom found there that shares at least ``MIN_SHARED`` (2)
+  distinctive words with it (all of them when either has fewer): a pair sharing
+  one word of two long titles cannot reach the decision's thresholds;
 * atoms whose titles have no usable rare word (generic or very short titles)
   are paired through their whole folded title instead (``title_key``), so two
   people's "Editor's Notes" still meet, in blocks of at most ``MAX_POSTING``.
@@ -29,13 +32,8 @@ from core.resolution.similarity import title_words
 from core.titles import FUNCTION_WORDS
 
 RARE_WORDS = 4
-POSTING_LIMIT = 1000
-POSTING_SHARE = 0.02
-POSTING_FLOOR = 50
-
-
-def _max_posting(n: int) -> int:
-    return max(POSTING_FLOOR, min(POSTING_LIMIT, int(n * POSTING_SHARE)))
+MIN_SHARED = 2
+MAX_POSTING = 100
 
 
 def title_terms(titles: Sequence[str]) -> set[str]:
@@ -45,7 +43,7 @@ def title_terms(titles: Sequence[str]) -> set[str]:
 
 def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tuple[int, int]]:
     """``candidate_pairs`` over each atom's cleaned titles."""
-    limit = _max_posting(len(titles))
+    limit = MAX_POSTING
     terms = [title_terms(t) for t in titles]
     postings: dict[str, list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
@@ -60,7 +58,7 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tup
                 exact[title_key(t)].append(i)
         for _, word in usable[:RARE_WORDS]:
             for j in postings[word]:
-                if j != i:
+                if j != i and len(words & terms[j]) >= min(MIN_SHARED, len(words), len(terms[j])):
                     pairs.add((i, j) if i < j else (j, i))
     for members in exact.values():
         if 1 < len(members) <= limit:

@@ -112,10 +112,11 @@ def _strip_authors(title: str, people: tuple[str, ...]) -> str:
     head, sep, rest = title.partition(":")
     if sep and _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
         title = rest.strip()
-    # A trailing "... . A. Name, B. Name": the last sentence is the name list.
-    body, sep, tail = title.rpartition(". ")
-    if sep and _word_count(body) >= MIN_TITLE_WORDS and _is_name_list(tail, people):
-        title = body.strip()
+    # A trailing "... . A. Name, B. Name": the first full stop after which all is names.
+    for match in re.finditer(r"\. ", title):
+        body, tail = title[: match.start()], title[match.end():]
+        if _word_count(body) >= MIN_TITLE_WORDS and _is_name_list(tail, people):
+            return body.strip()
     return title
 
 

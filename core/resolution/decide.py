@@ -11,6 +11,8 @@ best-scoring pair of titles counts):
 * years: ``far`` when both atoms have years and no two are within ``YEAR_TOLERANCE``
   (1) of each other; a missing year says nothing.
 * generic titles (``generic.is_generic_title``) on either side.
+* numbers: two titles whose numbers or roman numerals differ ("Part I" and "Part
+  II", "Version 2" and "Version 3") are never compared as alike.
 * verified strong keys ("arxiv:...", "doi:...").
 
 The rule, first that applies:
@@ -47,7 +49,7 @@ from core.resolution.authors import People, compare_people, people_of
 from core.resolution.clean import clean_title
 from core.resolution.generic import is_generic_title
 from core.resolution.model import Atom, Decision
-from core.resolution.similarity import RATIO_FROM, compare_titles, title_words
+from core.resolution.similarity import RATIO_FROM, compare_titles, numbers_differ, title_words
 from core.titles import title_similarity
 
 YEAR_TOLERANCE = 1
@@ -107,9 +109,11 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     best = _Titles(0.0, 0.0, False, True)
     for x in a:
         for y in b:
-            match = compare_titles(x, y)
-            if match.score == 1.0 and not match.extra:
+            if title_words(x) == title_words(y):
                 return _Titles(1.0, 1.0, False, False)
+            match = compare_titles(x, y)
+            if numbers_differ(x, y):  # "Part I" and "Part II", "TPC-C" and "TPC-H" aside
+                continue
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
                            best.prefix or match.prefix,
