@@ -48,6 +48,14 @@ MUST_JOIN = [
                          "Rakesh Agrawal", 1998),
                  listing("b", "Efficient Mining of Association Rules in Large Retail Databse",
                          "Ramakrishnan Srikant", 1999), id="no author evidence, a typo"),
+    pytest.param(card("a", "Things Every Update Replication Customer Should Know",
+                      ("Rob Goldring",)),
+                 listing("b", "Things every update replication customer should know (abstract)",
+                         "Rob Golding"), id="owner misspelt, an annotation"),
+    pytest.param(card("a", "Database Research: Achievements and Opportunities Into the 21st "
+                      "Century", ("Avi Silberschatz", "Mike Stonebraker")),
+                 listing("b", "Database research: achievements and opportunities into the 21st "
+                         "century", "Jeffrey D. Ullman"), id="author list printed short"),
     pytest.param(listing("a", "Editor's Notes", "Ling Liu", 2002),
                  card("b", "Editor's notes", ("Ling Liu",), 2002),
                  id="generic title, same person, same year"),
@@ -99,8 +107,16 @@ MUST_STAY_APART = [
                  id="part I and part II"),
     pytest.param(card("a", "Query Optimization in Compressed Database Systems",
                       ("Zhiyuan Chen", "Johannes Gehrke")),
-                 listing("b", "Query Optimization in Compressed Database Systems", "Flip Korn"),
-                 id="owner missing from a complete author list"),
+                 listing("b", "Query Optimization in Compressed Database Systems Revisited",
+                         "Flip Korn"), id="owner missing from a complete author list"),
+    pytest.param(card("a", "Automatic Generation of Production Rules for Integrity Maintenance",
+                      ("Stefano Ceri", "Piero Fraternali")),
+                 listing("b", "Addendum to Automatic Generation of Production Rules for "
+                         "Integrity Maintenance", "Stefano Ceri"), id="an addendum"),
+    pytest.param(listing("a", "A Database Perspective on Lotus Domino/Notes", "C. Mohan"),
+                 card("b", "Evolution of Groupware for Business Applications: A Database "
+                      "Perspective on Lotus Domino/Notes", ("C. Mohan", "Ron Barber")),
+                 id="the other's subtitle alone"),
     pytest.param(listing("a", "Same Title Written Twice Here", "A B", keys=("doi:10.1/a",)),
                  listing("b", "Same Title Written Twice Here", "A B", keys=("doi:10.1/b",)),
                  id="different verified keys"),
@@ -147,6 +163,11 @@ def test_prefix_is_a_cut_or_a_dropped_subtitle() -> None:
     assert compare_titles("Aurora: A New Model and Architecture for Data Stream Management",
                           "Aurora").prefix is False  # too short to say
     assert compare_titles("Aurora: A New Model and Architecture for Data Stream Management",
-                          "A New Model and Architecture for Data Stream Management").prefix
+                          "Aurora: A New Model").prefix
+    assert compare_titles("Query Processing over Data Streams: A New Model and Architecture",
+                          "Query Processing over Data Streams").prefix  # subtitle dropped
+    # The part after the colon alone is another paper's title as often as not.
+    assert not compare_titles("Aurora: A New Model and Architecture for Data Streams",
+                              "A New Model and Architecture for Data Streams").prefix
     assert compare_titles("Efficient query processing in large distributed databases",
                           "Efficient query processing in large").prefix

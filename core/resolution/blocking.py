@@ -9,9 +9,10 @@ truncation and word order all survive:
   ``MAX_POSTING`` (100) atoms hold: a word more atoms share tells little, and the
   cap keeps the work linear in the number of atoms;
 * each atom looks up its ``RARE_WORDS`` (4) rarest such words (ties by the word)
-  and pairs with every atom found there that shares at least ``MIN_SHARED`` (2)
-  distinctive words with it (all of them when either has fewer): a pair sharing
-  one word of two long titles cannot reach the decision's thresholds;
+  and pairs with every atom found there that shares at least half
+  (``SHARED_SHARE``) of the shorter title's distinctive words and at least
+  ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
+  cannot reach the decision's thresholds unless most of their words are typos;
 * atoms whose titles have no usable rare word (generic or very short titles)
   are paired through their whole folded title instead (``title_key``), so two
   people's "Editor's Notes" still meet, in blocks of at most ``MAX_POSTING``.
@@ -22,6 +23,7 @@ i < j, in increasing order.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
@@ -33,7 +35,13 @@ from core.titles import FUNCTION_WORDS
 
 RARE_WORDS = 4
 MIN_SHARED = 2
+SHARED_SHARE = 0.5
 MAX_POSTING = 100
+
+
+def _needed(a: int, b: int) -> int:
+    shorter = min(a, b)
+    return min(shorter, max(MIN_SHARED, math.ceil(SHARED_SHARE * shorter)))
 
 
 def title_terms(titles: Sequence[str]) -> set[str]:
@@ -58,7 +66,7 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tup
                 exact[title_key(t)].append(i)
         for _, word in usable[:RARE_WORDS]:
             for j in postings[word]:
-                if j != i and len(words & terms[j]) >= min(MIN_SHARED, len(words), len(terms[j])):
+                if j != i and len(words & terms[j]) >= _needed(len(words), len(terms[j])):
                     pairs.add((i, j) if i < j else (j, i))
     for members in exact.values():
         if 1 < len(members) <= limit:

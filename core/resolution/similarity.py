@@ -14,8 +14,10 @@ A title is read as its folded words (``core.text.words``), plurals as singular
 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
-tolerance, the start of the longer one, or the longer one's part before or after
-its first colon: a title cut short, or a subtitle dropped or added. ``extra`` is
+tolerance, the start of the longer one, or the longer one's part before its
+first colon: a title cut short, or a subtitle dropped or added. (The part after
+the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
+talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
 how many words the longer title has beyond the shorter one.
 """
 
@@ -107,10 +109,10 @@ def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
         return False
     if same_word(short[0], long[0]) and _is_start(short, long):
         return True
-    head, tail = _colon_parts(long_title)
-    if head and (head == short or tail == short):
+    head = _colon_parts(long_title)[0]
+    if head and head == short:
         return True
-    head, tail = _colon_parts(short_title)  # both have subtitles, one subtitle dropped
+    head = _colon_parts(short_title)[0]  # both have subtitles, one subtitle dropped
     return bool(head) and head == long[: len(head)] and len(head) >= PREFIX_MIN_WORDS
 
 
@@ -121,6 +123,18 @@ _ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x",
 def numbers(title: str) -> frozenset[str]:
     """The title's numbers and roman numerals: "Part II" -> {"ii"}."""
     return frozenset(w for w in words(title) if w.isdigit() or w in _ROMAN)
+
+
+_FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "comment on",
+              "comments on", "response to", "reply to", "rejoinder", "a reply to",
+              "a response to", "a comment on", "remarks on", "review of", "retraction")
+
+
+@lru_cache(maxsize=131_072)
+def follow_up(title: str) -> bool:
+    """Whether the title names a note on another paper: "Addendum to ...", "Response to ..."."""
+    text = " ".join(words(title))
+    return any(text == m or text.startswith(m + " ") for m in _FOLLOW_UP)
 
 
 def numbers_differ(a: str, b: str) -> bool:
