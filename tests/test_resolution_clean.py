@@ -43,6 +43,14 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Fast Algorithms for Mining Association Rules SIGMOD Conference",
      "Fast Algorithms for Mining Association Rules"),
+    ("r. agrawal, and r. srikant. fast algorithms for mining association rules",
+     "fast algorithms for mining association rules"),  # citation style, lower case
+    ("fast algorithms for mining association rules. in proceedings of the 20th vldb",
+     "fast algorithms for mining association rules"),
+    ("Fast Algorithms for Mining Association Rules (Experience Paper)",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Tutorial: Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
 ])
 def test_glued_fields_are_removed(printed: str, title: str) -> None:
     assert clean_title(printed, venues=["SIGMOD Conference"], people=["Rakesh Agrawal"]) == title
@@ -56,6 +64,8 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "The Year 2000",
     "In Proc",
     "Learning in Proceedings",
+    "Dr. Who and the Daleks in Space",  # "Dr" is no name of the atom's people
+    "Sleepers and Workaholics (extended version)",  # another publication, kept
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title

@@ -6,9 +6,9 @@ truncation and word order all survive:
 
 * every atom is indexed under each distinctive word of its cleaned titles
   (``similarity.title_words`` without function words) that at most
-  ``MAX_POSTING`` (100) atoms hold: a word more atoms share tells little, and the
+  ``MAX_POSTING`` (50) atoms hold: a word more atoms share tells little, and the
   cap keeps the work linear in the number of atoms;
-* each atom looks up its ``RARE_WORDS`` (4) rarest such words (ties by the word)
+* each atom looks up its ``RARE_WORDS`` (3) rarest such words (ties by the word)
   and pairs with every atom found there that shares at least half
   (``SHARED_SHARE``) of the shorter title's distinctive words and at least
   ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
@@ -33,10 +33,10 @@ from core.resolution.model import Atom
 from core.resolution.similarity import title_words
 from core.titles import FUNCTION_WORDS
 
-RARE_WORDS = 4
+RARE_WORDS = 3
 MIN_SHARED = 2
 SHARED_SHARE = 0.5
-MAX_POSTING = 100
+MAX_POSTING = 50
 
 
 def _needed(a: int, b: int) -> int:
@@ -59,14 +59,22 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tup
             postings[word].append(i)
     exact: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
+    longest = max((len(t) for t in terms), default=0)
+    needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
+    sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
         usable = sorted((len(postings[w]), w) for w in words if len(postings[w]) <= limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
                 exact[title_key(t)].append(i)
+        seen = {i}
+        size = sizes[i]
         for _, word in usable[:RARE_WORDS]:
             for j in postings[word]:
-                if j != i and len(words & terms[j]) >= _needed(len(words), len(terms[j])):
+                if j in seen:
+                    continue
+                seen.add(j)
+                if len(words & terms[j]) >= needed[min(size, sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     for members in exact.values():
         if 1 < len(members) <= limit:

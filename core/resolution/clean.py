@@ -26,10 +26,10 @@ what other fields left glued to a title. Both are pure and idempotent.
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
     ...``, ``. Technical Report ...`` (and the same after ``,`` or `` - ``) to the
     end; and any of the atom's own ``venues`` printed at the end;
-  - leading or trailing authors: a segment before the first ``:`` or ``.`` (or
-    after the last) of at most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of
-    which (split at ``,``, ``;``, ``and``, ``&``) is a name and at least one of
-    which is one of the atom's own ``people`` (``core.names.same_person``).
+  - leading or trailing authors: a segment before a ``:`` or ``. `` (or after a
+    ``. ``) of at most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which
+    (split at ``,``, ``;``, ``and``, ``&``) is a name and at least one of which is
+    one of the atom's own ``people`` (``core.names.same_person``).
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
     r"(?:[.,;]\s+|\s+[-–—]\s+)(?:In:?\s+\S|Proc\b|Proc\.|Proceedings\b|Journal\b|"
-    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)"
+    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
+    re.IGNORECASE,
 )
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
@@ -122,6 +123,12 @@ def _strip_authors(title: str, people: tuple[str, ...]) -> str:
     head, sep, rest = title.partition(":")
     if sep and _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
         title = rest.strip()
+    # A leading "A. Name, and B. Name. ...": the first full stop before which all is names.
+    for match in re.finditer(r"\. ", title):
+        head, rest = title[: match.start()], title[match.end():]
+        if _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
+            title = rest.strip()
+            break
     # A trailing "... . A. Name, B. Name": the first full stop after which all is names.
     for match in re.finditer(r"\. ", title):
         body, tail = title[: match.start()], title[match.end():]

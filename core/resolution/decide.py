@@ -36,10 +36,11 @@ The rule, first that applies:
    and not cut short.
 8. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
-   neither title extends the other: a title plus "Systems" or a subtitle is a
-   follow-up paper until an author says otherwise). Word order counts here:
-   "Age of Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of
-   Information".
+   neither title extends the other at its start or end, ``core.titles.extra_words``:
+   a title plus "Systems" or a subtitle is a follow-up paper until an author says
+   otherwise; a word inside, "improving (the) performance", is not an
+   extension). Word order counts here: "Age of Information with Hybrid-ARQ" is
+   not "Hybrid-ARQ with Age of Information".
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
@@ -63,7 +64,7 @@ from core.resolution.similarity import (
     numbers_differ,
     title_words,
 )
-from core.titles import title_similarity
+from core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
@@ -131,7 +132,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
                            best.prefix or match.prefix,
-                           best.extends and (match.prefix or (match.extra > 0 and ratio < 0.99)))
+                           best.extends and (match.prefix or extra_words(x, y) > 0))
     return best
 
 
