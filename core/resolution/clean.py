@@ -120,6 +120,8 @@ def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
+    if not people or (":" not in title and ". " not in title):
+        return title
     head, sep, rest = title.partition(":")
     if sep and _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
         title = rest.strip()
@@ -141,6 +143,8 @@ def _strip_venue(title: str, venues: tuple[str, ...]) -> str:
     match = _VENUE_TAIL.search(title)
     if match and _word_count(title[: match.start()]) >= MIN_TITLE_WORDS:
         title = title[: match.start()]
+    if not venues:
+        return title
     folded_title = " ".join(words(title))
     for venue in venues:
         folded_venue = " ".join(words(venue))
@@ -167,16 +171,16 @@ def _cut_after_words(text: str, count: int) -> str:
 def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     title = repair_text(title)
     tagless = _TAGS.sub("", title)
-    if _word_count(tagless) >= 1:
+    if tagless != title and _word_count(tagless) >= 1:
         title = tagless
     for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
         before = title
         for pattern in (_ANNOTATION, _KIND_PREFIX):
             bare = pattern.sub("", title)
-            if _word_count(bare) >= MIN_TITLE_WORDS:
+            if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
                 title = bare
         yearless = _TRAILING_YEAR.sub("", title)
-        if _word_count(yearless) >= MIN_TITLE_WORDS:
+        if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
             title = yearless
         title = _strip_venue(title, venues)
         title = _strip_authors(title, people)
