@@ -6,7 +6,12 @@ The builder's tests use records made here; the rest read the labelled data sets
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from itertools import combinations
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -18,6 +23,7 @@ from bench.generate import CRAWL_DATE
 from crawler.extract import parse_profile
 from crawler.extract.lines import page_text
 
+ROOT = Path(__file__).resolve().parent.parent
 needs_dblp_acm = pytest.mark.skipif(
     not available("dblp-acm"),
     reason="DBLP-ACM not found: set ER_DATA_DIR (default ../shared/data/er from the repository "
@@ -130,3 +136,44 @@ def test_offline_evaluator_counts_as_an_independent_pairwise_count() -> None:
     assert baseline["precision"] == round(true / predicted, 4)
     assert baseline["recall"] == round(true / len(data.gold), 4)
     assert len(build_sites(data)) == 2
+
+
+@needs_dblp_acm
+def test_end_to_end_bench_scores_the_index_it_crawled(tmp_path: Path) -> None:
+    out, work = tmp_path / "dedupe.json", tmp_path / "work"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.dedupe", "--data", "dblp-acm", "--limit", "150",
+         "--out", str(out), "--workdir", str(work)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text("utf-8"))["data_sets"]["dblp-acm"]
+    assert result["checks_failed"] == []
+    assert result["pages_parsed"] == result["pages"] > 0 and result["pages_per_s"] > 0
+    assert result["records"] == 300
+    # The baseline from the crawl's items, counted again here from the exported items and
+    # the listing map, comparing every pair.
+    data = load("dblp-acm", limit=150)
+    records = {r.key: r for r in data.records}
+    listing_map = json.loads((work / "dblp-acm" / "sites" / "listings.json").read_text("utf-8"))
+    shown = {path: [records[k] for k in keys]
+             for site in listing_map.values() for path, keys in site.items()}
+    items = [json.loads(line) for line in
+             (work / "dblp-acm" / "items.jsonl").read_text("utf-8").splitlines()]
+    record_work: dict[str, str] = {}
+    for item in (i for i in items if i["kind"] == "work"):
+        path = urlsplit(item["researcher_url"]).path
+        for record in shown[path]:
+            if (" ".join(record.title.split()) == " ".join(item["title"].split())
+                    and record.year == item["year"]):
+                record_work[record.key] = item["work_id"]
+    predicted = true = 0
+    for a, b in combinations(sorted(record_work), 2):
+        if a.split(":")[0] != b.split(":")[0] and record_work[a] == record_work[b]:
+            predicted += 1
+            true += (a, b) in data.gold
+    baseline = result["exact_title"]
+    assert (baseline["predicted"], baseline["true_positives"]) == (predicted, true)
+    assert baseline["gold"] == len(data.gold)
+    if not result["resolution_pass"]["ran"]:  # the index holds one document per work_id
+        assert result["index"] == baseline
+        assert result["work_documents"] == result["atoms"]

@@ -1,14 +1,18 @@
 """Blocking: which pairs of atoms are worth a decision.
 
 Comparing every pair is quadratic (70,000 atoms: 2.4 billion pairs). A pair is a
-candidate when the two atoms share a rare title word, so typos, truncation and
-word order all survive (one word in common suffices):
+candidate when the two atoms share a rare title word and another, so typos,
+truncation and word order all survive:
 
 * every atom is indexed under each distinctive word of its cleaned titles
-  (``core.titles.distinctive_words`` read as ``similarity.title_words``) that at
-  most ``MAX_POSTING`` (≤ 1,000 and ≤ 2 % of the atoms, at least 50) atoms hold;
-* each atom looks up its ``RARE_WORDS`` (4) rarest such words (ties by the word)
-  and pairs with every atom found there;
+  (``similarity.title_words`` without function words) that at most
+  ``MAX_POSTING`` (50) atoms hold: a word more atoms share tells little, and the
+  cap keeps the work linear in the number of atoms;
+* each atom looks up its ``RARE_WORDS`` (3) rarest such words (ties by the word)
+  and pairs with every atom found there that shares at least half
+  (``SHARED_SHARE``) of the shorter title's distinctive words and at least
+  ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
+  cannot reach the decision's thresholds unless most of their words are typos;
 * atoms whose titles have no usable rare word (generic or very short titles)
   are paired through their whole folded title instead (``title_key``), so two
   people's "Editor's Notes" still meet, in blocks of at most ``MAX_POSTING``.
@@ -19,6 +23,7 @@ i < j, in increasing order.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
@@ -28,14 +33,15 @@ from core.resolution.model import Atom
 from core.resolution.similarity import title_words
 from core.titles import FUNCTION_WORDS
 
-RARE_WORDS = 4
-POSTING_LIMIT = 1000
-POSTING_SHARE = 0.02
-POSTING_FLOOR = 50
+RARE_WORDS = 3
+MIN_SHARED = 2
+SHARED_SHARE = 0.5
+MAX_POSTING = 50
 
 
-def _max_posting(n: int) -> int:
-    return max(POSTING_FLOOR, min(POSTING_LIMIT, int(n * POSTING_SHARE)))
+def _needed(a: int, b: int) -> int:
+    shorter = min(a, b)
+    return min(shorter, max(MIN_SHARED, math.ceil(SHARED_SHARE * shorter)))
 
 
 def title_terms(titles: Sequence[str]) -> set[str]:
@@ -45,7 +51,7 @@ def title_terms(titles: Sequence[str]) -> set[str]:
 
 def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tuple[int, int]]:
     """``candidate_pairs`` over each atom's cleaned titles."""
-    limit = _max_posting(len(titles))
+    limit = MAX_POSTING
     terms = [title_terms(t) for t in titles]
     postings: dict[str, list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
@@ -53,14 +59,22 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tup
             postings[word].append(i)
     exact: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
+    longest = max((len(t) for t in terms), default=0)
+    needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
+    sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
         usable = sorted((len(postings[w]), w) for w in words if len(postings[w]) <= limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
                 exact[title_key(t)].append(i)
+        seen = {i}
+        size = sizes[i]
         for _, word in usable[:RARE_WORDS]:
             for j in postings[word]:
-                if j != i:
+                if j in seen:
+                    continue
+                seen.add(j)
+                if len(words & terms[j]) >= needed[min(size, sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     for members in exact.values():
         if 1 < len(members) <= limit:

@@ -16,16 +16,20 @@ what other fields left glued to a title. Both are pure and idempotent.
   title still shows ``$\\alpha$`` as printed.
 * **Glued fields** (``clean_title`` only), removed when what remains still has at
   least ``MIN_TITLE_WORDS`` words:
+  - the kind of contribution, which one listing prints and another does not:
+    ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
+    Abstract]``, ``(tutorial session)`` at the end, ``Tutorial:``, ``Panel:`` at
+    the start (not "(extended version)": that is another publication);
   - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
     ...``, ``. Technical Report ...`` (and the same after ``,`` or `` - ``) to the
     end; and any of the atom's own ``venues`` printed at the end;
-  - leading or trailing authors: a segment before the first ``:`` or ``.`` (or
-    after the last) of at most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of
-    which (split at ``,``, ``;``, ``and``, ``&``) is a name and at least one of
-    which is one of the atom's own ``people`` (``core.names.same_person``).
+  - leading or trailing authors: a segment before a ``:`` or ``. `` (or after a
+    ``. ``) of at most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which
+    (split at ``,``, ``;``, ``and``, ``&``) is a name and at least one of which is
+    one of the atom's own ``people`` (``core.names.same_person``).
 """
 
 from __future__ import annotations
@@ -86,11 +90,18 @@ def repair_text(text: str) -> str:
     return " ".join(text.split())
 
 
+_KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+)?"
+          r"(?:abstract|panel|panel\s+summary|panel\s+session|summary|experience\s+paper|tutorial"
+          r"|tutorial\s+session|demo|demonstration|poster|talk|keynote|paper|session)")
+# "(panel)", "(Experience Paper)", "[Extended Abstract]" at the end; "Tutorial:" at the start.
+_ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]\s*\.?\s*$", re.I)
+_KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster)\s*:\s*", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
     r"(?:[.,;]\s+|\s+[-–—]\s+)(?:In:?\s+\S|Proc\b|Proc\.|Proceedings\b|Journal\b|"
-    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)"
+    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
+    re.IGNORECASE,
 )
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
@@ -109,13 +120,22 @@ def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
+    if not people or (":" not in title and ". " not in title):
+        return title
     head, sep, rest = title.partition(":")
     if sep and _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
         title = rest.strip()
-    # A trailing "... . A. Name, B. Name": the last sentence is the name list.
-    body, sep, tail = title.rpartition(". ")
-    if sep and _word_count(body) >= MIN_TITLE_WORDS and _is_name_list(tail, people):
-        title = body.strip()
+    # A leading "A. Name, and B. Name. ...": the first full stop before which all is names.
+    for match in re.finditer(r"\. ", title):
+        head, rest = title[: match.start()], title[match.end():]
+        if _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
+            title = rest.strip()
+            break
+    # A trailing "... . A. Name, B. Name": the first full stop after which all is names.
+    for match in re.finditer(r"\. ", title):
+        body, tail = title[: match.start()], title[match.end():]
+        if _word_count(body) >= MIN_TITLE_WORDS and _is_name_list(tail, people):
+            return body.strip()
     return title
 
 
@@ -123,6 +143,8 @@ def _strip_venue(title: str, venues: tuple[str, ...]) -> str:
     match = _VENUE_TAIL.search(title)
     if match and _word_count(title[: match.start()]) >= MIN_TITLE_WORDS:
         title = title[: match.start()]
+    if not venues:
+        return title
     folded_title = " ".join(words(title))
     for venue in venues:
         folded_venue = " ".join(words(venue))
@@ -149,12 +171,16 @@ def _cut_after_words(text: str, count: int) -> str:
 def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     title = repair_text(title)
     tagless = _TAGS.sub("", title)
-    if _word_count(tagless) >= 1:
+    if tagless != title and _word_count(tagless) >= 1:
         title = tagless
     for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
         before = title
+        for pattern in (_ANNOTATION, _KIND_PREFIX):
+            bare = pattern.sub("", title)
+            if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
+                title = bare
         yearless = _TRAILING_YEAR.sub("", title)
-        if _word_count(yearless) >= MIN_TITLE_WORDS:
+        if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
             title = yearless
         title = _strip_venue(title, venues)
         title = _strip_authors(title, people)

@@ -16,10 +16,10 @@
       these may chain, as each is good evidence on its own;
    c. **weak** matches (the rest: other wording, cut-short titles, generic titles,
       titles with no author evidence) only when **mutual best**: each atom is the
-      other's highest-scoring match, and uniquely so (a tie between matches in
-      different groups links neither: an editor's four "Editor's Notes" of one
-      year are ambiguous). A weak link never joins an atom to something merely
-      similar to something similar to it.
+      other's highest-scoring match outside its own group after step b, and
+      uniquely so (a tie between matches in different groups links neither: an
+      editor's four "Editor's Notes" of one year are ambiguous). A weak link
+      never joins an atom to something merely similar to something similar to it.
 4. Every group is one work: ``clusters`` lists them (each sorted, the list
    sorted); ``links`` says, for every atom but its group's smallest work_id, which
    atom it joined, towards that smallest one, and on what evidence.
@@ -120,7 +120,7 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     musts = sorted({tuple(sorted((index[a], index[b])))
                     for a, b in must_link if a in index and b in index and a != b})
     for i, j in musts:
-        link(i, j, decisions.get((i, j)) if decisions.get((i, j), MUST_LINK).match else MUST_LINK)
+        link(i, j, MUST_LINK)
 
     matches = sorted(((d.score, i, j, d) for (i, j), d in decisions.items() if d.match),
                      key=lambda m: (-m[0], m[1], m[2]))
@@ -130,15 +130,17 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
 
     best: dict[int, tuple[float, int]] = {}
     tied: set[int] = set()  # atoms whose best match is not unique
-    for score, i, j, _ in matches:  # best score first
+    for score, i, j, _ in matches:  # best score first; partners in one's own group do not count
+        if groups.find(i) == groups.find(j):
+            continue
         for here, there in ((i, j), (j, i)):
             if here not in best:
                 best[here] = (score, there)
             elif best[here][0] == score and groups.find(best[here][1]) != groups.find(there):
                 tied.add(here)
     for _, i, j, decision in matches:
-        if (STRONG not in decision.evidence and best[i][1] == j and best[j][1] == i
-                and i not in tied and j not in tied):
+        if (STRONG not in decision.evidence and i in best and j in best
+                and best[i][1] == j and best[j][1] == i and i not in tied and j not in tied):
             link(i, j, decision)
 
     return _resolution(pooled, groups, tree)

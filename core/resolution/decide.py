@@ -11,32 +11,42 @@ best-scoring pair of titles counts):
 * years: ``far`` when both atoms have years and no two are within ``YEAR_TOLERANCE``
   (1) of each other; a missing year says nothing.
 * generic titles (``generic.is_generic_title``) on either side.
+* numbers: two titles whose numbers or roman numerals differ ("Part I" and "Part
+  II", "Version 2" and "Version 3") are never compared as alike.
 * verified strong keys ("arxiv:...", "doi:...").
 
 The rule, first that applies:
 
 1. A strong key in common: **match** (score 1). Keys of the same kind on both
    sides and none in common: **apart, conflict**.
-2. An author conflict: **apart, conflict**.
-3. Years far apart: **apart** (a conference paper and its journal version, a
-   preprint years before: precision first).
-4. A generic title on either side: **match** only with a shared person, a year
-   in common and ``ratio`` ≥ ``NEAR`` (0.93): two people's "Introduction" are two
-   works, and one editor's column of 2001 is not that of 2002. Such a match is
-   never strong (see ``cluster``: a column's issues must not chain).
-5. A shared person: **match** when ``overlap`` ≥ ``WITH_AUTHOR`` (0.85) or
-   ``ratio`` ≥ ``WITH_AUTHOR``, or one title is the other cut short (``prefix``):
-   typos, other wording, moved words, a dropped subtitle.
-6. No author evidence either way (no names on one side, or only owners that
-   do not meet): **match** only when ``ratio`` ≥ ``NEAR`` (0.93) and neither
-   title extends the other (a title plus "Systems" or a subtitle is a follow-up
-   paper until an author says otherwise). Word order counts here: "Age of
-   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
+2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
+3. Years far apart: **apart, conflict** (a conference paper and its journal
+   version, a preprint years before, a column's other year: precision first).
+4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
+   and the other not: **apart, conflict**.
+5. An author conflict: **match** (weak) only when the titles are near-identical
+   (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
+   list printed short or a name spelt apart; otherwise **apart, conflict**.
+6. A generic title on either side: **match** (weak) only with a shared person, a
+   year in common and ``ratio`` ≥ ``NEAR``: two people's "Introduction" are two
+   works, and one editor's column of 2001 is not that of 2002.
+7. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
+   (0.85), or one title is the other cut short (``prefix``): typos, other
+   wording, moved words, a dropped subtitle. Strong when ``ratio`` ≥ ``NEAR``
+   and not cut short.
+8. No author evidence either way (no names on one side, or only owners that
+   do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
+   neither title extends the other at its start or end, ``core.titles.extra_words``:
+   a title plus "Systems" or a subtitle is a follow-up paper until an author says
+   otherwise; a word inside, "improving (the) performance", is not an
+   extension). Word order counts here: "Age of Information with Hybrid-ARQ" is
+   not "Hybrid-ARQ with Age of Information".
 
-``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
+A **conflict** is a cannot-link in clustering: no chain of other links may join
+the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
 a cut-short title), in [0, 1]; a match is **strong** (may chain in clustering,
 ``cluster``) when it rests on a strong key, or a shared person and ``ratio`` ≥
-``NEAR`` without a cut-short title.
+``NEAR`` without a cut-short title; every other match is weak.
 """
 
 from __future__ import annotations
@@ -47,8 +57,14 @@ from core.resolution.authors import People, compare_people, people_of
 from core.resolution.clean import clean_title
 from core.resolution.generic import is_generic_title
 from core.resolution.model import Atom, Decision
-from core.resolution.similarity import RATIO_FROM, compare_titles, title_words
-from core.titles import title_similarity
+from core.resolution.similarity import (
+    RATIO_FROM,
+    compare_titles,
+    follow_up,
+    numbers_differ,
+    title_words,
+)
+from core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
@@ -64,6 +80,7 @@ class Features:
     atom: Atom
     titles: tuple[str, ...]  # cleaned, distinct
     generic: bool
+    follow_up: bool  # "Addendum to ...", "Response to ..."
     people: People
     keys: frozenset[str]
 
@@ -75,7 +92,7 @@ def features(atom: Atom) -> Features:
         t for t in (clean_title(raw, venues=atom.venues, people=names) for raw in atom.titles)
         if title_words(t)))
     generic = not titles or any(is_generic_title(t) for t in titles)
-    return Features(atom, titles, generic, people_of(atom),
+    return Features(atom, titles, generic, any(follow_up(t) for t in titles), people_of(atom),
                     frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()))
 
 
@@ -107,13 +124,15 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     best = _Titles(0.0, 0.0, False, True)
     for x in a:
         for y in b:
-            match = compare_titles(x, y)
-            if match.score == 1.0 and not match.extra:
+            if title_words(x) == title_words(y):
                 return _Titles(1.0, 1.0, False, False)
+            match = compare_titles(x, y)
+            if numbers_differ(x, y):  # "Part I" and "Part II", "TPC-C" and "TPC-H" aside
+                continue
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
                            best.prefix or match.prefix,
-                           best.extends and (match.prefix or (match.extra > 0 and ratio < 0.99)))
+                           best.extends and (match.prefix or extra_words(x, y) > 0))
     return best
 
 
@@ -126,30 +145,36 @@ def decide_features(a: Features, b: Features) -> Decision:
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+    if _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("years more than one apart",), conflict=True)
+    if a.follow_up != b.follow_up:
+        return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
     people = compare_people(a.people, b.people)
+    generic = a.generic or b.generic
+    near = titles.ratio >= NEAR and not titles.extends
+    title = f"title {titles.ratio:.2f}"
     if people.conflict:
+        if near and not generic:  # an author list printed short, a name spelt apart
+            return Decision(True, titles.ratio, (title, "despite an owner missing from a list"))
         return Decision(False, 0.0, ("an owner is missing from a complete author list",),
                         conflict=True)
-    if _years_far(a.atom, b.atom):
-        return Decision(False, 0.0, ("years more than one apart",))
     shared = f"{people.shared} shared author(s)"
-    if a.generic or b.generic:
+    if generic:
         if people.shared and titles.ratio >= NEAR and _same_year(a.atom, b.atom):
-            return Decision(True, titles.ratio,
-                            ("generic title", f"title {titles.ratio:.2f}", shared))
+            return Decision(True, titles.ratio, ("generic title", title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
         if titles.ratio >= NEAR and not titles.prefix:
-            return Decision(True, titles.ratio, (STRONG, f"title {titles.ratio:.2f}", shared))
+            return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
         if score >= WITH_AUTHOR:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
-    if titles.ratio >= NEAR and not titles.extends:
-        return Decision(True, titles.ratio, (f"title {titles.ratio:.2f}", "no author evidence"))
-    return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "no shared author"))
+    if near:
+        return Decision(True, titles.ratio, (title, "no author evidence"))
+    return Decision(False, titles.ratio, (title, "no shared author"))
 
 
 def decide(a: Atom, b: Atom) -> Decision:

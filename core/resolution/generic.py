@@ -51,6 +51,7 @@ GENERIC_PREFIXES = (
     "introduction to this special issue", "letter from the", "message from the", "editor note",
     "chair message", "remembering",
 )
+_PREFIXED = re.compile("^(?:" + "|".join(re.escape(p) for p in GENERIC_PREFIXES) + ")(?: |$)")
 _NUMBERING = re.compile(r"(?: (?:\d+|[ivx]+|part \w+|no \d+|vol \d+))+$")
 
 
@@ -61,9 +62,7 @@ def is_generic_title(title: str) -> bool:
     text = _NUMBERING.sub("", " ".join(tokens))
     if not text:
         return True
-    if text in GENERIC_TITLES or any(
-        text == prefix or text.startswith(prefix + " ") for prefix in GENERIC_PREFIXES
-    ):
+    if text in GENERIC_TITLES or _PREFIXED.match(text):
         return True
     distinctive = {w for w in text.split() if w not in FUNCTION_WORDS}
     return len(distinctive) < MIN_DISTINCTIVE_WORDS

@@ -4,25 +4,25 @@ A title is read as its folded words (``core.text.words``), plurals as singular
 (``core.titles.singular``). Two measures, the larger wins:
 
 * **Soft word overlap** (Dice): 2·matched / (words of a + words of b), where a
-  word matches an equal word of the other title, or failing that a word within
-  edit distance 1 (both at least ``TYPO_MIN_LENGTH`` = 4 letters) or 2 (both at
-  least 9 letters): "Sytems" is "Systems", "Databse" is "Database". Order does
-  not count, so moved words cost nothing.
+  word matches an equal word of the other title, or failing that a word one
+  typo away (a letter added, dropped, changed, or two neighbours swapped; both
+  at least ``TYPO_MIN_LENGTH`` = 4 letters): "Sytems" is "Systems", "Databse" is
+  "Database". Order does not count, so moved words cost nothing.
 * **Letter ratio**: ``core.titles.title_similarity`` (difflib over the letters),
   which sees words split or joined ("data base" / "database"). It is quadratic,
   so it runs only when the overlap is at least ``RATIO_FROM`` (0.6) and below 1.
 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
-tolerance, the start of the longer one, or the longer one's part before or after
-its first colon: a title cut short, or a subtitle dropped or added. ``extra`` is
+tolerance, the start of the longer one, or the longer one's part before its
+first colon: a title cut short, or a subtitle dropped or added. (The part after
+the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
+talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
 how many words the longer title has beyond the shorter one.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,7 +30,6 @@ from core.text import words
 from core.titles import FUNCTION_WORDS, singular, title_similarity
 
 TYPO_MIN_LENGTH = 4
-LONG_WORD = 9
 RATIO_FROM = 0.6
 PREFIX_MIN_WORDS = 3
 
@@ -56,20 +55,17 @@ def _colon_parts(title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (title_words(head), title_words(tail)) if sep else ((), ())
 
 
-def within_edits(a: str, b: str, limit: int) -> bool:
-    """Whether the edit distance of ``a`` and ``b`` is at most ``limit`` (small limits)."""
-    if abs(len(a) - len(b)) > limit:
-        return False
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1,
-                               previous[j - 1] + (ca != cb)))
-        if min(current) > limit:
-            return False
-        previous = current
-    return previous[-1] <= limit
+@lru_cache(maxsize=262_144)
+def variants(word: str) -> frozenset[str]:
+    """The word and every spelling of it with one letter deleted (empty for short words).
+
+    Two words of at least ``TYPO_MIN_LENGTH`` letters are one edit apart (a letter
+    added, dropped, changed, or two neighbours swapped) exactly when their
+    variants meet, so a typo costs a set intersection, not an edit distance.
+    """
+    if len(word) < TYPO_MIN_LENGTH:
+        return frozenset()
+    return frozenset({word} | {word[:k] + word[k + 1:] for k in range(len(word))})
 
 
 @lru_cache(maxsize=262_144)
@@ -77,31 +73,28 @@ def same_word(a: str, b: str) -> bool:
     """Equal, or one typo apart (see the module doc)."""
     if a == b:
         return True
-    shorter = min(len(a), len(b))
-    if shorter < TYPO_MIN_LENGTH:
-        return False
-    return within_edits(a, b, 2 if shorter >= LONG_WORD else 1)
+    return not variants(a).isdisjoint(variants(b))
 
 
-def soft_overlap(a: tuple[str, ...], b: tuple[str, ...], at_least: int = 0) -> int:
-    """How many words of ``a`` match a distinct word of ``b`` (equal first, then typos).
+@lru_cache(maxsize=131_072)
+def _typo_targets(title_words_: tuple[str, ...]) -> frozenset[str]:
+    return frozenset().union(*(variants(w) for w in title_words_))
 
-    When even matching every leftover word cannot reach ``at_least``, the count of
-    equal words is returned without looking for typos (most candidate pairs).
-    """
-    common = Counter(a) & Counter(b)
-    matched = sum(common.values())
-    left_a = list((Counter(a) - common).elements())
-    left_b = list((Counter(b) - common).elements())
-    if not left_a or not left_b or matched + min(len(left_a), len(left_b)) < at_least:
-        return matched
-    for word in left_a:
-        for k, other in enumerate(left_b):
-            if abs(len(word) - len(other)) <= 2 and same_word(word, other):
-                del left_b[k]
+
+def soft_overlap(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many words of ``a`` match a word of ``b``: equal, or else one typo away."""
+    set_b = set(b)
+    matched = 0
+    targets = None
+    for word in a:
+        if word in set_b:
+            matched += 1
+        elif len(word) >= TYPO_MIN_LENGTH:
+            if targets is None:
+                targets = _typo_targets(b)
+            if not variants(word).isdisjoint(targets):
                 matched += 1
-                break
-    return matched
+    return min(matched, len(b))
 
 
 def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
@@ -116,11 +109,38 @@ def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
         return False
     if same_word(short[0], long[0]) and _is_start(short, long):
         return True
-    head, tail = _colon_parts(long_title)
-    if head and (head == short or tail == short):
+    head = _colon_parts(long_title)[0]
+    if head and head == short:
         return True
-    head, tail = _colon_parts(short_title)  # both have subtitles, one subtitle dropped
+    head = _colon_parts(short_title)[0]  # both have subtitles, one subtitle dropped
     return bool(head) and head == long[: len(head)] and len(head) >= PREFIX_MIN_WORDS
+
+
+_ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
+
+
+@lru_cache(maxsize=131_072)
+def numbers(title: str) -> frozenset[str]:
+    """The title's numbers and roman numerals: "Part II" -> {"ii"}."""
+    return frozenset(w for w in words(title) if w.isdigit() or w in _ROMAN)
+
+
+_FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "comment on",
+              "comments on", "response to", "reply to", "rejoinder", "a reply to",
+              "a response to", "a comment on", "remarks on", "review of", "retraction")
+
+
+@lru_cache(maxsize=131_072)
+def follow_up(title: str) -> bool:
+    """Whether the title names a note on another paper: "Addendum to ...", "Response to ..."."""
+    text = " ".join(words(title))
+    return any(text == m or text.startswith(m + " ") for m in _FOLLOW_UP)
+
+
+def numbers_differ(a: str, b: str) -> bool:
+    """Both titles hold numbers and not the same ones: part I and part II, two editions."""
+    na, nb = numbers(a), numbers(b)
+    return bool(na) and bool(nb) and na != nb
 
 
 def compare_titles(a: str, b: str) -> TitleMatch:
@@ -131,7 +151,7 @@ def compare_titles(a: str, b: str) -> TitleMatch:
     if wa == wb:
         return TitleMatch(1.0, False, 0)
     total = len(wa) + len(wb)
-    score = 2 * soft_overlap(wa, wb, at_least=math.ceil(RATIO_FROM * total / 2)) / total
+    score = min(1.0, (soft_overlap(wa, wb) + soft_overlap(wb, wa)) / total)
     if RATIO_FROM <= score < 1.0:
         score = max(score, title_similarity(a, b))
     extra = abs(len(wa) - len(wb))
