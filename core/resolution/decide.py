@@ -27,9 +27,12 @@ The rule, first that applies:
 5. An author conflict: **match** (weak) only when the titles are near-identical
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
-6. A generic title on either side: **match** (weak) only with a shared person, a
-   year in common and ``ratio`` ≥ ``NEAR``: two people's "Introduction" are two
-   works, and one editor's column of 2001 is not that of 2002.
+6. A generic title on either side: **match** (weak) only with at least
+   ``GENERIC_SHARED`` (2) shared people, a year in common and ``ratio`` ≥ ``NEAR``:
+   two people's "Introduction" are two works, one editor's column of 2001 is not
+   that of 2002, and one editor's four "Editor's Notes" of one year cannot be told
+   apart (a profile lists them under one title, year and venue), so a single
+   shared person is too thin.
 7. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
    (0.85), or one title is the other cut short (``prefix``): typos, other
    wording, moved words, a dropped subtitle. Strong when ``ratio`` ≥ ``NEAR``
@@ -68,6 +71,7 @@ from core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
+GENERIC_SHARED = 2
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
@@ -160,7 +164,8 @@ def decide_features(a: Features, b: Features) -> Decision:
                         conflict=True)
     shared = f"{people.shared} shared author(s)"
     if generic:
-        if people.shared and titles.ratio >= NEAR and _same_year(a.atom, b.atom):
+        if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
+                and _same_year(a.atom, b.atom)):
             return Decision(True, titles.ratio, ("generic title", title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
