@@ -164,3 +164,14 @@ def test_random_atoms_partition_and_guards(atoms: list[Atom], rng, data) -> None
         assert a == b or cluster_of[a] != cluster_of[b]  # a cannot-link always holds
     for work_id, link in resolution.links.items():
         assert cluster_of[link.to] == cluster_of[work_id]
+
+
+def test_a_title_thousands_print_still_meets_its_coauthors() -> None:
+    crowd = [listing(f"{k:04d}", "Introduction", f"Person{k} Crowd{k}", 2001) for k in range(300)]
+    pair = [card("a0", "Introduction", ("Ann Lee", "Bob Ray"), 2001),
+            card("a1", "Introduction", ("Bob Ray", "Ann Lee"), 2001)]
+    atoms = crowd + pair
+    named = {frozenset((atoms[i].work_id, atoms[j].work_id)) for i, j in candidate_pairs(atoms)}
+    assert frozenset(("a0", "a1")) in named  # through "introduction|lee"
+    assert len(named) < 1000  # not the 45,150 pairs of the whole crowd
+    assert ("a0", "a1") in resolve(atoms).clusters

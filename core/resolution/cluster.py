@@ -96,7 +96,8 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     index = {a.work_id: i for i, a in enumerate(pooled)}
     feats = [features(a) for a in pooled]
     decisions: dict[tuple[int, int], Decision] = {}
-    for i, j in candidate_pairs_from_titles([f.titles for f in feats]):
+    for i, j in candidate_pairs_from_titles([f.titles for f in feats],
+                                            [f.surnames for f in feats]):
         decisions[(i, j)] = decide_features(feats[i], feats[j])
 
     cannot: dict[int, set[int]] = defaultdict(set)

@@ -88,6 +88,11 @@ class Features:
     people: People
     keys: frozenset[str]
 
+    @property
+    def surnames(self) -> frozenset[str]:
+        """The surnames of the atom's people (blocking's key for generic titles)."""
+        return frozenset(person.surname for person in self.people.everyone)
+
 
 def features(atom: Atom) -> Features:
     """The atom's cleaned evidence."""
