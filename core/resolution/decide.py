@@ -136,7 +136,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
             if title_words(x) == title_words(y):
                 return _Titles(1.0, 1.0, False, False)
             match = compare_titles(x, y)
-            if numbers_differ(x, y):  # "Part I" and "Part II", "TPC-C" and "TPC-H" aside
+            if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
