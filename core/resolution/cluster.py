@@ -4,10 +4,11 @@
 
 1. Atoms are taken in work_id order (atoms sharing a work_id are one atom, their
    evidence pooled); blocking (``blocking``) proposes pairs, ``decide`` judges them.
-2. **Cannot-links**: the operators' ``cannot_link`` pairs and every decision with
-   a ``conflict`` (different verified keys, an owner missing from a complete
-   author list). Two groups are never joined while any cannot-link runs between
-   them, whatever links them otherwise.
+2. **Cannot-links**: the operators' ``cannot_link`` pairs and every candidate
+   pair's decision with a ``conflict`` (different verified keys, years far apart,
+   a note on a paper beside the paper, an owner missing from a complete author
+   list). Two groups are never joined while any cannot-link runs between them,
+   whatever links them otherwise.
 3. Groups are joined by links in this order, each join guarded by step 2:
    a. ``must_link`` pairs (operators' decisions, verified shared arXiv id / DOI),
       in work_id order;
