@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.process_time()
     feats = [features(a) for a in atoms]
     featured = time.process_time()
-    pairs = list(candidate_pairs_from_titles([f.titles for f in feats]))
+    pairs = list(candidate_pairs_from_titles([f.titles for f in feats],
+                                             [f.surnames for f in feats]))
     blocked = time.process_time()
     matches = sum(decide_features(feats[i], feats[j]).match for i, j in pairs)
     decided = time.process_time()

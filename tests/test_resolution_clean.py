@@ -80,7 +80,7 @@ def test_authors_are_stripped_only_when_they_are_the_atoms_people() -> None:
 @pytest.mark.parametrize("title", [
     "Reminiscences on Influential Papers", "Editor's Notes", "Editor's notes 3", "Chair's Message",
     "Keynote Address", "Preface", "Introduction", "Foreword", "Editorial", "Guest Editorial",
-    "Guest Editors' Introduction", "Guest editor's introduction: special issue on XML",
+    "Guest Editors' Introduction", "Guest editor's introduction: XML",
     "In Memoriam: Jim Gray", "Book Reviews", "Book Review Column", "Panel", "Treasurer's Message",
     "Standards", "Reports", "Letter from the Editor", "Message from the Program Chairs",
     "Introduction to the Special Issue on Data Streams", "Preface II",
@@ -96,6 +96,9 @@ def test_generic_titles(title: str) -> None:
     "Reminiscences of a Database Pioneer in Industry", "Keynote Speakers and Their Audiences",
     "Editorial Processes in Peer Review", "An Introduction to Spatial Database Systems",
     "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning",
+    # A curated prefix followed by a title of its own names one work.
+    "Guest editor's introduction: special issue on XML data streams",
+    "Review of Data on the Web: From Relations to Semistructured Data and XML",
 ])
 def test_titles_that_are_not_generic(title: str) -> None:
     assert not is_generic_title(title)

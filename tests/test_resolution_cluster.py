@@ -124,3 +124,54 @@ def test_bad_input_does_not_crash() -> None:
     odd = [listing("x", "", ""), listing("y", "&#;&amp;", "et al."), card("z", "???", ("",))]
     resolution = resolve(odd)
     assert sorted(w for c in resolution.clusters for w in c) == ["x", "y", "z"]
+
+
+WORDS = ["query", "queries", "data", "streams", "stream", "sensor", "adaptive", "processing",
+         "optimisation", "optimization", "join", "joins", "index", "editor's", "notes", "the", "of"]
+NAMES = ["Ann Lee", "A. Lee", "Bob Ray", "Robert Ray", "Chen Li", "Li, Chen", "Dana Fox"]
+
+
+@st.composite
+def random_atoms(draw) -> list[Atom]:
+    count = draw(st.integers(min_value=1, max_value=14))
+    atoms = []
+    for k in range(count):
+        title = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=7)))
+        authors = tuple(draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)))
+        owners = tuple(draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=2,
+                                     unique=True)))
+        years = tuple(draw(st.lists(st.integers(2000, 2004), max_size=2, unique=True)))
+        keys = tuple(draw(st.lists(st.sampled_from(["doi:1", "doi:2", "arxiv:3"]), max_size=1)))
+        atoms.append(Atom(f"{k:02d}", (title,), authors, draw(st.booleans()), owners, years,
+                          (), (), keys))
+    return atoms
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_atoms(), st.randoms(use_true_random=False), st.data())
+def test_random_atoms_partition_and_guards(atoms: list[Atom], rng, data) -> None:
+    ids = [a.work_id for a in atoms]
+    cannot = data.draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)),
+                                max_size=3))
+    resolution = resolve(atoms, cannot_link=cannot)
+    flat = [w for c in resolution.clusters for w in c]
+    assert sorted(flat) == sorted(ids)  # a partition: every atom exactly once
+    shuffled = list(atoms)
+    rng.shuffle(shuffled)
+    assert resolve(shuffled, cannot_link=cannot) == resolution  # order does not matter
+    cluster_of = {w: c for c in resolution.clusters for w in c}
+    for a, b in cannot:
+        assert a == b or cluster_of[a] != cluster_of[b]  # a cannot-link always holds
+    for work_id, link in resolution.links.items():
+        assert cluster_of[link.to] == cluster_of[work_id]
+
+
+def test_a_title_thousands_print_still_meets_its_coauthors() -> None:
+    crowd = [listing(f"{k:04d}", "Introduction", f"Person{k} Crowd{k}", 2001) for k in range(300)]
+    pair = [card("a0", "Introduction", ("Ann Lee", "Bob Ray"), 2001),
+            card("a1", "Introduction", ("Bob Ray", "Ann Lee"), 2001)]
+    atoms = crowd + pair
+    named = {frozenset((atoms[i].work_id, atoms[j].work_id)) for i, j in candidate_pairs(atoms)}
+    assert frozenset(("a0", "a1")) in named  # through "introduction|lee"
+    assert len(named) < 1000  # not the 45,150 pairs of the whole crowd
+    assert ("a0", "a1") in resolve(atoms).clusters

@@ -7,7 +7,10 @@ repaired (``clean.repair_text``: entities, mojibake) and compared with
 ``core.names.same_person``: accents and case folded, initials agree with the
 names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
 
-* **shared**: how many of one atom's people have a namesake among the other's.
+* **shared**: how many of one atom's people have a namesake among the other's:
+  ``same_person``, or the same surname with one first given name a short form
+  of the other, at least ``SHORT_FORM_LETTERS`` (3) letters ("Don Slutz" /
+  "Donald R. Slutz", "Alex Borgida" / "Alexander Borgida").
 * **conflict**: one atom prints a complete author list (some listing printed
   authors and none ended in "et al.") and a profile owner of the other atom is
   not on it, even read loosely, while no one is shared. An owner is certainly an
@@ -27,6 +30,8 @@ from core.names import ParsedName, is_author_name, parse_name, same_parsed
 from core.resolution.clean import repair_text
 from core.resolution.model import Atom
 from core.resolution.similarity import same_word
+
+SHORT_FORM_LETTERS = 3
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,21 @@ class AuthorEvidence:
     conflict: bool
 
 
+def _short_form(a: ParsedName, b: ParsedName) -> bool:
+    """One surname, and one first given name a short form of the other: "Don" / "Donald"."""
+    if a.surname != b.surname or not a.given or not b.given:
+        return False
+    x, y = sorted((a.given[0].text, b.given[0].text), key=len)
+    return len(x) >= SHORT_FORM_LETTERS and y.startswith(x)
+
+
+def same_author(a: ParsedName, b: ParsedName) -> bool:
+    """``core.names.same_parsed``, or a short form of the first given name (module doc)."""
+    return same_parsed(a, b) or _short_form(a, b)
+
+
 def _on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:
-    return any(same_parsed(person, other) for other in names)
+    return any(same_author(person, other) for other in names)
 
 
 _TRANSLITERATED = (("ue", "u"), ("oe", "o"), ("ae", "a"))

@@ -13,9 +13,12 @@ truncation and word order all survive:
   (``SHARED_SHARE``) of the shorter title's distinctive words and at least
   ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
   cannot reach the decision's thresholds unless most of their words are typos;
-* atoms whose titles have no usable rare word (generic or very short titles)
-  are paired through their whole folded title instead (``title_key``), so two
-  people's "Editor's Notes" still meet, in blocks of at most ``MAX_POSTING``.
+* atoms whose titles have fewer than two usable rare words (generic or very
+  short titles) are paired through their whole folded title instead
+  (``title_key``), in blocks of at most ``MAX_POSTING``; and through that title
+  plus each of their people's surnames, so that a title thousands of profiles
+  print ("Introduction") still brings together the listings that share a person,
+  the only ones such a title may join (``decide``).
 
 Deterministic: the pairs depend only on the atoms, each (i, j) is yielded once,
 i < j, in increasing order.
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from core.identity import title_key
 from core.resolution.decide import features
@@ -49,8 +52,10 @@ def title_terms(titles: Sequence[str]) -> set[str]:
     return {w for t in titles for w in title_words(t) if w not in FUNCTION_WORDS and len(w) > 1}
 
 
-def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tuple[int, int]]:
-    """``candidate_pairs`` over each atom's cleaned titles."""
+def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
+                                surnames: Sequence[Iterable[str]] | None = None,
+                                ) -> Iterator[tuple[int, int]]:
+    """``candidate_pairs`` over each atom's cleaned titles (and its people's surnames)."""
     limit = MAX_POSTING
     terms = [title_terms(t) for t in titles]
     postings: dict[str, list[int]] = defaultdict(list)
@@ -66,7 +71,10 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tup
         usable = sorted((len(postings[w]), w) for w in words if len(postings[w]) <= limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
-                exact[title_key(t)].append(i)
+                key = title_key(t)
+                exact[key].append(i)
+                for surname in surnames[i] if surnames is not None else ():
+                    exact[f"{key}|{surname}"].append(i)
         seen = {i}
         size = sizes[i]
         for _, word in usable[:RARE_WORDS]:
@@ -87,4 +95,6 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]]) -> Iterator[tup
 
 def candidate_pairs(atoms: Sequence[Atom]) -> Iterator[tuple[int, int]]:
     """Index pairs (i, j), i < j, of atoms worth comparing (see the module doc)."""
-    yield from candidate_pairs_from_titles([features(a).titles for a in atoms])
+    feats = [features(a) for a in atoms]
+    yield from candidate_pairs_from_titles([f.titles for f in feats],
+                                           [f.surnames for f in feats])

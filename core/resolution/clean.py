@@ -18,8 +18,9 @@ what other fields left glued to a title. Both are pure and idempotent.
   least ``MIN_TITLE_WORDS`` words:
   - the kind of contribution, which one listing prints and another does not:
     ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
-    Abstract]``, ``(tutorial session)`` at the end, ``Tutorial:``, ``Panel:`` at
-    the start (not "(extended version)": that is another publication);
+    Abstract]``, ``(tutorial session)`` wherever they stand, ``Tutorial:``,
+    ``Panel:`` at the start (not "(extended version)": that is another
+    publication);
   - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
@@ -93,8 +94,8 @@ def repair_text(text: str) -> str:
 _KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+)?"
           r"(?:abstract|panel|panel\s+summary|panel\s+session|summary|experience\s+paper|tutorial"
           r"|tutorial\s+session|demo|demonstration|poster|talk|keynote|paper|session)")
-# "(panel)", "(Experience Paper)", "[Extended Abstract]" at the end; "Tutorial:" at the start.
-_ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]\s*\.?\s*$", re.I)
+# "(panel)", "(Experience Paper)", "[Extended Abstract]" anywhere; "Tutorial:" at the start.
+_ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
 _KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster)\s*:\s*", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")

@@ -4,10 +4,11 @@
 
 1. Atoms are taken in work_id order (atoms sharing a work_id are one atom, their
    evidence pooled); blocking (``blocking``) proposes pairs, ``decide`` judges them.
-2. **Cannot-links**: the operators' ``cannot_link`` pairs and every decision with
-   a ``conflict`` (different verified keys, an owner missing from a complete
-   author list). Two groups are never joined while any cannot-link runs between
-   them, whatever links them otherwise.
+2. **Cannot-links**: the operators' ``cannot_link`` pairs and every candidate
+   pair's decision with a ``conflict`` (different verified keys, years far apart,
+   a note on a paper beside the paper, an owner missing from a complete author
+   list). Two groups are never joined while any cannot-link runs between them,
+   whatever links them otherwise.
 3. Groups are joined by links in this order, each join guarded by step 2:
    a. ``must_link`` pairs (operators' decisions, verified shared arXiv id / DOI),
       in work_id order;
@@ -15,11 +16,11 @@
       near-identical titles), best score first, ties by the pair's work_ids:
       these may chain, as each is good evidence on its own;
    c. **weak** matches (the rest: other wording, cut-short titles, generic titles,
-      titles with no author evidence) only when **mutual best**: each atom is the
-      other's highest-scoring match outside its own group after step b, and
-      uniquely so (a tie between matches in different groups links neither: an
-      editor's four "Editor's Notes" of one year are ambiguous). A weak link
-      never joins an atom to something merely similar to something similar to it.
+      titles with no author evidence) only when **mutual best** between the
+      groups step b made: each atom's highest-scoring match outside its own group
+      lies in the other's group, and uniquely so (equally good matches in two
+      different groups link neither: ambiguous). A weak link never joins an atom
+      to something merely similar to something similar to it.
 4. Every group is one work: ``clusters`` lists them (each sorted, the list
    sorted); ``links`` says, for every atom but its group's smallest work_id, which
    atom it joined, towards that smallest one, and on what evidence.
@@ -96,7 +97,8 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     index = {a.work_id: i for i, a in enumerate(pooled)}
     feats = [features(a) for a in pooled]
     decisions: dict[tuple[int, int], Decision] = {}
-    for i, j in candidate_pairs_from_titles([f.titles for f in feats]):
+    for i, j in candidate_pairs_from_titles([f.titles for f in feats],
+                                            [f.surnames for f in feats]):
         decisions[(i, j)] = decide_features(feats[i], feats[j])
 
     cannot: dict[int, set[int]] = defaultdict(set)
@@ -128,19 +130,23 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
         if STRONG in decision.evidence:
             link(i, j, decision)
 
-    best: dict[int, tuple[float, int]] = {}
+    # Mutual best between the groups the strong links made: an atom's best partner
+    # counts by its group, so two equally good partners in one group are no tie.
+    group = [groups.find(k) for k in range(len(pooled))]
+    best: dict[int, tuple[float, int]] = {}  # atom -> (score, the best partner's group)
     tied: set[int] = set()  # atoms whose best match is not unique
     for score, i, j, _ in matches:  # best score first; partners in one's own group do not count
-        if groups.find(i) == groups.find(j):
+        if group[i] == group[j]:
             continue
         for here, there in ((i, j), (j, i)):
             if here not in best:
-                best[here] = (score, there)
-            elif best[here][0] == score and groups.find(best[here][1]) != groups.find(there):
+                best[here] = (score, group[there])
+            elif best[here][0] == score and best[here][1] != group[there]:
                 tied.add(here)
     for _, i, j, decision in matches:
         if (STRONG not in decision.evidence and i in best and j in best
-                and best[i][1] == j and best[j][1] == i and i not in tied and j not in tied):
+                and best[i][1] == group[j] and best[j][1] == group[i]
+                and i not in tied and j not in tied):
             link(i, j, decision)
 
     return _resolution(pooled, groups, tree)

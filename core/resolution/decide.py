@@ -24,17 +24,24 @@ The rule, first that applies:
    version, a preprint years before, a column's other year: precision first).
 4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
    and the other not: **apart, conflict**.
-5. An author conflict: **match** (weak) only when the titles are near-identical
+5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
+   **apart**. A reworded title a year later is, as often as not, the journal
+   version of a conference paper: another work. The same title a year apart
+   (a preprint and its publication, one printed with mojibake) goes on.
+6. An author conflict: **match** (weak) only when the titles are near-identical
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
-6. A generic title on either side: **match** (weak) only with a shared person, a
-   year in common and ``ratio`` ≥ ``NEAR``: two people's "Introduction" are two
-   works, and one editor's column of 2001 is not that of 2002.
-7. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
+7. A generic title on either side: **match** (weak) only with at least
+   ``GENERIC_SHARED`` (2) shared people, a year in common and ``ratio`` ≥ ``NEAR``:
+   two people's "Introduction" are two works, one editor's column of 2001 is not
+   that of 2002, and one editor's four "Editor's Notes" of one year cannot be told
+   apart (a profile lists them under one title, year and venue), so a single
+   shared person is too thin.
+8. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
    (0.85), or one title is the other cut short (``prefix``): typos, other
    wording, moved words, a dropped subtitle. Strong when ``ratio`` ≥ ``NEAR``
    and not cut short.
-8. No author evidence either way (no names on one side, or only owners that
+9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``core.titles.extra_words``:
    a title plus "Systems" or a subtitle is a follow-up paper until an author says
@@ -68,6 +75,7 @@ from core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
+GENERIC_SHARED = 2
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
@@ -83,6 +91,11 @@ class Features:
     follow_up: bool  # "Addendum to ...", "Response to ..."
     people: People
     keys: frozenset[str]
+
+    @property
+    def surnames(self) -> frozenset[str]:
+        """The surnames of the atom's people (blocking's key for generic titles)."""
+        return frozenset(person.surname for person in self.people.everyone)
 
 
 def features(atom: Atom) -> Features:
@@ -100,6 +113,10 @@ def _years_far(a: Atom, b: Atom) -> bool:
     if not a.years or not b.years:
         return False
     return min(abs(x - y) for x in a.years for y in b.years) > YEAR_TOLERANCE
+
+
+def _years_differ(a: Atom, b: Atom) -> bool:
+    return bool(a.years) and bool(b.years) and not set(a.years) & set(b.years)
 
 
 def _same_year(a: Atom, b: Atom) -> bool:
@@ -127,7 +144,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
             if title_words(x) == title_words(y):
                 return _Titles(1.0, 1.0, False, False)
             match = compare_titles(x, y)
-            if numbers_differ(x, y):  # "Part I" and "Part II", "TPC-C" and "TPC-H" aside
+            if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
@@ -149,6 +166,8 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, 0.0, ("years more than one apart",), conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
+    if titles.ratio < 1.0 and _years_differ(a.atom, b.atom):
+        return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
     people = compare_people(a.people, b.people)
     generic = a.generic or b.generic
     near = titles.ratio >= NEAR and not titles.extends
@@ -160,7 +179,8 @@ def decide_features(a: Features, b: Features) -> Decision:
                         conflict=True)
     shared = f"{people.shared} shared author(s)"
     if generic:
-        if people.shared and titles.ratio >= NEAR and _same_year(a.atom, b.atom):
+        if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
+                and _same_year(a.atom, b.atom)):
             return Decision(True, titles.ratio, ("generic title", title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:

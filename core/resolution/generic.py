@@ -11,7 +11,9 @@ Notes 3", "Preface II"):
   "book review column"...), or begin with one of ``GENERIC_PREFIXES`` ("in
   memoriam ...", "guest editor introduction ...", "book review ...", "review of
   ...", "introduction to the special issue ...", "letter from the ...",
-  "message from the ...").
+  "message from the ...") followed by fewer than ``PREFIX_REST_WORDS`` (3)
+  distinctive words: "In Memoriam: Jim Gray" is generic, "Review of Data on the
+  Web: From Relations to Semistructured Data" names one review.
 * **Structural**: the title has fewer than ``MIN_DISTINCTIVE_WORDS`` (2) distinctive
   words (``core.titles.distinctive_words``: no function words), e.g. "Standards",
   "Introduction", "Aurora", "On the Web": too little text to name one paper.
@@ -26,6 +28,7 @@ from core.text import words
 from core.titles import FUNCTION_WORDS, singular
 
 MIN_DISTINCTIVE_WORDS = 2
+PREFIX_REST_WORDS = 3
 
 GENERIC_TITLES = frozenset({
     "abstract", "acknowledgment", "acknowledgement", "announcement", "article", "author index",
@@ -62,7 +65,10 @@ def is_generic_title(title: str) -> bool:
     text = _NUMBERING.sub("", " ".join(tokens))
     if not text:
         return True
-    if text in GENERIC_TITLES or _PREFIXED.match(text):
+    if text in GENERIC_TITLES:
         return True
+    if prefixed := _PREFIXED.match(text):  # "In Memoriam: Jim Gray", not "Review of <a book>"
+        rest = text[prefixed.end():].split()
+        return len({w for w in rest if w not in FUNCTION_WORDS}) < PREFIX_REST_WORDS
     distinctive = {w for w in text.split() if w not in FUNCTION_WORDS}
     return len(distinctive) < MIN_DISTINCTIVE_WORDS

@@ -132,7 +132,11 @@ _FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "com
 
 @lru_cache(maxsize=131_072)
 def follow_up(title: str) -> bool:
-    """Whether the title names a note on another paper: "Addendum to ...", "Response to ..."."""
+    """Whether the title names a note on another paper: "Addendum to ...", "Response to ...".
+
+    A trailing "- Book Review" is not read so: listings of a review print it as the
+    book's title with or without that suffix.
+    """
     text = " ".join(words(title))
     return any(text == m or text.startswith(m + " ") for m in _FOLLOW_UP)
 
