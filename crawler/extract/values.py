@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from core.text import decode_entities
+
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -26,6 +28,16 @@ PRINTED_DATE = re.compile(
 )
 _ET_AL = re.compile(r"(?:,|;)?\s*(?:\bet\.?\s*al\.?|…|\.\.\.)\s*$", re.I)
 _AUTHOR_SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|&)\s*")
+# A name's initials: "J.", "JD", "r.e.", "J.-P.", or one bare letter ("freund, y").
+INITIALS = re.compile(r"[A-Z]{1,3}|[A-Za-z]|(?:[A-Za-z]\.-?){1,3}")
+_SUFFIX = re.compile(r"(?:Jr|Sr|II|III|IV)\.?", re.I)
+# Words no name holds: where a line in lower case has them, it is prose or a title.
+_FUNCTION_WORDS = frozenset(
+    "a an the of in on for to with by from at as or is are was were be been we our this that "
+    "these those via using into over under between its it not can how what when which who "
+    "new towards toward through".split()
+)
+_NAME_PUNCTUATION = str.maketrans("", "", ".-'’")
 
 
 def to_int(text: str | None) -> int | None:
@@ -82,15 +94,45 @@ def _et_al(line: str) -> bool:
 
 def split_authors(line: str) -> tuple[list[str], bool]:
     """An author line as printed -> (names without ``et al.``, whether it was truncated)."""
+    names, truncated, _ = _read_line(line)
+    return names, truncated
+
+
+def _read_line(line: str) -> tuple[list[str], bool, bool]:
+    """(names, truncated, whether the line closed on a sentence's period)."""
+    line = decode_entities(line)
     truncated = _et_al(line)
     if truncated:
         line = _ET_AL.sub("", line)
-    return _names(line), truncated
+    line = line.rstrip(" ,;")
+    closed = False
+    if line.endswith(".") and not _abbreviation(line[line.rfind(" ") + 1:]):
+        line, closed = line[:-1], True
+    return _names(line), truncated, closed
+
+
+def _abbreviation(word: str) -> bool:
+    """Does a name end in this word, period and all ("J.", "r.e.", "Jr.")?"""
+    return bool(INITIALS.fullmatch(word) or _SUFFIX.fullmatch(word))
 
 
 def _names(line: str) -> list[str]:
-    names = (name.strip() for name in _AUTHOR_SEPARATORS.split(line))
-    return [name for name in names if name]
+    """The names between separators; initials or a suffix alone join the name before them.
+
+    "blum, a., furst, m." is two people printed surname first; "Traina, Jr." one.
+    """
+    names: list[str] = []
+    for name in _AUTHOR_SEPARATORS.split(line):
+        name = name.strip()
+        if not name:
+            continue
+        if names and (_SUFFIX.fullmatch(name) or (
+                " " not in names[-1] and not INITIALS.fullmatch(names[-1])
+                and all(map(INITIALS.fullmatch, name.split())))):
+            names[-1] = f"{names[-1]}, {name}"
+        else:
+            names.append(name)
+    return names
 
 
 def looks_like_authors(line: str) -> bool:
@@ -101,24 +143,60 @@ def looks_like_authors(line: str) -> bool:
 def read_authors(line: str) -> tuple[list[str], bool] | None:
     """``split_authors(line)`` if the line is a list of person names, else None.
 
+    The rule for an author line:
+
+    - HTML entities printed as text read as their characters (``Lud&#228;scher``:
+      its ``;`` is no separator); ``,`` ``;`` ``and`` ``&`` separate names.
+    - A line ending in ``et al.`` (or ``…``) is an author list, truncated.
+    - A trailing ``,`` or ``;`` is dropped. A final ``.`` ends a sentence unless
+      it closes an initial or a suffix (``J.``, ``r.e.``, ``Jr.``); such a line
+      is an author list only with several names or a name with initials
+      (``Deep Learning.`` is a short sentence or a title; ``m. kearns.`` a name).
+      Ending in ``!``, ``?`` or ``:``: not a list.
+    - Initials or a suffix standing alone between separators belong to the one-word
+      name before them (``blum, a.``, ``Traina, Jr.``).
+    - In a line with capitals, a name is 1-6 words, all capitalised but at most
+      two (particles: van, de, al-; lower-case initials).
+    - A line without capitals (bibliographies that lower-case everything) must
+      show it is names: 1-4 words a name, letters only (no digits, no
+      function words: a title or prose has them), and an initial somewhere or
+      several names of 2-3 words each.
+
     One call where a parser would ask ``looks_like_authors`` and then split the
     same line again.
     """
     if len(line) > 2000 or not line:
         return None
-    if _et_al(line):
-        return split_authors(line)
-    if line.endswith((".", "!", "?", ":")) and not re.search(r"\b[A-Z]\.$", line):
+    names, truncated, closed = _read_line(line)
+    if truncated:
+        return names, True
+    if not names or line.rstrip().endswith(("!", "?", ":")):
         return None
-    names = _names(line)  # split_authors(line) without asking again about "et al."
-    if not names:
+    if closed and len(names) < 2 and not _has_initial(names[0]):
+        return None  # "Deep Learning.": a short sentence or a title
+    cased = any(map(str.isupper, "".join(names)))
+    if not all(map(_cased_name if cased else _caseless_name, names)):
         return None
-    for name in names:
-        words = name.split()
-        if not 1 <= len(words) <= 6:
-            return None
-        # A name's words are capitalised, save particles (van, de, al-) and initials.
-        capitalised = sum(word[:1].isupper() for word in words)
-        if capitalised < max(1, len(words) - 2):
-            return None
+    if not cased and not (any(map(_has_initial, names))
+                          or (len(names) > 1 and all(2 <= len(n.split()) <= 3 for n in names))):
+        return None
     return names, False
+
+
+def _cased_name(name: str) -> bool:
+    """A name's words are capitalised, save particles (van, de, al-) and initials."""
+    words = name.split()
+    if not 1 <= len(words) <= 6:
+        return False
+    return sum(word[:1].isupper() for word in words) >= max(1, len(words) - 2)
+
+
+def _caseless_name(name: str) -> bool:
+    words = name.replace(",", " ").split()
+    return 1 <= len(words) <= 4 and all(
+        word.translate(_NAME_PUNCTUATION).isalpha() and word not in _FUNCTION_WORDS
+        for word in words)
+
+
+def _has_initial(name: str) -> bool:
+    return any(map(INITIALS.fullmatch, name.replace(",", " ").split()))
