@@ -80,7 +80,14 @@ def test_author_lines() -> None:
      ["blum, a.", "furst, m.", "jackson, j.", "rudich, s."]),
     ("kearns, m.j. and l.g. valiant.", ["kearns, m.j.", "l.g. valiant"]),
     ("m. kearns.", ["m. kearns"]),
-    ("yoav freund, robert schapire", ["yoav freund", "robert schapire"]),
+    ("yoav freund, robert schapire, manfred warmuth",
+     ["yoav freund", "robert schapire", "manfred warmuth"]),
+    # "surname, given" people separated by ";"; a closing ":" after initials.
+    ("drucker, harris; schapire, robert; and simard,",
+     ["drucker, harris", "schapire, robert", "simard"]),
+    ("Smith, John; Doe, Jane", ["Smith, John", "Doe, Jane"]),
+    ("A Smith, B Jones; C Lee", ["A Smith", "B Jones", "C Lee"]),
+    ("freund, y. and schapire, r.e.:", ["freund, y.", "schapire, r.e."]),
 ])
 def test_author_lines_read_as_names(line: str, names: list[str]) -> None:
     assert read_authors(line) == (names, False)
@@ -101,6 +108,10 @@ def test_truncated_author_lines_in_any_case() -> None:
     "efficient learning of typical finite automata from random walks,",
     "machine learning, neural and statistical classification",
     "boosting algorithms",  # one lower-case phrase shows no name
+    # Two lower-case names without initials read as a title does: not taken.
+    "yoav freund and robert schapire",
+    "on-line prediction and conversion strategies.",
+    "Results and Discussion:",
     "mansour (1996). applying the weak learning framework",
     "Keywords:",
     "72",

@@ -38,6 +38,9 @@ _FUNCTION_WORDS = frozenset(
     "new towards toward through".split()
 )
 _NAME_PUNCTUATION = str.maketrans("", "", ".-'’")
+# In a line of "surname, given" people, ";" separates them (and "and", "&").
+_PEOPLE_SEPARATORS = re.compile(r"\s*(?:;|\band\b|&)\s*")
+_SURNAME_FIRST = re.compile(r"[^\s,]+,[^,]+")  # "drucker, harris"
 
 
 def to_int(text: str | None) -> int | None:
@@ -98,17 +101,19 @@ def split_authors(line: str) -> tuple[list[str], bool]:
     return names, truncated
 
 
-def _read_line(line: str) -> tuple[list[str], bool, bool]:
-    """(names, truncated, whether the line closed on a sentence's period)."""
+def _read_line(line: str) -> tuple[list[str], bool, str]:
+    """(names, truncated, the line's closing mark: "." ending a sentence, ":", or "")."""
     line = decode_entities(line)
     truncated = _et_al(line)
     if truncated:
         line = _ET_AL.sub("", line)
     line = line.rstrip(" ,;")
-    closed = False
-    if line.endswith(".") and not _abbreviation(line[line.rfind(" ") + 1:]):
-        line, closed = line[:-1], True
-    return _names(line), truncated, closed
+    closing = line[-1:]
+    if closing == ":" or (closing == "." and not _abbreviation(line[line.rfind(" ") + 1:])):
+        line = line[:-1].rstrip(" ,;")
+    else:
+        closing = ""
+    return _names(line), truncated, closing
 
 
 def _abbreviation(word: str) -> bool:
@@ -120,7 +125,13 @@ def _names(line: str) -> list[str]:
     """The names between separators; initials or a suffix alone join the name before them.
 
     "blum, a., furst, m." is two people printed surname first; "Traina, Jr." one.
+    "drucker, harris; schapire, robert": where every ";" piece is "surname, given",
+    the ";" separate people and the commas stay in their names.
     """
+    if ";" in line:
+        people = [piece for piece in map(str.strip, _PEOPLE_SEPARATORS.split(line)) if piece]
+        if all("," not in person or _SURNAME_FIRST.fullmatch(person) for person in people):
+            return people
     names: list[str] = []
     for name in _AUTHOR_SEPARATORS.split(line):
         name = name.strip()
@@ -148,37 +159,41 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
     - HTML entities printed as text read as their characters (``Lud&#228;scher``:
       its ``;`` is no separator); ``,`` ``;`` ``and`` ``&`` separate names.
     - A line ending in ``et al.`` (or ``…``) is an author list, truncated.
+    - Initials or a suffix standing alone between separators belong to the one-word
+      name before them (``blum, a.``, ``Traina, Jr.``); in a line whose ``;`` pieces
+      are each ``surname, given``, the ``;`` alone separate names.
     - A trailing ``,`` or ``;`` is dropped. A final ``.`` ends a sentence unless
       it closes an initial or a suffix (``J.``, ``r.e.``, ``Jr.``); such a line
-      is an author list only with several names or a name with initials
-      (``Deep Learning.`` is a short sentence or a title; ``m. kearns.`` a name).
-      Ending in ``!``, ``?`` or ``:``: not a list.
-    - Initials or a suffix standing alone between separators belong to the one-word
-      name before them (``blum, a.``, ``Traina, Jr.``).
+      is an author list only with several names or a name that shows it is one
+      (initials, or ``surname, given``): ``Deep Learning.`` is a short sentence or
+      a title, ``m. kearns.`` a name. A final ``:`` needs such a name too
+      (``freund, y.:``; not ``Keywords:``). Ending in ``!`` or ``?``: not a list.
     - In a line with capitals, a name is 1-6 words, all capitalised but at most
       two (particles: van, de, al-; lower-case initials).
     - A line without capitals (bibliographies that lower-case everything) must
-      show it is names: 1-4 words a name, letters only (no digits, no
-      function words: a title or prose has them), and an initial somewhere or
-      several names of 2-3 words each.
+      show it is names: 1-4 words a name, letters only (no digits, no function
+      words: a title or prose has them), and a name that shows it is one, or
+      three or more names of 2-3 words each. Two such names alone
+      (``yoav freund and robert schapire``) read like a title
+      (``on-line prediction and conversion strategies``) and are not taken.
 
     One call where a parser would ask ``looks_like_authors`` and then split the
     same line again.
     """
     if len(line) > 2000 or not line:
         return None
-    names, truncated, closed = _read_line(line)
+    names, truncated, closing = _read_line(line)
     if truncated:
         return names, True
-    if not names or line.rstrip().endswith(("!", "?", ":")):
+    if not names or line.endswith(("!", "?")):
         return None
-    if closed and len(names) < 2 and not _has_initial(names[0]):
-        return None  # "Deep Learning.": a short sentence or a title
+    if closing and (len(names) < 2 or closing == ":") and not any(map(_shows_name, names)):
+        return None  # "Deep Learning.", "Keywords:": a short sentence, a title, a label
     cased = any(map(str.isupper, "".join(names)))
     if not all(map(_cased_name if cased else _caseless_name, names)):
         return None
-    if not cased and not (any(map(_has_initial, names))
-                          or (len(names) > 1 and all(2 <= len(n.split()) <= 3 for n in names))):
+    if not cased and not (any(map(_shows_name, names))
+                          or (len(names) > 2 and all(2 <= len(n.split()) <= 3 for n in names))):
         return None
     return names, False
 
@@ -198,5 +213,6 @@ def _caseless_name(name: str) -> bool:
         for word in words)
 
 
-def _has_initial(name: str) -> bool:
-    return any(map(INITIALS.fullmatch, name.replace(",", " ").split()))
+def _shows_name(name: str) -> bool:
+    """Initials or a surname-first comma: what titles and labels do not have."""
+    return "," in name or any(map(INITIALS.fullmatch, name.split()))
