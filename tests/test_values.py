@@ -112,6 +112,9 @@ def test_truncated_author_lines_in_any_case() -> None:
     "yoav freund and robert schapire",
     "on-line prediction and conversion strategies.",
     "Results and Discussion:",
+    # A sentence that lists capitalised words is prose, not names.
+    "We compare BERT, GPT and T5.",
+    "Alice, Bob and Carol went home.",
     "mansour (1996). applying the weak learning framework",
     "Keywords:",
     "72",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from core.names import PARTICLES, SUFFIXES
 from core.text import decode_entities
 
 MONTHS = {
@@ -30,7 +31,6 @@ _ET_AL = re.compile(r"(?:,|;)?\s*(?:\bet\.?\s*al\.?|…|\.\.\.)\s*$", re.I)
 _AUTHOR_SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|&)\s*")
 # A name's initials: "J.", "JD", "r.e.", "J.-P.", or one bare letter ("freund, y").
 INITIALS = re.compile(r"[A-Z]{1,3}|[A-Za-z]|(?:[A-Za-z]\.-?){1,3}")
-_SUFFIX = re.compile(r"(?:Jr|Sr|II|III|IV)\.?", re.I)
 # Words no name holds: where a line in lower case has them, it is prose or a title.
 _FUNCTION_WORDS = frozenset(
     "a an the of in on for to with by from at as or is are was were be been we our this that "
@@ -118,7 +118,11 @@ def _read_line(line: str) -> tuple[list[str], bool, str]:
 
 def _abbreviation(word: str) -> bool:
     """Does a name end in this word, period and all ("J.", "r.e.", "Jr.")?"""
-    return bool(INITIALS.fullmatch(word) or _SUFFIX.fullmatch(word))
+    return bool(INITIALS.fullmatch(word)) or _suffix(word)
+
+
+def _suffix(word: str) -> bool:
+    return word.rstrip(".").lower() in SUFFIXES
 
 
 def _names(line: str) -> list[str]:
@@ -137,7 +141,7 @@ def _names(line: str) -> list[str]:
         name = name.strip()
         if not name:
             continue
-        if names and (_SUFFIX.fullmatch(name) or (
+        if names and (_suffix(name) or (
                 " " not in names[-1] and not INITIALS.fullmatch(names[-1])
                 and all(map(INITIALS.fullmatch, name.split())))):
             names[-1] = f"{names[-1]}, {name}"
@@ -169,7 +173,9 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
       a title, ``m. kearns.`` a name. A final ``:`` needs such a name too
       (``freund, y.:``; not ``Keywords:``). Ending in ``!`` or ``?``: not a list.
     - In a line with capitals, a name is 1-6 words, all capitalised but at most
-      two (particles: van, de, al-; lower-case initials).
+      two (particles: van, de, al-; lower-case initials); closed by ``.`` or ``:``,
+      every word is capitalised, an initial, a particle or a suffix (prose that
+      lists capitalised words, ``We compare BERT, GPT and T5.``, is not names).
     - A line without capitals (bibliographies that lower-case everything) must
       show it is names: 1-4 words a name, letters only (no digits, no function
       words: a title or prose has them), and a name that shows it is one, or
@@ -190,6 +196,8 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
     if closing and (len(names) < 2 or closing == ":") and not any(map(_shows_name, names)):
         return None  # "Deep Learning.", "Keywords:": a short sentence, a title, a label
     cased = any(map(str.isupper, "".join(names)))
+    if cased and closing and not all(map(_strictly_cased_name, names)):
+        return None  # "We compare BERT, GPT and T5."
     if not all(map(_cased_name if cased else _caseless_name, names)):
         return None
     if not cased and not (any(map(_shows_name, names))
@@ -204,6 +212,12 @@ def _cased_name(name: str) -> bool:
     if not 1 <= len(words) <= 6:
         return False
     return sum(word[:1].isupper() for word in words) >= max(1, len(words) - 2)
+
+
+def _strictly_cased_name(name: str) -> bool:
+    """Every word capitalised, an initial, a particle (van, de) or a suffix."""
+    return all(word[:1].isupper() or word in PARTICLES or INITIALS.fullmatch(word)
+               or _suffix(word) for word in name.replace(",", " ").split())
 
 
 def _caseless_name(name: str) -> bool:
