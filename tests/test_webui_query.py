@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -11,7 +12,7 @@ from webui.facets import FACETS
 from webui.highlight import MARK_CLOSE, MARK_OPEN, join_fragments, mark, plain
 from webui.http_errors import InvalidRequest
 from webui.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
-from webui.query import query_text, search_body, text_query
+from webui.query import TEXT_MATCHES, query_text, search_body, text_query
 from webui.results import parse_hit, safe_url
 
 
@@ -91,10 +92,11 @@ def test_or_and_and_become_simple_query_string_operators_outside_quotes(typed, s
 
 def test_text_query_is_simple_query_string_never_query_string():
     query = text_query('"load balancing" -megatron')
-    assert set(query) == {"simple_query_string"}
-    sqs = query["simple_query_string"]
+    [match] = query["bool"]["must"]  # the ranking clauses are "should": they never match alone
+    sqs = match["simple_query_string"]
     assert sqs["default_operator"] == "and"
     assert "title^3" in sqs["fields"] and "abstract" in sqs["fields"]
+    assert '"query_string"' not in json.dumps(query)
     assert text_query("  ") == {"match_all": {}}
 
 
@@ -105,7 +107,8 @@ def test_each_facet_is_counted_with_every_other_facets_filters_only():
     category_clause = {"terms": {"categories": ["LG"]}}
     assert body["post_filter"] == {"bool": {"filter": [year_clause, category_clause]}}
     aggs = body["aggs"]
-    assert set(aggs) == {f.name for f in FACETS}
+    assert set(aggs) == {f.name for f in FACETS} | {TEXT_MATCHES}
+    assert aggs[TEXT_MATCHES] == {"filter": {"match_all": {}}}  # the text alone, unfiltered
     assert aggs["year"]["filter"] == {"bool": {"filter": [category_clause]}}
     assert aggs["category"]["filter"] == {"bool": {"filter": [year_clause]}}
     assert aggs["venue"]["filter"] == {"bool": {"filter": [year_clause, category_clause]}}

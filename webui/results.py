@@ -19,6 +19,7 @@ from markupsafe import Markup
 from core.arxiv_categories import category_label
 from webui.facets import FACETS, Facet
 from webui.highlight import SNIPPET_CHARS, join_fragments, mark, plain
+from webui.matching import read_as_printed
 from webui.params import SearchRequest
 
 
@@ -128,6 +129,17 @@ class SearchResult:
     hits: list[Hit]
     facets: list[FacetResult]
     took_ms: int | None = None
+    match: str = "all"  # the match level that answered (webui.matching.LEVELS)
+
+    @property
+    def read_as(self) -> str:
+        """The query as it was searched: entities and LaTeX read as they print."""
+        return read_as_printed(self.request.q)
+
+    @property
+    def loosened(self) -> bool:
+        """True when no work had every word and a looser level answered."""
+        return self.match != "all" and bool(self.request.q)
 
     @property
     def pages(self) -> int:
@@ -152,6 +164,8 @@ class SearchResult:
             "facets": {f.facet.name: [v.to_json() for v in f.values] for f in self.facets},
             "q": request.q, "sort": request.sort, "page": request.page,
             "size": request.size, "pages": self.pages,
+            # Which level answered: "all" (every word), "most", or "fuzzy" (webui.matching).
+            "match": self.match, "query_read_as": self.read_as,
         }
 
 
@@ -266,8 +280,9 @@ def parse_hit(raw: Mapping[str, Any]) -> Hit:
     )
 
 
-def parse_search(response: Mapping[str, Any], request: SearchRequest) -> SearchResult:
-    """A ``search_body`` response."""
+def parse_search(response: Mapping[str, Any], request: SearchRequest,
+                 match: str = "all") -> SearchResult:
+    """A ``search_body`` response, asked at match level ``match``."""
     hits = response.get("hits") or {}
     total = hits.get("total") or {}
     aggs = response.get("aggregations") or {}
@@ -276,7 +291,7 @@ def parse_search(response: Mapping[str, Any], request: SearchRequest) -> SearchR
         total=int(total.get("value", 0) if isinstance(total, Mapping) else total),
         hits=[parse_hit(h) for h in hits.get("hits") or ()],
         facets=[_facet(facet, aggs.get(facet.name) or {}, request) for facet in FACETS],
-        took_ms=response.get("took"),
+        took_ms=response.get("took"), match=match,
     )
 
 

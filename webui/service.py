@@ -26,6 +26,7 @@ from webui.http_errors import (
     ServiceUnavailable,
     opensearch_errors,
 )
+from webui.matching import loose_levels
 from webui.params import SearchRequest
 from webui.query import (
     namesakes_body,
@@ -33,6 +34,7 @@ from webui.query import (
     search_body,
     shared_works_body,
     suggest_searches,
+    text_matches,
 )
 from webui.results import (
     AlsoOn,
@@ -79,11 +81,22 @@ class SearchService:
         self.researchers = alias_name(prefix, "researchers")
 
     def search(self, request: SearchRequest) -> SearchResult:
-        """Hits, total and facet counts for one search."""
-        body = search_body(request)
-        response = self._call("search works", lambda: self.client.search(
+        """Hits, total and facet counts for one search, at the first match level
+        (``webui.matching``) whose text matches any work."""
+        levels = loose_levels(request.q)
+        level = "all"
+        response = self._search_at(request, level)
+        for looser in levels:
+            if text_matches(response):
+                break
+            level = looser
+            response = self._search_at(request, level)
+        return parse_search(response, request, match=level)
+
+    def _search_at(self, request: SearchRequest, level: str) -> dict[str, Any]:
+        body = search_body(request, level)
+        return self._call("search works", lambda: self.client.search(
             index=self.works, body=body))
-        return parse_search(response, request)
 
     def researcher(self, researcher_id: str) -> ResearcherPage:
         """A researcher's profile, works, co-authors and the same person's profiles on other
