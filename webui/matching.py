@@ -75,7 +75,13 @@ _EXCLUDED = re.compile(r"(?:(?<=\s)|^)-(\"[^\"]*\"|\S+)")
 def read_as_printed(q: str) -> str:
     """The query as it prints: HTML entities and LaTeX markup become their text."""
     text = html.unescape(q) if _ENTITY.search(q) else q
-    return " ".join(strip_latex(text).split())
+    out = []
+    for token in text.split():
+        # Per typed word: "$\\alpha$-Stable" reads "alpha Stable"; a dash inside a word
+        # is a hyphen, so only a dash the user typed first can mean "exclude".
+        pieces = strip_latex(token).split() if "\\" in token or "$" in token else [token]
+        out += pieces[:1] + [p.lstrip("-") for p in pieces[1:] if p.lstrip("-")]
+    return " ".join(out)
 
 
 @dataclass(frozen=True)
