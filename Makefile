@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed browser-deps redis-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed bench-dedupe browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -78,6 +78,12 @@ bench-load: $(STAMP)
 # (pages/s, CPU per page, Redis commands per page); writes bench-distributed.json.
 bench-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.distributed --out bench-distributed.json $(ARGS)
+
+# Work resolution on labelled data (DBLP-ACM, Cora; ER_DATA_DIR, default ../shared/data/er):
+# both profile sites crawled into osmem-server, pairwise P/R/F1 beside the exact-title
+# baseline; writes bench-dedupe.json. ARGS="--data cora --limit 300" for a smaller run.
+bench-dedupe: $(STAMP)
+	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts
