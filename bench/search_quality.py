@@ -1,10 +1,10 @@
 """Search quality on real noisy queries: the DBLP side indexed, the ACM side's titles asked.
 
 DBLP-ACM (a public entity-resolution benchmark) prints the same 2,224 papers in two
-catalogues, each its own way. The DBLP records are indexed as profile pages (see
-``bench.search_bench``); the ACM record of each matched pair is then the query, and
-the right answer is the work holding the DBLP record. Three seeded sets of the same
-size:
+catalogues, each its own way. The DBLP records are crawled as profile pages
+(``crawl_dblp``: ``bench.er.site``'s pages, ``scrapy crawl profiles``); the ACM
+record of each matched pair is then the query, and the right answer is the work
+holding the DBLP record. Three seeded sets of the same size:
 
 * ``exact``: the ACM title as printed (its HTML entities, its extra or missing words);
 * ``typo``: the same title with one edit (substitution, insertion, deletion or
@@ -13,16 +13,16 @@ size:
   order), for pairs whose first author is the DBLP profile's owner.
 
 Each set prints MRR@10 (1/rank of the right work within the first ten hits, else 0,
-averaged) and recall@1, and which match level answered (``webui.query``).
+averaged) and recall@1, and which match level answered (``webui.matching``).
 
-The data are read at run time from ``ER_DATA_DIR`` (default ``../shared/data/er``
-relative to the repository root), never copied into the repository.
+The data are read at run time by ``bench.er.data`` from ``ER_DATA_DIR`` (default
+``../shared/data/er`` relative to the repository root), never copied into the
+repository.
 """
 
 from __future__ import annotations
 
-import csv
-import os
+import html
 import random
 import string
 from collections import Counter
@@ -30,34 +30,24 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from opensearchpy import OpenSearch, helpers
+
+from bench.er.data import DataSet, Record
+from bench.er.site import build_site, write_sites, write_urls
+from bench.run import run_crawl
+from bench.serve import StaticServer
+from core.identity import work_id
 from core.names import parse_name
 from core.text import words
+from indexing.connection import OpenSearchConfig
+from indexing.indices import alias_name
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_ER_DIR = ROOT.parent / "shared" / "data" / "er"
 DBLP_ACM = "dblp-acm"
 SET_NAMES = ("exact", "typo", "owner")
 # Words too common to stand for a title in the ``owner`` set.
 _STOPWORDS = frozenset(
     "a an and are as at by for from in into is it of on or the to with without via using "
     "its their our we based towards toward".split())
-
-
-def er_data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the entity-resolution data sets are (``ER_DATA_DIR``, else the default)."""
-    env = os.environ if environ is None else environ
-    return Path(env.get("ER_DATA_DIR") or DEFAULT_ER_DIR)
-
-
-@dataclass(frozen=True)
-class Record:
-    """One catalogue row."""
-
-    id: str
-    title: str
-    authors: tuple[str, ...]
-    venue: str
-    year: int | None
 
 
 @dataclass(frozen=True)
@@ -77,31 +67,43 @@ class Query:
     expected: Record
 
 
-def read_records(path: Path, encoding: str) -> list[Record]:
-    """A DBLP-ACM table (``id, title, authors, venue, year``)."""
-    with path.open(encoding=encoding, newline="") as f:
-        rows = list(csv.DictReader(f))
+def pairs_of(data: DataSet) -> list[Pair]:
+    """Every gold pair of DBLP-ACM as (DBLP record, ACM record), in a stable order."""
+    by_key = {r.key: r for r in data.records}
     out = []
-    for row in rows:
-        authors = tuple(a.strip() for a in (row.get("authors") or "").split(",") if a.strip())
-        year = (row.get("year") or "").strip()
-        out.append(Record(str(row["id"]).strip(), (row.get("title") or "").strip(), authors,
-                          (row.get("venue") or "").strip(), int(year) if year.isdigit() else None))
+    for a, b in sorted(data.gold):
+        dblp, acm = (by_key[a], by_key[b]) if a.startswith("DBLP:") else (by_key[b], by_key[a])
+        if dblp.title and acm.title:
+            out.append(Pair(dblp, acm))
     return out
 
 
-def read_dblp_acm(folder: Path) -> tuple[list[Record], list[Pair]]:
-    """The DBLP records (latin-1) and every matched pair of the perfect mapping."""
-    dblp = read_records(folder / "DBLP2.csv", "latin-1")
-    acm = {r.id: r for r in read_records(folder / "ACM.csv", "utf-8")}
-    by_id = {r.id: r for r in dblp}
-    pairs = []
-    with (folder / "DBLP-ACM_perfectMapping.csv").open(encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f):
-            d, a = by_id.get(row["idDBLP"].strip()), acm.get(row["idACM"].strip())
-            if d is not None and a is not None and d.title and a.title:
-                pairs.append(Pair(d, a))
-    return dblp, pairs
+def crawl_dblp(data: DataSet, config: OpenSearchConfig, work: Path) -> int:
+    """Crawl the DBLP side as profile pages (``bench.er.site``: layout A, one profile per
+    first author) with ``scrapy crawl profiles`` into ``config``'s index; returns the
+    pages parsed."""
+    site = build_site("DBLP", data.tables["DBLP"])
+    folders = write_sites([site], work / "sites")
+    with StaticServer(folders[site.name]) as server:
+        urls = write_urls(site, work / "urls.txt", server.url)
+        crawl = run_crawl("crawl-dblp", "profiles", urls, work, {
+            "INDEX_ENABLED": "true", "ARXIV_ENABLED": "false", "OPENSEARCH_URL": config.url,
+            "INDEX_PREFIX": config.prefix, "STATE_DIR": str(work / "state"),
+            "INDEX_DEADLETTER_PATH": str(work / "deadletter.jsonl"),
+        }, timeout=600 + len(site.pages))
+    if crawl.returncode != 0:
+        raise RuntimeError(f"the DBLP crawl failed (exit {crawl.returncode}): see {crawl.log}")
+    return int(crawl.stat("profiles/parsed"))
+
+
+def work_of(client: OpenSearch, prefix: str) -> Callable[[Record], str | None]:
+    """The id of the work document holding a record's listing (by its ``work_id``)."""
+    owner: dict[str, str] = {}
+    for hit in helpers.scan(client, index=alias_name(prefix, "works"),
+                            query={"_source": ["work_ids"]}):
+        for listed in hit["_source"].get("work_ids") or ():
+            owner[listed] = hit["_id"]
+    return lambda record: owner.get(work_id(record.title))
 
 
 def one_typo(title: str, rng: random.Random) -> str:
@@ -135,7 +137,7 @@ def _letters(token: str) -> str:
 
 def surname(name: str) -> str | None:
     """The folded surname of a printed name (``core.names``'s reading)."""
-    parsed = parse_name(name)
+    parsed = parse_name(html.unescape(name))  # ACM spells accents as entities
     return parsed.surname if parsed else None
 
 
