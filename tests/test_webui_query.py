@@ -108,7 +108,7 @@ def test_each_facet_is_counted_with_every_other_facets_filters_only():
     assert body["post_filter"] == {"bool": {"filter": [year_clause, category_clause]}}
     aggs = body["aggs"]
     assert set(aggs) == {f.name for f in FACETS} | {TEXT_MATCHES}
-    assert aggs[TEXT_MATCHES] == {"filter": {"match_all": {}}}  # the text alone, unfiltered
+    assert aggs[TEXT_MATCHES] == {"value_count": {"field": "work_id"}}  # the text alone
     assert aggs["year"]["filter"] == {"bool": {"filter": [category_clause]}}
     assert aggs["category"]["filter"] == {"bool": {"filter": [year_clause]}}
     assert aggs["venue"]["filter"] == {"bool": {"filter": [year_clause, category_clause]}}
@@ -120,7 +120,15 @@ def test_each_facet_is_counted_with_every_other_facets_filters_only():
 def test_no_filter_means_no_post_filter_and_no_query_means_no_highlight():
     body = search_body(SearchRequest())
     assert "post_filter" not in body and "highlight" not in body
-    assert all(agg["filter"] == {"match_all": {}} for agg in body["aggs"].values())
+    # Nothing to apply: each facet's terms at the top level, no filter that matches all.
+    assert body["aggs"] == {f.name: {"terms": body["aggs"][f.name]["terms"],
+                                     **({"aggs": body["aggs"][f.name]["aggs"]}
+                                        if f.name == "researcher" else {})}
+                            for f in FACETS}
+    one = search_body(SearchRequest(filters={"year": (2024,)}))["aggs"]
+    assert "filter" not in one["year"]  # the only filtered facet: counted over the text alone
+    assert one["year__selected"]["terms"]["include"] == [2024]
+    assert one["venue"]["filter"] == {"bool": {"filter": [{"terms": {"year": [2024]}}]}}
     paged = search_body(SearchRequest(q="x", page=3, size=20))
     assert (paged["from"], paged["size"]) == (40, 20)
     assert paged["highlight"]["pre_tags"] == [MARK_OPEN]

@@ -21,6 +21,7 @@ from webui.facets import FACETS, Facet
 from webui.highlight import SNIPPET_CHARS, join_fragments, mark, plain
 from webui.matching import read_as_printed
 from webui.params import SearchRequest
+from webui.query import SELECTED_SUFFIX, text_matches
 
 
 def safe_url(url: Any) -> str | None:
@@ -290,7 +291,8 @@ def parse_search(response: Mapping[str, Any], request: SearchRequest,
         request=request,
         total=int(total.get("value", 0) if isinstance(total, Mapping) else total),
         hits=[parse_hit(h) for h in hits.get("hits") or ()],
-        facets=[_facet(facet, aggs.get(facet.name) or {}, request) for facet in FACETS],
+        facets=[_facet(facet, _facet_agg(aggs, facet), request, text_matches(response))
+                for facet in FACETS],
         took_ms=response.get("took"), match=match,
     )
 
@@ -335,7 +337,17 @@ def parse_suggestions(responses: Iterable[Mapping[str, Any]], limit: int) -> lis
     return (found["researcher"] + found["work"])[:limit]
 
 
-def _facet(facet: Facet, agg: Mapping[str, Any], request: SearchRequest) -> FacetResult:
+def _facet_agg(aggs: Mapping[str, Any], facet: Facet) -> Mapping[str, Any]:
+    """A facet's aggregation as ``_facet`` reads it: a top-level terms aggregation
+    (``webui.query.facet_aggs``: no other facet's filter) is put in the filter's shape."""
+    agg = aggs.get(facet.name) or {}
+    if "buckets" not in agg:
+        return agg
+    return {"values": agg, "selected": aggs.get(facet.name + SELECTED_SUFFIX) or {}}
+
+
+def _facet(facet: Facet, agg: Mapping[str, Any], request: SearchRequest,
+           text_total: int) -> FacetResult:
     chosen = request.filters.get(facet.name, ())
     buckets = list((agg.get("values") or {}).get("buckets") or ())
     buckets += (agg.get("selected") or {}).get("buckets") or ()
@@ -354,7 +366,8 @@ def _facet(facet: Facet, agg: Mapping[str, Any], request: SearchRequest) -> Face
     else:
         order = sorted(counts, key=lambda v: (-counts[v], labels[v].casefold(), str(v)))
     values = [FacetValue(v, counts[v], labels[v], v in chosen) for v in order]
-    return FacetResult(facet, values, int(agg.get("doc_count", 0)))
+    # Without a filter aggregation, nothing but the text narrows this facet's works.
+    return FacetResult(facet, values, int(agg.get("doc_count", text_total)))
 
 
 def _bucket_value(facet: Facet, bucket: Mapping[str, Any]) -> Any:
