@@ -58,6 +58,8 @@ def test_loose_levels_need_most_words_and_fuzz_only_at_the_fuzzy_level():
     assert any("prefix" in q for q in last["dis_max"]["queries"])  # the last word, as a prefix
     assert not any("prefix" in q for c in first for q in c["dis_max"]["queries"])
     assert most["bool"]["must_not"] == fuzzy["bool"]["must_not"] != []
+    accented = loose_clause(QueryWords.parse("load balancing Pérez"), "fuzzy")
+    assert '"prefix": {"title": {"value": "perez"' in json.dumps(accented)  # folded
 
 
 def test_ranking_adds_phrase_pairs_names_and_initials_but_never_decides_matches():

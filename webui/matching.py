@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from core.text import strip_latex
+from core.text import fold, strip_latex
 
 LEVELS = ("all", "most", "fuzzy")
 # Where a word may match, and how much each field counts (the best field counts).
@@ -142,8 +142,9 @@ def _word_clause(word: str, *, fuzzy: bool, prefix: bool) -> dict[str, Any]:
         if fuzzy and len(word) > 2:
             match |= {"fuzziness": FUZZINESS, "prefix_length": FUZZY_PREFIX_LENGTH}
         queries.append({"match": {name: match}})
-        if prefix and len(word) > 1:
-            queries.append({"prefix": {name: {"value": word, "boost": float(boost or 1) / 2}}})
+        if prefix and len(word) > 1:  # a prefix is not analyzed: fold it as the index does
+            queries.append({"prefix": {name: {"value": fold(word),
+                                              "boost": float(boost or 1) / 2}}})
     return {"dis_max": {"queries": queries}}
 
 
@@ -163,7 +164,7 @@ def ranking_clauses(words: QueryWords) -> list[dict[str, Any]]:
     clauses += [{"match": {name: {"query": text, "boost": NAME_BOOST}}} for name in NAME_FIELDS]
     for initial, surname in pairwise(w):
         if len(initial) == 1 and initial.isalpha() and len(surname) > 1:
-            clauses += [{"bool": {"must": [{"prefix": {name: {"value": initial}}},
+            clauses += [{"bool": {"must": [{"prefix": {name: {"value": fold(initial)}}},
                                            {"match": {name: surname}}],
                                   "boost": INITIAL_BOOST}} for name in NAME_FIELDS]
     return clauses
