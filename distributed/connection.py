@@ -3,13 +3,18 @@
 Every call goes through ``RedisLink.call``: a dropped connection, a refused one (Redis
 restarting) or a server still loading its append-only file is retried with a
 doubling backoff until ``REDIS_RETRY_SECONDS`` have passed since the first failure;
-then ``RedisUnavailable``. Scripts are ``redis-py`` ``Script`` objects, which load
-themselves again after a restart emptied the script cache.
+then ``RedisUnavailable``. Once one link of a process gave up on a Redis, every link of
+that process to the same Redis fails at once from then on (``RedisUnavailable``, no
+more retrying): the worker is closing, and each of its parts (frontier, page state,
+arXiv cache) waiting out the retry time again would keep it alive for minutes.
+Scripts are ``redis-py`` ``Script`` objects, which load themselves again after a
+restart emptied the script cache.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +33,17 @@ _TRANSIENT = (ConnectionError, TimeoutError, BusyLoadingError, OSError)
 
 class RedisUnavailable(RuntimeError):
     """Redis did not answer within ``REDIS_RETRY_SECONDS``."""
+
+
+# Redis URLs this process gave up on (``RedisLink.call``), with why: later calls fail fast.
+_GIVEN_UP: dict[str, str] = {}
+_GIVEN_UP_LOCK = threading.Lock()
+
+
+def given_up(url: str) -> str | None:
+    """Why this process gave up on the Redis at ``url``, or None if it has not."""
+    with _GIVEN_UP_LOCK:
+        return _GIVEN_UP.get(url)
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,8 @@ class RedisLink:
         deadline: float | None = None
         wait = 0.05
         while True:
+            if (reason := given_up(self.url)) is not None:
+                raise RedisUnavailable(f"{what}: {reason}")
             try:
                 result = fn(self.client)
             except _TRANSIENT as exc:
@@ -90,9 +108,11 @@ class RedisLink:
                                    redact_url(self.url), type(exc).__name__, exc,
                                    self.retry_seconds)
                 if now >= deadline:
-                    raise RedisUnavailable(
-                        f"{what}: Redis at {redact_url(self.url)} unavailable for "
-                        f"{self.retry_seconds:g} s: {exc}") from exc
+                    reason = (f"Redis at {redact_url(self.url)} unavailable for "
+                              f"{self.retry_seconds:g} s: {exc}")
+                    with _GIVEN_UP_LOCK:
+                        _GIVEN_UP.setdefault(self.url, reason)
+                    raise RedisUnavailable(f"{what}: {reason}") from exc
                 self.retries += 1
                 self._sleep(min(wait, max(deadline - now, 0.0)))
                 wait = min(wait * 2, 2.0)

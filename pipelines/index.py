@@ -62,7 +62,7 @@ from indexing.indices import ensure_aliases
 from indexing.outage import Outage
 from indexing.process import ProcessWriter
 from pipelines.pause import CrawlPause
-from pipelines.signals import index_delivered, index_flush_started, work_enriched
+from pipelines.signals import index_delivered, index_ticket, work_enriched
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class OpenSearchIndexPipeline:
         self._held: list[Change] = []  # what the writer handed back, sent first on resume
         self._gave_up: str | None = None  # why, once an outage outlasted the wait
         self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
-        self._flushes = 0  # flushes started, numbered for index_flush_started/index_delivered
+        self._flushes = 0  # flushes started, numbered for index_ticket/index_delivered
         self.handoff_cpu = CpuTally("handoff")  # items to changes, buffering (reactor thread)
         self.writer_cpu = CpuTally("index_writer")  # the writes: child process or thread
 
@@ -133,6 +133,7 @@ class OpenSearchIndexPipeline:
         pipeline = cls(crawler, config, writer, Batching.from_settings(settings), policy,
                        settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
+        crawler.signals.connect(pipeline.delivery_ticket, signal=index_ticket)
         return pipeline
 
     # --- Scrapy hooks ---------------------------------------------------------------------
@@ -232,6 +233,18 @@ class OpenSearchIndexPipeline:
         with self.handoff_cpu.measure():
             self._add(change)
 
+    def delivery_ticket(self) -> int:
+        """Signal handler (``index_ticket``): the number of the flush that carries every
+        change buffered so far; its ``index_delivered`` (or a later one's) says they are in
+        the index or dead-lettered.
+
+        Buffered or held changes go in the next flush, which the timer starts even if no
+        other item comes; with nothing buffered, every change is in a flush already started.
+        """
+        if self._buffer or self._held or self._outage is not None:
+            return self._flushes + 1
+        return self._flushes
+
     # --- buffering and flushing -----------------------------------------------------------
 
     def _connect(self) -> None:
@@ -279,7 +292,6 @@ class OpenSearchIndexPipeline:
             self._dead_letter(batch, UNAVAILABLE, self._gave_up)
             return
         self._flushes += 1
-        self.crawler.signals.send_catch_log(index_flush_started, number=self._flushes)
         inflight: Deferred[Any] = deferToThread(self._write, batch, packed)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done, self._flushes)

@@ -18,13 +18,18 @@ listed on several profiles may get one signal per answer; a work once ``done``
 in a run is never sent ``none`` or ``pending`` afterwards.
 
 
-``index_flush_started`` and ``index_delivered``: sent by the index pipeline
-(``pipelines.index``) when a flush starts (keyword ``number``: 1, 2, ...) and when
-flush ``number`` ended with nothing held back (no outage): every change buffered
-before that flush started is then in the index or in the dead-letter file. The
-distributed crawl acknowledges a page only then (``crawler/distributed/``).
+``index_ticket`` and ``index_delivered``: between the index pipeline
+(``pipelines.index``) and whoever acknowledges work only once it is in the index (the
+distributed crawl, ``crawler/distributed/``). Flushes are numbered 1, 2, ... as they
+start. A handler of ``index_ticket`` (no keywords; the pipeline) returns the number of
+the flush that carries every change buffered so far: the next flush when something
+waits in the buffer (or is held through an outage), which the flush timer starts
+without more items; else the last flush started. ``index_delivered`` (keyword
+``number``) is sent when flush ``number`` ended with nothing held back (no outage):
+every change buffered before that flush started is then in the index or in the
+dead-letter file, so every ticket up to ``number`` is delivered.
 """
 
 work_enriched = object()
-index_flush_started = object()
+index_ticket = object()
 index_delivered = object()

@@ -99,6 +99,28 @@ def test_three_workers_one_killed_index_equals_a_single_process_crawl(
         site.server.__exit__(None, None, None)
 
 
+def test_a_page_whose_items_started_a_flush_is_acknowledged_and_the_job_ends(
+        tmp_path: Path, redis_server: RedisServer, opensearch_config: OpenSearchConfig) -> None:
+    # A batch of one change: every page's own items start the flush that carries them, so
+    # the last page's flush is the last flush. Waiting for a flush that started after the
+    # page was done (there is none) kept the job open for ever.
+    profiles = 4
+    site = bench_site(tmp_path / "site", profiles, seed=9)
+    settings = {**index_settings(opensearch_config, opensearch_config.prefix),
+                "INDEX_BATCH_SIZE": "1", "INDEX_FLUSH_INTERVAL": "0.5",
+                # One page at a time, each after the last flush ended.
+                "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "1"}
+    try:
+        worker = start_worker(tmp_path, redis_server.url, "tickets", site.url_file, settings)
+        result = worker.finish(timeout=60)
+        assert result.returncode == 0, result.log[-3000:]
+        done = redis_server.client().hgetall("scholarindex:job:tickets:done")
+        assert sum(int(n) for n in done.values()) == profiles
+        assert redis_server.client().hget("scholarindex:job:tickets", "state") == b"finished"
+    finally:
+        site.server.__exit__(None, None, None)
+
+
 def test_redis_killed_and_restarted_mid_crawl_loses_nothing(
         tmp_path: Path, redis_server: RedisServer) -> None:
     profiles = 150
@@ -119,6 +141,28 @@ def test_redis_killed_and_restarted_mid_crawl_loses_nothing(
         researchers = {item["url"] for r in results for item in r.kind("researcher")}
         assert researchers == set(site.urls)
         assert down_at < profiles  # the outage came mid-crawl
+    finally:
+        site.server.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("down_after", [10, 40])
+def test_a_worker_that_gives_up_on_redis_exits_within_seconds_of_saying_so(
+        tmp_path: Path, redis_server: RedisServer, down_after: int) -> None:
+    site = bench_site(tmp_path / "site", 120, seed=8)
+    # Page state in Redis too: every part of the worker that uses Redis must give up at once.
+    settings = {"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.05",
+                "REDIS_RETRY_SECONDS": "3", "INCREMENTAL_ENABLED": "true"}
+    try:
+        worker = start_worker(tmp_path, redis_server.url, "gone", site.url_file, settings)
+        wait_until(lambda: len(site.page_fetches()) >= down_after, 60, "pages fetched")
+        redis_server.kill()
+        wait_until(lambda: "closing this worker" in worker.log_path.read_text(), 30,
+                   "the worker giving up")
+        said = time.monotonic()
+        result = worker.finish(timeout=30)
+        assert time.monotonic() - said < 10, result.log[-3000:]
+        assert result.returncode == 3, result.log[-3000:]
+        assert "redis unavailable" in result.log.splitlines()[-1]
     finally:
         site.server.__exit__(None, None, None)
 

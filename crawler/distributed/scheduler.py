@@ -27,6 +27,7 @@ import logging
 import os
 import pickle
 import socket
+import time
 from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,10 +47,10 @@ from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.extensions.job import safe_name
 from crawler.spiders.profiles import read_url_list
 from distributed.connection import RedisConfig, RedisLink, RedisUnavailable
-from distributed.frontier import Frontier
+from distributed.frontier import Frontier, FrontierState
 from distributed.jobs import definition_digest, finish, heartbeat, join, leave, worker_id
 from distributed.keys import JobKeys
-from pipelines.signals import index_delivered, index_flush_started
+from pipelines.signals import index_delivered, index_ticket
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +101,12 @@ class RedisScheduler:
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
         self._held: set[str] = set()  # leased by this worker, not acknowledged
-        self._waiting: list[tuple[str, int]] = []  # (page, last flush started when it was done)
+        self._waiting: list[tuple[str, int, float]] = []  # (page, index ticket, done at)
+        self._delivered = 0  # the last index flush delivered (index_delivered)
         self._acks: list[str] = []
-        self._flush_started = 0
+        self._idle_since: float | None = None  # the engine found nothing to do since
+        self._said_waiting = 0.0  # when the log last said what this worker waits for
+        self._last_state: FrontierState | None = None
         self._closing = False
         self._unavailable = False  # Redis stayed away past REDIS_RETRY_SECONDS
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -110,7 +114,6 @@ class RedisScheduler:
         self.tracker = PageTracker.of(crawler)
         self.tracker.on_done = self._page_done
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
-        crawler.signals.connect(self._on_flush_started, signal=index_flush_started)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
         _SCHEDULERS[crawler] = self
 
@@ -165,7 +168,7 @@ class RedisScheduler:
         try:
             self._flush_pushes()
             # The pipelines have closed: what they had is in the index or dead-lettered.
-            self._acks.extend(fp for fp, _ in self._waiting)
+            self._acks.extend(fp for fp, _, _ in self._waiting)
             self._waiting = []
             self._flush_acks()
             unfinished = sorted(self._held)
@@ -211,7 +214,10 @@ class RedisScheduler:
                 self._take()
         except RedisUnavailable as exc:
             self._give_up(exc)
-        return self._local.popleft() if self._local else None
+        if self._local:
+            self._idle_since = None
+            return self._local.popleft()
+        return None
 
     def _give_up(self, exc: RedisUnavailable) -> None:
         """Redis stayed away past REDIS_RETRY_SECONDS: close (exit 3); leases expire."""
@@ -253,19 +259,22 @@ class RedisScheduler:
     def _page_done(self, fp: str, items: int) -> None:
         if fp not in self._held:
             return
-        if items and self.wait_for_index:
-            self._waiting.append((fp, self._flush_started))
+        ticket = self._index_ticket() if items and self.wait_for_index else 0
+        if ticket > self._delivered:
+            self._waiting.append((fp, ticket, time.monotonic()))
         else:
             self._acks.append(fp)
 
-    def _on_flush_started(self, number: int) -> None:
-        self._flush_started = number
+    def _index_ticket(self) -> int:
+        """The index flush that carries the items buffered so far (``index_ticket``)."""
+        answers = self.crawler.signals.send_catch_log(index_ticket)
+        return max((n for _, n in answers if isinstance(n, int)), default=0)
 
     def _on_delivered(self, number: int) -> None:
-        # Flush ``number`` started after these pages were done: their items were in it.
-        ready = [fp for fp, seen in self._waiting if seen < number]
+        self._delivered = max(self._delivered, number)
+        ready = [fp for fp, ticket, _ in self._waiting if ticket <= number]
         if ready:
-            self._waiting = [(fp, seen) for fp, seen in self._waiting if seen >= number]
+            self._waiting = [entry for entry in self._waiting if entry[1] > number]
             self._acks.extend(ready)
 
     def _flush_acks(self) -> None:
@@ -295,6 +304,35 @@ class RedisScheduler:
             self._beat()
         except RedisUnavailable as exc:
             self._give_up(exc)
+            return
+        self._say_what_it_waits_for()
+
+    def _say_what_it_waits_for(self) -> None:
+        """Once a minute while the engine has nothing to do: what keeps this worker open."""
+        now = time.monotonic()
+        if self._idle_since is None or now - max(self._idle_since, self._said_waiting) < 60:
+            return
+        self._said_waiting = now
+        reasons = []
+        if self._waiting:
+            oldest = now - min(at for _, _, at in self._waiting)
+            reasons.append(f"{len(self._waiting)} page(s) of this worker waiting for the index "
+                           f"(oldest {oldest:.0f} s, ticket {min(t for _, t, _ in self._waiting)}"
+                           f", delivered {self._delivered})")
+        others = len(self._held) - len(self._waiting)
+        if others:
+            reasons.append(f"{others} other page(s) leased by this worker not yet done")
+        state = self._last_state
+        if state is not None:
+            if not state.seeded:
+                reasons.append("the URL list not yet queued by the seeding worker")
+            if state.queued:
+                reasons.append(f"{state.queued} request(s) queued")
+            if state.leased > len(self._held):
+                reasons.append(f"{state.leased - len(self._held)} page(s) leased by other "
+                               "workers (taken here if their leases expire)")
+        logger.info("job %s: worker %s idle for %.0f s, waiting: %s", self.keys.job,
+                    self.worker, now - self._idle_since, "; ".join(reasons) or "nothing known")
 
     def _idle(self, spider: Spider) -> None:
         if self._unavailable:
@@ -302,11 +340,14 @@ class RedisScheduler:
         try:
             self._flush_pushes()
             self._flush_acks()
-            done = not self._held and self.frontier.state().idle
+            self._last_state = self.frontier.state()
+            done = not self._held and self._last_state.idle
         except RedisUnavailable as exc:
             self._give_up(exc)
             return
         # Not done: pages of this worker still on their way to the index, requests
         # queued, or leased by a worker that may yet die.
         if not done:
+            if self._idle_since is None:
+                self._idle_since = time.monotonic()
             raise DontCloseSpider
