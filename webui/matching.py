@@ -28,7 +28,8 @@ work that already matched, never decides whether it matches:
   title counts more than the same word in the abstract;
 * the title holding the words as a phrase, within ``PHRASE_SLOP`` moved
   positions, adds ``PHRASE_BOOST``; each pair of neighbouring words found
-  together in the title adds ``PAIR_BOOST``: words close together in a title
+  together in the title adds ``PAIR_BOOST`` (the first ``MAX_PAIRS`` pairs, each
+  a phrase query of its own): words close together in a title
   beat the same words scattered over an abstract;
 * a person named in the query: every query word found in a work's author or
   profile names adds ``NAME_BOOST``, and an initial followed by a surname
@@ -110,8 +111,8 @@ def loose_levels(q: str) -> tuple[str, ...]:
     return LEVELS[1:] if len(words) >= 3 else LEVELS[2:]
 
 
-def strict_clause(q: str, query_text: str) -> dict[str, Any]:
-    """Level ``all``: every word, operators honoured (``query_text``: the sqs form of ``q``)."""
+def strict_clause(query_text: str) -> dict[str, Any]:
+    """Level ``all``: every word, operators honoured (``query_text`` in sqs syntax)."""
     return {"simple_query_string": {
         "query": query_text,
         "fields": list(WORD_FIELDS),
@@ -176,7 +177,7 @@ def text_query(q: str, query_text: str, level: str) -> dict[str, Any]:
         return {"match_all": {}}
     words = QueryWords.parse(q)
     if level == "all" or not words.words:
-        match = strict_clause(q, query_text)
+        match = strict_clause(query_text)
     else:
         match = loose_clause(words, level)
     should = ranking_clauses(words)
