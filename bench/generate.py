@@ -522,6 +522,7 @@ def arxiv_entries(works: Iterable[Work], seed: int = 8) -> list[dict]:
     rnd = random.Random(seed + 1)
     entries: list[dict] = []
     for work in works:
+        assert work.year is not None  # generated works always have one
         published = f"{work.year - (rnd.random() < 0.2)}-{work.month:02d}-{work.day:02d}"
         number = f"{published[2:4]}{published[5:7]}.{len(entries):05d}"
         base = {"updated": f"{work.year}-{work.month:02d}-{work.day:02d}T12:00:00Z",
