@@ -62,9 +62,11 @@ bench: $(STAMP)
 bench-indexing: $(STAMP)
 	$(BIN)/python -m bench.indexing
 
-# Search latency (p50/p95) on the fixture index and a 100k-work synthetic index.
+# Search quality on real noisy queries (DBLP crawled, ACM titles asked: MRR@10, recall@1;
+# ER_DATA_DIR, skipped without) and latency at 10,000 works: title queries, browsing.
+# ARGS="--works 100000" adds the mixed-query latency at 100k synthetic works.
 bench-search: $(STAMP)
-	$(BIN)/python -m bench.search
+	$(BIN)/python -m bench.search $(ARGS)
 
 # Time a zero-downtime reindex of 100k synthetic works under a search loop.
 bench-reindex: $(STAMP)

@@ -8,6 +8,7 @@ stay thin: call, render, or let the app's error handler answer.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from tenacity import Retrying, retry_if_exception
 
 from core.retry import RetryPolicy, is_retryable_status
 from indexing.indices import alias_name
+from webui.browse_cache import BrowseCache, IndexState, index_state
 from webui.cross_site import linked, namesakes
 from webui.http_errors import (
     UNAVAILABLE_MESSAGE,
@@ -26,6 +28,7 @@ from webui.http_errors import (
     ServiceUnavailable,
     opensearch_errors,
 )
+from webui.matching import loose_levels
 from webui.params import SearchRequest
 from webui.query import (
     namesakes_body,
@@ -33,6 +36,7 @@ from webui.query import (
     search_body,
     shared_works_body,
     suggest_searches,
+    text_matches,
 )
 from webui.results import (
     AlsoOn,
@@ -45,6 +49,7 @@ from webui.results import (
 )
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 MAX_SUGGEST_CHARS = 100
 MIN_SUGGEST_CHARS = 2
 MAX_ID_CHARS = 200
@@ -68,7 +73,7 @@ class SearchService:
     """Searches the ``{prefix}works`` and ``{prefix}researchers`` aliases."""
 
     def __init__(self, client: OpenSearch, prefix: str = "", *, attempts: int = 2,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, cache_browsing: bool = True):
         self.client = client
         self.prefix = prefix
         # One quick retry: a person is waiting for the page.
@@ -76,14 +81,50 @@ class SearchService:
                                   jitter=0.1)
         self._sleep = sleep
         self.works = alias_name(prefix, "works")
+        self.browse_cache: BrowseCache | None = BrowseCache() if cache_browsing else None
         self.researchers = alias_name(prefix, "researchers")
 
     def search(self, request: SearchRequest) -> SearchResult:
-        """Hits, total and facet counts for one search."""
-        body = search_body(request)
-        response = self._call("search works", lambda: self.client.search(
-            index=self.works, body=body))
-        return parse_search(response, request)
+        """Hits, total and facet counts for one search, at the first match level
+        (``webui.matching``) whose text matches any work."""
+        levels = loose_levels(request.q)
+        level = "all"
+        response = self._search_at(request, level)
+        for looser in levels:
+            if text_matches(response):
+                break
+            level = looser
+            response = self._search_at(request, level)
+        return parse_search(response, request, match=level)
+
+    def _search_at(self, request: SearchRequest, level: str) -> dict[str, Any]:
+        body = search_body(request, level)
+
+        def ask() -> dict[str, Any]:
+            return self._call("search works", lambda: self.client.search(
+                index=self.works, body=body))
+
+        if request.q or self.browse_cache is None:
+            return ask()
+        state = self._index_state()
+        return ask() if state is None else self.browse_cache.get(body, state, ask)
+
+    def _index_state(self) -> IndexState | None:
+        """The works index's state (``webui.browse_cache``); None turns caching off for
+        good when the cluster refuses ``_stats`` to this user."""
+
+        def read() -> dict[str, Any] | None:
+            try:
+                return self.client.indices.stats(index=self.works, metric="docs,indexing,refresh")
+            except (os_exc.AuthorizationException, os_exc.RequestError):
+                return None  # not allowed, or not supported: search still works
+
+        stats = self._call("read index state", read)
+        if stats is None:
+            logger.warning("index stats refused: browsing is not cached")
+            self.browse_cache = None
+            return None
+        return index_state(stats)
 
     def researcher(self, researcher_id: str) -> ResearcherPage:
         """A researcher's profile, works, co-authors and the same person's profiles on other
