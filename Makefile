@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed bench-dedupe browser-deps redis-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -86,6 +86,11 @@ bench-distributed: $(STAMP) redis-deps
 # baseline; writes bench-dedupe.json. ARGS="--data cora --limit 300" for a smaller run.
 bench-dedupe: $(STAMP)
 	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
+
+# The resolution pass alone (core.resolution.resolve) on 70,000 synthetic atoms:
+# CPU seconds per phase (features, blocking, decisions) and for the whole resolve.
+bench-resolution: $(STAMP)
+	$(BIN)/python -m bench.resolution_speed $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -141,10 +141,10 @@ def _reversed_pair(a: ParsedName, b: ParsedName) -> bool:
 
 def same_person(a: str, b: str) -> bool:
     """Whether two printed names can name the same person."""
-    return _same_parsed(parse_name(a), parse_name(b))
+    return same_parsed(parse_name(a), parse_name(b))
 
 
-def _same_parsed(pa: ParsedName | None, pb: ParsedName | None) -> bool:
+def same_parsed(pa: ParsedName | None, pb: ParsedName | None) -> bool:
     """``same_person`` on names parsed already."""
     if pa is None or pb is None:
         return False
@@ -179,4 +179,4 @@ def shared_authors(known: list[str] | tuple[str, ...], authors: list[str]) -> li
 
     return [name for name in known
             if (mine := parse_name(name)) is not None
-            and any(_same_parsed(mine, author(i)) for i in range(len(authors)))]
+            and any(same_parsed(mine, author(i)) for i in range(len(authors)))]

@@ -144,6 +144,18 @@ class SearchService:
             raise NotFound("No researcher with that id.")
         return parse_researcher(doc, works, self._also_on(researcher_id, doc))
 
+    def work(self, work_id: str) -> dict[str, Any]:
+        """The work holding ``work_id`` (its own id or one joined into it): its listings and
+        why each work id joined it; ``NotFound`` if none does."""
+        if not work_id or len(work_id) > MAX_ID_CHARS:
+            raise NotFound("No work with that id.")
+        found = self._call("find work", lambda: self.client.search(
+            index=self.works, body={"size": 1, "query": {"term": {"work_ids": work_id}}}))
+        hits = found.get("hits", {}).get("hits") or []
+        if not hits:
+            raise NotFound("No work with that id.")
+        return work_explained(hits[0]["_source"])
+
     def _also_on(self, researcher_id: str, doc: dict[str, Any]) -> list[AlsoOn]:
         """Profiles on other sites with the same name and a shared work (``webui.cross_site``)."""
         name, source = doc.get("name"), doc.get("source")
@@ -190,3 +202,32 @@ def _doc_from_works(researcher_id: str, works: dict[str, Any]) -> dict[str, Any]
                 return {"id": researcher_id, "name": profile.get("name"),
                         "url": profile.get("url"), "source": profile.get("source")}
     return None
+
+
+# Fields of a listing the work API shows, as the profile printed them.
+WORK_LISTING_FIELDS = ("work_id", "title", "researcher_id", "researcher_name", "researcher_url",
+                       "source", "year", "venue", "type", "authors", "authors_truncated")
+
+
+def work_explained(doc: dict[str, Any]) -> dict[str, Any]:
+    """A work document as the API shows it: its listings, and why each joined.
+
+    A listing under the document's own id, or under an id with no recorded link, is
+    there because its title folds to the same text (``by: "title"``).
+    """
+    own = doc.get("work_id")
+    links = {link.get("work_id"): link for link in doc.get("resolution") or ()}
+    listings = []
+    for entry in doc.get("listings") or ():
+        item = {name: entry.get(name) for name in WORK_LISTING_FIELDS}
+        item["work_id"] = item["work_id"] or own
+        link = links.get(item["work_id"])
+        item["joined"] = ({"by": "title", "score": None, "evidence": []} if link is None
+                          or item["work_id"] == own else
+                          {"by": link.get("by"), "score": link.get("score"),
+                           "evidence": list(link.get("evidence") or ())})
+        listings.append(item)
+    return {"id": own, "work_ids": doc.get("work_ids") or [own], "title": doc.get("title"),
+            "year": doc.get("year"), "authors": doc.get("authors") or [],
+            "profiles": doc.get("profiles") or [], "arxiv_id": doc.get("arxiv_id"),
+            "listings": listings}
