@@ -57,6 +57,20 @@ def test_build_limiter_is_per_machine_without_redis_and_shared_with_it(
     assert isinstance(shared, RedisRateLimiter)
 
 
+def test_the_harvest_takes_the_deployments_slot_with_redis_and_the_machines_without(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    from enrichment.oaipmh import OaiClient
+
+    alone = OaiClient(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path)))
+    assert isinstance(alone._limiter, SharedRateLimiter)
+    shared = OaiClient(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path),
+                                              REDIS_URL=redis_server.url))
+    assert isinstance(shared._limiter, RedisRateLimiter)
+    crawl = build_limiter(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path),
+                                                 REDIS_URL=redis_server.url))
+    assert shared._limiter.slot_key == crawl.slot_key  # one slot: harvest and crawl
+
+
 def test_an_answer_one_worker_got_is_not_asked_again_by_another(
         tmp_path: Path, redis_server: RedisServer) -> None:
     first = SharedLookupCache(LookupCache(tmp_path / "a", 3600, 60),
