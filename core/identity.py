@@ -60,3 +60,19 @@ def researcher_id(url: str) -> str:
     or tracking parameters do not create a second researcher.
     """
     return hashlib.sha256(canonical_url(url).encode("utf-8")).hexdigest()[:16]
+
+
+# A metadata field may hold several DOIs: "10.1/a 10.1/b", "10.1/a; 10.1/b", "10.1/a,10.1/b".
+# Whitespace separates; ";" and "," only before the next "10.": old SICI DOIs hold a ";"
+# of their own ("10.1002/(SICI)1097-4636(199710)37:1<1::AID-JBM1>3.0.CO;2-4").
+_DOI_SEPARATORS = re.compile(r"\s+|[;,]\s*(?=10\.)")
+
+
+def split_dois(value: str | None) -> list[str]:
+    """The DOIs of a DOI field, in order, each once (case kept; DOIs compare case-blind)."""
+    seen: dict[str, str] = {}
+    for piece in _DOI_SEPARATORS.split(value or ""):
+        doi = piece.strip(";,")
+        if doi and doi.lower() not in seen:
+            seen[doi.lower()] = doi
+    return list(seen.values())

@@ -21,6 +21,8 @@ PROFILES_UNCHANGED: Final = "profiles/unchanged"  # pages skipped: unchanged sin
 PROFILES_UNRECOGNIZED: Final = "profiles/unrecognized"  # pages in no known layout: no items
 PROFILES_ENCODING_PROBLEM: Final = "profiles/encoding_problem"  # pages with a decoding problem
 PROFILES_TRUNCATED: Final = "profiles/truncated"  # parsed pages cut short (size, limits)
+# Parsed pages whose listings could be read more than one way (a guessed card split).
+PROFILES_AMBIGUOUS: Final = "profiles/ambiguous"
 PROFILES_LISTINGS: Final = "profiles/listings"  # work listings on the parsed pages
 PROFILES_FAILED: Final = "profiles/failed"  # pages whose download failed
 PROFILES_FAILED_BY_REASON: Final = "profiles/failed/"  # + exception name or http_<status>

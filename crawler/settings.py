@@ -133,7 +133,7 @@ REINDEX_LOCK_STALE_SECONDS = 300.0
 # Switch enrichment off: -s ARXIV_ENABLED=false.
 ARXIV_ENABLED = True
 # The arxiv package's query URL format; "{}" stands for the query string.
-ARXIV_API_URL = "https://export.arxiv.org/api/query?{}&sortBy=relevance&sortOrder=descending"
+ARXIV_API_URL = "https://export.arxiv.org/api/query?{}"
 # Seconds between two requests, shared by every process on this machine (min 3 for arXiv);
 # with REDIS_URL, by every worker of the deployment.
 ARXIV_DELAY_SECONDS = 3.0

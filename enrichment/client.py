@@ -21,8 +21,9 @@ what it lacks to be a polite, robust client of arXiv's API:
   so the extra requests cost little;
 * every library error becomes ``ArxivUnavailable`` or ``BadQuery`` here.
 
-It overrides ``arxiv.Client._parse_feed``, the package's per-page fetch hook
-(stable through 2.x-4.x), and sets ``_session``; pin ``arxiv<5``.
+It overrides ``arxiv.Client._parse_feed``, the package's per-page fetch hook, and
+``_format_url`` (an argument the ``ARXIV_API_URL`` format fixes, such as ``sortBy``,
+is not sent twice), both stable through 2.x-4.x, and sets ``_session``; pin ``arxiv<5``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import arxiv
 import requests
@@ -108,6 +110,16 @@ class _RetryingClient(arxiv.Client):
         self._empty_confirmations = empty_confirmations
         self._confirmations_left = 0
         self.total_results = 0
+
+    def _format_url(self, search: arxiv.Search, start: int, page_size: int) -> str:
+        """The package's page URL, without the arguments ``ARXIV_API_URL`` fixes itself
+        (``...?{}&sortBy=submittedDate``): arXiv refuses none, but a repeated one is
+        ambiguous, and the URL's own value is what its author meant."""
+        fixed = {name for name, _ in parse_qsl(urlsplit(self.query_url_format.replace(
+            "{}", "")).query, keep_blank_values=True)}
+        args = {**search._url_args(), "start": str(start), "max_results": str(page_size)}
+        return self.query_url_format.format(
+            urlencode({name: value for name, value in args.items() if name not in fixed}))
 
     def start_search(self, confirm_empty: bool = True) -> None:
         self._confirmations_left = self._empty_confirmations if confirm_empty else 0

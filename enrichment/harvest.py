@@ -1,10 +1,17 @@
 """Harvest arXiv into the local mirror: resumable, incremental, one scope at a time.
 
-A scope is an OAI set (``cs``, ``math``, ``physics:hep-th``) or all of arXiv. Each
-run covers a window of datestamps, ``from`` the day the last complete run of the
-scope reached (nothing: from the beginning) ``until`` today (UTC), so a second run
-asks only for what changed since; the two share a day, and records are upserted,
-so nothing is missed and nothing held twice.
+A scope is an OAI set (``cs``, ``cs:cs:LG``, ``physics:hep-th``; ``oai_set`` also
+reads the dotted category names, ``cs.LG``) or all of arXiv. Each run asks ``from``
+the day the last complete run of the scope started (nothing: from the beginning),
+without ``until`` as arXiv asks of incremental harvesters; the run records today
+(UTC) as the day it reached, so the next run asks only for what changed since. The
+two share a day, and records are upserted, so nothing is missed and nothing held twice.
+
+A request the endpoint refuses (``OaiError``: a set it does not have, a start date
+before its first record) fails the run with arXiv's own reason and leaves the saved
+state as it was, so a later plain run is not refused in turn. ``check_request``
+catches the usual mistakes before any request: a day before arXiv's earliest
+datestamp or after today, a set name arXiv does not use.
 
 Every page is stored together with the state it leaves (its resumption token and
 the checkpoint datestamp) in one transaction. An interrupted run (Ctrl+C, arXiv
@@ -19,12 +26,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from core.arxiv_categories import is_oai_set, oai_set_of
 from enrichment.mirror import ALL, ArxivMirror, HarvestState
-from enrichment.oaipmh import BadResumptionToken, OaiClient, Page
+from enrichment.oaipmh import EARLIEST_DATESTAMP, BadResumptionToken, OaiClient, OaiError, Page
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +49,6 @@ class ScopeReport:
     records: int = 0
     deleted: int = 0
     restarts: int = 0  # expired tokens restarted from the checkpoint
-    total: int | None = None  # the records the endpoint said the list holds (first page)
 
     def as_dict(self) -> dict[str, Any]:
         return {"set": self.scope or None, "from": self.from_day, "until": self.until_day,
@@ -102,9 +109,10 @@ def _start(state: HarvestState, from_day: str | None,
 def _harvest_scope(mirror: ArxivMirror, client: OaiClient, scope: str, from_day: str | None,
                    on_page: OnPage | None, now: Callable[[], datetime],
                    report: HarvestReport) -> ScopeReport:
-    state, resumed = _start(mirror.state(scope), from_day, now())
+    before = mirror.state(scope)
+    state, resumed = _start(before, from_day, now())
     if resumed is None:
-        mirror.save_state(state)
+        mirror.save_state(state)  # an outage before the first page resumes this run
     assert state.run_until is not None
     scope_report = ScopeReport(scope, state.run_from, state.run_until, resumed)
     report.scopes.append(scope_report)
@@ -114,16 +122,16 @@ def _harvest_scope(mirror: ArxivMirror, client: OaiClient, scope: str, from_day:
             page = _fetch(client, scope, state, token)
         except BadResumptionToken as exc:
             if token is None:
-                raise
+                _refused(mirror, before, state, exc)
             logger.warning("resumption token refused (%s); restarting from %s", exc,
                            state.checkpoint or "the beginning")
             scope_report.requests += 1
             scope_report.restarts += 1
             token = None
             continue
+        except OaiError as exc:
+            _refused(mirror, before, state, exc)
         scope_report.requests += 1
-        if scope_report.total is None:
-            scope_report.total = page.complete_size or len(page.records)
         state = state.after_page(page.records, page.token, page.token_expires)
         mirror.store_page(page.records, state)
         scope_report.records += sum(not r.deleted for r in page.records)
@@ -137,8 +145,67 @@ def _harvest_scope(mirror: ArxivMirror, client: OaiClient, scope: str, from_day:
     return scope_report
 
 
+def _refused(mirror: ArxivMirror, before: HarvestState, state: HarvestState,
+             error: OaiError) -> None:
+    """The endpoint refused a request: raise it, with the saved state as it should stay.
+
+    A run that stored nothing leaves the state it found (less a run in progress that
+    never stored a page either: refused now, it would be refused every time); one that
+    stored pages keeps them and drops its token, so the next run asks again from its
+    checkpoint."""
+    if state.run_requests == 0:
+        mirror.restore_state(before.abandoned() if before.run_requests == 0 else before)
+    else:
+        mirror.save_state(replace(state, token=None, token_expires=None))
+    raise error
+
+
 def _fetch(client: OaiClient, scope: str, state: HarvestState, token: str | None) -> Page:
     if token is not None:
         return client.list_records(token=token)
-    return client.list_records(set_spec=scope or None, from_day=state.checkpoint,
-                               until_day=state.run_until)
+    return client.list_records(set_spec=scope or None, from_day=state.checkpoint)
+
+
+# --- what a harvest may ask, checked before any request ------------------------------
+
+class BadRequest(ValueError):
+    """A harvest arXiv would refuse, caught before asking: the message says why."""
+
+
+def oai_set(name: str) -> str:
+    """The OAI set of a set or category name: ``cs`` and ``physics:hep-th`` as they are,
+    ``cs.LG`` -> ``cs:cs:LG``, ``hep-th`` -> ``physics:hep-th`` (``core.arxiv_categories``).
+    ``BadRequest`` for a name arXiv has no set for."""
+    name = name.strip()
+    if ":" in name:
+        if is_oai_set(name):
+            return name
+        raise BadRequest(f"{name!r} is not an arXiv OAI set: sets are a group (cs, math, "
+                         "physics), group:archive (physics:hep-th) or group:archive:SUBJECT "
+                         "(cs:cs:LG)")
+    spec = oai_set_of(name)
+    if spec is None:
+        raise BadRequest(f"{name!r} is neither an arXiv OAI set (cs, math, physics:hep-th, "
+                         "cs:cs:LG) nor an arXiv category (cs.LG, hep-th)")
+    return spec
+
+
+def check_request(sets: Iterable[str], from_day: str | None,
+                  today: str) -> tuple[list[str], list[str]]:
+    """The OAI sets to harvest, and notes on names read as another (``cs.LG`` is set
+    ``cs:cs:LG``). ``BadRequest`` for a set arXiv has none for, or a ``from_day``
+    (YYYY-MM-DD) before arXiv's earliest datestamp or after ``today``: the endpoint
+    would refuse both."""
+    if from_day is not None and from_day < EARLIEST_DATESTAMP:
+        raise BadRequest(f"--from {from_day} is before arXiv's earliest datestamp "
+                         f"{EARLIEST_DATESTAMP} (no record changed earlier); leave --from "
+                         "out to harvest from the beginning")
+    if from_day is not None and from_day > today:
+        raise BadRequest(f"--from {from_day} is after today ({today}, UTC)")
+    translated, notes = [], []
+    for name in sets:
+        spec = oai_set(name)
+        if spec != name.strip():
+            notes.append(f"{name} is arXiv's OAI set {spec}")
+        translated.append(spec)
+    return list(dict.fromkeys(translated)), notes

@@ -2,8 +2,9 @@
 where each harvest stands. One SQLite file in ``ARXIV_CACHE_DIR``.
 
 * ``records``: one row per article (id, datestamp, OAI sets, the metadata dict of
-  ``enrichment.metadata``), upserted by id, so a record harvested twice (an
-  overlapping incremental run, a restart, a paper in two sets) is held once;
+  ``enrichment.metadata``, every version's submission time), upserted by id, so a
+  record harvested twice (an overlapping incremental run, a restart, a paper in two
+  sets) is held once;
 * ``titles``: an FTS5 index (external content, kept by triggers) over each title's
   plain words (``query.query_key``), Porter-stemmed, so "Rollouts" finds "Rollout";
 * ``harvests``: per scope (an OAI set, or "" for all of arXiv) the days fully
@@ -16,6 +17,14 @@ verification (``matching``) sees the same candidates it would get from arXiv.
 
 Readers (the enricher's worker thread, ``scholarindex status``) and the one
 harvester share the file through WAL; each thread gets its own connection.
+
+``RECORDS_FORMAT`` (SQLite's ``user_version``) says how the records were read. Format
+1 came from arXiv's ``arXiv`` metadata format, whose date on the current endpoint is
+the latest version's, so its ``published`` dates are wrong for every revised paper.
+A mirror in an older format does not answer "not on arXiv" (``answers_misses``), and
+when the harvester opens it every scope's harvest state is forgotten (``repair``), so
+the next harvest asks for everything again and overwrites each record; ``rebuild``
+also drops the records first.
 """
 
 from __future__ import annotations
@@ -39,11 +48,14 @@ ALL = ""  # the scope of a harvest without a set: all of arXiv
 STOP_WORDS = frozenset("a an and are as at be by for from in into is it of on or the to via "
                        "with".split())
 MAX_CANDIDATES = 100
+# How records are read (see the module doc); raise it when a change makes held rows wrong.
+RECORDS_FORMAT = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, datestamp TEXT NOT NULL,
-    sets TEXT NOT NULL, title_key TEXT NOT NULL, metadata TEXT NOT NULL);
+    sets TEXT NOT NULL, title_key TEXT NOT NULL, metadata TEXT NOT NULL,
+    versions TEXT NOT NULL DEFAULT '[]');
 CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(
     title_key, content='records', content_rowid='rowid',
     tokenize='porter unicode61 remove_diacritics 2');
@@ -125,6 +137,11 @@ class HarvestState:
                        run_records=self.run_records + len(records),
                        run_requests=self.run_requests + 1)
 
+    def abandoned(self) -> HarvestState:
+        """This state without its run in progress (what was complete stays complete)."""
+        return replace(self, run_from=None, run_until=None, token=None, token_expires=None,
+                       checkpoint=None, ordered=True, run_records=0, run_requests=0)
+
     def finished(self, at: datetime) -> HarvestState:
         """The run done: the days it covered join the complete range when they touch it."""
         run_from, run_until = self.run_from, self.run_until
@@ -138,10 +155,11 @@ class HarvestState:
                        ordered=True)
 
 
-def _row_values(record: Record) -> tuple[str, str, str, str, str]:
+def _row_values(record: Record) -> tuple[str, str, str, str, str, str]:
     metadata = record.metadata or {}
     return (record.id, record.datestamp, " ".join(record.sets),
-            query_key(metadata.get("title", "")), json.dumps(metadata, ensure_ascii=False))
+            query_key(metadata.get("title", "")), json.dumps(metadata, ensure_ascii=False),
+            json.dumps(list(record.versions)))
 
 
 def match_expression(key: str) -> str | None:
@@ -164,6 +182,39 @@ class ArxivMirror(ThreadLocalSQLite):
             with closing(self._open()) as conn, conn:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.executescript(_SCHEMA)
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
+                if "versions" not in columns:  # a mirror made before versions were kept
+                    conn.execute("ALTER TABLE records ADD COLUMN versions TEXT NOT NULL"
+                                 " DEFAULT '[]'")
+                held = conn.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0]
+                if not held:
+                    conn.execute(f"PRAGMA user_version = {RECORDS_FORMAT}")
+
+    def records_format(self) -> int:
+        """How the held records were read (``RECORDS_FORMAT`` for a current mirror)."""
+        return int(self._connection().execute("PRAGMA user_version").fetchone()[0])
+
+    def outdated(self) -> bool:
+        """Whether the held records were read in an older format (see the module doc)."""
+        return self.records_format() < RECORDS_FORMAT
+
+    def repair(self) -> bool:
+        """Forget every scope's harvest state when the records are outdated, so the next
+        harvest asks for everything again; True if it did. The records stay (still better
+        than nothing for finding a paper) until each is harvested again."""
+        if not self.outdated():
+            return False
+        with self._connection() as conn:
+            conn.execute("DELETE FROM harvests")
+            conn.execute(f"PRAGMA user_version = {RECORDS_FORMAT}")
+        return True
+
+    def rebuild(self) -> None:
+        """Drop every record and every harvest state: the next harvest starts afresh."""
+        with self._connection() as conn:
+            conn.execute("DELETE FROM records")
+            conn.execute("DELETE FROM harvests")
+            conn.execute(f"PRAGMA user_version = {RECORDS_FORMAT}")
 
     @classmethod
     def existing(cls, directory: str | Path) -> ArxivMirror | None:
@@ -197,6 +248,12 @@ class ArxivMirror(ThreadLocalSQLite):
                                          (arxiv_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def versions(self, arxiv_id: str) -> list[str]:
+        """Every version's submission time (ISO 8601, UTC), v1 first; [] when not held."""
+        row = self._connection().execute("SELECT versions FROM records WHERE id = ?",
+                                         (arxiv_id,)).fetchone()
+        return json.loads(row[0]) if row else []
+
     def candidates(self, key: str, limit: int = MAX_CANDIDATES) -> list[dict]:
         """Metadata of the records whose title holds the key's words, best ranked first."""
         expression = match_expression(key)
@@ -216,10 +273,11 @@ class ArxivMirror(ThreadLocalSQLite):
         records = list(records)
         with self._connection() as conn:
             conn.executemany(
-                "INSERT INTO records (id, datestamp, sets, title_key, metadata)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                "INSERT INTO records (id, datestamp, sets, title_key, metadata, versions)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
                 " datestamp = excluded.datestamp, sets = excluded.sets,"
-                " title_key = excluded.title_key, metadata = excluded.metadata",
+                " title_key = excluded.title_key, metadata = excluded.metadata,"
+                " versions = excluded.versions",
                 [_row_values(r) for r in records if not r.deleted])
             conn.executemany("DELETE FROM records WHERE id = ?",
                              [(r.id,) for r in records if r.deleted])
@@ -248,6 +306,15 @@ class ArxivMirror(ThreadLocalSQLite):
             "SELECT scope FROM harvests ORDER BY scope")]
         return [self.state(s) for s in scopes]
 
+    def restore_state(self, state: HarvestState) -> None:
+        """Put ``state`` back as it was read: saved, or no row at all for a scope never
+        harvested (``state`` fresh), so a refused first run leaves no trace."""
+        if state == HarvestState(state.scope):
+            with self._connection() as conn:
+                conn.execute("DELETE FROM harvests WHERE scope = ?", (state.scope,))
+        else:
+            self.save_state(state)
+
     def save_state(self, state: HarvestState) -> None:
         with self._connection() as conn:
             self._save_state(conn, state)
@@ -263,7 +330,10 @@ class ArxivMirror(ThreadLocalSQLite):
 
     def answers_misses(self, max_age_seconds: float, now: datetime | None = None) -> bool:
         """Whether a title the mirror lacks is not on arXiv: all of arXiv is harvested,
-        from its first record, and the last harvest ended within ``max_age_seconds``."""
+        from its first record, in the current format, and the last harvest ended within
+        ``max_age_seconds``."""
+        if self.outdated():
+            return False
         state = self.state(ALL)
         if not (state.complete and state.complete_from is None and state.finished_at):
             return False
@@ -282,4 +352,5 @@ class ArxivMirror(ThreadLocalSQLite):
             })
         finished = [s["finished_at"] for s in scopes if s["finished_at"]]
         return {"path": str(self.path), "records": self.size(), "sets": scopes,
-                "last_harvest": max(finished) if finished else None}
+                "last_harvest": max(finished) if finished else None,
+                "outdated": self.outdated()}

@@ -1,17 +1,35 @@
-"""arXiv's OAI-PMH endpoint: ``ListRecords`` in the ``arXiv`` metadata format, page by page.
+"""arXiv's OAI-PMH endpoint: ``ListRecords`` in the ``arXivRaw`` metadata format, page by page.
 
 arXiv asks bulk users to harvest metadata over OAI-PMH (``ARXIV_OAI_URL``,
 https://oaipmh.arxiv.org/oai since 2025) rather than search its query API title by
 title. This is the thin client the harvester (``enrichment.harvest``) needs: one
-verb, selective harvesting (``set``, ``from``, ``until``), resumption tokens, the
-three OAI errors that matter (``noRecordsMatch``: an empty list;
-``badResumptionToken``: the token expired, restart from the checkpoint; anything
-else: a bad request) and 503 with ``Retry-After``.
+verb, selective harvesting (``set``, ``from``), resumption tokens, the OAI errors
+(``noRecordsMatch``: an empty list; ``badResumptionToken``: the token expired,
+restart from the checkpoint; anything else: a refused request, ``OaiError``, whose
+``reason`` is arXiv's own words, "start date too early") and 503 with ``Retry-After``.
+
+Why ``arXivRaw``: enrichment checks a listed year against the paper's *first*
+version, and arXiv's ``arXiv`` format describes the latest version only: on the
+current endpoint its ``<created>`` is the day the latest version was submitted
+(0806.4129: v1 2008-06-25, v6 2014-12-12, ``<created>2014-12-12``), and no format
+but ``arXivRaw`` gives older versions' dates. ``arXivRaw`` lists every version with
+its submission time, so one format, at the same cost of one request per page, gives
+the first version's date and time (``published``, the query API's value to the
+second), the latest's (``updated``) and the latest version number (``entry_id``).
+It gives the rest as submitted: the authors as one string and TeX accents unread,
+which ``enrichment.arxiv_raw`` splits and reads as arXiv's own parser and the query
+API do; ``enrichment.metadata.build_metadata`` then normalises every field exactly as
+for the query API. Titles keep their TeX, as the query API gives them.
+
+Not sent: ``until`` (arXiv asks incremental harvesters to leave it out, and the day
+boundary gains nothing: a run stores what it is given, and the next starts from the
+day this one started). Tokens carry no total (arXiv's no longer count the list) and
+expire: at their ``expirationDate``, or the next UTC midnight when they give none.
 
 Written on ``requests`` and ``xml.etree`` rather than taken from PyPI: the one
 client in use, ``sickle``, had its last release (0.7.0) in 2020, sleeps on 503 in
 its own loop outside our machine-wide request slot, and parses into generic
-records we would convert anyway. What we need is ~150 lines that share the query
+records we would convert anyway. What we need is ~200 lines that share the query
 client's rate limiter (``ratelimit``: one request every ``ARXIV_DELAY_SECONDS``,
 never below 3 s against arXiv, across every process) and retry policy
 (``core.retry``).
@@ -31,37 +49,48 @@ from xml.etree import ElementTree as ET
 import requests
 
 from core.retry import is_retryable_status, parse_retry_after
+from enrichment.arxiv_raw import split_authors, tex_accents, version_dates
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, Cancelled, EnrichmentError
+from enrichment.metadata import build_metadata
 from enrichment.ratelimit import build_limiter
 
 logger = logging.getLogger(__name__)
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
-ARXIV_FORMAT = "{http://arxiv.org/OAI/arXiv/}"
-METADATA_PREFIX = "arXiv"
+ARXIV_RAW = "{http://arxiv.org/OAI/arXivRaw/}"
+METADATA_PREFIX = "arXivRaw"
+# Identify's earliestDatestamp at arXiv: no record changed before; it refuses an earlier from=.
+EARLIEST_DATESTAMP = "2005-09-16"
 
 
 class OaiError(EnrichmentError):
-    """The endpoint refused the request (an OAI-PMH error other than noRecordsMatch)."""
+    """The endpoint refused the request (an OAI-PMH error other than noRecordsMatch).
+
+    ``reason`` is the endpoint's own explanation: the text after "Reason:" in arXiv's
+    answers ("start date too early", "Set does not exist"), else the whole text.
+    """
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
         self.code = code
+        self.reason = message.rsplit("Reason:", 1)[-1].strip() if message else code
+        super().__init__(f"{code}: {self.reason}")
 
 
 class BadResumptionToken(OaiError):
-    """The resumption token expired (arXiv's expire at the next UTC midnight) or is unknown."""
+    """The resumption token expired (arXiv's expire daily) or is unknown."""
 
 
 @dataclass(frozen=True)
 class Record:
-    """One article: ``metadata`` has the keys of ``enrichment.metadata`` (None when deleted)."""
+    """One article: ``metadata`` has the keys of ``enrichment.metadata`` (None when deleted);
+    ``versions`` every version's submission time (ISO 8601, UTC), v1 first."""
 
     id: str
     datestamp: str  # YYYY-MM-DD: when the record last changed
     sets: tuple[str, ...]
     metadata: dict | None
+    versions: tuple[str, ...] = ()
 
     @property
     def deleted(self) -> bool:
@@ -74,49 +103,27 @@ class Page:
 
     records: list[Record]
     token: str | None  # None on the last page
-    complete_size: int | None  # records in the whole list, when the server says
     token_expires: datetime | None  # when ``token`` stops working
 
 
 def _text(node: ET.Element, name: str) -> str | None:
-    """An element's text with its whitespace collapsed; None when absent or empty."""
-    value = " ".join((node.findtext(ARXIV_FORMAT + name) or "").split())
-    return value or None
+    return node.findtext(ARXIV_RAW + name)
 
 
-def _author(node: ET.Element) -> str:
-    parts = [_text(node, "forenames"), _text(node, "keyname"), _text(node, "suffix")]
-    return " ".join(p for p in parts if p)
-
-
-def metadata_from_arxiv_format(node: ET.Element) -> dict:
-    """The metadata dict of ``enrichment.metadata`` from an ``<arXiv>`` element.
-
-    The format has no version number and dates without a time: ``entry_id`` is the
-    abstract URL without version, ``published``/``updated`` are midnight UTC of the
-    first and latest version's day.
-    """
-    arxiv_id = _text(node, "id") or ""
-    created = _text(node, "created")
-    updated = _text(node, "updated") or created
-    categories = (_text(node, "categories") or "").split()
-    authors = node.find(ARXIV_FORMAT + "authors")
-    return {
-        "id": arxiv_id,
-        "entry_id": f"http://arxiv.org/abs/{arxiv_id}",
-        "title": _text(node, "title") or "",
-        "authors": [_author(a) for a in authors.findall(ARXIV_FORMAT + "author")]
-        if authors is not None else [],
-        "primary_category": categories[0] if categories else None,
-        "categories": categories,
-        "published": f"{created}T00:00:00+00:00" if created else None,
-        "updated": f"{updated}T00:00:00+00:00" if updated else None,
-        "pdf_url": f"http://arxiv.org/pdf/{arxiv_id}",
-        "doi": _text(node, "doi"),
-        "journal_ref": _text(node, "journal-ref"),
-        "comment": _text(node, "comments"),
-        "summary": _text(node, "abstract"),
-    }
+def metadata_from_arxiv_raw(node: ET.Element) -> tuple[dict, tuple[str, ...]]:
+    """The metadata dict of ``enrichment.metadata`` and every version's time, from an
+    ``<arXivRaw>`` element. ValueError when it lists no version with a readable date."""
+    arxiv_id = (_text(node, "id") or "").strip()
+    versions = version_dates(node, ARXIV_RAW)
+    if not versions:
+        raise ValueError(f"record {arxiv_id or '?'} lists no version")
+    metadata = build_metadata(
+        arxiv_id=arxiv_id, version=len(versions), title=_text(node, "title"),
+        authors=split_authors(tex_accents(_text(node, "authors") or "")),
+        categories=(_text(node, "categories") or "").split(), published=versions[0],
+        updated=versions[-1], doi=_text(node, "doi"), journal_ref=_text(node, "journal-ref"),
+        comment=_text(node, "comments"), summary=_text(node, "abstract"))
+    return metadata, tuple(v.isoformat() for v in versions)
 
 
 def _record(node: ET.Element) -> Record:
@@ -129,11 +136,13 @@ def _record(node: ET.Element) -> Record:
     datestamp = (header.findtext(OAI + "datestamp") or "")[:10]
     if header.get("status") == "deleted":
         return Record(arxiv_id, datestamp, sets, None)
-    found = node.find(f"{OAI}metadata/{ARXIV_FORMAT}arXiv")
+    found = node.find(f"{OAI}metadata/{ARXIV_RAW}arXivRaw")
     if found is None:
-        raise ValueError(f"record {identifier} has no arXiv-format metadata")
-    metadata = metadata_from_arxiv_format(found)
-    return Record(metadata["id"] or arxiv_id, datestamp, sets, metadata)
+        raise ValueError(f"record {identifier} has no arXivRaw metadata")
+    metadata, versions = metadata_from_arxiv_raw(found)
+    if not metadata["id"]:
+        metadata["id"] = arxiv_id
+    return Record(metadata["id"], datestamp, sets, metadata, versions)
 
 
 def _next_utc_midnight(now: datetime) -> datetime:
@@ -150,7 +159,7 @@ def parse_page(body: bytes, now: datetime | None = None) -> Page:
     if error is not None:
         code, message = error.get("code") or "unknown", (error.text or "").strip()
         if code == "noRecordsMatch":
-            return Page([], None, 0, None)
+            return Page([], None, None)
         if code == "badResumptionToken":
             raise BadResumptionToken(code, message)
         raise OaiError(code, message)
@@ -159,11 +168,9 @@ def parse_page(body: bytes, now: datetime | None = None) -> Page:
         raise ValueError("OAI-PMH answer without ListRecords")
     records = [_record(node) for node in listing.findall(OAI + "record")]
     token_node = listing.find(OAI + "resumptionToken")
-    token, size, expires = None, None, None
+    token, expires = None, None
     if token_node is not None:
         token = (token_node.text or "").strip() or None
-        listed = token_node.get("completeListSize") or ""
-        size = int(listed) if listed.isdigit() else None
         stamp = token_node.get("expirationDate")
         try:
             expires = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
@@ -171,7 +178,7 @@ def parse_page(body: bytes, now: datetime | None = None) -> Page:
             expires = None
         if token and expires is None:  # arXiv's tokens last until the next UTC midnight
             expires = _next_utc_midnight(now or datetime.now(UTC))
-    return Page(records, token, size, expires)
+    return Page(records, token, expires)
 
 
 # Receives (event, count): REQUESTS for every HTTP request sent, RETRIES for every retry.
@@ -201,7 +208,7 @@ class OaiClient:
         self._timeout = (min(10.0, config.timeout_seconds), config.timeout_seconds)
 
     def list_records(self, *, set_spec: str | None = None, from_day: str | None = None,
-                     until_day: str | None = None, token: str | None = None) -> Page:
+                     token: str | None = None) -> Page:
         """One page: the first of a selective harvest, or the one ``token`` points at.
 
         Raises ``BadResumptionToken``, ``OaiError`` (a request the endpoint refuses),
@@ -211,7 +218,7 @@ class OaiClient:
             params = {"verb": "ListRecords", "resumptionToken": token}
         else:
             params = {"verb": "ListRecords", "metadataPrefix": METADATA_PREFIX}
-            for name, value in (("set", set_spec), ("from", from_day), ("until", until_day)):
+            for name, value in (("set", set_spec), ("from", from_day)):
                 if value:
                     params[name] = value
         problem = ""

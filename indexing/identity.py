@@ -6,7 +6,8 @@ two ``work_id``s; once both documents carry the same verified arXiv paper (or th
 same DOI), they are one work. ``WorkJoiner`` joins them after the writer delivered
 them; ``redirects`` sends later changes of a joined id to the document holding it.
 
-Identity keys: ``arxiv:<id>`` and ``doi:<doi>`` of a verified match (``identity_keys``).
+Identity keys: ``arxiv:<id>`` and ``doi:<doi>`` of a verified match (``identity_keys``), one
+``doi:`` key per DOI when the field holds several (``core.identity.split_dois``).
 Index ``{prefix}work-identities`` (plain, never reindexed) holds two kinds of document:
 
 - a *key* (``_id`` the key): the ``work_ids`` whose documents carried it. It is the
@@ -59,6 +60,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from core.enrichment_status import DONE
+from core.identity import split_dois
 from core.retry import RetryPolicy
 from indexing.client import classify_item, translate_errors
 from indexing.documents import doc_work_ids, merge_works, timestamp, unlist_listing
@@ -73,15 +75,15 @@ MAX_HOPS = 8  # redirect chains (a merged work merged again) and closure rounds
 
 
 def identity_keys(doc: Mapping[str, Any] | None) -> list[str]:
-    """The keys that make documents one work: a verified arXiv id and its DOI."""
+    """The keys that make documents one work: a verified arXiv id and each of its DOIs."""
     if not doc or (doc.get("enrichment") or {}).get("status") != DONE:
         return []
     keys = []
     if isinstance(doc.get("arxiv_id"), str) and doc["arxiv_id"]:
         keys.append(f"arxiv:{doc['arxiv_id']}")
     doi = (doc.get("arxiv") or {}).get("doi")
-    if isinstance(doi, str) and doi.strip():
-        keys.append(f"doi:{doi.strip().lower()}")
+    if isinstance(doi, str):  # a field may hold several DOIs: one key each
+        keys.extend(f"doi:{one.lower()}" for one in split_dois(doi))
     return keys
 
 

@@ -2,7 +2,8 @@
 
 Cold enrichment through the query API costs one request per 20 titles at arXiv's
 one request every 3 seconds: hours for a large site. A harvest of the sets the
-site's researchers publish in costs one request per 2,500 records, and afterwards
+site's researchers publish in costs one request per page of records (arXiv's
+pages hold up to 2,500), and afterwards
 enrichment answers from the mirror (``enrichment.mirror``) without asking arXiv.
 Run it before the first crawl, then daily (cron): each later run asks only for
 what changed since the last one.
@@ -60,13 +61,16 @@ class Progress:
         self._started = time.monotonic()
 
     def __call__(self, scope: ScopeReport) -> None:
-        if not self.enabled:
-            return
-        seconds = max(time.monotonic() - self._started, 1e-6)
-        total = f"/{scope.total}" if scope.total else ""
-        click.echo(f"\rharvesting {scope.scope or 'all of arXiv'}: {scope.records}{total} "
-                   f"records, {scope.records / seconds:.0f} records/s, {scope.requests} "
-                   "requests", err=True, nl=False)
+        if self.enabled:
+            click.echo(f"\r{self.line(scope, time.monotonic() - self._started)}", err=True,
+                       nl=False)
+
+    @staticmethod
+    def line(scope: ScopeReport, seconds: float) -> str:
+        """The progress line: records so far and their rate (arXiv's tokens give no total)."""
+        rate = scope.records / max(seconds, 1e-6)
+        return (f"harvesting {scope.scope or 'all of arXiv'}: {scope.records} records, "
+                f"{rate:.0f} records/s, {scope.requests} requests")
 
     def done(self) -> None:
         if self.enabled:
@@ -75,14 +79,22 @@ class Progress:
 
 def run_harvest(config: EnrichmentConfig, sets: list[str], from_day: str | None,
                 progress: Progress, report: HarvestReport,
-                http: Counter[str] | None = None) -> ArxivMirror:
+                http: Counter[str] | None = None, rebuild: bool = False) -> ArxivMirror:
     """Harvest into the mirror in ``config.cache_dir``; ``report`` fills in as it goes, and
-    ``http`` counts the HTTP requests sent and retried (503s and failures included)."""
+    ``http`` counts the HTTP requests sent and retried (503s and failures included).
+
+    ``rebuild`` empties the mirror first. A mirror whose records were read in an older
+    format is harvested again from the beginning (``ArxivMirror.repair``)."""
     mirror = ArxivMirror(config.cache_dir)
     counts = http if http is not None else Counter()
     client = OaiClient(config, on_event=lambda name, n: counts.update({name: n}))
     try:
         with harvest_lock(config.cache_dir):
+            if rebuild:
+                mirror.rebuild()
+            elif mirror.repair():
+                click.echo("the mirror's records were read in an older format: harvesting "
+                           "everything again", err=True)
             harvest(mirror, client, sets, from_day, on_page=progress, report=report)
     finally:
         client.close()

@@ -446,46 +446,60 @@ def arxiv() -> None:
 
 @arxiv.command()
 @click.option("--set", "sets", multiple=True, metavar="SET",
-              help="An OAI set to harvest (cs, math, physics:hep-th, ...); repeat for several. "
+              help="An OAI set to harvest (cs, math, physics:hep-th, cs:cs:LG) or an arXiv "
+                   "category (cs.LG, read as cs:cs:LG); repeat for several. "
                    "Default: all of arXiv (only a mirror of all of arXiv can say a paper is "
                    "not on arXiv; with sets, titles it lacks still go to the query API).")
 @click.option("--from", "from_day", type=click.DateTime(["%Y-%m-%d"]), default=None,
               metavar="YYYY-MM-DD",
-              help="Harvest what changed since this day instead of since the last harvest.")
+              help="Harvest what changed since this day (not before arXiv's earliest "
+                   "datestamp, 2005-09-16) instead of since the last harvest.")
+@click.option("--rebuild", is_flag=True,
+              help="Empty the mirror and harvest it again from the beginning.")
 @json_option
-def harvest(sets: tuple[str, ...], from_day: Any, as_json: bool) -> None:
+def harvest(sets: tuple[str, ...], from_day: Any, rebuild: bool, as_json: bool) -> None:
     """Harvest arXiv's metadata over OAI-PMH into the local mirror in ARXIV_CACHE_DIR.
 
     Follows resumption tokens at one request every ARXIV_DELAY_SECONDS (never below
     3 s against arXiv; the same machine-wide request slot as enrichment), waits out
     503s as Retry-After says, and saves its place after every page: run it again
     after an interruption and it resumes. A later run asks only for what changed
-    since the last one (from=). Reads ARXIV_OAI_URL [default
-    https://oaipmh.arxiv.org/oai]. Exits 3 if the endpoint stays unavailable, 75 if
-    another harvest of the same mirror is running.
+    since the last one (from=). A request arXiv refuses fails with arXiv's reason
+    (exit 1) and changes nothing saved. Reads ARXIV_OAI_URL [default
+    https://oaipmh.arxiv.org/oai]. Exits 2 for a set or day arXiv would refuse (before
+    any request), 3 if the endpoint stays unavailable, 75 if another harvest of the
+    same mirror is running.
     """
     import time
     from collections import Counter
+    from datetime import UTC, datetime
 
     from enrichment.errors import ArxivUnavailable, EnrichmentError
-    from enrichment.harvest import HarvestReport
+    from enrichment.harvest import BadRequest, HarvestReport, check_request
     from enrichment.mirror import ArxivMirror
     from ops.arxiv import HarvestRunning, Progress, render, run_harvest, summary
 
     config = _enrichment_config()
     day = from_day.date().isoformat() if from_day else None
+    try:
+        oai_sets, notes = check_request(sets, day, datetime.now(UTC).date().isoformat())
+    except BadRequest as exc:
+        fail(f"arxiv harvest: {exc}", EXIT_USAGE)
+    for note in notes:
+        click.echo(f"arxiv harvest: {note}", err=True)
     report = HarvestReport()
     http: Counter[str] = Counter()
     started = time.monotonic()
     error: tuple[str, int] | None = None
     try:
-        mirror = run_harvest(config, list(sets), day, Progress(), report, http)
+        mirror = run_harvest(config, oai_sets, day, Progress(), report, http, rebuild)
     except HarvestRunning as exc:
         fail(f"arxiv harvest: {exc}", console.EXIT_ALREADY_RUNNING)
     except ArxivUnavailable as exc:
         error = (f"{exc}; run again to resume", EXIT_UNAVAILABLE)
     except EnrichmentError as exc:
-        error = (f"{config.oai_url} refused the harvest: {exc}", console.EXIT_FAILED)
+        error = (f"{config.oai_url} refused the harvest: {exc}",
+                 console.EXIT_FAILED)
     if error is not None:
         mirror = ArxivMirror(config.cache_dir)
     result = summary(report, mirror, time.monotonic() - started, http,

@@ -194,6 +194,10 @@ def _render_mirror(mirror: dict[str, Any] | None) -> list[str]:
         if scope["interrupted"]:
             state += "; a later run INTERRUPTED (harvest again to resume)"
         lines.append(f"  {scope['set']}: {state}")
+    if mirror.get("outdated"):
+        lines.append("  OUTDATED records (read in an older format): the next harvest asks for "
+                     "everything again; until then the query API is asked about titles the "
+                     "mirror lacks")
     return lines
 
 

@@ -137,6 +137,31 @@ def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
     assert "Traceback" not in log
 
 
+def test_undated_cards_are_listings_and_a_guessed_split_is_counted(site, tmp_path) -> None:
+    from fixtures.cards import UNDATED_SAMPLE, Card, card_page, rendered
+
+    dated = Card("EDiT: A Local-SGD-Based Efficient Distributed Training Method",
+                 "Jialiang Cheng, Ning Gao et al.", "Distributed training is crucial.",
+                 category="DC", date="Dec 10, 2024", code=True)
+    whole = [UNDATED_SAMPLE[0], dated, UNDATED_SAMPLE[1]]
+    # Two bare title + authors pairs where the count leaves one place: a guess.
+    guessed = [dated, UNDATED_SAMPLE[1], UNDATED_SAMPLE[2]]
+    for path, (cards, listed) in {"/undated.html": (whole, None),
+                                  "/guessed.html": (guessed, 2)}.items():
+        body, content_type = rendered(card_page(cards, listed=listed), "spans")
+        site.routes[path] = (200, {"Content-Type": content_type}, body)
+    result = crawl_profiles(tmp_path, urls=",".join(site.url(p) for p in ("/undated.html",
+                                                                          "/guessed.html")))
+    works = {url: [w["title"] for w in result.kind("work") if w["researcher_url"] == url]
+             for url in (site.url("/undated.html"), site.url("/guessed.html"))}
+    assert works[site.url("/undated.html")] == [c.title for c in whole]
+    assert len(works[site.url("/guessed.html")]) == 2
+    assert result.stats["profiles/ambiguous"] == 1
+    assert "profiles/truncated" not in result.stats
+    assert f"{site.url('/guessed.html')}: listings split by a guess (ambiguous card split" \
+        in result.log
+
+
 def test_robots_txt_is_obeyed(site, tmp_path) -> None:
     result = crawl_profiles(tmp_path, urls=site.url("/private/staff.html"))
     assert "/private/staff.html" not in site.requests

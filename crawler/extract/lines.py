@@ -275,14 +275,17 @@ def _structured_data(root: etree._Element, page: PageText) -> None:
 
 def match_across(
     lines: list[str], start: int, pattern: re.Pattern[str], max_lines: int,
-    plausible: Callable[[str], bool] | None = None,
+    plausible: Callable[[str], bool] | None = None, pieces: tuple[str, ...] = (),
 ) -> tuple[re.Match[str] | None, int]:
     """Match ``pattern`` against lines[start:start+n] run together, longest n first.
 
     Text that one markup prints as ``preprint2026arXiv`` another prints as three
     lines; running them back together makes both read the same.
     ``plausible``, when given, is a cheap test that every text the pattern matches
-    passes; texts that fail it are not matched.
+    passes; texts that fail it are not matched. ``pieces``, when given, names the
+    groups a markup may put in elements of their own: a match over several lines
+    must then have one such piece a line, so a line that is not one (an abstract
+    ``LG`` or ``72`` before the meta line ``LGMay 22, 2021``) is not run into the next.
     Returns the match and how many lines it used (0 when none matched).
     """
     for count in range(min(max_lines, len(lines) - start), 0, -1):
@@ -290,12 +293,53 @@ def match_across(
         if plausible and not plausible(text):
             continue
         match = pattern.fullmatch(text)
-        if match:
+        if match and (count == 1 or not pieces
+                      or _one_piece_a_line(match, pieces, lines[start:start + count])):
             return match, count
     return None, 0
 
 
+def _one_piece_a_line(match: re.Match[str], pieces: tuple[str, ...], lines: list[str]) -> bool:
+    piece_starts = sorted(match.start(name) for name in pieces if match.group(name))
+    line_starts, offset = [], 0
+    for line in lines:
+        line_starts.append(offset)
+        offset += len(line)
+    return piece_starts == line_starts
+
+
 MetaFinder = Callable[[list[str], int], tuple[re.Match[str] | None, int]]
+
+
+def find_listings(
+    lines: list[str], meta_at: MetaFinder
+) -> Iterator[tuple[int, re.Match[str], int, int]]:
+    """Each listing of a works section: (meta line start, its match, body start, body end).
+
+    Both layouts start each listing with a meta line; whatever follows it, up to
+    the next one, is that listing's body: its title and text (``lines[start:end]``,
+    empty when two meta lines follow each other).
+    """
+    def at(i: int) -> tuple[re.Match[str] | None, int]:
+        return meta_at(lines, i) if i < len(lines) else (None, 0)
+
+    # Each line is asked once: the line that ends a listing starts the next one.
+    i = 0
+    meta, used = at(0)
+    while i < len(lines):
+        if not meta:
+            i += 1
+            meta, used = at(i)
+            continue
+        start = i
+        i += used
+        begin = i
+        following, following_used = at(i)
+        while i < len(lines) and not following:
+            i += 1
+            following, following_used = at(i)
+        yield start, meta, begin, i
+        meta, used = following, following_used
 
 
 def split_listings(
@@ -303,31 +347,10 @@ def split_listings(
 ) -> Iterator[tuple[re.Match[str], list[str]]]:
     """Cut a works section into (meta line match, the lines up to the next meta line).
 
-    Both layouts start each listing with a meta line; whatever follows it, up to
-    the next one, is that listing's title and text. A meta line with nothing
-    after it is reported in ``problems`` and skipped.
+    A meta line with nothing after it is reported in ``problems`` and skipped.
     """
-    def at(i: int) -> tuple[re.Match[str] | None, int]:
-        return meta_at(lines, i) if i < len(lines) else (None, 0)
-
-    # Each line is asked once: the line that ends a listing starts the next one.
-    i, count = 0, 0
-    meta, used = at(0)
-    while i < len(lines):
-        if not meta:
-            i += 1
-            meta, used = at(i)
-            continue
-        i += used
-        body: list[str] = []
-        following, following_used = at(i)
-        while i < len(lines) and not following:
-            body.append(lines[i])
-            i += 1
-            following, following_used = at(i)
-        count += 1
-        if body:
-            yield meta, body
+    for count, (_, meta, begin, end) in enumerate(find_listings(lines, meta_at), start=1):
+        if end > begin:
+            yield meta, lines[begin:end]
         else:
             problems.append(f"listing {count} has no title")
-        meta, used = following, following_used

@@ -4,7 +4,9 @@
     page.layout      # "bzpeer", "papercards" or None for a page in neither layout
     page.researcher  # ResearcherItem or None
     page.works       # one WorkItem per listing, in page order
-    page.problems    # what was odd: truncated list, listing without title, bad encoding
+    page.problems    # what was odd: truncated list, listing without title, bad encoding,
+                     # a guessed card split (``ambiguous``)
+    page.ambiguous   # the listings could be split more than one way (see papercards.py)
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ class ProfilePage:
     links: list[str] = field(default_factory=list)
 
     @property
+    def ambiguities(self) -> list[str]:
+        """The problems that say the listings were split by a guess."""
+        return [problem for problem in self.problems if problem.startswith(papercards.AMBIGUOUS)]
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.ambiguities)
+
+    @property
     def truncated(self) -> bool:
         listed = self.researcher.listed_count if self.researcher else None
         return listed is not None and len(self.works) < listed
@@ -44,10 +55,12 @@ def parse_profile(
 
 def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
     links = _links(url, text)
+    articles = structured.articles(text)
     if bzpeer.matches(text.lines):
         layout, parsed = bzpeer.SOURCE, bzpeer.parse(text.lines, text.headings)
     elif papercards.matches(text.lines):
-        layout, parsed = papercards.SOURCE, papercards.parse(text.lines, text.headings, today)
+        layout, parsed = papercards.SOURCE, papercards.parse(text.lines, text.headings, today,
+                                                             articles.keys())
     else:
         return ProfilePage(url, None, links=links, problems=_encoding(text))
     page = ProfilePage(url, layout, links=links, problems=_encoding(text) + parsed.problems)
@@ -61,7 +74,6 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
         return page
     rid = researcher_id(url)
     page.researcher = ResearcherItem(id=rid, url=url, source=layout, **fields)
-    articles = structured.articles(text)
     for position, listing in enumerate(parsed.works, start=1):
         if articles:
             _fill_from_structured(listing, articles.get(title_key(listing["title"])))

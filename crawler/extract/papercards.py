@@ -4,15 +4,60 @@ The page reads: the name, a field tag, the metrics (``h-index3``, ``3papers``,
 ``28citations``, ``Novelty40%``, ``AI Score45``), ``N Papers`` and then, per
 paper, a meta line ``[score][category][date][Code]``, the title, the authors
 (possibly ending in ``et al.``) and the abstract.
+
+Where one card ends and the next begins (``_works``):
+
+1. A meta line with a date starts a card (``68.9AIMay 14``, ``DCDec 10, 2024Code``).
+   Run over several lines (a table's cells), it holds one piece a line: an
+   abstract ``LG`` or ``72`` is not run into the meta line after it.
+2. A card may have no date: its meta line is only a score, a category tag and/or
+   ``Code`` (``68.9AI``, ``DCCode``, ``LG``), or it has no meta line and starts
+   with its title. Such a card is still a title line directly followed by an
+   authors line, optionally led by that short meta line. A tag without a date is
+   taken only when written as tags are (capitals, maybe behind an archive prefix:
+   ``LG``, ``cs.LG``): a lone word is a title as often as a tag.
+3. ``N Papers`` says how many cards there are. Only when the dated cards fall
+   short of it are the lines before the first dated card and each card's lines
+   after its title and authors searched for such undated starts (left to right,
+   none overlapping). So an abstract that reads like a meta line, a title or an
+   author list never splits a card whose page count is already met.
+4. When more undated starts are found than the count leaves places for, the
+   likeliest are taken: a start whose title the page's structured data lists
+   (JSON-LD headline) before one it does not; within each, one led by a meta
+   line before a bare title + authors pair; page order last. If the count falls
+   inside one of those ranks, the split is a guess and is reported as an
+   ``ambiguous ...`` problem (the crawl counts and logs it), as are more cards
+   than the count. Fewer starts than places leave the page short, and
+   ``page.truncated`` reports it as it reports a cut page.
+5. A line that reads as a dated meta line with no title after it (the next line
+   is another meta line) is the end of the card before's text, not a card: an
+   abstract may end in ``Dec 10, 2024``. It stays in that text, with a problem.
+6. A short line that reads as an undated meta line directly before a title and
+   authors line is that card's meta line, not the last line of the card before
+   (an abstract is prose, not ``LG``).
+7. Titles are often written like names (``Deep Learning``), so where a bare
+   title + authors pair could start on a line or on the next, the one whose
+   authors line is an author list beyond doubt (several names, ``et al.``, or a
+   name with initials: ``JD Miller``) wins. Failing that, a line that does not
+   end in ``.`` is the title (a card's text ends in a sentence), one that is long
+   or holds a sentence break is text of the card before, and a short one ending
+   in ``.`` is taken as the title: a guess. A bare title that reads as a meta
+   line (``DB``) is a guess too. A guess is reported as ambiguous when its card
+   is taken.
+
+An undated card's ``date`` and ``year`` are None (structured data may fill them).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from datetime import date
 
+from core.identity import title_key
 from crawler.extract.bzpeer import Parsed
-from crawler.extract.lines import match_across, split_listings
+from crawler.extract.lines import find_listings, match_across
 from crawler.extract.values import (
     PRINTED_DATE,
     printed_date,
@@ -38,6 +83,18 @@ _META = re.compile(
     r"(?P<score>\d{1,3}(?:\.\d+)?)?\s*(?P<category>[A-Za-z][A-Za-z.\-]{0,11}?)?\s*"
     rf"(?P<date>{PRINTED_DATE.pattern})\s*(?P<code>Code)?"
 )
+_PIECES = ("score", "category", "date", "code")  # a table gives each a cell: a line
+# "68.9AI", "DCCode", "LG", "cs.LG", "72", "Code": a meta line without a date (rule 2).
+_UNDATED_META = re.compile(
+    r"(?=\S)(?P<score>\d{1,3}(?:\.\d+)?)?\s*"
+    r"(?P<category>(?:[a-z][a-z\-]{0,9}\.)?[A-Z]{2,6})?\s*(?P<code>Code)?"
+)
+_UNDATED_PIECES = ("score", "category", "code")
+_UNDATED_META_MAX = 24
+_TITLE_MAX = 400  # a longer line is prose: an abstract
+_INITIALS = re.compile(r"[A-Z]{1,3}|(?:[A-Z]\.-?){1,3}")  # "JD", "J.", "J.-P."
+_PROSE_MIN = 100  # a line ending in "." and longer than this is a sentence, not a title
+AMBIGUOUS = "ambiguous"  # how a problem that marks a guessed card split begins
 
 
 def matches(lines: list[str]) -> bool:
@@ -46,7 +103,9 @@ def matches(lines: list[str]) -> bool:
     return bool(_H_INDEX.search(head) and (re.search(r"citations|papers", head, re.I)))
 
 
-def parse(lines: list[str], headings: list[str], today: date) -> Parsed:
+def parse(lines: list[str], headings: list[str], today: date,
+          known_titles: Collection[str] = ()) -> Parsed:
+    """``known_titles``: title keys of the articles the page's structured data lists."""
     first_metric = next((i for i in range(len(lines)) if _metric_starts(lines, i)), len(lines))
     list_at, used = _list_heading(lines, first_metric)
     before = lines[:first_metric]
@@ -65,7 +124,8 @@ def parse(lines: list[str], headings: list[str], today: date) -> Parsed:
         return parsed
     heading = _LIST_HEADING.fullmatch("".join(lines[list_at:list_at + used]))
     researcher["listed_count"] = to_int(heading["count"]) if heading else None
-    parsed.works = _works(lines[list_at + used:], today, parsed.problems)
+    parsed.works = _works(lines[list_at + used:], today, parsed.problems,
+                          researcher["listed_count"], known_titles)
     return parsed
 
 
@@ -99,7 +159,7 @@ def _list_heading(lines: list[str], start: int) -> tuple[int, int]:
 def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
     if len(lines[i]) > 40:  # a meta line is short; prose is not
         return None, 0
-    return match_across(lines, i, _META, 4, _may_end_meta)
+    return match_across(lines, i, _META, 4, _may_end_meta, _PIECES)
 
 
 def _may_end_meta(text: str) -> bool:
@@ -108,25 +168,169 @@ def _may_end_meta(text: str) -> bool:
     return last.isdigit() or last.isspace() or text.endswith("Code")
 
 
-def _works(lines: list[str], today: date, problems: list[str]) -> list[dict]:
+@dataclass(frozen=True)
+class _Start:
+    """Where an undated card may start in a run of lines (rule 2)."""
+
+    at: int  # its first line: the meta line, or the title when there is none
+    meta: re.Match[str] | None
+    used: int  # lines the meta line takes (0 without one)
+    title: str
+    # 0 if the structured data lists the title, else 2; +0 led by a meta line, +1 a
+    # bare title + authors (``_rank``): the lower, the likelier.
+    rank: int
+    doubtful: bool = False  # taken by a guess (rule 7)
+
+
+def _works(lines: list[str], today: date, problems: list[str], listed: int | None,
+           known_titles: Collection[str]) -> list[dict]:
+    # Runs of lines that may hold cards: what comes before the first dated card (no
+    # card of its own), then each dated card's lines.
+    runs: list[tuple[re.Match[str] | None, list[str]]] = []
+    first = len(lines)
+    for count, (start, meta, begin, end) in enumerate(find_listings(lines, _meta_at), start=1):
+        first = min(first, start)
+        if end > begin:
+            runs.append((meta, lines[begin:end]))
+        elif runs:  # rule 5: the card before's text
+            runs[-1] = (runs[-1][0], runs[-1][1] + lines[start:begin])
+            problems.append(f"card {len(runs)}: a line of its text reads as a date line "
+                            f"({''.join(lines[start:begin])[:40]!r}); kept as text")
+        else:
+            problems.append(f"listing {count} has no title")
+    dated = len(runs)
+    runs.insert(0, (None, lines[:first]))
+    places = (listed or 0) - dated
+    chosen: list[list[_Start]] = [[] for _ in runs]
+    if places > 0:
+        found = [_undated_starts(body, 0 if meta is None else _after_heading(body),
+                                 known_titles) for meta, body in runs]
+        chosen = _choose(found, places, listed, dated, problems)
     works: list[dict] = []
-    for meta, body in split_listings(lines, _meta_at, problems):
-        authors: list[str] = []
-        truncated = False
-        rest = body[1:]
-        if rest and (read := read_authors(rest[0])):
-            authors, truncated = read
-            rest = rest[1:]
-        day = printed_date(meta["month"], meta["day"], meta["year"], today)
-        works.append({
-            "title": body[0],
-            "abstract": "\n".join(rest) or None,
-            "date": day.isoformat() if day else None,
-            "year": day.year if day else None,
-            "category": meta["category"] or None,
-            "score": to_number(meta["score"]),
-            "authors": authors,
-            "authors_truncated": truncated,
-            "code": bool(meta["code"]),
-        })
+    for (meta, body), starts in zip(runs, chosen, strict=True):
+        if meta is not None:
+            works.append(_card(meta, body[:starts[0].at] if starts else body, today))
+        for n, start in enumerate(starts):
+            end = starts[n + 1].at if n + 1 < len(starts) else len(body)
+            works.append(_card(start.meta, body[start.at + start.used:end], today))
+    if listed is not None and len(works) > listed:
+        problems.append(f"{AMBIGUOUS} card split: {len(works)} cards read, {listed} announced")
     return works
+
+
+def _after_heading(body: list[str]) -> int:
+    """Where a card's own title and authors end: the earliest a next card can start."""
+    return 2 if len(body) > 1 and read_authors(body[1]) else 1
+
+
+def _undated_starts(body: list[str], begin: int, known_titles: Collection[str]) -> list[_Start]:
+    """Rule 2's card starts in ``body[begin:]``, left to right, none overlapping."""
+    starts: list[_Start] = []
+    i = begin
+    while i + 1 < len(body):
+        start = _start_at(body, i, known_titles)
+        if start is None:
+            i += 1
+            continue
+        if start.meta is None and (later := _start_at(body, i + 1, known_titles)):
+            start = _likelier(body, start, later)
+        starts.append(start)
+        i = start.at + start.used + 2
+    return starts
+
+
+def _start_at(body: list[str], i: int, known_titles: Collection[str]) -> _Start | None:
+    meta, used = (match_across(body, i, _UNDATED_META, 3, _short_meta, _UNDATED_PIECES)
+                  if len(body[i]) <= _UNDATED_META_MAX else (None, 0))
+    if meta and _title_and_authors(body, i + used):
+        return _Start(i, meta, used, body[i + used], _rank(body[i + used], 0, known_titles))
+    if _title_and_authors(body, i):
+        # A title that reads as a meta line whose card did not follow: a guess (rule 7).
+        return _Start(i, None, 0, body[i], _rank(body[i], 1, known_titles), bool(meta))
+    return None
+
+
+def _likelier(body: list[str], start: _Start, later: _Start) -> _Start:
+    """Rule 7: a bare title + authors at ``start``, or a card one line later?"""
+    if start.rank != later.rank:
+        return min(start, later, key=lambda s: s.rank)
+    here, there = _sure_authors(body[start.at + 1]), _sure_authors(body[later.at + later.used + 1])
+    if here != there:
+        return start if here else later
+    line = body[start.at]
+    if not line.endswith("."):
+        return start  # not a sentence: no card's text ends so
+    if len(line) > _PROSE_MIN or ". " in line:
+        return later  # a long sentence, or several: the text of the card before
+    return replace(start, doubtful=True)  # a short sentence: a title or a one-line abstract
+
+
+def _sure_authors(line: str) -> bool:
+    """An author list beyond doubt: several names, "et al.", or a name with initials."""
+    read = read_authors(line)
+    if read is None:
+        return False
+    names, truncated = read
+    return truncated or len(names) > 1 or any(map(_INITIALS.fullmatch, names[0].split()))
+
+
+def _short_meta(text: str) -> bool:
+    return len(text) <= _UNDATED_META_MAX
+
+
+def _title_and_authors(body: list[str], i: int) -> bool:
+    return (i + 1 < len(body) and len(body[i]) <= _TITLE_MAX
+            and read_authors(body[i + 1]) is not None)
+
+
+def _rank(title: str, bare: int, known_titles: Collection[str]) -> int:
+    known = bool(known_titles) and title_key(title) in known_titles
+    return (0 if known else 2) + bare
+
+
+def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: int,
+            problems: list[str]) -> list[list[_Start]]:
+    """Rule 4: the ``places`` likeliest starts, by rank and then page order."""
+    every = [(start.rank, run, n) for run, starts in enumerate(found)
+             for n, start in enumerate(starts)]
+    every.sort()
+    taken = every[:places]
+    if len(every) > places and every[places][0] == taken[-1][0]:
+        tied = sum(1 for rank, _, _ in every if rank == taken[-1][0])
+        problems.append(
+            f"{AMBIGUOUS} card split: {listed} papers announced, {dated} dated cards, "
+            f"{len(every)} possible undated cards for {places} places "
+            f"({tied} alike; took the first in page order)"
+        )
+    doubtful = [found[run][n] for _, run, n in taken if found[run][n].doubtful]
+    if doubtful:
+        titles = ", ".join(repr(start.title[:40]) for start in doubtful)
+        problems.append(f"{AMBIGUOUS} card start: {len(doubtful)} undated cards whose title "
+                        f"could be the line before or after ({titles})")
+    keep = {(run, n) for _, run, n in taken}
+    return [[start for n, start in enumerate(starts) if (run, n) in keep]
+            for run, starts in enumerate(found)]
+
+
+def _card(meta: re.Match[str] | None, body: list[str], today: date) -> dict:
+    """One card's fields from its meta line (None when it has none) and its lines."""
+    fields = meta.groupdict() if meta else {}
+    authors: list[str] = []
+    truncated = False
+    rest = body[1:]
+    if rest and (read := read_authors(rest[0])):
+        authors, truncated = read
+        rest = rest[1:]
+    day = (printed_date(fields["month"], fields["day"], fields["year"], today)
+           if fields.get("month") else None)
+    return {
+        "title": body[0],
+        "abstract": "\n".join(rest) or None,
+        "date": day.isoformat() if day else None,
+        "year": day.year if day else None,
+        "category": fields.get("category") or None,
+        "score": to_number(fields.get("score")),
+        "authors": authors,
+        "authors_truncated": truncated,
+        "code": bool(fields.get("code")),
+    }

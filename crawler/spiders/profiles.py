@@ -137,6 +137,10 @@ class ProfilesSpider(scrapy.Spider):
             if page.truncated:
                 stats.inc_value(stat_keys.PROFILES_TRUNCATED)
                 self.logger.warning("%s: cut short (%s)", response.url, page.problems[-1])
+            if page.ambiguous:
+                stats.inc_value(stat_keys.PROFILES_AMBIGUOUS)
+                self.logger.warning("%s: listings split by a guess (%s)", response.url,
+                                    "; ".join(page.ambiguities))
             # One item a page: Scrapy's item machinery runs once, not once a listing.
             yield PageItem(page.researcher, page.works)
         if self.follow:
