@@ -125,6 +125,7 @@ class RedisScheduler:
         self._acking = False
         self._upkeep_running = False
         self._checking = False  # a "is the job done?" check in flight
+        self._job_done = False  # the last check found the job done
         self._last_state: FrontierState | None = None
         self._handed_at = time.monotonic()  # when the engine last got a request from here
         self._said_waiting = 0.0
@@ -301,8 +302,8 @@ class RedisScheduler:
 
     def _take_more(self) -> None:
         """Take a batch from Redis, in the background, if there is room for it."""
-        if self._closing or self._taking is not None:
-            return
+        if self._closing or self._taking is not None or self._job_done:
+            return  # (a job found done stays done: no take in flight keeps it open)
         room = self.max_unacked - len(self._held)
         if room < self.take_batch:
             self._send_acks()
@@ -462,8 +463,12 @@ class RedisScheduler:
                     "; ".join(reasons) or "nothing known")
 
     def _idle(self, spider: Spider) -> None:
-        """Not closed here: a check in the background closes the spider if the job is done."""
+        """Kept open until a check in the background found the job done; then the engine
+        closes the spider at its next idle round, unless another part keeps it open (the
+        arXiv stage with lookups pending)."""
         if self._unavailable:
+            return
+        if self._job_done and not self._held and not self._local and self._taking is None:
             return
         if not self._checking and not self._closing:
             self._checking = True
@@ -487,6 +492,6 @@ class RedisScheduler:
         # Done when the job is (seeded, nothing queued, nothing leased by anyone) and this
         # worker holds nothing either; else pages of this worker are still on their way to
         # the index, requests are queued, or leased by a worker that may yet die.
-        if (state.idle and not self._held and not self._local and self._taking is None
-                and not self._closing and self.crawler.engine.spider_is_idle()):
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason="finished"))
+        # A job found idle stays so: only a leased page can push new requests.
+        self._job_done = (state.idle and not self._held and not self._local
+                          and self._taking is None)
