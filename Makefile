@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed browser-deps redis-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -62,9 +62,11 @@ bench: $(STAMP)
 bench-indexing: $(STAMP)
 	$(BIN)/python -m bench.indexing
 
-# Search latency (p50/p95) on the fixture index and a 100k-work synthetic index.
+# Search quality on real noisy queries (DBLP crawled, ACM titles asked: MRR@10, recall@1;
+# ER_DATA_DIR, skipped without) and latency at 10,000 works: title queries, browsing.
+# ARGS="--works 100000" adds the mixed-query latency at 100k synthetic works.
 bench-search: $(STAMP)
-	$(BIN)/python -m bench.search
+	$(BIN)/python -m bench.search $(ARGS)
 
 # Time a zero-downtime reindex of 100k synthetic works under a search loop.
 bench-reindex: $(STAMP)
@@ -84,6 +86,17 @@ bench-distributed: $(STAMP) redis-deps
 # and fetch at most 1.25 x the pages. Writes chaos-kill-loop.json (about 20 minutes).
 chaos-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.chaos kill-loop --out chaos-kill-loop.json $(ARGS)
+
+# Work resolution on labelled data (DBLP-ACM, Cora; ER_DATA_DIR, default ../shared/data/er):
+# both profile sites crawled into osmem-server, pairwise P/R/F1 beside the exact-title
+# baseline; writes bench-dedupe.json. ARGS="--data cora --limit 300" for a smaller run.
+bench-dedupe: $(STAMP)
+	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
+
+# The resolution pass alone (core.resolution.resolve) on 70,000 synthetic atoms:
+# CPU seconds per phase (features, blocking, decisions) and for the whole resolve.
+bench-resolution: $(STAMP)
+	$(BIN)/python -m bench.resolution_speed $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -6,7 +6,10 @@
 - ``python -m bench.search`` (``make bench-search``): search latency, p50/p95;
 - ``python -m bench.reindex`` (``make bench-reindex``): zero-downtime reindex time;
 - ``python -m bench.distributed`` (``make bench-distributed``): the crawl by 1, 2 and
-  4 workers on one Redis (``redis_server`` starts a local ``redis-server``).
+  4 workers on one Redis (``redis_server`` starts a local ``redis-server``);
+- ``python -m bench.dedupe`` (``make bench-dedupe``): work resolution on labelled data
+  (DBLP-ACM, Cora), crawled end to end; ``python -m bench.er.evaluate`` scores it
+  offline in seconds (``bench.er``: readers, sites, scoring).
 
 Each takes ``--help``; all but ``run`` take ``--use-env`` to measure the cluster
 ``OPENSEARCH_URL`` names instead of a local osmem-server (``cluster``).

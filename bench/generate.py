@@ -169,7 +169,7 @@ class Work:
     title: str
     abstract: str | None
     authors: list[str]
-    year: int
+    year: int | None  # None: the site prints no date (bench.er's records without a year)
     month: int
     day: int
     type: str
@@ -194,6 +194,7 @@ class Listing:
     title: str  # as printed here: a variant of the canonical title on later listings
     authors: list[str] | None = None  # layout B: printed names (without "et al.")
     et_al: bool = False
+    authors_line: str | None = None  # layout B: the author line verbatim, instead of the names
 
 
 @dataclass
@@ -444,7 +445,12 @@ def _foot(site: str) -> str:
 
 
 def printed_date(work: Work) -> str:
-    """A card's date: without the year in the crawl's year, as the site prints it."""
+    """A card's date: without the year in the crawl's year, as the site prints it.
+
+    A work without a year has no date on its card (empty).
+    """
+    if work.year is None:
+        return ""
     day = f"{MONTHS[work.month - 1]} {work.day}"
     return day if work.year == CRAWL_DATE.year else f"{day}, {work.year}"
 
@@ -475,7 +481,8 @@ def render(person: Profile, works: Sequence[Work]) -> str:
                    '<div style="display: none">Decoy listing that is not shown</div>\n')
         for listing in person.listings:
             work = works[listing.work]
-            out.append(f"<div>{_spans(work.type, str(work.year), work.venue)}</div>\n"
+            year = "" if work.year is None else str(work.year)
+            out.append(f"<div>{_spans(work.type, year, work.venue)}</div>\n"
                        f"<h3>{_title_html(listing.title)}</h3>\n")
             if work.abstract:
                 out.append(f"<p>{_esc(work.abstract)}</p>\n")
@@ -497,7 +504,8 @@ def render(person: Profile, works: Sequence[Work]) -> str:
             meta = _spans(*(p for p in (work.score, work.category, printed_date(work)) if p))
             if work.code:
                 meta += f'<span><a href="https://github.com/example-lab/w{work.index}">Code</a></span>'
-            names = ", ".join(f"<span>{_esc(n)}</span>" for n in listing.authors or [])
+            names = (_esc(listing.authors_line) if listing.authors_line is not None else
+                     ", ".join(f"<span>{_esc(n)}</span>" for n in listing.authors or []))
             out.append(f'<div class="meta">{meta}</div>\n<h3>{_title_html(listing.title)}</h3>\n'
                        f'<div class="authors">{names}{" et al." if listing.et_al else ""}</div>\n')
             if work.abstract:
@@ -514,6 +522,7 @@ def arxiv_entries(works: Iterable[Work], seed: int = 8) -> list[dict]:
     rnd = random.Random(seed + 1)
     entries: list[dict] = []
     for work in works:
+        assert work.year is not None  # generated works always have one
         published = f"{work.year - (rnd.random() < 0.2)}-{work.month:02d}-{work.day:02d}"
         number = f"{published[2:4]}{published[5:7]}.{len(entries):05d}"
         base = {"updated": f"{work.year}-{work.month:02d}-{work.day:02d}T12:00:00Z",

@@ -561,7 +561,12 @@ def _pipeline_crawl(label: str, count: int, site_crawl: Any, arxiv: dict[str, st
     try:
         crawl, extra = site_crawl(f"pipeline-{label}", "profiles", count, {
             "INDEX_ENABLED": "true", "OPENSEARCH_URL": server.url, "INDEX_PREFIX": PREFIX,
-            **arxiv})
+            # The sink keeps no documents, so there is nothing to resolve after its crawls;
+            # into osmem the pass runs as in production (its time: resolution_seconds).
+            "WORKS_RESOLVE": "true" if kind == "osmem" else "false", **arxiv})
+        if kind == "osmem":
+            extra["resolution_seconds"] = crawl.stat("resolution/seconds")
+            extra["resolution_groups_changed"] = crawl.stat("resolution/groups_changed")
         extra["index_server"] = kind
         extra["index_server_cpu_seconds"] = round(process_cpu_seconds(server.pid), 2)
         if kind == "sink":

@@ -17,6 +17,16 @@ Everything else is kept, in order, so a title that extends another, shares only
 its first words, or reorders its words is a different work. The year is not
 part of the identity: a preprint and its published version are listed with
 different years and are still one work.
+
+Generic titles are the exception (``core.resolution.is_generic_title``: front matter
+and columns such as "Preface", "Editor's Notes", "Keynote Address"): different people
+print the same one for different papers, so the title alone says nothing. A generic
+title's ``work_id`` also holds its listing's own evidence (the profile, the year, the
+venue): two people's "Introduction" are two works, and the resolution pass
+(``indexing.resolution``) joins listings of one such paper only on author evidence.
+
+These ids are where works start; the resolution pass then joins the listings of one
+paper that print its title differently (a typo, a title cut short, mojibake).
 """
 
 from __future__ import annotations

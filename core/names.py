@@ -66,8 +66,8 @@ def nicest(spellings: Iterable[str]) -> str:
     return max((clean_name(s) for s in spellings), key=_spelling_rank)
 
 
-_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
-_PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du",
+SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du",
                         "le", "la", "dos", "das", "bin", "al"})
 
 
@@ -98,13 +98,13 @@ def parse_name(name: str) -> ParsedName | None:
     for token in folded.split():
         if "." in token:  # "J." or "J.-L.": initials, first letter is what counts
             letters = _LETTER.findall(token)
-            if letters and "".join(letters) not in _SUFFIXES:
+            if letters and "".join(letters) not in SUFFIXES:
                 parts.append(Part(letters[0], initial=True))
             continue
         # "Jia-Liang" -> "jialiang"; most tokens are plain already (``fold`` lower-cased them)
         plain = token.isascii() and token.isalnum()
         text = token if plain else _NOT_LETTER_OR_DIGIT.sub("", token)
-        if not text or text in _SUFFIXES:
+        if not text or text in SUFFIXES:
             continue
         parts.append(Part(text, initial=len(text) == 1))
     full = [i for i, part in enumerate(parts) if not part.initial]
@@ -113,7 +113,7 @@ def parse_name(name: str) -> ParsedName | None:
     surname_at = full[-1]
     given = tuple(
         part for i, part in enumerate(parts)
-        if i != surname_at and not (part.text in _PARTICLES and i > 0)
+        if i != surname_at and not (part.text in PARTICLES and i > 0)
     )
     return ParsedName(parts[surname_at].text, given)
 
@@ -141,10 +141,10 @@ def _reversed_pair(a: ParsedName, b: ParsedName) -> bool:
 
 def same_person(a: str, b: str) -> bool:
     """Whether two printed names can name the same person."""
-    return _same_parsed(parse_name(a), parse_name(b))
+    return same_parsed(parse_name(a), parse_name(b))
 
 
-def _same_parsed(pa: ParsedName | None, pb: ParsedName | None) -> bool:
+def same_parsed(pa: ParsedName | None, pb: ParsedName | None) -> bool:
     """``same_person`` on names parsed already."""
     if pa is None or pb is None:
         return False
@@ -179,4 +179,4 @@ def shared_authors(known: list[str] | tuple[str, ...], authors: list[str]) -> li
 
     return [name for name in known
             if (mine := parse_name(name)) is not None
-            and any(_same_parsed(mine, author(i)) for i in range(len(authors)))]
+            and any(same_parsed(mine, author(i)) for i in range(len(authors)))]

@@ -11,9 +11,11 @@ decide which of the remaining characters matter.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from functools import lru_cache
+from html.entities import html5
 
 # Formatting commands whose argument is the visible text: \textit{x} -> x.
 _LATEX_FORMAT = re.compile(
@@ -36,6 +38,31 @@ _LETTER_FOLDS = str.maketrans({
 # A possessive reads as its noun, so "Shapley's" and "Shapley" agree.
 _POSSESSIVE = re.compile(r"(?<=[a-z0-9])'s\b")
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+# An HTML character reference spelled out in full: "&#228;", "&#xE4;", "&auml;".
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def decode_entities(text: str) -> str:
+    """HTML entities shown as text (``Lud&#228;scher``, ``Jos&eacute;``) as the characters they
+    stand for.
+
+    A page that escaped its data twice shows the entity itself; read as text its ``;``
+    would split a name. Only complete references are decoded (``html.unescape`` on each),
+    so a bare ``&`` and an unknown ``&name;`` stay as printed.
+    """
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(_character, text)
+
+
+def _character(reference: re.Match[str]) -> str:
+    text = reference.group()
+    # html.unescape reads "&notanentity;" as "¬anentity;": only whole names are entities.
+    if text[1] != "#" and text[1:] not in html5:
+        return text
+    return html.unescape(text)
 
 
 def strip_latex(text: str) -> str:

@@ -89,6 +89,9 @@ ITEM_PIPELINES = {
 # --- OpenSearch --------------------------------------------------------------------------
 # Switch indexing off for parse-only runs: -s INDEX_ENABLED=false.
 INDEX_ENABLED = True
+# After a crawl that finished, join the listings of one paper printed differently into one
+# work document and split wrong joins (indexing/resolution.py; reads every work document).
+WORKS_RESOLVE = True
 # The cluster to write to; credentials are never logged.
 OPENSEARCH_URL = "http://localhost:9200"
 OPENSEARCH_USER = ""
@@ -192,6 +195,8 @@ EXTENSIONS = {
     "crawler.extensions.cpu.CpuAccounting": 540,
     # Collect garbage less often (GC_THRESHOLDS): a tenth of the CPU on large crawls.
     "crawler.extensions.gctuning.GcTuning": 530,
+    # When a crawl finished: one work document per paper (WORKS_RESOLVE).
+    "crawler.extensions.resolution.WorkResolution": 550,
 }
 # gc.set_threshold for the crawl (crawler/extensions/gctuning.py); empty: Python's defaults.
 GC_THRESHOLDS = [50_000, 20, 10]
@@ -252,8 +257,9 @@ ADDONS = {"crawler.environment.Environment": 0,
 # `scholarindex` alike. Values given there are text, as with -s.
 ENVIRONMENT_SETTINGS = [
     "CONTACT_URL", "LOG_LEVEL", "CRAWL_DATE",
-    "INDEX_ENABLED", "OPENSEARCH_URL", "OPENSEARCH_USER", "OPENSEARCH_PASSWORD",
-    "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX", "OPENSEARCH_TIMEOUT",
+    "INDEX_ENABLED", "WORKS_RESOLVE", "OPENSEARCH_URL", "OPENSEARCH_USER",
+    "OPENSEARCH_PASSWORD", "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX",
+    "OPENSEARCH_TIMEOUT",
     "INDEX_DEADLETTER_PATH", "INDEX_MAPPINGS_DIR", "OPENSEARCH_OUTAGE_WAIT",
     "ARXIV_ENABLED", "ARXIV_API_URL", "ARXIV_DELAY_SECONDS", "ARXIV_CACHE_DIR",
     "ARXIV_BATCH_SIZE", "ARXIV_MAX_QUERY_CHARS", "ARXIV_PAGE_SIZE", "ARXIV_MAX_PAGES",

@@ -139,12 +139,14 @@ def doc_work_ids(doc: Mapping[str, Any]) -> list[str]:
     return list(ids) if isinstance(ids, list) and ids else [str(doc.get("work_id"))]
 
 
-def merge_works(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def merge_works(docs: Iterable[Mapping[str, Any]],
+                links: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """One work document holding every listing of ``docs`` (documents of one paper).
 
     Its ``work_id`` is the smallest of theirs, so every writer picks the same one; each
     listing keeps the ``work_id`` it came under, and ``work_ids`` names them all. The
-    enrichment state is the one ``apply_enrichment`` would keep. Pure, idempotent and
+    enrichment state is the one ``apply_enrichment`` would keep. ``links``: why ids
+    joined (``resolution_link``), kept beside the documents' own. Pure, idempotent and
     independent of the order of ``docs``: the result merged again with any of them
     (or with itself) is the result.
     """
@@ -157,16 +159,92 @@ def merge_works(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         for key, entry in _entries(doc).items():
             old = entries.get(key)
             entries[key] = entry if old is None else _combine(old, entry)
-    enriched = [d for d in docs if d.get("enrichment")]
-    state: Mapping[str, Any] = {}
-    if enriched:
-        state = max(enriched, key=_enrichment_rank)
-    previous = {
-        "work_ids": sorted({i for d in docs for i in doc_work_ids(d)}),
-        "arxiv_id": state.get("arxiv_id"), "arxiv": state.get("arxiv"),
-        "enrichment": state.get("enrichment"),
-    }
+    previous = {"work_ids": sorted({i for d in docs for i in doc_work_ids(d)}),
+                **_best_enrichment(docs), "resolution": _links(docs, links)}
     return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous)
+
+
+def regroup_works(docs: Iterable[Mapping[str, Any]], groups: Iterable[Iterable[str]],
+                  links: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    """``docs``' listings as one document per group of ``work_id``s, as new documents.
+
+    ``groups`` partitions every ``work_id`` the documents hold (ids a group leaves out
+    stay with the document that held them). Each group becomes a document keyed by its
+    smallest id. An id is never split: its listings go together. The enrichment state
+    stays with the group that holds a document's own ``work_id`` (the id it was looked
+    up and verified under); a group that holds none has its enrichment ``pending`` so
+    it is looked up again. A group with no listing (every profile unlisted it) makes
+    no document. Pure and independent of the order of ``docs`` and ``groups``.
+    """
+    docs = [d for d in docs if d]
+    group_of: dict[str, int] = {}
+    ordered = sorted(sorted(set(g)) for g in groups)
+    for number, group in enumerate(ordered):
+        group_of.update(dict.fromkeys(group, number))
+    for doc in docs:  # ids no group names stay with their document's own id
+        own = group_of.get(_required(doc, "work_id"))
+        if own is None:
+            own = len(ordered)
+            ordered.append([doc["work_id"]])
+            group_of[doc["work_id"]] = own
+        for wid in doc_work_ids(doc):
+            if wid not in group_of:
+                ordered[own].append(wid)
+                group_of[wid] = own
+    entries: list[dict[tuple[str, str], dict[str, Any]]] = [{} for _ in ordered]
+    for doc in docs:
+        for key, entry in _entries(doc).items():
+            part = entries[group_of[key[1]]]
+            old = part.get(key)
+            part[key] = entry if old is None else _combine(old, entry)
+    all_links = _links(docs, links)
+    out = []
+    for number, group in enumerate(ordered):
+        if not entries[number]:
+            continue
+        owners = [d for d in docs if group_of[d["work_id"]] == number]
+        state = _best_enrichment(owners) if owners else _pending_state(docs)
+        previous = {"work_ids": sorted(group), **state, "resolution": all_links}
+        out.append(_work_doc(min(group), [entries[number][k] for k in sorted(entries[number])],
+                             previous))
+    return out
+
+
+def resolution_link(work_id: str, joined_to: str, by: str, score: float | None = None,
+                    evidence: Iterable[str] = ()) -> dict[str, Any]:
+    """Why ``work_id`` is in the document ``joined_to``: ``by`` ``match`` (the resolution
+    pass, with its score and evidence), ``manual`` (ops joined them) or ``identity`` (the
+    same verified arXiv paper or DOI)."""
+    return {"work_id": work_id, "joined_to": joined_to, "by": by,
+            "score": None if score is None else round(float(score), 4),
+            "evidence": list(evidence)}
+
+
+def _links(docs: Iterable[Mapping[str, Any]],
+           new: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The documents' join links, those of the ids in ``new`` replaced by ``new``'s."""
+    new = list(new)
+    replaced = {link["work_id"] for link in new}
+    return [*(link for d in docs for link in d.get("resolution") or ()
+              if link.get("work_id") not in replaced), *new]
+
+
+def _best_enrichment(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The enrichment state ``apply_enrichment`` would keep among ``docs``'."""
+    enriched = [d for d in docs if d.get("enrichment")]
+    state: Mapping[str, Any] = max(enriched, key=_enrichment_rank) if enriched else {}
+    return {"arxiv_id": state.get("arxiv_id"), "arxiv": state.get("arxiv"),
+            "enrichment": state.get("enrichment")}
+
+
+def _pending_state(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A part split off documents: to be looked up on arXiv under its own titles."""
+    times = [d["enrichment"]["updated_at"] for d in docs if d.get("enrichment")]
+    if not times:
+        return {"arxiv_id": None, "arxiv": None, "enrichment": None}
+    return {"arxiv_id": None, "arxiv": None,
+            "enrichment": {"status": PENDING, "reason": "split from another work",
+                           "updated_at": max(times)}}
 
 
 def _entries(doc: Mapping[str, Any] | None) -> dict[tuple[str, str], dict[str, Any]]:
@@ -357,7 +435,24 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
         "arxiv_id": previous.get("arxiv_id"),
         "arxiv": _clone(previous.get("arxiv")),
         "enrichment": _clone(previous.get("enrichment")),
+        **_resolution(work_id, entries, previous),
     }
+
+
+def _resolution(work_id: str, entries: list[dict[str, Any]],
+                previous: Mapping[str, Any]) -> dict[str, Any]:
+    """``resolution``: why each id besides ``work_id`` with a listing here joined (one
+    link an id, the largest by content, so merges in any order agree); absent when none."""
+    links = previous.get("resolution")
+    if not links:
+        return {}
+    listed = {e.get("work_id") for e in entries} - {work_id}
+    best: dict[str, dict[str, Any]] = {}
+    for link in links:
+        wid = link.get("work_id")
+        if wid in listed and (wid not in best or _canonical(link) > _canonical(best[wid])):
+            best[wid] = {**_clone(link), "joined_to": work_id}
+    return {"resolution": [best[k] for k in sorted(best)]} if best else {}
 
 
 def merged_authors(entries: Iterable[Mapping[str, Any]],

@@ -63,7 +63,14 @@ from core.enrichment_status import DONE
 from core.identity import split_dois
 from core.retry import RetryPolicy
 from indexing.client import classify_item, translate_errors
-from indexing.documents import doc_work_ids, merge_works, timestamp, unlist_listing
+from indexing.documents import (
+    doc_work_ids,
+    merge_works,
+    regroup_works,
+    resolution_link,
+    timestamp,
+    unlist_listing,
+)
 from indexing.errors import IndexUnavailable
 from indexing.indices import IDENTITIES_INDEX, TOMBSTONES_INDEX, alias_name, ensure_plain_index
 from indexing.tombstones import merge_tombstones
@@ -101,6 +108,15 @@ class JoinReport:
     conflicts: int = 0
     bulk_requests: int = 0
     written: set[str] = field(default_factory=set)  # canonical work_ids written
+
+
+@dataclass
+class RegroupReport:
+    """What one ``WorkJoiner.regroup`` did."""
+
+    conflict: bool = False  # a document changed since the caller read it: nothing done
+    written: set[str] = field(default_factory=set)  # documents written (new or changed)
+    deleted: set[str] = field(default_factory=set)  # documents no group keeps
 
 
 @dataclass
@@ -249,7 +265,11 @@ class WorkJoiner:
         canonical = min(live)
         tombstones = self._mget(self._tombstones(), live)  # after the works, as the writer
         tombstone = merge_tombstones(canonical, (t.doc for t in tombstones.values()))
-        merged: Mapping[str, Any] | None = merge_works(r.doc for r in live.values())  # type: ignore[misc]
+        why = [resolution_link(wid, canonical, "identity", evidence=[f"same {key}" for key in
+                                                                      sorted(keys)])
+               for wid in live if wid != canonical]
+        merged: Mapping[str, Any] | None = merge_works(
+            (r.doc for r in live.values()), why)  # type: ignore[misc]
         for entry in (tombstone or {}).get("unlisted") or ():
             # A listing a stale copy still held after its profile unlisted it stays out.
             merged = unlist_listing(merged, entry["researcher_id"], entry["unlisted_at"])
@@ -280,6 +300,63 @@ class WorkJoiner:
         logger.info("joined work(s) %s into %s (keys %s)", ", ".join(absorbed), canonical,
                     ", ".join(sorted(keys)))
         return ids
+
+    # --- regrouping: the resolution pass's joins and splits -----------------------------
+
+    def regroup(self, held: Mapping[str, Iterable[str]], groups: Iterable[Iterable[str]],
+                links: Iterable[Mapping[str, Any]] = ()) -> RegroupReport:
+        """Make each of ``groups`` (sets of work_ids) one document.
+
+        ``held``: the documents involved as the caller read them (doc id -> the work_ids
+        it held); they are read again, and if one changed (a crawl wrote it meanwhile)
+        nothing is written and ``RegroupReport.conflict`` is set: the caller plans again
+        from a fresh read. The new documents and their redirects and tombstones go first,
+        with ``if_seq_no``, the documents no group keeps are deleted after (a second
+        request, conditional too), so a search sees the paper throughout, as in a join.
+        Raises ``IndexUnavailable``.
+        """
+        works = alias_name(self.prefix, "works")
+        report = RegroupReport()
+        expected = {doc_id: set(ids) for doc_id, ids in held.items()}
+        reads = self._mget(works, expected)
+        if any(read.doc is None or set(doc_work_ids(read.doc)) != expected[doc_id]
+               for doc_id, read in reads.items()):
+            report.conflict = True
+            return report
+        live = {doc_id: read.doc for doc_id, read in reads.items() if read.doc is not None}
+        new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
+        if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
+            return report
+        tombstones = self._mget(self._tombstones(), set(live) | set(new_docs))
+        old_tombstone = merge_tombstones("", (t.doc for t in tombstones.values()))
+        first: list[dict[str, Any]] = []
+        for doc_id, doc in sorted(new_docs.items()):
+            for wid in doc_work_ids(doc):
+                if wid != doc_id:
+                    first.append({"_op_type": "index", "_index": self.index,
+                                  "_id": REDIRECT_PREFIX + wid,
+                                  "_source": redirect_doc(wid, doc_id)})
+            if old_tombstone is not None:  # each part keeps every unlist, as a join does
+                tombstone = {**old_tombstone, "work_id": doc_id}
+                if tombstone != tombstones[doc_id].doc:
+                    first.append(_conditional({"_index": self._tombstones(), "_id": doc_id,
+                                               "_source": tombstone}, tombstones[doc_id]))
+            read = reads.get(doc_id) or _Read(None, (None, None), None)
+            if doc != read.doc:
+                first.append(_conditional({"_index": read.index or works, "_id": doc_id,
+                                           "_source": doc}, read))
+                report.written.add(doc_id)
+        if not self._bulk(first, JoinReport()):
+            report.conflict, report.written = True, set()
+            return report
+        gone = sorted(set(live) - set(new_docs))
+        deletes = [{"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
+                    "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
+                   for wid in gone]
+        if not self._bulk(deletes, JoinReport()):
+            report.conflict = True  # a crawl wrote one meanwhile: the next pass sees it
+        report.deleted = set(gone)
+        return report
 
     # --- requests -----------------------------------------------------------------------
 

@@ -36,8 +36,9 @@ LOCK_INDEX = "reindex-lock"
 # work ids are the same in every version of works, so a reindex leaves it as it is.
 TOMBSTONES_INDEX = "tombstones"
 IDENTITIES_INDEX = "work-identities"  # works merged under several work_ids (indexing.identity)
+DECISIONS_INDEX = "work-decisions"  # ops' decisions on which ids are one work (indexing.decisions)
 MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX, TOMBSTONES_INDEX,
-                  IDENTITIES_INDEX)  # index_mappings/*
+                  IDENTITIES_INDEX, DECISIONS_INDEX)  # index_mappings/*
 MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
 
 

@@ -437,6 +437,125 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
         fail(f"enrich: {report.still_pending} work(s) still pending: {report.stopped_early}")
 
 
+# --- works ---------------------------------------------------------------------------------
+
+@main.group()
+def works() -> None:
+    """Which listings are one work: why, and decisions that overrule the matcher.
+
+    A finished crawl resolves works by itself (WORKS_RESOLVE); the decisions taken here
+    are kept in the cluster and every later resolution keeps to them.
+    """
+
+
+def _resolution_line(r: dict[str, Any]) -> str:
+    return (f"resolve: {r['documents']} documents, {r['atoms']} work ids -> {r['works']} works; "
+            f"{r['groups_changed']} group(s) regrouped ({r['written']} written, {r['deleted']} "
+            f"removed), {r['conflicts']} left for the next pass, {r['seconds']} s")
+
+
+@works.command("resolve")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@json_option
+@_opensearch_errors
+def works_resolve(dry_run: bool, as_json: bool) -> None:
+    """Run the resolution pass now: one work document per paper over the whole index."""
+    from ops import works as ops_works
+
+    report = ops_works.resolve(_settings(), dry_run)
+    result = report.as_dict() | ({"changes": report.changes} if dry_run else {})
+    console.emit(result, as_json, _resolution_line)
+
+
+@works.command("explain")
+@click.argument("work_id")
+@json_option
+@_opensearch_errors
+def works_explain(work_id: str, as_json: bool) -> None:
+    """The work holding WORK_ID: its listings, and why each work id joined it."""
+    from ops import works as ops_works
+
+    found = ops_works.explain(_settings(), work_id)
+    if found is None:
+        fail(f"works explain: no work holds {work_id}")
+
+    def text(r: dict[str, Any]) -> str:
+        lines = [f"work {r['work_id']}: {r['title']}"]
+        lines += [f"  {item['work_id']}  {item['researcher']}: {item['title']} "
+                  f"({item['year']}, {item['venue']})" for item in r["listings"]]
+        lines += [f"  joined {j['work_id']}: by {j['by']}"
+                  + (f", score {j['score']}" if j.get("score") is not None else "")
+                  + (f" ({'; '.join(j['evidence'])})" if j.get("evidence") else "")
+                  for j in r["joined"]]
+        return "\n".join(lines)
+
+    console.emit(found, as_json, text)
+
+
+def _decide(kind: str, first: str, second: str, note: str, as_json: bool) -> None:
+    from indexing.decisions import decision
+    from ops import works as ops_works
+
+    try:
+        chosen = decision(kind, first, second, note)
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
+    report = ops_works.decide(_settings(), chosen)
+    console.emit(report.as_dict() | {"decision": chosen.__dict__}, as_json,
+                 lambda r: f"recorded: {kind} {chosen.a} {chosen.b}\n" + _resolution_line(r))
+
+
+note_option = click.option("--note", default="", help="Why (kept with the decision).")
+
+
+@works.command("keep-apart")
+@click.argument("first")
+@click.argument("second")
+@note_option
+@json_option
+@_opensearch_errors
+def works_keep_apart(first: str, second: str, note: str, as_json: bool) -> None:
+    """Never put the listings of work ids FIRST and SECOND in one work (then resolve)."""
+    _decide("apart", first, second, note, as_json)
+
+
+@works.command("join")
+@click.argument("first")
+@click.argument("second")
+@note_option
+@json_option
+@_opensearch_errors
+def works_join(first: str, second: str, note: str, as_json: bool) -> None:
+    """Always put the listings of work ids FIRST and SECOND in one work (then resolve)."""
+    _decide("join", first, second, note, as_json)
+
+
+@works.command("forget")
+@click.argument("first")
+@click.argument("second")
+@json_option
+@_opensearch_errors
+def works_forget(first: str, second: str, as_json: bool) -> None:
+    """Drop the decisions on FIRST and SECOND; the next resolution decides on evidence."""
+    from ops import works as ops_works
+
+    removed = ops_works.forget(_settings(), first, second)
+    console.emit({"removed": removed}, as_json, lambda r: f"forgot {r['removed']} decision(s)")
+
+
+@works.command("decisions")
+@json_option
+@_opensearch_errors
+def works_decisions(as_json: bool) -> None:
+    """List the decisions taken with keep-apart and join."""
+    from ops import works as ops_works
+
+    found = [d.__dict__ for d in ops_works.decisions(_settings())]
+    console.emit(found, as_json, lambda rows: "\n".join(
+        f"{r['kind']:5}  {r['a']}  {r['b']}  {r['decided_at']}  {r['note']}" for r in rows)
+        or "no decisions")
+
+
 # --- arxiv harvest -------------------------------------------------------------------------
 
 @main.group()

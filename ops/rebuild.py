@@ -41,7 +41,8 @@ def rebuild(name: str, doc_id: str, doc: Mapping[str, Any]) -> dict[str, Any]:
     changes = document_changes(name, doc_id, doc)
     if name == "works" and changes and len(doc_work_ids(doc)) > 1:
         # Listings of every id it holds may come in any order: start from its ids.
-        rebuilt = {"work_id": doc_id, "work_ids": doc_work_ids(doc), "listings": []}
+        rebuilt = {"work_id": doc_id, "work_ids": doc_work_ids(doc), "listings": [],
+                   "resolution": doc.get("resolution") or []}  # why the ids joined
     for change in changes:
         rebuilt = apply_change(rebuilt, change)
     if rebuilt is None:

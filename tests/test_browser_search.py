@@ -230,6 +230,21 @@ def test_untrusted_abstract_stays_text_in_the_browser(page, server):
     assert dialogs == []
 
 
+def test_a_loosened_search_says_so_above_its_results(page, server):
+    page.goto(server.url + "/")
+    page.get_by_label("Search works, abstracts and researchers").fill("relibar")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_url(re.compile(r"\?q=relibar$"))
+    note = page.get_by_role("status").filter(has_text="No exact match")
+    assert note.is_visible()
+    assert "showing the closest works" in note.inner_text()
+    assert page.locator("ol.hits > li").first.get_by_role("heading").inner_text().startswith(
+        "ReLibra")
+    assert page.locator("ol.hits mark").first.inner_text() == "ReLibra"  # what matched
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "search-fuzzy-note.png"), full_page=True)
+
+
 def test_works_without_javascript(browser, server):
     tab = browser(java_script_enabled=False).new_page()
     tab.goto(server.url + "/?q=learning")

@@ -4,9 +4,11 @@ from datetime import date
 
 import pytest
 
+from core.text import decode_entities
 from crawler.extract.values import (
     looks_like_authors,
     printed_date,
+    read_authors,
     split_authors,
     to_int,
     to_number,
@@ -49,3 +51,79 @@ def test_author_lines() -> None:
     assert looks_like_authors("ChangQing Xu, Yi Liu, XinFang Liao et al.")
     assert not looks_like_authors("In this paper, a novel method is proposed.")
     assert not looks_like_authors("")
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # HTML entities printed as text: decoded, and their ";" splits nothing.
+    ("Chaitan Baru, Bertram Lud&#228;scher, Vincent Chu",
+     ["Chaitan Baru", "Bertram Ludäscher", "Vincent Chu"]),
+    ("Jos&eacute; A. Blakeley", ["José A. Blakeley"]),
+    ("M. Tamer &#214;zsu, Banu &#xD6;zden", ["M. Tamer Özsu", "Banu Özden"]),
+    ("Tom &amp; Jerry Smith, Ann Lee", ["Tom", "Jerry Smith", "Ann Lee"]),
+    # "and" / "&" separate names, with or without a comma before them.
+    ("Ana Silva & Bo Li", ["Ana Silva", "Bo Li"]),
+    ("Ana Silva, Bo Li, and Carl Berg", ["Ana Silva", "Bo Li", "Carl Berg"]),
+    ("A and B", ["A", "B"]),
+    # Trailing separators and a closing period; initials keep their periods.
+    ("Yoav Freund and Robert E. Schapire.", ["Yoav Freund", "Robert E. Schapire"]),
+    ("Ana Silva, Bo Li,", ["Ana Silva", "Bo Li"]),
+    ("Smith, J.", ["Smith, J."]),
+    # A suffix, or initials, alone between commas belong to the name before them.
+    ("Christos Faloutsos, Caetano Traina, Jr.", ["Christos Faloutsos", "Caetano Traina, Jr."]),
+    ("Roberto J. Bayardo, Jr.", ["Roberto J. Bayardo, Jr."]),
+    # Lines in lower case.
+    ("p. auer, n. cesa-bianchi, y. freund, and r. e. schapire,",
+     ["p. auer", "n. cesa-bianchi", "y. freund", "r. e. schapire"]),
+    ("avrim blum, merrick furst, michael kearns, and richard j. lipton.",
+     ["avrim blum", "merrick furst", "michael kearns", "richard j. lipton"]),
+    ("blum, a., furst, m., jackson, j., & rudich, s.",
+     ["blum, a.", "furst, m.", "jackson, j.", "rudich, s."]),
+    ("kearns, m.j. and l.g. valiant.", ["kearns, m.j.", "l.g. valiant"]),
+    ("m. kearns.", ["m. kearns"]),
+    ("yoav freund, robert schapire, manfred warmuth",
+     ["yoav freund", "robert schapire", "manfred warmuth"]),
+    # "surname, given" people separated by ";"; a closing ":" after initials.
+    ("drucker, harris; schapire, robert; and simard,",
+     ["drucker, harris", "schapire, robert", "simard"]),
+    ("Smith, John; Doe, Jane", ["Smith, John", "Doe, Jane"]),
+    ("A Smith, B Jones; C Lee", ["A Smith", "B Jones", "C Lee"]),
+    ("freund, y. and schapire, r.e.:", ["freund, y.", "schapire, r.e."]),
+])
+def test_author_lines_read_as_names(line: str, names: list[str]) -> None:
+    assert read_authors(line) == (names, False)
+    assert split_authors(line) == (names, False)
+
+
+def test_truncated_author_lines_in_any_case() -> None:
+    assert read_authors("r. schapire, et al.") == (["r. schapire"], True)
+    assert read_authors("J&#246;rg Sander et al.") == (["Jörg Sander"], True)
+
+
+@pytest.mark.parametrize("line", [
+    "In this paper, a novel method is proposed.",
+    "we study sparse routing.",
+    "Deep Learning.",  # one name and a period: a short sentence or a title
+    "yoav freund.",  # ... also in lower case, unless the name has initials
+    "how to use expert advice,",  # lower-case titles hold function words
+    "efficient learning of typical finite automata from random walks,",
+    "machine learning, neural and statistical classification",
+    "boosting algorithms",  # one lower-case phrase shows no name
+    # Two lower-case names without initials read as a title does: not taken.
+    "yoav freund and robert schapire",
+    "on-line prediction and conversion strategies.",
+    "Results and Discussion:",
+    # A sentence that lists capitalised words is prose, not names.
+    "We compare BERT, GPT and T5.",
+    "Alice, Bob and Carol went home.",
+    "mansour (1996). applying the weak learning framework",
+    "Keywords:",
+    "72",
+    "",
+])
+def test_prose_and_titles_are_not_author_lines(line: str) -> None:
+    assert read_authors(line) is None
+
+
+def test_a_bare_ampersand_or_unknown_entity_is_printed_text() -> None:
+    assert decode_entities("AT&T &notanentity; &#228;") == "AT&T &notanentity; ä"
+    assert decode_entities("Plain") == "Plain"

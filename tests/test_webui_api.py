@@ -8,10 +8,12 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
+from indexing.client import build_client
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for
 from tests.support.settings import opensearch_config_with
 from webui.facets import FACETS
-from webui.params import MAX_PAGE
+from webui.params import MAX_PAGE, SearchRequest
+from webui.service import SearchService
 
 FACET_NAMES = [f.name for f in FACETS]
 # Where each facet's values sit in an API hit, to check filters against the hits themselves.
@@ -255,7 +257,17 @@ def test_a_cluster_error_is_retried_once_then_a_503(own_site, fault_proxy):
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "service_unavailable"
     fault_proxy.fail_next(1, status=400)  # our request refused: not retried, not the user's fault
-    assert http.get("/api/search").status_code == 500
+    assert http.get("/api/search", params={"q": "relibra"}).status_code == 500
+
+
+def test_browsing_works_uncached_when_the_cluster_refuses_index_stats(own_site, fault_proxy):
+    # A search-only user may not read _stats: the first call of a browse is that read.
+    service = SearchService(build_client(replace(own_site.config, url=fault_proxy.url,
+                                                 timeout=5)), own_site.config.prefix)
+    fault_proxy.fail_next(1, status=403)
+    assert service.search(SearchRequest()).total == own_site.works
+    assert service.browse_cache is None  # off for good, searches unaffected
+    assert service.search(SearchRequest(sort="newest")).total == own_site.works
 
 
 def test_a_timeout_is_a_503_and_not_retried(own_site, fault_proxy):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -11,7 +12,7 @@ from webui.facets import FACETS
 from webui.highlight import MARK_CLOSE, MARK_OPEN, join_fragments, mark, plain
 from webui.http_errors import InvalidRequest
 from webui.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
-from webui.query import query_text, search_body, text_query
+from webui.query import TEXT_MATCHES, query_text, search_body, text_query
 from webui.results import parse_hit, safe_url
 
 
@@ -91,10 +92,11 @@ def test_or_and_and_become_simple_query_string_operators_outside_quotes(typed, s
 
 def test_text_query_is_simple_query_string_never_query_string():
     query = text_query('"load balancing" -megatron')
-    assert set(query) == {"simple_query_string"}
-    sqs = query["simple_query_string"]
+    [match] = query["bool"]["must"]  # the ranking clauses are "should": they never match alone
+    sqs = match["simple_query_string"]
     assert sqs["default_operator"] == "and"
     assert "title^3" in sqs["fields"] and "abstract" in sqs["fields"]
+    assert '"query_string"' not in json.dumps(query)
     assert text_query("  ") == {"match_all": {}}
 
 
@@ -105,7 +107,8 @@ def test_each_facet_is_counted_with_every_other_facets_filters_only():
     category_clause = {"terms": {"categories": ["LG"]}}
     assert body["post_filter"] == {"bool": {"filter": [year_clause, category_clause]}}
     aggs = body["aggs"]
-    assert set(aggs) == {f.name for f in FACETS}
+    assert set(aggs) == {f.name for f in FACETS} | {TEXT_MATCHES}
+    assert aggs[TEXT_MATCHES] == {"value_count": {"field": "work_id"}}  # the text alone
     assert aggs["year"]["filter"] == {"bool": {"filter": [category_clause]}}
     assert aggs["category"]["filter"] == {"bool": {"filter": [year_clause]}}
     assert aggs["venue"]["filter"] == {"bool": {"filter": [year_clause, category_clause]}}
@@ -117,7 +120,15 @@ def test_each_facet_is_counted_with_every_other_facets_filters_only():
 def test_no_filter_means_no_post_filter_and_no_query_means_no_highlight():
     body = search_body(SearchRequest())
     assert "post_filter" not in body and "highlight" not in body
-    assert all(agg["filter"] == {"match_all": {}} for agg in body["aggs"].values())
+    # Nothing to apply: each facet's terms at the top level, no filter that matches all.
+    assert body["aggs"] == {f.name: {"terms": body["aggs"][f.name]["terms"],
+                                     **({"aggs": body["aggs"][f.name]["aggs"]}
+                                        if f.name == "researcher" else {})}
+                            for f in FACETS}
+    one = search_body(SearchRequest(filters={"year": (2024,)}))["aggs"]
+    assert "filter" not in one["year"]  # the only filtered facet: counted over the text alone
+    assert one["year__selected"]["terms"]["include"] == [2024]
+    assert one["venue"]["filter"] == {"bool": {"filter": [{"terms": {"year": [2024]}}]}}
     paged = search_body(SearchRequest(q="x", page=3, size=20))
     assert (paged["from"], paged["size"]) == (40, 20)
     assert paged["highlight"]["pre_tags"] == [MARK_OPEN]

@@ -91,6 +91,15 @@ def api_researcher(researcher_id: str,
     return service.researcher(researcher_id).to_json()
 
 
+@router.get("/works/{work_id}", responses={**ERRORS, 404: {"model": ErrorOut}})
+def api_work(work_id: str,
+             service: Annotated[SearchService, Depends(get_service)]) -> dict[str, Any]:
+    """The work holding ``work_id``: every listing, and why each joined the work
+    (``joined.by``: ``title``, ``match`` with its score and evidence, ``manual`` or
+    ``identity``)."""
+    return service.work(work_id)
+
+
 @router.get("/suggest", response_model=SuggestOut, responses=ERRORS)
 def api_suggest(q: Annotated[str, Query(max_length=MAX_SUGGEST_CHARS)],
                 service: Annotated[SearchService, Depends(get_service)]) -> dict[str, Any]:

@@ -5,9 +5,12 @@ without a cluster, and the only place the query language is spoken.
 
 Facets: the query text selects the candidate works; each facet's selected values
 combine with OR (one ``terms`` clause), facets with AND. The hits get every
-filter as a ``post_filter``; each facet's counts come from a ``filter``
-aggregation holding every *other* facet's filters, so the count shown next to a
-value is exactly the total you get by adding that value.
+filter as a ``post_filter``; each facet's counts are taken over the query and every
+*other* facet's filters (a ``filter`` aggregation holding them, or the bare terms
+when there are none), so the count shown next to a value is exactly the total you
+get by adding that value.
+
+The query part, its match levels and the ranking rule are ``webui.matching``.
 """
 
 from __future__ import annotations
@@ -17,23 +20,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from indexing.indices import alias_name
+from webui import matching
 from webui.facets import FACET_BY_NAME, FACETS, Facet
 from webui.highlight import MARK_CLOSE, MARK_OPEN
+from webui.matching import read_as_printed
 from webui.params import SearchRequest
 
-# Where the query text looks, and how much each field counts: titles weigh most.
-# listings.title: a paper listed under an earlier title is found by that title too.
-TEXT_FIELDS = ("title^3", "abstract", "authors.text", "profiles.name.text", "arxiv.title",
-               "listings.title")
-# simple_query_string operators we offer: "quoted phrases", -exclude, a | b (and OR),
-# +, parentheses. No prefix*, fuzzy~ or slop: costly, and nobody asked.
-QUERY_FLAGS = "AND|OR|NOT|PHRASE|PRECEDENCE|WHITESPACE|ESCAPE"
 # What a result needs; ``listings`` (every profile's copy) stays on the server.
 SOURCE_FIELDS = (
     "work_id", "title", "abstract", "year", "date", "venues", "types", "categories",
     "sources", "has_code", "authors", "profiles", "profile_count", "arxiv_id",
     "arxiv.id", "arxiv.pdf_url", "arxiv.primary_category", "arxiv.doi",
 )
+TEXT_MATCHES = "text_matches"  # the aggregation counting works the text matches, unfiltered
+SELECTED_SUFFIX = "__selected"  # a top-level facet's aggregation of its selected values
 SORT_CLAUSES: Mapping[str, list[Any]] = {
     # work_id last: a total order, so pages never repeat or skip a hit.
     "relevance": ["_score", {"year": {"order": "desc", "missing": "_last"}},
@@ -73,16 +73,10 @@ def query_text(q: str) -> str:
     return '"'.join(parts)
 
 
-def text_query(q: str) -> dict[str, Any]:
-    """The full-text part; every work when there is no text."""
-    if not q.strip():
-        return {"match_all": {}}
-    return {"simple_query_string": {
-        "query": query_text(q),
-        "fields": list(TEXT_FIELDS),
-        "default_operator": "and",  # "a -b" means a and not b, not "a or not b"
-        "flags": QUERY_FLAGS,
-    }}
+def text_query(q: str, level: str = "all") -> dict[str, Any]:
+    """The full-text part at match ``level`` (``webui.matching``); every work without text."""
+    printed = read_as_printed(q)
+    return matching.text_query(printed, query_text(printed), level)
 
 
 def facet_clause(facet: Facet, values: Iterable[Any]) -> dict[str, Any]:
@@ -98,17 +92,28 @@ def all_of(clauses: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 def facet_aggs(filters: Mapping[str, dict[str, Any]],
                selected: Mapping[str, tuple[Any, ...]]) -> dict[str, Any]:
-    """Per facet: a filter aggregation with every other facet's filters, and its terms.
+    """Per facet: its terms counted over the query and every other facet's filters.
 
-    ``selected`` values get their own ``include`` terms aggregation so they are
-    always shown with a count, even when they are not among the top values.
+    A facet with other facets' filters to apply gets a ``filter`` aggregation holding
+    them, its terms inside. A facet with none (every facet when nothing is selected)
+    gets its terms at the top level: the same counts without a filter that matches
+    every work, which osmem-server evaluates over the whole index (about ten times
+    the cost of the counts themselves). ``selected`` values get their own ``include``
+    terms aggregation (``<facet>__selected`` at the top level) so they are always
+    shown with a count, even when they are not among the top values.
     """
     aggs: dict[str, Any] = {}
     for facet in FACETS:
         others = [clause for name, clause in filters.items() if name != facet.name]
-        inner: dict[str, Any] = {"values": _terms(facet)}
         chosen = selected.get(facet.name, ())
-        if chosen and facet.name != "has_code":  # has_code's two values are always shown
+        wanted = chosen and facet.name != "has_code"  # has_code's two values are always shown
+        if not others:
+            aggs[facet.name] = _terms(facet)
+            if wanted:
+                aggs[facet.name + SELECTED_SUFFIX] = _terms(facet, include=chosen)
+            continue
+        inner: dict[str, Any] = {"values": _terms(facet)}
+        if wanted:
             inner["selected"] = _terms(facet, include=chosen)
         aggs[facet.name] = {"filter": all_of(others), "aggs": inner}
     return aggs
@@ -131,12 +136,14 @@ def profile_label_agg() -> dict[str, Any]:
     return {"profile": {"top_hits": {"size": 1, "_source": ["profiles.id", "profiles.name"]}}}
 
 
-def search_body(request: SearchRequest) -> dict[str, Any]:
-    """The search page's request: hits, total, highlights and every facet's counts."""
+def search_body(request: SearchRequest, level: str = "all") -> dict[str, Any]:
+    """The search page's request at match ``level``: hits, total, highlights, every facet's
+    counts, and ``matched``: how many works the text matches before any filter (a text
+    that matches nothing is asked again at the next level)."""
     filters = {name: facet_clause(FACET_BY_NAME[name], values)
                for name, values in request.filters.items()}
     body: dict[str, Any] = {
-        "query": text_query(request.q),
+        "query": text_query(request.q, level),
         "from": request.offset,
         "size": request.size,
         "track_total_hits": True,
@@ -145,10 +152,22 @@ def search_body(request: SearchRequest) -> dict[str, Any]:
         "aggs": facet_aggs(filters, request.filters),
     }
     if filters:
+        # Aggregations see the query before the post_filter: this counts the text alone
+        # (every work has one work_id; a value_count costs far less than a filter).
+        body["aggs"][TEXT_MATCHES] = {"value_count": {"field": "work_id"}}
         body["post_filter"] = all_of(filters.values())
     if request.q:
         body["highlight"] = dict(HIGHLIGHT)
     return body
+
+
+def text_matches(response: Mapping[str, Any]) -> int:
+    """How many works a ``search_body`` response's text matched, before any filter."""
+    counted = (response.get("aggregations") or {}).get(TEXT_MATCHES)
+    if counted is not None:
+        return int(counted.get("value") or 0)
+    total = (response.get("hits") or {}).get("total") or {}
+    return int(total.get("value", 0) if isinstance(total, Mapping) else total)
 
 
 def researcher_works_body(researcher_id: str) -> dict[str, Any]:

@@ -19,7 +19,9 @@ from markupsafe import Markup
 from core.arxiv_categories import category_label
 from webui.facets import FACETS, Facet
 from webui.highlight import SNIPPET_CHARS, join_fragments, mark, plain
+from webui.matching import read_as_printed
 from webui.params import SearchRequest
+from webui.query import SELECTED_SUFFIX, text_matches
 
 
 def safe_url(url: Any) -> str | None:
@@ -128,6 +130,17 @@ class SearchResult:
     hits: list[Hit]
     facets: list[FacetResult]
     took_ms: int | None = None
+    match: str = "all"  # the match level that answered (webui.matching.LEVELS)
+
+    @property
+    def read_as(self) -> str:
+        """The query as it was searched: entities and LaTeX read as they print."""
+        return read_as_printed(self.request.q)
+
+    @property
+    def loosened(self) -> bool:
+        """True when no work had every word and a looser level answered."""
+        return self.match != "all" and bool(self.request.q)
 
     @property
     def pages(self) -> int:
@@ -152,6 +165,8 @@ class SearchResult:
             "facets": {f.facet.name: [v.to_json() for v in f.values] for f in self.facets},
             "q": request.q, "sort": request.sort, "page": request.page,
             "size": request.size, "pages": self.pages,
+            # Which level answered: "all" (every word), "most", or "fuzzy" (webui.matching).
+            "match": self.match, "query_read_as": self.read_as,
         }
 
 
@@ -266,8 +281,9 @@ def parse_hit(raw: Mapping[str, Any]) -> Hit:
     )
 
 
-def parse_search(response: Mapping[str, Any], request: SearchRequest) -> SearchResult:
-    """A ``search_body`` response."""
+def parse_search(response: Mapping[str, Any], request: SearchRequest,
+                 match: str = "all") -> SearchResult:
+    """A ``search_body`` response, asked at match level ``match``."""
     hits = response.get("hits") or {}
     total = hits.get("total") or {}
     aggs = response.get("aggregations") or {}
@@ -275,8 +291,9 @@ def parse_search(response: Mapping[str, Any], request: SearchRequest) -> SearchR
         request=request,
         total=int(total.get("value", 0) if isinstance(total, Mapping) else total),
         hits=[parse_hit(h) for h in hits.get("hits") or ()],
-        facets=[_facet(facet, aggs.get(facet.name) or {}, request) for facet in FACETS],
-        took_ms=response.get("took"),
+        facets=[_facet(facet, _facet_agg(aggs, facet), request, text_matches(response))
+                for facet in FACETS],
+        took_ms=response.get("took"), match=match,
     )
 
 
@@ -320,7 +337,17 @@ def parse_suggestions(responses: Iterable[Mapping[str, Any]], limit: int) -> lis
     return (found["researcher"] + found["work"])[:limit]
 
 
-def _facet(facet: Facet, agg: Mapping[str, Any], request: SearchRequest) -> FacetResult:
+def _facet_agg(aggs: Mapping[str, Any], facet: Facet) -> Mapping[str, Any]:
+    """A facet's aggregation as ``_facet`` reads it: a top-level terms aggregation
+    (``webui.query.facet_aggs``: no other facet's filter) is put in the filter's shape."""
+    agg = aggs.get(facet.name) or {}
+    if "buckets" not in agg:
+        return agg
+    return {"values": agg, "selected": aggs.get(facet.name + SELECTED_SUFFIX) or {}}
+
+
+def _facet(facet: Facet, agg: Mapping[str, Any], request: SearchRequest,
+           text_total: int) -> FacetResult:
     chosen = request.filters.get(facet.name, ())
     buckets = list((agg.get("values") or {}).get("buckets") or ())
     buckets += (agg.get("selected") or {}).get("buckets") or ()
@@ -339,7 +366,8 @@ def _facet(facet: Facet, agg: Mapping[str, Any], request: SearchRequest) -> Face
     else:
         order = sorted(counts, key=lambda v: (-counts[v], labels[v].casefold(), str(v)))
     values = [FacetValue(v, counts[v], labels[v], v in chosen) for v in order]
-    return FacetResult(facet, values, int(agg.get("doc_count", 0)))
+    # Without a filter aggregation, nothing but the text narrows this facet's works.
+    return FacetResult(facet, values, int(agg.get("doc_count", text_total)))
 
 
 def _bucket_value(facet: Facet, bucket: Mapping[str, Any]) -> Any:

@@ -8,6 +8,7 @@ stay thin: call, render, or let the app's error handler answer.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from tenacity import Retrying, retry_if_exception
 
 from core.retry import RetryPolicy, is_retryable_status
 from indexing.indices import alias_name
+from webui.browse_cache import BrowseCache, IndexState, index_state
 from webui.cross_site import linked, namesakes
 from webui.http_errors import (
     UNAVAILABLE_MESSAGE,
@@ -26,6 +28,7 @@ from webui.http_errors import (
     ServiceUnavailable,
     opensearch_errors,
 )
+from webui.matching import loose_levels
 from webui.params import SearchRequest
 from webui.query import (
     namesakes_body,
@@ -33,6 +36,7 @@ from webui.query import (
     search_body,
     shared_works_body,
     suggest_searches,
+    text_matches,
 )
 from webui.results import (
     AlsoOn,
@@ -45,6 +49,7 @@ from webui.results import (
 )
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 MAX_SUGGEST_CHARS = 100
 MIN_SUGGEST_CHARS = 2
 MAX_ID_CHARS = 200
@@ -68,7 +73,7 @@ class SearchService:
     """Searches the ``{prefix}works`` and ``{prefix}researchers`` aliases."""
 
     def __init__(self, client: OpenSearch, prefix: str = "", *, attempts: int = 2,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, cache_browsing: bool = True):
         self.client = client
         self.prefix = prefix
         # One quick retry: a person is waiting for the page.
@@ -76,14 +81,50 @@ class SearchService:
                                   jitter=0.1)
         self._sleep = sleep
         self.works = alias_name(prefix, "works")
+        self.browse_cache: BrowseCache | None = BrowseCache() if cache_browsing else None
         self.researchers = alias_name(prefix, "researchers")
 
     def search(self, request: SearchRequest) -> SearchResult:
-        """Hits, total and facet counts for one search."""
-        body = search_body(request)
-        response = self._call("search works", lambda: self.client.search(
-            index=self.works, body=body))
-        return parse_search(response, request)
+        """Hits, total and facet counts for one search, at the first match level
+        (``webui.matching``) whose text matches any work."""
+        levels = loose_levels(request.q)
+        level = "all"
+        response = self._search_at(request, level)
+        for looser in levels:
+            if text_matches(response):
+                break
+            level = looser
+            response = self._search_at(request, level)
+        return parse_search(response, request, match=level)
+
+    def _search_at(self, request: SearchRequest, level: str) -> dict[str, Any]:
+        body = search_body(request, level)
+
+        def ask() -> dict[str, Any]:
+            return self._call("search works", lambda: self.client.search(
+                index=self.works, body=body))
+
+        if request.q or self.browse_cache is None:
+            return ask()
+        state = self._index_state()
+        return ask() if state is None else self.browse_cache.get(body, state, ask)
+
+    def _index_state(self) -> IndexState | None:
+        """The works index's state (``webui.browse_cache``); None turns caching off for
+        good when the cluster refuses ``_stats`` to this user."""
+
+        def read() -> dict[str, Any] | None:
+            try:
+                return self.client.indices.stats(index=self.works, metric="docs,indexing,refresh")
+            except (os_exc.AuthorizationException, os_exc.RequestError):
+                return None  # not allowed, or not supported: search still works
+
+        stats = self._call("read index state", read)
+        if stats is None:
+            logger.warning("index stats refused: browsing is not cached")
+            self.browse_cache = None
+            return None
+        return index_state(stats)
 
     def researcher(self, researcher_id: str) -> ResearcherPage:
         """A researcher's profile, works, co-authors and the same person's profiles on other
@@ -102,6 +143,18 @@ class SearchService:
         if doc is None:
             raise NotFound("No researcher with that id.")
         return parse_researcher(doc, works, self._also_on(researcher_id, doc))
+
+    def work(self, work_id: str) -> dict[str, Any]:
+        """The work holding ``work_id`` (its own id or one joined into it): its listings and
+        why each work id joined it; ``NotFound`` if none does."""
+        if not work_id or len(work_id) > MAX_ID_CHARS:
+            raise NotFound("No work with that id.")
+        found = self._call("find work", lambda: self.client.search(
+            index=self.works, body={"size": 1, "query": {"term": {"work_ids": work_id}}}))
+        hits = found.get("hits", {}).get("hits") or []
+        if not hits:
+            raise NotFound("No work with that id.")
+        return work_explained(hits[0]["_source"])
 
     def _also_on(self, researcher_id: str, doc: dict[str, Any]) -> list[AlsoOn]:
         """Profiles on other sites with the same name and a shared work (``webui.cross_site``)."""
@@ -149,3 +202,32 @@ def _doc_from_works(researcher_id: str, works: dict[str, Any]) -> dict[str, Any]
                 return {"id": researcher_id, "name": profile.get("name"),
                         "url": profile.get("url"), "source": profile.get("source")}
     return None
+
+
+# Fields of a listing the work API shows, as the profile printed them.
+WORK_LISTING_FIELDS = ("work_id", "title", "researcher_id", "researcher_name", "researcher_url",
+                       "source", "year", "venue", "type", "authors", "authors_truncated")
+
+
+def work_explained(doc: dict[str, Any]) -> dict[str, Any]:
+    """A work document as the API shows it: its listings, and why each joined.
+
+    A listing under the document's own id, or under an id with no recorded link, is
+    there because its title folds to the same text (``by: "title"``).
+    """
+    own = doc.get("work_id")
+    links = {link.get("work_id"): link for link in doc.get("resolution") or ()}
+    listings = []
+    for entry in doc.get("listings") or ():
+        item = {name: entry.get(name) for name in WORK_LISTING_FIELDS}
+        item["work_id"] = item["work_id"] or own
+        link = links.get(item["work_id"])
+        item["joined"] = ({"by": "title", "score": None, "evidence": []} if link is None
+                          or item["work_id"] == own else
+                          {"by": link.get("by"), "score": link.get("score"),
+                           "evidence": list(link.get("evidence") or ())})
+        listings.append(item)
+    return {"id": own, "work_ids": doc.get("work_ids") or [own], "title": doc.get("title"),
+            "year": doc.get("year"), "authors": doc.get("authors") or [],
+            "profiles": doc.get("profiles") or [], "arxiv_id": doc.get("arxiv_id"),
+            "listings": listings}

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from urllib.parse import urldefrag, urljoin
 
-from core.identity import researcher_id, title_key, work_id
+from core.identity import researcher_id, title_key
 from core.items import ResearcherItem, WorkItem
+from core.resolution.listing import listing_work_id
 from crawler.extract import bzpeer, papercards, structured
 from crawler.extract.lines import PageText, page_text
 
@@ -78,7 +79,8 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
         if articles:
             _fill_from_structured(listing, articles.get(title_key(listing["title"])))
         page.works.append(WorkItem(
-            work_id=work_id(listing["title"]),
+            work_id=listing_work_id(listing["title"], rid, listing.get("year"),
+                                    listing.get("venue")),
             researcher_id=rid,
             researcher_name=page.researcher.name,
             researcher_url=url,

@@ -45,7 +45,13 @@ Where one card ends and the next begins (``_works``):
    line (``DB``) is a guess too. A guess is reported as ambiguous when its card
    is taken.
 
+8. A dated meta line with nothing after it but a meta line run over several
+   lines (``Jan 1, 2003`` / ``Reports`` / ``Jan 1, 2003``) has a one-word title
+   that is not written as a tag (rule 2): that word is its title, not the next
+   card's category.
+
 An undated card's ``date`` and ``year`` are None (structured data may fill them).
+Author lines are read by ``values.read_authors``; its docstring states the rule.
 """
 
 from __future__ import annotations
@@ -188,7 +194,7 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
     # card of its own), then each dated card's lines.
     runs: list[tuple[re.Match[str] | None, list[str]]] = []
     first = len(lines)
-    for count, (start, meta, begin, end) in enumerate(find_listings(lines, _meta_at), start=1):
+    for count, (start, meta, begin, end) in enumerate(_listings(lines), start=1):
         first = min(first, start)
         if end > begin:
             runs.append((meta, lines[begin:end]))
@@ -216,6 +222,21 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
     if listed is not None and len(works) > listed:
         problems.append(f"{AMBIGUOUS} card split: {len(works)} cards read, {listed} announced")
     return works
+
+
+def _listings(lines: list[str]) -> list[tuple[int, re.Match[str], int, int]]:
+    """The dated cards (``find_listings``), with rule 8's one-word titles given back."""
+    found = list(find_listings(lines, _meta_at))
+    for k in range(len(found) - 1):
+        start, meta, begin, end = found[k]
+        after, _, after_begin, after_end = found[k + 1]  # after == end
+        if end > begin or after_begin - after < 2 or _UNDATED_META.fullmatch(lines[after]):
+            continue
+        again, used = _meta_at(lines, after + 1)
+        if again and after + 1 + used == after_begin:
+            found[k] = (start, meta, begin, begin + 1)
+            found[k + 1] = (after + 1, again, after_begin, after_end)
+    return found
 
 
 def _after_heading(body: list[str]) -> int:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from core.names import PARTICLES, SUFFIXES
+from core.text import decode_entities
+
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -26,6 +29,18 @@ PRINTED_DATE = re.compile(
 )
 _ET_AL = re.compile(r"(?:,|;)?\s*(?:\bet\.?\s*al\.?|…|\.\.\.)\s*$", re.I)
 _AUTHOR_SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|&)\s*")
+# A name's initials: "J.", "JD", "r.e.", "J.-P.", or one bare letter ("freund, y").
+INITIALS = re.compile(r"[A-Z]{1,3}|[A-Za-z]|(?:[A-Za-z]\.-?){1,3}")
+# Words no name holds: where a line in lower case has them, it is prose or a title.
+_FUNCTION_WORDS = frozenset(
+    "a an the of in on for to with by from at as or is are was were be been we our this that "
+    "these those via using into over under between its it not can how what when which who "
+    "new towards toward through".split()
+)
+_NAME_PUNCTUATION = str.maketrans("", "", ".-'’")
+# In a line of "surname, given" people, ";" separates them (and "and", "&").
+_PEOPLE_SEPARATORS = re.compile(r"\s*(?:;|\band\b|&)\s*")
+_SURNAME_FIRST = re.compile(r"[^\s,]+,[^,]+")  # "drucker, harris"
 
 
 def to_int(text: str | None) -> int | None:
@@ -82,15 +97,57 @@ def _et_al(line: str) -> bool:
 
 def split_authors(line: str) -> tuple[list[str], bool]:
     """An author line as printed -> (names without ``et al.``, whether it was truncated)."""
+    names, truncated, _ = _read_line(line)
+    return names, truncated
+
+
+def _read_line(line: str) -> tuple[list[str], bool, str]:
+    """(names, truncated, the line's closing mark: "." ending a sentence, ":", or "")."""
+    line = decode_entities(line)
     truncated = _et_al(line)
     if truncated:
         line = _ET_AL.sub("", line)
-    return _names(line), truncated
+    line = line.rstrip(" ,;")
+    closing = line[-1:]
+    if closing == ":" or (closing == "." and not _abbreviation(line[line.rfind(" ") + 1:])):
+        line = line[:-1].rstrip(" ,;")
+    else:
+        closing = ""
+    return _names(line), truncated, closing
+
+
+def _abbreviation(word: str) -> bool:
+    """Does a name end in this word, period and all ("J.", "r.e.", "Jr.")?"""
+    return bool(INITIALS.fullmatch(word)) or _suffix(word)
+
+
+def _suffix(word: str) -> bool:
+    return word.rstrip(".").lower() in SUFFIXES
 
 
 def _names(line: str) -> list[str]:
-    names = (name.strip() for name in _AUTHOR_SEPARATORS.split(line))
-    return [name for name in names if name]
+    """The names between separators; initials or a suffix alone join the name before them.
+
+    "blum, a., furst, m." is two people printed surname first; "Traina, Jr." one.
+    "drucker, harris; schapire, robert": where every ";" piece is "surname, given",
+    the ";" separate people and the commas stay in their names.
+    """
+    if ";" in line:
+        people = [piece for piece in map(str.strip, _PEOPLE_SEPARATORS.split(line)) if piece]
+        if all("," not in person or _SURNAME_FIRST.fullmatch(person) for person in people):
+            return people
+    names: list[str] = []
+    for name in _AUTHOR_SEPARATORS.split(line):
+        name = name.strip()
+        if not name:
+            continue
+        if names and (_suffix(name) or (
+                " " not in names[-1] and not INITIALS.fullmatch(names[-1])
+                and all(map(INITIALS.fullmatch, name.split())))):
+            names[-1] = f"{names[-1]}, {name}"
+        else:
+            names.append(name)
+    return names
 
 
 def looks_like_authors(line: str) -> bool:
@@ -101,24 +158,75 @@ def looks_like_authors(line: str) -> bool:
 def read_authors(line: str) -> tuple[list[str], bool] | None:
     """``split_authors(line)`` if the line is a list of person names, else None.
 
+    The rule for an author line:
+
+    - HTML entities printed as text read as their characters (``Lud&#228;scher``:
+      its ``;`` is no separator); ``,`` ``;`` ``and`` ``&`` separate names.
+    - A line ending in ``et al.`` (or ``…``) is an author list, truncated.
+    - Initials or a suffix standing alone between separators belong to the one-word
+      name before them (``blum, a.``, ``Traina, Jr.``); in a line whose ``;`` pieces
+      are each ``surname, given``, the ``;`` alone separate names.
+    - A trailing ``,`` or ``;`` is dropped. A final ``.`` ends a sentence unless
+      it closes an initial or a suffix (``J.``, ``r.e.``, ``Jr.``); such a line
+      is an author list only with several names or a name that shows it is one
+      (initials, or ``surname, given``): ``Deep Learning.`` is a short sentence or
+      a title, ``m. kearns.`` a name. A final ``:`` needs such a name too
+      (``freund, y.:``; not ``Keywords:``). Ending in ``!`` or ``?``: not a list.
+    - In a line with capitals, a name is 1-6 words, all capitalised but at most
+      two (particles: van, de, al-; lower-case initials); closed by ``.`` or ``:``,
+      every word is capitalised, an initial, a particle or a suffix (prose that
+      lists capitalised words, ``We compare BERT, GPT and T5.``, is not names).
+    - A line without capitals (bibliographies that lower-case everything) must
+      show it is names: 1-4 words a name, letters only (no digits, no function
+      words: a title or prose has them), and a name that shows it is one, or
+      three or more names of 2-3 words each. Two such names alone
+      (``yoav freund and robert schapire``) read like a title
+      (``on-line prediction and conversion strategies``) and are not taken.
+
     One call where a parser would ask ``looks_like_authors`` and then split the
     same line again.
     """
     if len(line) > 2000 or not line:
         return None
-    if _et_al(line):
-        return split_authors(line)
-    if line.endswith((".", "!", "?", ":")) and not re.search(r"\b[A-Z]\.$", line):
+    names, truncated, closing = _read_line(line)
+    if truncated:
+        return names, True
+    if not names or line.endswith(("!", "?")):
         return None
-    names = _names(line)  # split_authors(line) without asking again about "et al."
-    if not names:
+    if closing and (len(names) < 2 or closing == ":") and not any(map(_shows_name, names)):
+        return None  # "Deep Learning.", "Keywords:": a short sentence, a title, a label
+    cased = any(map(str.isupper, "".join(names)))
+    if cased and closing and not all(map(_strictly_cased_name, names)):
+        return None  # "We compare BERT, GPT and T5."
+    if not all(map(_cased_name if cased else _caseless_name, names)):
         return None
-    for name in names:
-        words = name.split()
-        if not 1 <= len(words) <= 6:
-            return None
-        # A name's words are capitalised, save particles (van, de, al-) and initials.
-        capitalised = sum(word[:1].isupper() for word in words)
-        if capitalised < max(1, len(words) - 2):
-            return None
+    if not cased and not (any(map(_shows_name, names))
+                          or (len(names) > 2 and all(2 <= len(n.split()) <= 3 for n in names))):
+        return None
     return names, False
+
+
+def _cased_name(name: str) -> bool:
+    """A name's words are capitalised, save particles (van, de, al-) and initials."""
+    words = name.split()
+    if not 1 <= len(words) <= 6:
+        return False
+    return sum(word[:1].isupper() for word in words) >= max(1, len(words) - 2)
+
+
+def _strictly_cased_name(name: str) -> bool:
+    """Every word capitalised, an initial, a particle (van, de) or a suffix."""
+    return all(word[:1].isupper() or word in PARTICLES or INITIALS.fullmatch(word)
+               or _suffix(word) for word in name.replace(",", " ").split())
+
+
+def _caseless_name(name: str) -> bool:
+    words = name.replace(",", " ").split()
+    return 1 <= len(words) <= 4 and all(
+        word.translate(_NAME_PUNCTUATION).isalpha() and word not in _FUNCTION_WORDS
+        for word in words)
+
+
+def _shows_name(name: str) -> bool:
+    """Initials or a surname-first comma: what titles and labels do not have."""
+    return "," in name or any(map(INITIALS.fullmatch, name.split()))

@@ -1,0 +1,239 @@
+"""Offline: how well work resolution finds the same paper on the labelled data sets.
+
+    python -m bench.er.evaluate --data dblp-acm [--resolver exact|full] [--limit N] [--json F]
+    python -m bench.er.evaluate --data dblp-scholar --acceptance   # the held-out set
+
+No network, no index: each data set is rendered as its profile sites
+(``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
+the work items are folded into the index's documents by the index's own merge
+(one per ``work_id``: the atoms, ``bench.er.atoms``), a resolver groups the atoms
+into works, and each work's records (``bench.er.listings``) are scored pairwise
+over the full tables (``bench.er.score``) against the gold pairs, beside the
+exact-title baseline (every atom its own work: what the index holds today).
+
+Resolvers: ``exact`` (the baseline alone) and ``full`` (``core.resolution.resolve``,
+once that package is on the branch). When ``core.resolution.candidate_pairs``
+exists, blocking's pair completeness and reduction ratio are printed too.
+
+DBLP-Scholar is the acceptance set: rules and thresholds are fitted on DBLP-ACM
+and Cora only, so it runs only with ``--acceptance``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.er.atoms import Atom, atom_from_document, documents
+from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, load
+from bench.er.listings import Matched
+from bench.er.score import PairScore, blocking, pairwise
+from bench.er.site import Site, build_sites
+from bench.generate import CRAWL_DATE, LAYOUT_B
+from core.identity import work_id
+from crawler.extract import parse_profile
+
+RESOLVERS = ("exact", "full")
+
+
+def site_url(site: Site) -> str:
+    """Where the offline pages are said to be (only their URLs' identity matters)."""
+    return f"http://{site.folder}.er.invalid"
+
+
+@dataclass
+class Crawled:
+    """What parsing every page of a data set's sites gave."""
+
+    items: list[Any] = field(default_factory=list)  # the work items, as dicts
+    matched: Matched = field(default_factory=Matched)
+    pages: int = 0
+    pages_unparsed: int = 0  # in neither layout, or no researcher read
+    authors_printed: int = 0  # card listings (matched to a record) whose record has authors
+    authors_unread: int = 0  # ... of which the parser read no author
+    seconds: float = 0.0
+
+
+def crawl_offline(data: DataSet) -> Crawled:
+    """Render and parse every page of ``data``'s sites."""
+    started = time.perf_counter()
+    out = Crawled()
+    for site in build_sites(data):
+        base = site_url(site)
+        for page in site.pages:
+            url = base + page.path
+            parsed = parse_profile(url, site.render(page).encode("utf-8"),
+                                   "text/html; charset=utf-8", CRAWL_DATE)
+            out.pages += 1
+            if parsed.researcher is None:
+                out.pages_unparsed += 1
+            works = [vars(w) for w in parsed.works]
+            out.items += works
+            shown = [(r.key, r.title, r.year) for r in page.records]
+            keys = out.matched.add_page(url, shown, works)
+            if site.layout == LAYOUT_B:
+                by_key = {r.key: r for r in page.records}
+                for work, key in zip(works, keys, strict=True):
+                    if key is not None and by_key[key].authors:
+                        out.authors_printed += 1
+                        out.authors_unread += not work.get("authors")
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+@dataclass
+class Atoms:
+    atoms: list[Atom]
+    records: list[list[str]]  # per atom: its record keys
+    atom_of: dict[str, int]  # record key -> atom index
+
+
+def atoms_of(items: Sequence[Any], record_keys: Callable[[str, str], list[str]]) -> Atoms:
+    """One atom per work_id, in work_id order, with the records its listings stand for."""
+    docs = documents(items)
+    atoms = [atom_from_document(docs[wid]) for wid in sorted(docs)]
+    index = {a.work_id: i for i, a in enumerate(atoms)}
+    records: list[list[str]] = [[] for _ in atoms]
+    for item in items:
+        for key in record_keys(item["researcher_url"], item["work_id"]):
+            records[index[item["work_id"]]].append(key)
+    records = [sorted(set(keys)) for keys in records]
+    atom_of = {key: i for i, keys in enumerate(records) for key in keys}
+    return Atoms(atoms, records, atom_of)
+
+
+def resolution() -> Any | None:
+    """``core.resolution`` if it is on this branch."""
+    try:
+        import core.resolution as module
+    except ImportError:
+        return None
+    return module
+
+
+def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Atom clusters (work_ids) as clusters of record keys."""
+    index = {a.work_id: i for i, a in enumerate(built.atoms)}
+    return [[key for wid in cluster for key in built.records[index[wid]]]
+            for cluster in atom_clusters]
+
+
+def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
+    crawled = crawl_offline(data)
+    built = atoms_of(crawled.items, crawled.matched.record_keys)
+    baseline = pairwise(built.records, data.gold, data.cross_source)
+    result: dict[str, Any] = {
+        "data": data.name, "records": len(data.records),
+        "tables": {name: len(rows) for name, rows in data.tables.items()},
+        "gold_pairs": len(data.gold), "scored_pairs": "across tables" if data.cross_source
+        else "all",
+        "pages": crawled.pages, "pages_unparsed": crawled.pages_unparsed,
+        "listings_shown": crawled.matched.records_shown,
+        "listings_parsed": crawled.matched.listings_parsed,
+        "records_mapped": crawled.matched.mapped,
+        "records_lost_by_parser": len(crawled.matched.lost),
+        "listings_unmapped": len(crawled.matched.unmapped),
+        "card_author_lines_unread": [crawled.authors_unread, crawled.authors_printed],
+        "atoms": len(built.atoms),
+        "parse_seconds": round(crawled.seconds, 2),
+        "exact_title": baseline.as_dict(),
+        # The same rule on the records' own titles: what a parser that lost nothing would give.
+        "exact_title_unparsed": exact_title_of_records(data).as_dict(),
+    }
+    module = resolution()
+    if module is not None and hasattr(module, "candidate_pairs"):
+        started = time.perf_counter()
+        candidates = list(module.candidate_pairs(built.atoms))
+        result["blocking"] = {**blocking(candidates, built.atom_of, len(built.atoms),
+                                         data.gold).as_dict(),
+                              "seconds": round(time.perf_counter() - started, 2)}
+    if resolver == "full":
+        if module is None or not hasattr(module, "resolve"):
+            raise SystemExit("--resolver full: core.resolution.resolve is not on this branch")
+        started = time.perf_counter()
+        resolved = module.resolve(built.atoms)
+        seconds = time.perf_counter() - started
+        score = pairwise(record_clusters(built, resolved.clusters), data.gold, data.cross_source)
+        result["full"] = {**score.as_dict(), "works": len(resolved.clusters),
+                          "seconds": round(seconds, 2)}
+    return result
+
+
+def exact_title_of_records(data: DataSet) -> PairScore:
+    """Records grouped by ``work_id`` of their own title, with no page in between."""
+    groups: dict[str, list[str]] = {}
+    for record in data.records:
+        groups.setdefault(work_id(record.title), []).append(record.key)
+    return pairwise(list(groups.values()), data.gold, data.cross_source)
+
+
+def report(result: dict[str, Any]) -> str:
+    lines = [
+        f"{result['data']}: {result['records']} records "
+        f"({', '.join(f'{k} {v}' for k, v in result['tables'].items())}), "
+        f"{result['gold_pairs']} gold pairs, pairs scored: {result['scored_pairs']}",
+        f"  pages {result['pages']} (unparsed {result['pages_unparsed']}), listings shown "
+        f"{result['listings_shown']}, parsed {result['listings_parsed']}, records lost by the "
+        f"parser {result['records_lost_by_parser']}, unmapped listings "
+        f"{result['listings_unmapped']}; card author lines unread "
+        f"{result['card_author_lines_unread'][0]} of {result['card_author_lines_unread'][1]}",
+        f"  atoms (work_ids) {result['atoms']}; parse {result['parse_seconds']} s",
+        f"  exact title   {_line(result['exact_title'])}",
+        f"  (the same on the records, nothing lost: {_line(result['exact_title_unparsed'])})",
+    ]
+    if "full" in result:
+        lines.append(f"  resolution    {_line(result['full'])}  "
+                     f"[{result['full']['works']} works, {result['full']['seconds']} s]")
+    if "blocking" in result:
+        b = result["blocking"]
+        lines.append(f"  blocking      pair completeness {b['pair_completeness']:.4f}, reduction "
+                     f"ratio {b['reduction_ratio']:.6f} ({b['candidate_pairs']} candidate pairs "
+                     f"of {b['atom_pairs']}, {b['seconds']} s)")
+    return "\n".join(lines)
+
+
+def _line(score: dict[str, Any]) -> str:
+    return PairScore(score["precision"], score["recall"], score["f1"], score["predicted"],
+                     score["true_positives"], score["gold"]).line()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.er.evaluate",
+        description="Score work resolution offline on a labelled data set (pairwise P/R/F1 "
+                    "beside the exact-title baseline).")
+    parser.add_argument("--data", choices=DATA_SETS, default="dblp-acm")
+    parser.add_argument("--resolver", choices=RESOLVERS, default=None,
+                        help="exact: the baseline alone; full: core.resolution.resolve "
+                             "(default: full when it exists)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="only the first N records of each table")
+    parser.add_argument("--acceptance", action="store_true",
+                        help=f"allow {ACCEPTANCE}, the held-out acceptance set")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.data == ACCEPTANCE and not args.acceptance:
+        parser.error(f"{ACCEPTANCE} is the held-out acceptance set: nobody tunes on it. "
+                     "Only the final measurement runs it, with --acceptance.")
+    module = resolution()
+    resolver = args.resolver or ("full" if module and hasattr(module, "resolve") else "exact")
+    try:
+        data = load(args.data, args.limit)
+    except DataMissing as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    result = evaluate(data, resolver)
+    print(report(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n", "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""At the end of a crawl that finished, resolve the index's works (``indexing.resolution``).
+
+Runs after the index pipeline has delivered everything (``spider_closed`` comes after
+the pipelines closed), in a thread, so a scheduled ``scrapy crawl`` leaves one document
+per paper without a second command. A crawl stopped early (Ctrl-C, a drained worker,
+an OpenSearch outage) skips it: the next finished crawl, or ``scholarindex works
+resolve``, resolves everything then. A pass that fails is logged and counted
+(``resolution/error``); it never changes the run's exit status, since every document
+is already delivered.
+
+Several workers of one distributed job each run it when they finish: the passes
+compute the same clusters, and their writes are conditional, so they agree.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
+
+from core import stat_keys
+from core.retry import RetryPolicy
+from indexing.client import build_client
+from indexing.connection import OpenSearchConfig
+from indexing.errors import IndexUnavailable
+from indexing.resolution import ResolutionPass, ResolutionReport
+
+logger = logging.getLogger(__name__)
+
+STAT_PREFIX = "resolution/"
+
+
+class WorkResolution:
+    def __init__(self, crawler: Crawler, config: OpenSearchConfig, policy: RetryPolicy) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.policy = policy
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> WorkResolution:
+        settings = crawler.settings
+        if not settings.getbool("INDEX_ENABLED") or not settings.getbool("WORKS_RESOLVE"):
+            raise NotConfigured("works are resolved only when indexing with WORKS_RESOLVE on")
+        return cls(crawler, OpenSearchConfig.from_settings(settings),
+                   RetryPolicy.from_settings(settings, "INDEX"))
+
+    async def spider_closed(self, spider: Spider, reason: str) -> None:
+        stats = self.crawler.stats
+        if reason != "finished" or stats.get_value(stat_keys.INDEX_ERROR):
+            logger.info("works not resolved: the crawl did not finish (%s)", reason)
+            return
+        try:
+            report = await maybe_deferred_to_future(deferToThread(self._run))
+        except IndexUnavailable as exc:
+            logger.error("resolving works failed (the next finished crawl or `scholarindex "
+                         "works resolve` will): %s", exc)
+            stats.set_value(f"{STAT_PREFIX}error", str(exc))
+            return
+        for key, value in report.as_dict().items():
+            stats.set_value(f"{STAT_PREFIX}{key}", value)
+        logger.info("works resolved in %.1f s: %d documents, %d works; %d group(s) regrouped, "
+                    "%d left for the next pass", report.seconds, report.documents, report.works,
+                    report.groups_changed, report.conflicts)
+
+    def _run(self) -> ResolutionReport:
+        client = build_client(self.config)
+        try:
+            return ResolutionPass(client, self.config.prefix, self.policy).run()
+        finally:
+            client.close()

@@ -1,0 +1,177 @@
+"""core.resolution.resolve: a partition that does not chain weak links, whatever the order."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.resolution import Atom, candidate_pairs, resolve
+
+
+def listing(work_id: str, title: str, owner: str, year: int | None = 2020,
+            keys: tuple[str, ...] = ()) -> Atom:
+    return Atom(work_id, (title,), (), False, (owner,), (year,) if year else (), (), (), keys)
+
+
+def card(work_id: str, title: str, authors: tuple[str, ...], year: int | None = 2020) -> Atom:
+    return Atom(work_id, (title,), authors, False, (authors[0],), (year,) if year else ())
+
+
+# A small world with every kind of link: strong joins, weak ones, generic titles,
+# a column's issues, a cannot-link through a complete author list, a verified key.
+WORLD = [
+    listing("01", "Integrating Triggers and Declarative Constraints in SQL Database Systems",
+            "Roberta Cochrane", 1996),
+    card("02", "Integrating triggers and declarative constraints in SQL database sytems",
+         ("Roberta Cochrane", "Hamid Pirahesh"), 1996),
+    listing("03", "Integrating Triggers and Declarative Constraints", "Hamid Pirahesh", 1996),
+    card("04", "Editor's Notes", ("Ling Liu",), 2002),
+    listing("05", "Editor's notes", "Ling Liu", 2002),
+    listing("06", "Editor's notes", "Ling Liu", 2002),
+    listing("07", "Editor's Notes", "Jennifer Widom", 1996),
+    card("08", "Mariposa: a wide-area distributed database system",
+         ("Michael Stonebraker", "Paul M. Aoki")),
+    card("09", "The Mariposa distributed database management system",
+         ("Jeff Sidell", "Michael Stonebraker")),
+    listing("10", "Mariposa: A Wide-Area Distributed Database System", "Carl Staelin"),
+    listing("11", "Efficient Query Processing over Uncertain Data", "Jim Gray", 2003,
+            keys=("doi:10.1/q",)),
+    listing("12", "Query Processing over Uncertain Data, Efficiently", "Pat Helland", 2003,
+            keys=("doi:10.1/q",)),
+    listing("13", "Efficient Query Processing over Uncertain Data", "Jim Gray", 2003,
+            keys=("doi:10.1/other",)),
+]
+
+
+def clusters_of(resolution) -> set[tuple[str, ...]]:
+    return set(resolution.clusters)
+
+
+def test_the_world_resolves_as_expected() -> None:
+    resolution = resolve(WORLD)
+    together = {c for c in resolution.clusters if len(c) > 1}
+    assert ("01", "02", "03") in together  # a typo (strong), then a cut-short title (weak)
+    assert ("11", "12") in together  # the verified key, however unlike the titles
+    assert all("13" not in c or c == ("13",) for c in resolution.clusters)  # another DOI
+    # Three "Editor's Notes" by one editor in one year: ambiguous, none joined.
+    assert {("04",), ("05",), ("06",), ("07",)} <= set(resolution.clusters)
+    # "The Mariposa ... management system" is another paper: a complete list lacks Staelin.
+    assert not any("09" in c and len(c) > 1 for c in resolution.clusters)
+    assert resolution.clusters == sorted(resolution.clusters)
+    assert all(c == tuple(sorted(c)) for c in resolution.clusters)
+    # Every atom but each cluster's smallest has a link, leading to the smallest.
+    for cluster in resolution.clusters:
+        for work_id in cluster[1:]:
+            seen = work_id
+            for _ in cluster:
+                seen = resolution.links[seen].to
+                if seen == cluster[0]:
+                    break
+            assert seen == cluster[0]
+        assert cluster[0] not in resolution.links
+
+
+def test_every_atom_is_in_exactly_one_cluster() -> None:
+    resolution = resolve(WORLD)
+    flat = [w for c in resolution.clusters for w in c]
+    assert sorted(flat) == sorted(a.work_id for a in WORLD)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(WORLD))
+def test_the_partition_does_not_depend_on_order(atoms: list[Atom]) -> None:
+    assert resolve(atoms) == resolve(WORLD)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(WORLD), st.randoms(use_true_random=False))
+def test_blocking_pairs_are_the_same_pairs_in_any_order(atoms: list[Atom], rng) -> None:
+    def named(order: list[Atom]) -> set[frozenset[str]]:
+        return {frozenset((order[i].work_id, order[j].work_id)) for i, j in candidate_pairs(order)}
+    assert named(atoms) == named(WORLD)
+
+
+def test_weak_links_do_not_chain() -> None:
+    # b is cut short from a, c is cut short from b: a weak chain a-b-c.
+    a = listing("a", "Adaptive Query Processing for Streams of Uncertain Sensor Data", "Ann Lee")
+    b = listing("b", "Adaptive Query Processing for Streams of Uncertain", "Ann Lee")
+    c = listing("c", "Adaptive Query Processing for Streams", "Ann Lee")
+    resolution = resolve([a, b, c])
+    assert ("a", "b", "c") not in resolution.clusters
+
+
+def test_must_and_cannot_links() -> None:
+    a = listing("a", "Deep Learning for Molecules", "Ann Lee")
+    b = listing("b", "Something Else Entirely Different", "Bob Ray")
+    c = listing("c", "Deep Learning for Molecules!", "Ann Lee")
+    assert ("a", "b") in resolve([a, b], must_link=[("a", "b")]).clusters
+    assert resolve([a, b], must_link=[("a", "b")]).links["b"].evidence == ("must-link",)
+    apart = resolve([a, c, b], cannot_link=[("a", "c")])
+    assert ("a",) in apart.clusters and ("c",) in apart.clusters
+    # A cannot-link holds against a chain: b joins a by must-link, c may not then join b's group.
+    guarded = resolve([a, b, c], must_link=[("a", "b"), ("b", "c")], cannot_link=[("a", "c")])
+    assert not any({"a", "c"} <= set(cl) for cl in guarded.clusters)
+
+
+def test_duplicate_work_ids_pool_their_evidence() -> None:
+    a1 = listing("a", "Streaming Joins over Sliding Windows in Practice", "Ann Lee")
+    a2 = card("a", "Streaming joins over sliding windows in practice", ("Ann Lee", "Bob Ray"))
+    resolution = resolve([a1, a2])
+    assert resolution.clusters == [("a",)]
+
+
+def test_bad_input_does_not_crash() -> None:
+    odd = [listing("x", "", ""), listing("y", "&#;&amp;", "et al."), card("z", "???", ("",))]
+    resolution = resolve(odd)
+    assert sorted(w for c in resolution.clusters for w in c) == ["x", "y", "z"]
+
+
+WORDS = ["query", "queries", "data", "streams", "stream", "sensor", "adaptive", "processing",
+         "optimisation", "optimization", "join", "joins", "index", "editor's", "notes", "the", "of"]
+NAMES = ["Ann Lee", "A. Lee", "Bob Ray", "Robert Ray", "Chen Li", "Li, Chen", "Dana Fox"]
+
+
+@st.composite
+def random_atoms(draw) -> list[Atom]:
+    count = draw(st.integers(min_value=1, max_value=14))
+    atoms = []
+    for k in range(count):
+        title = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=7)))
+        authors = tuple(draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)))
+        owners = tuple(draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=2,
+                                     unique=True)))
+        years = tuple(draw(st.lists(st.integers(2000, 2004), max_size=2, unique=True)))
+        keys = tuple(draw(st.lists(st.sampled_from(["doi:1", "doi:2", "arxiv:3"]), max_size=1)))
+        atoms.append(Atom(f"{k:02d}", (title,), authors, draw(st.booleans()), owners, years,
+                          (), (), keys))
+    return atoms
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_atoms(), st.randoms(use_true_random=False), st.data())
+def test_random_atoms_partition_and_guards(atoms: list[Atom], rng, data) -> None:
+    ids = [a.work_id for a in atoms]
+    cannot = data.draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)),
+                                max_size=3))
+    resolution = resolve(atoms, cannot_link=cannot)
+    flat = [w for c in resolution.clusters for w in c]
+    assert sorted(flat) == sorted(ids)  # a partition: every atom exactly once
+    shuffled = list(atoms)
+    rng.shuffle(shuffled)
+    assert resolve(shuffled, cannot_link=cannot) == resolution  # order does not matter
+    cluster_of = {w: c for c in resolution.clusters for w in c}
+    for a, b in cannot:
+        assert a == b or cluster_of[a] != cluster_of[b]  # a cannot-link always holds
+    for work_id, link in resolution.links.items():
+        assert cluster_of[link.to] == cluster_of[work_id]
+
+
+def test_a_title_thousands_print_still_meets_its_coauthors() -> None:
+    crowd = [listing(f"{k:04d}", "Introduction", f"Person{k} Crowd{k}", 2001) for k in range(300)]
+    pair = [card("a0", "Introduction", ("Ann Lee", "Bob Ray"), 2001),
+            card("a1", "Introduction", ("Bob Ray", "Ann Lee"), 2001)]
+    atoms = crowd + pair
+    named = {frozenset((atoms[i].work_id, atoms[j].work_id)) for i, j in candidate_pairs(atoms)}
+    assert frozenset(("a0", "a1")) in named  # through "introduction|lee"
+    assert len(named) < 1000  # not the 45,150 pairs of the whole crowd
+    assert ("a0", "a1") in resolve(atoms).clusters

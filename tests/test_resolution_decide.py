@@ -1,0 +1,197 @@
+"""core.resolution.decide and .similarity: near misses on both sides of the rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.resolution import Atom, decide
+from core.resolution.similarity import compare_titles
+
+RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
+
+
+def card(work_id: str, title: str, authors: tuple[str, ...], year: int | None = 2020,
+         truncated: bool = False, owner: str | None = None, keys: tuple[str, ...] = ()) -> Atom:
+    """A layout-B listing: printed authors, the owner one of them."""
+    return Atom(work_id, (title,), authors, truncated, (owner or authors[0],),
+                (year,) if year else (), (), (), keys)
+
+
+def listing(work_id: str, title: str, owner: str, year: int | None = 2020,
+            keys: tuple[str, ...] = ()) -> Atom:
+    """A layout-A listing: no authors printed, the owner the only evidence."""
+    return Atom(work_id, (title,), (), False, (owner,), (year,) if year else (), (), (), keys)
+
+
+MUST_JOIN = [
+    pytest.param(listing("a", "Integrating Triggers and Declarative Constraints in SQL Database "
+                         "Sytems", "Roberta Cochrane"),
+                 card("b", "Integrating triggers and declarative constraints in SQL database "
+                      "systems", ("R. Cochrane", "H. Pirahesh")), id="typo, initials"),
+    pytest.param(listing("a", "Query Processing for Large Data Bases", "Jim Gray"),
+                 card("b", "Query processing for large databases", ("Jim Gray",)),
+                 id="words split"),
+    pytest.param(listing("a", "Environmental Information Systems", "Oliver Günther", 1997),
+                 card("b", "Environmental Information Systems - Guest Editor's Foreword",
+                      ("Oliver G&#252;nther",), 1997), id="subtitle added, entity in name"),
+    pytest.param(listing("a", "Microsoft TerraServer: a spatial data warehouse", "Tom Barclay"),
+                 card("b", "TerraServer: A Spatial Data Warehouse",
+                      ("Tom Barclay", "Jim Gray", "Don Slutz")), id="a word dropped"),
+    pytest.param(listing("a", "Sj\u00c3\u00b6str\u00c3\u00b6m Sequences in Florida\u00e2??s "
+                         "Coastal Wetlands", "Anna Sjöström"),
+                 card("b", "Sjöström sequences in Florida's coastal wetlands",
+                      ("Anna Sjöström", "Bo Ek")), id="mojibake"),
+    pytest.param(listing("a", "Answering Queries Using Views: A Survey", "Alon Halevy", 2001),
+                 card("b", "Answering queries using views: a survey", ("Alon Y. Halevy",), None),
+                 id="a year missing"),
+    pytest.param(listing("a", "Efficient Mining of Association Rules in Large Retail Databases",
+                         "Rakesh Agrawal", 1998),
+                 listing("b", "Efficient Mining of Association Rules in Large Retail Databse",
+                         "Ramakrishnan Srikant", 1998), id="no author evidence, a typo"),
+    pytest.param(listing("a", "Sj\u00c3\u00b6str\u00c3\u00b6m Sequences in Coastal Wetlands",
+                         "Anna Sjöström", 2019),
+                 card("b", "Sjöström Sequences in Coastal Wetlands", ("Anna Sjöström",), 2020),
+                 id="the same title a year later (a preprint and its publication)"),
+    pytest.param(card("a", "Things Every Update Replication Customer Should Know",
+                      ("Rob Goldring",)),
+                 listing("b", "Things every update replication customer should know (abstract)",
+                         "Rob Golding"), id="owner misspelt, an annotation"),
+    pytest.param(card("a", "Database Research: Achievements and Opportunities Into the 21st "
+                      "Century", ("Avi Silberschatz", "Mike Stonebraker")),
+                 listing("b", "Database research: achievements and opportunities into the 21st "
+                         "century", "Jeffrey D. Ullman"), id="author list printed short"),
+    pytest.param(card("a", "Index research (panel session): forest or trees?",
+                      ("Joseph M. Hellerstein", "Hans-Peter Kriegel")),
+                 listing("b", "Index Research: Forest or Trees? (Panel Abstract)",
+                         "Joseph M. Hellerstein"), id="kinds of contribution in the title"),
+    pytest.param(card("a", "Microsoft TerraServer: a spatial data warehouse",
+                      ("Tom Barclay", "Jim Gray", "Don Slutz")),
+                 listing("b", "TerraServer: A Spatial Data Warehouse", "Donald R. Slutz"),
+                 id="a word dropped, a short given name"),
+    pytest.param(card("a", "Preface", ("Ling Liu", "Calton Pu"), 2002),
+                 card("b", "Preface", ("Calton Pu", "Ling Liu"), 2002),
+                 id="generic title, two shared people, same year"),
+    pytest.param(listing("a", "Completely different words", "A B", 2001, keys=("doi:10.1/x",)),
+                 listing("b", "Nothing alike at all here", "C D", 2019, keys=("doi:10.1/X",)),
+                 id="shared verified key"),
+]
+
+MUST_STAY_APART = [
+    pytest.param(listing("a", RELIBRA, "Chao Jin", 2026),
+                 listing("b", RELIBRA + " Systems", "José Luis Peñalver", 2025),
+                 id="ReLibra near-miss: extends the title, another author"),
+    pytest.param(listing("a", "Parity Declustering for Fault-Tolerant Storage Systems via "
+                         "$t$-designs", "Chao Jin", 2013),
+                 listing("b", "Parity Declustering for Fault-Tolerant Storage Systems",
+                         "Mateus Oliveira", 2025), id="a prefix, years apart"),
+    pytest.param(listing("a", "ResNeSt: Split-Attention Networks", "Haibin Lin", 2020),
+                 card("b", "ResNeSt: Split-Attention Networks for Low-Light Image Enhancement",
+                      ("Anjali Mehta", "Priya Raghunathan", "Rohan Iyer"), 2025, truncated=True,
+                      owner="Priya Raghunathan"), id="extends the title"),
+    pytest.param(listing("a", "Is Network the Bottleneck of Distributed Training?", "Haibin Lin"),
+                 listing("b", "Is Network the Bottleneck of Distributed Inference?", "Kadri Tamm"),
+                 id="shares its first words"),
+    pytest.param(listing("a", "Hybrid-ARQ with Age of Information: A Unified Explicit Result",
+                         "José Luis Peñalver", 2023),
+                 listing("b", "Age of Information with Hybrid-ARQ: A Unified Explicit Result",
+                         "Jian Jiao", 2022), id="same words reordered, other people"),
+    pytest.param(listing("a", "Reminiscences on Influential Papers", "Kenneth A. Ross", 2001),
+                 card("b", "Reminiscences on influential papers", ("Richard Snodgrass",), 2001),
+                 id="generic title, other people"),
+    pytest.param(listing("a", "Editor's Notes", "Ling Liu", 2001),
+                 card("b", "Editor's notes", ("Ling Liu",), 2002),
+                 id="generic title, same editor, another year"),
+    pytest.param(listing("a", "Editor's Notes", "Ling Liu", 2002),
+                 card("b", "Editor's notes", ("Ling Liu",), 2002),
+                 id="generic title, one shared person: one of her four notes that year?"),
+    pytest.param(listing("a", "Introduction", "Jim Gray"), listing("b", "Introduction", "Jim Gray",
+                                                                     None),
+                 id="generic title, a year missing"),
+    pytest.param(card("a", "Mariposa: a wide-area distributed database system",
+                      ("Michael Stonebraker", "Paul M. Aoki")),
+                 card("b", "The Mariposa distributed database management system",
+                      ("Jeff Sidell", "Michael Stonebraker")), id="one system, two papers"),
+    pytest.param(card("a", "XMill: an efficient compressor for XML data",
+                      ("Hartmut Liefke", "Dan Suciu")),
+                 card("b", "An extensible compressor for XML data",
+                      ("Hartmut Liefke", "Dan Suciu")), id="same authors, other wording"),
+    pytest.param(card("a", "Database tuning: principles, experiments, and troubleshooting "
+                      "techniques (part I)", ("Dennis Shasha", "Philippe Bonnet"), 2002),
+                 card("b", "Database tuning: principles, experiments, and troubleshooting "
+                      "techniques (part II)", ("Dennis Shasha", "Philippe Bonnet"), 2002),
+                 id="part I and part II"),
+    pytest.param(card("a", "Query Optimization in Compressed Database Systems",
+                      ("Zhiyuan Chen", "Johannes Gehrke")),
+                 listing("b", "Query Optimization in Compressed Database Systems Revisited",
+                         "Flip Korn"), id="owner missing from a complete author list"),
+    pytest.param(card("a", "Automatic Generation of Production Rules for Integrity Maintenance",
+                      ("Stefano Ceri", "Piero Fraternali")),
+                 listing("b", "Addendum to Automatic Generation of Production Rules for "
+                         "Integrity Maintenance", "Stefano Ceri"), id="an addendum"),
+    pytest.param(listing("a", "A Database Perspective on Lotus Domino/Notes", "C. Mohan"),
+                 card("b", "Evolution of Groupware for Business Applications: A Database "
+                      "Perspective on Lotus Domino/Notes", ("C. Mohan", "Ron Barber")),
+                 id="the other's subtitle alone"),
+    pytest.param(listing("a", "Same Title Written Twice Here", "A B", keys=("doi:10.1/a",)),
+                 listing("b", "Same Title Written Twice Here", "A B", keys=("doi:10.1/b",)),
+                 id="different verified keys"),
+    pytest.param(card("a", "Online Dynamic Reordering for Interactive Data Processing",
+                      ("Vijayshankar Raman", "Bhaskaran Raman"), 1999),
+                 card("b", "Online dynamic reordering", ("Vijayshankar Raman", "Bhaskaran Raman"),
+                      2000), id="reworded a year later: the journal version"),
+    pytest.param(card("a", "PicoDBMS: Scaling down database techniques for the smartcard",
+                      ("Philippe Pucheral", "Luc Bouganim"), 2001),
+                 card("b", "PicoDMBS: Scaling Down Database Techniques for the Smartcard",
+                      ("Christophe Bobineau", "Luc Bouganim"), 2000),
+                 id="a typo a year apart: the other version"),
+    pytest.param(listing("a", "Efficient Query Processing over Uncertain Data", "Jim Gray", 1995),
+                 listing("b", "Efficient Query Processing over Uncertain Data", "Jim Gray", 2003),
+                 id="years far apart"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), MUST_JOIN)
+def test_pairs_that_must_join(a: Atom, b: Atom) -> None:
+    decision = decide(a, b)
+    assert decision.match, decision
+    assert decide(b, a).match  # symmetric
+
+
+@pytest.mark.parametrize(("a", "b"), MUST_STAY_APART)
+def test_pairs_that_must_stay_apart(a: Atom, b: Atom) -> None:
+    decision = decide(a, b)
+    assert not decision.match, decision
+    assert not decide(b, a).match
+
+
+def test_conflicts_are_flagged() -> None:
+    a = listing("a", "Same Title Written Twice Here", "A B", keys=("doi:10.1/a",))
+    b = listing("b", "Same Title Written Twice Here", "A B", keys=("doi:10.1/b",))
+    assert decide(a, b).conflict
+
+
+@pytest.mark.parametrize(("x", "y", "low", "high"), [
+    ("Systems for data", "Systems for data", 1.0, 1.0),
+    ("Declarative constraints in database sytems", "Declarative constraints in database systems",
+     1.0, 1.0),
+    ("Query processing for large data bases", "Query processing for large databases", 0.95, 1.0),
+    ("Of mice and men and query plans", "Query plans of mice and men", 0.9, 1.0),  # order-free
+    ("Fast similarity search in multimedia databases",
+     "Efficient user-adaptable similarity search in large multimedia databases", 0.4, 0.8),
+])
+def test_title_similarity(x: str, y: str, low: float, high: float) -> None:
+    assert low <= compare_titles(x, y).score <= high
+
+
+def test_prefix_is_a_cut_or_a_dropped_subtitle() -> None:
+    assert compare_titles("Aurora: A New Model and Architecture for Data Stream Management",
+                          "Aurora").prefix is False  # too short to say
+    assert compare_titles("Aurora: A New Model and Architecture for Data Stream Management",
+                          "Aurora: A New Model").prefix
+    assert compare_titles("Query Processing over Data Streams: A New Model and Architecture",
+                          "Query Processing over Data Streams").prefix  # subtitle dropped
+    # The part after the colon alone is another paper's title as often as not.
+    assert not compare_titles("Aurora: A New Model and Architecture for Data Streams",
+                              "A New Model and Architecture for Data Streams").prefix
+    assert compare_titles("Efficient query processing in large distributed databases",
+                          "Efficient query processing in large").prefix
