@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -80,6 +80,12 @@ bench-load: $(STAMP)
 # (pages/s, CPU per page, Redis commands per page); writes bench-distributed.json.
 bench-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.distributed --out bench-distributed.json $(ARGS)
+
+# Three workers over 240 profiles, one SIGKILLed 2 to 10 s into the crawl, 20 times:
+# every run must end within 2 minutes, exit 0, index what a single process indexes,
+# and fetch at most 1.25 x the pages. Writes chaos-kill-loop.json (about 20 minutes).
+chaos-distributed: $(STAMP) redis-deps
+	$(BIN)/python -m bench.chaos kill-loop --out chaos-kill-loop.json $(ARGS)
 
 # Work resolution on labelled data (DBLP-ACM, Cora; ER_DATA_DIR, default ../shared/data/er):
 # both profile sites crawled into osmem-server, pairwise P/R/F1 beside the exact-title

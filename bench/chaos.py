@@ -2,8 +2,8 @@
 
 ``kill-loop``: three workers of one job over a synthetic site (real ``scrapy crawl``
 processes, a real ``redis-server``, a local osmem-server for the index), one of them
-SIGKILLed at a moment that varies from run to run (``--kill-at 2 4 6 8 10``, seconds
-after the workers started), ``--runs`` times. Each run reports whether the survivors
+SIGKILLed at a moment that varies from run to run (``--kill-at 2 4 6 8 10``: seconds
+after the first profile page was fetched), ``--runs`` times. Each run reports whether the survivors
 exited 0 and when, profile-page fetches ÷ profiles (the re-work the kill caused), and
 whether the index equals the one a single-process crawl of the same site built.
 

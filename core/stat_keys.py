@@ -42,6 +42,8 @@ ARXIV_BAD_QUERIES: Final = "arxiv/bad_queries"  # queries arXiv refused as malfo
 ARXIV_CACHE_HITS: Final = "arxiv/cache_hits"  # work items answered from the cache at once
 ARXIV_CACHE_MISSES: Final = "arxiv/cache_misses"  # work items queued for a lookup
 ARXIV_MIRROR_ANSWERS: Final = "arxiv/mirror_answers"  # titles the local mirror answered
+# Titles another worker of the deployment was asking arXiv for: its answer was taken.
+ARXIV_ASKED_BY_OTHER_WORKERS: Final = "arxiv/asked_by_other_workers"
 ARXIV_MATCHED: Final = "arxiv/matched"  # distinct works whose latest answer is a match
 ARXIV_UNMATCHED: Final = "arxiv/unmatched"  # ... is "no such entry on arXiv"
 ARXIV_PENDING: Final = "arxiv/pending"  # ... is still "pending" (arXiv could not answer)

@@ -237,6 +237,11 @@ REDIS_LEASE_SECONDS = 60.0
 REDIS_RETRY_SECONDS = 300.0
 # Requests taken from the shared queue in one round trip.
 REDIS_TAKE_BATCH = 4
+# At most this many pages leased by one worker and not yet acknowledged (in the
+# downloader, being parsed, waiting for the index): what a worker killed at any moment
+# leaves for the others to redo. Keep it above CONCURRENT_REQUESTS + REDIS_TAKE_BATCH,
+# or the downloader runs below its concurrency.
+REDIS_MAX_UNACKED = 48
 # A request taken this many times without an acknowledgement is set aside (job:NAME:dead).
 REDIS_MAX_DELIVERIES = 5
 # Set by the crawl command: the run of the job it joined, so a worker still starting up
@@ -267,4 +272,5 @@ ENVIRONMENT_SETTINGS = [
     "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX", "REINDEX_LOCK_STALE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
     "REDIS_URL", "REDIS_KEY_PREFIX", "REDIS_LEASE_SECONDS", "REDIS_RETRY_SECONDS",
+    "REDIS_MAX_UNACKED",
 ]

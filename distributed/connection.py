@@ -37,7 +37,18 @@ class RedisUnavailable(RuntimeError):
 
 # Redis URLs this process gave up on (``RedisLink.call``), with why: later calls fail fast.
 _GIVEN_UP: dict[str, str] = {}
+# Redis URLs whose calls retry no longer than a time (monotonic): the worker is stopping.
+_HURRIED: dict[str, float] = {}
 _GIVEN_UP_LOCK = threading.Lock()
+
+
+def hurry(url: str, seconds: float) -> None:
+    """From any thread: every call of this process to the Redis at ``url`` retries for at
+    most ``seconds`` more (a worker told to stop does not wait the whole
+    ``REDIS_RETRY_SECONDS`` for a Redis that is away; its leases expire by themselves)."""
+    with _GIVEN_UP_LOCK:
+        cap = time.monotonic() + seconds
+        _HURRIED[url] = min(_HURRIED.get(url, cap), cap)
 
 
 def given_up(url: str) -> str | None:
@@ -77,13 +88,14 @@ class RedisLink:
     """A ``redis.Redis`` client whose calls are retried through a restart."""
 
     def __init__(self, url: str, retry_seconds: float, timeout: float = 10.0,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] | None = None) -> None:
         self.url = url
         self.retry_seconds = retry_seconds
         self.client = redis.Redis.from_url(url, socket_timeout=timeout,
                                            socket_connect_timeout=min(timeout, 5.0),
                                            health_check_interval=30)
-        self._sleep = sleep
+        self._stop = threading.Event()  # set by abort(): retries end at once
+        self._sleep = sleep or self._stop.wait
         self.retries = 0  # calls repeated because Redis was unreachable
         self.round_trips = 0  # calls that reached Redis (a pipeline or a script is one)
 
@@ -91,25 +103,33 @@ class RedisLink:
     def from_config(cls, config: RedisConfig) -> RedisLink:
         return cls(config.url, config.retry_seconds, config.timeout)
 
+    def abort(self) -> None:
+        """From any thread: a call retrying now, and every later one, fails at once."""
+        self._stop.set()
+
     def call(self, fn: Callable[[redis.Redis], T], what: str = "redis call") -> T:
         """``fn(client)``, retried with backoff while Redis is unreachable or loading."""
         deadline: float | None = None
+        first = 0.0
         wait = 0.05
         while True:
             if (reason := given_up(self.url)) is not None:
                 raise RedisUnavailable(f"{what}: {reason}")
+            if self._stop.is_set():
+                raise RedisUnavailable(f"{what}: the worker is closing")
             try:
                 result = fn(self.client)
             except _TRANSIENT as exc:
                 now = time.monotonic()
                 if deadline is None:
-                    deadline = now + self.retry_seconds
+                    first, deadline = now, now + self.retry_seconds
                     logger.warning("Redis at %s unavailable (%s: %s); retrying for up to %g s",
                                    redact_url(self.url), type(exc).__name__, exc,
                                    self.retry_seconds)
-                if now >= deadline:
+                deadline = min(deadline, _HURRIED.get(self.url, deadline))
+                if now >= deadline or self._stop.is_set():
                     reason = (f"Redis at {redact_url(self.url)} unavailable for "
-                              f"{self.retry_seconds:g} s: {exc}")
+                              f"{now - first:.0f} s: {exc}")
                     with _GIVEN_UP_LOCK:
                         _GIVEN_UP.setdefault(self.url, reason)
                     raise RedisUnavailable(f"{what}: {reason}") from exc

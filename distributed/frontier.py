@@ -12,6 +12,11 @@ workers' clocks need not agree.
   that kills every worker that takes it must not stop the job).
 * ``ack``: the page is done (parsed, its items delivered): lease and request go.
 * ``renew``: push the deadline of this worker's leases forward (long pages, backpressure).
+* A silence: when no worker took or renewed for a whole lease (Redis restarted, or the
+  network to it was cut), the first ``take`` or ``renew`` after it gives every lease a
+  fresh ``lease_seconds`` instead of letting them all expire at once: the workers that
+  hold them are most likely alive and renew them within a third of that. (Leases of a
+  worker that died meanwhile come back one lease later.)
 * ``release``: a worker stopping (drain) puts its unfinished leases back at the front.
 """
 
@@ -40,9 +45,26 @@ end
 return added
 """
 
-# KEYS: queue, leases, requests, owners, deliveries, dead
+# After a silence of a whole lease (KEYS[clock], ARGV[lease ms]) every lease gets a fresh one.
+def _after_silence(clock: int, leases: int, lease_ms: int) -> str:
+    return f"""
+local last = tonumber(redis.call('GET', KEYS[{clock}]) or '0')
+local lease = tonumber(ARGV[{lease_ms}])
+if last > 0 and now - last > lease then
+  local all = redis.call('ZRANGE', KEYS[{leases}], 0, -1, 'WITHSCORES')
+  for i = 1, #all, 2 do
+    if tonumber(all[i + 1]) < now + lease then
+      redis.call('ZADD', KEYS[{leases}], now + lease, all[i])
+    end
+  end
+end
+redis.call('SET', KEYS[{clock}], now)
+"""
+
+
+# KEYS: queue, leases, requests, owners, deliveries, dead, clock
 # ARGV: n, lease ms, worker, max deliveries
-_TAKE = _NOW + """
+_TAKE = _NOW + _after_silence(7, 2, 2) + """
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
 for i = #expired, 1, -1 do
   local fp = expired[i]
@@ -88,8 +110,8 @@ if acked > 0 then redis.call('HINCRBY', KEYS[5], ARGV[1], acked) end
 return acked
 """
 
-# KEYS: leases, owners; ARGV: lease ms, worker, fingerprints...
-_RENEW = _NOW + """
+# KEYS: leases, owners, clock; ARGV: lease ms, worker, fingerprints...
+_RENEW = _NOW + _after_silence(3, 1, 1) + """
 local renewed = 0
 for i = 3, #ARGV do
   local fp = ARGV[i]
@@ -172,7 +194,7 @@ class Frontier:
     def take(self, n: int) -> Taken:
         k = self.keys
         reclaimed, flat = self.link.call(lambda c: self._take(
-            keys=[k.queue, k.leases, k.requests, k.owners, k.deliveries, k.dead],
+            keys=[k.queue, k.leases, k.requests, k.owners, k.deliveries, k.dead, k.clock],
             args=[n, self.lease_ms, self.worker, self.max_deliveries], client=c), "take")
         pairs = [(flat[i].decode(), flat[i + 1]) for i in range(0, len(flat), 2)]
         return Taken(pairs, int(reclaimed))
@@ -186,11 +208,10 @@ class Frontier:
             args=[self.worker, *fingerprints], client=c), "ack"))
 
     def renew(self, fingerprints: Sequence[str]) -> int:
-        if not fingerprints:
-            return 0
+        """Renew these leases of this worker (none: only tell Redis a worker is about)."""
         k = self.keys
         return int(self.link.call(lambda c: self._renew(
-            keys=[k.leases, k.owners], args=[self.lease_ms, self.worker, *fingerprints],
+            keys=[k.leases, k.owners, k.clock], args=[self.lease_ms, self.worker, *fingerprints],
             client=c), "renew"))
 
     def release(self, fingerprints: Sequence[str]) -> int:

@@ -13,6 +13,7 @@
     {prefix}job:{name}:workers        hash worker -> JSON (host, pid, started_at)
     {prefix}job:{name}:heartbeats     sorted set worker -> alive until (ms, Redis clock)
     {prefix}job:{name}:done           hash worker -> pages acknowledged
+    {prefix}job:{name}:clock          when a worker last took or renewed (ms, Redis clock)
 """
 
 from __future__ import annotations
@@ -76,7 +77,11 @@ class JobKeys:
     def done(self) -> str:
         return self._key("done")
 
+    @property
+    def clock(self) -> str:
+        return self._key("clock")
+
     def run_keys(self) -> list[str]:
         """What a new run of the job starts without (the dead letters stay)."""
         return [self.queue, self.requests, self.seen, self.leases, self.owners,
-                self.deliveries, self.workers, self.heartbeats, self.done]
+                self.deliveries, self.workers, self.heartbeats, self.done, self.clock]

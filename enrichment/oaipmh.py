@@ -53,7 +53,7 @@ from enrichment.arxiv_raw import split_authors, tex_accents, version_dates
 from enrichment.config import EnrichmentConfig
 from enrichment.errors import ArxivUnavailable, Cancelled, EnrichmentError
 from enrichment.metadata import build_metadata
-from enrichment.ratelimit import SharedRateLimiter, effective_delay
+from enrichment.ratelimit import build_limiter
 
 logger = logging.getLogger(__name__)
 
@@ -200,8 +200,8 @@ class OaiClient:
         self._config = config
         self._stop = stop or threading.Event()
         self._on_event = on_event if on_event is not None else _ignore
-        self._limiter = SharedRateLimiter(
-            config.cache_dir, effective_delay(config.oai_url, config.delay_seconds), self._stop)
+        # The crawl's slot: per machine, or the deployment's with REDIS_URL.
+        self._limiter = build_limiter(config, self._stop, url=config.oai_url)
         self._policy = config.retry_policy()
         self._session = requests.Session()
         self._session.headers["User-Agent"] = config.user_agent

@@ -104,14 +104,16 @@ class RequestSlot(Protocol):
     def slot(self) -> AbstractContextManager[None]: ...
 
 
-def build_limiter(config: EnrichmentConfig,
-                  stop: threading.Event | None = None) -> RequestSlot:
+def build_limiter(config: EnrichmentConfig, stop: threading.Event | None = None,
+                  url: str | None = None) -> RequestSlot:
     """The request slot for ``config``: per machine (lock file), or, with ``REDIS_URL``,
-    per deployment (``distributed.ratelimit``: every worker on every machine).
+    per deployment (``distributed.ratelimit``: every worker on every machine). The
+    query API and the OAI-PMH harvest share it; ``url`` (default the query API's) is
+    the endpoint whose delay applies (never under 3 s against arXiv's own hosts).
 
     Redis is imported only in the second case: a crawl without REDIS_URL needs none.
     """
-    delay = effective_delay(config.api_url, config.delay_seconds)
+    delay = effective_delay(url or config.api_url, config.delay_seconds)
     if not config.redis_url:
         return SharedRateLimiter(config.cache_dir, delay, stop=stop)
     from distributed.connection import RedisLink

@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 # under the verification thresholds, so a later, looser threshold still has data.
 _CANDIDATE_FLOOR = 0.5
 Search = Callable[..., SearchResult]  # (query, confirm_empty=True): ArxivFetcher.search
+Claim = Callable[[list[str], float], tuple[list[str], list[str]]]  # SharedLookupCache.claim
 EventSink = Callable[[str, int], None]
 
 
@@ -206,8 +207,31 @@ class Resolver:
 
     def search_api(self, keys: list[str], waiting: dict[str, list[Listing]]) -> str | None:
         """Search arXiv's query API for ``keys`` and cache the answers, batch by batch;
-        the outage reason if arXiv failed."""
+        the outage reason if arXiv failed.
+
+        With the cache the workers of a deployment share (``shared_cache``), each batch's
+        titles are claimed first: those another worker is asking arXiv for right now are
+        not asked again, their answers are read from the shared cache when they come
+        (single flight); the ones still unanswered after the claim's time are asked here.
+        """
+        claim = getattr(self._cache, "claim", None)
+        hold = 4 * (self._config.timeout_seconds + self._config.delay_seconds)
+        elsewhere: list[str] = []
+        outage = self._search_batches(keys, waiting, claim, hold, elsewhere)
+        if outage is not None or not elsewhere:
+            return outage
+        self._on_event(stat_keys.ARXIV_ASKED_BY_OTHER_WORKERS, len(elsewhere))
+        left = self._cache.wait_for(elsewhere, hold)  # type: ignore[attr-defined]
+        return self._search_batches(left, waiting, None, hold, []) if left else None
+
+    def _search_batches(self, keys: list[str], waiting: dict[str, list[Listing]],
+                        claim: Claim | None, hold: float, elsewhere: list[str]) -> str | None:
         for batch in batches(keys, self._config.batch_size, self._config.max_query_chars):
+            if claim is not None:
+                batch, asked = claim(batch, hold)
+                elsewhere += asked
+                if not batch:
+                    continue
             try:
                 for rows in self._search_batch(batch):
                     self._store(rows, waiting)
@@ -215,6 +239,9 @@ class Resolver:
             except ArxivUnavailable as exc:
                 logger.warning("arXiv unavailable: %s", exc)
                 return f"arXiv unavailable: {exc}"
+            finally:
+                if claim is not None:
+                    self._cache.release(batch)  # type: ignore[attr-defined]
         return None
 
     def _fallback(self, listings: list[Listing]) -> None:

@@ -7,7 +7,12 @@ Runs are read from the ``{INDEX_PREFIX}crawl-runs`` index when it exists
 
 A paused and resumed run is stored as one document per part, sharing ``run_id``;
 ``merge_parts`` adds the parts up into one run, so a resumed run's second half is
-not mistaken for a run that found half as much.
+not mistaken for a run that found half as much. The workers of a distributed crawl
+also share the job's ``run_id``, but they run side by side: each counts the whole URL
+list, and their times overlap. Their parts (told apart by ``worker``, or by times that
+overlap) add up into one run with the URL list counted once (``pages.listed``: the
+largest of the workers'), the job's wall time from the first start to the last finish
+(``duration_seconds``), and each worker's own figures beside the totals (``workers``).
 
 A run is flagged when one of its counts fell sharply against the previous run of
 the same job: a site that changed its layout parses fewer profiles, a dead
@@ -19,6 +24,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Mapping
+from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +96,48 @@ def merge_parts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         if all(isinstance(pg.get(k, 0), int) for pg in pages) else v
                         for k, v in pages[0].items()}
         run["started_at"] = min(str(p.get("started_at") or "") for p in parts)
+        run["finished_at"] = max(str(p.get("finished_at") or "") for p in parts)
+        if _side_by_side(parts):
+            listed = [pg.get("listed") for pg in pages]
+            if all(isinstance(n, int) for n in listed):
+                run["pages"]["listed"] = max(listed)  # each worker counts the whole list
+            wall = _seconds_between(run["started_at"], run["finished_at"])
+            if wall is not None:
+                run["duration_seconds"] = wall
+            run["workers"] = [_worker_figures(p) for p in sorted(
+                parts, key=lambda p: str(p.get("started_at") or ""))]
         run["parts"] = len(parts)
         run["distinct_works_exact"] = False  # a work seen in two parts counts twice
         merged.append(run)
     return _newest_first(merged)
+
+
+def _side_by_side(parts: list[dict[str, Any]]) -> bool:
+    """Workers of a distributed crawl (named, or running at the same time), not the
+    parts of a paused and resumed run (one after the other)."""
+    if any(p.get("worker") for p in parts):
+        return True
+    spans = sorted((str(p.get("started_at") or ""), str(p.get("finished_at") or ""))
+                   for p in parts)
+    return any(later[0] < earlier[1] for earlier, later in pairwise(spans))
+
+
+def _seconds_between(start: str, end: str) -> float | None:
+    try:
+        return round((datetime.fromisoformat(end) - datetime.fromisoformat(start))
+                     .total_seconds(), 3)
+    except ValueError:
+        return None
+
+
+def _worker_figures(part: Mapping[str, Any]) -> dict[str, Any]:
+    pages = part.get("pages") or {}
+    return {"worker": part.get("worker"), "started_at": part.get("started_at"),
+            "finished_at": part.get("finished_at"),
+            "duration_seconds": part.get("duration_seconds"),
+            "exit_code": part.get("exit_code"), "pages_fetched": pages.get("fetched"),
+            "pages_parsed": pages.get("parsed"), "listings": part.get("listings"),
+            "indexed": part.get("indexed")}
 
 
 def flag_drops(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -118,7 +163,10 @@ def run_summary(run: Mapping[str, Any]) -> str:
     return (f"{run.get('finished_at', '?')} job {run.get('job') or '?'}: {verdict}, "
             f"exit {run.get('exit_code', '?')}; pages parsed {pages.get('parsed', '?')}, "
             f"listings {run.get('listings', '?')}, works {run.get('distinct_works', '?')}, "
-            f"indexed {run.get('indexed', '?')}, dead-lettered {run.get('dead_lettered', '?')}")
+            f"indexed {run.get('indexed', '?')}, dead-lettered {run.get('dead_lettered', '?')}"
+            + (f"; {len(run['workers'])} workers, parsed "
+               f"{'/'.join(str(w.get('pages_parsed', '?')) for w in run['workers'])}"
+               if run.get("workers") else ""))
 
 
 def _newest_first(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

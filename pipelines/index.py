@@ -62,7 +62,7 @@ from indexing.indices import ensure_aliases
 from indexing.outage import Outage
 from indexing.process import ProcessWriter
 from pipelines.pause import CrawlPause
-from pipelines.signals import index_delivered, index_ticket, work_enriched
+from pipelines.signals import index_delivered, index_flush_soon, index_ticket, work_enriched
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +113,7 @@ class OpenSearchIndexPipeline:
         self._gave_up: str | None = None  # why, once an outage outlasted the wait
         self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
         self._flushes = 0  # flushes started, numbered for index_ticket/index_delivered
+        self._flush_wanted = False  # flush_soon() asked for a flush before the timer's
         self.handoff_cpu = CpuTally("handoff")  # items to changes, buffering (reactor thread)
         self.writer_cpu = CpuTally("index_writer")  # the writes: child process or thread
 
@@ -134,6 +135,7 @@ class OpenSearchIndexPipeline:
                        settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
         crawler.signals.connect(pipeline.delivery_ticket, signal=index_ticket)
+        crawler.signals.connect(pipeline.flush_soon, signal=index_flush_soon)
         return pipeline
 
     # --- Scrapy hooks ---------------------------------------------------------------------
@@ -245,6 +247,12 @@ class OpenSearchIndexPipeline:
             return self._flushes + 1
         return self._flushes
 
+    def flush_soon(self) -> None:
+        """Signal handler (``index_flush_soon``): flush the buffer now, or as soon as the
+        flush in flight ends, without waiting for the timer or a full batch."""
+        self._flush_wanted = True
+        self._flush()
+
     # --- buffering and flushing -----------------------------------------------------------
 
     def _connect(self) -> None:
@@ -292,6 +300,7 @@ class OpenSearchIndexPipeline:
             self._dead_letter(batch, UNAVAILABLE, self._gave_up)
             return
         self._flushes += 1
+        self._flush_wanted = False
         inflight: Deferred[Any] = deferToThread(self._write, batch, packed)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done, self._flushes)
@@ -337,7 +346,8 @@ class OpenSearchIndexPipeline:
             # Everything buffered before this flush started is delivered (or dead-lettered).
             self.crawler.signals.send_catch_log(index_delivered, number=number)
         self._wake_waiters()
-        if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
+        if (self._flush_wanted or len(self._buffer) >= self.batch_size
+                or self._buffer_bytes >= self.batch_bytes):
             self._flush()
 
     def _wake_waiters(self) -> None:

@@ -28,8 +28,12 @@ without more items; else the last flush started. ``index_delivered`` (keyword
 ``number``) is sent when flush ``number`` ended with nothing held back (no outage):
 every change buffered before that flush started is then in the index or in the
 dead-letter file, so every ticket up to ``number`` is delivered.
+``index_flush_soon`` (no keywords): flush what is buffered now, or as soon as the
+flush in flight ends, without waiting for the timer or a full batch (the distributed
+crawl, when its unacknowledged pages reach their bound).
 """
 
 work_enriched = object()
 index_ticket = object()
+index_flush_soon = object()
 index_delivered = object()

@@ -57,6 +57,20 @@ def test_build_limiter_is_per_machine_without_redis_and_shared_with_it(
     assert isinstance(shared, RedisRateLimiter)
 
 
+def test_the_harvest_takes_the_deployments_slot_with_redis_and_the_machines_without(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    from enrichment.oaipmh import OaiClient
+
+    alone = OaiClient(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path)))
+    assert isinstance(alone._limiter, SharedRateLimiter)
+    shared = OaiClient(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path),
+                                              REDIS_URL=redis_server.url))
+    assert isinstance(shared._limiter, RedisRateLimiter)
+    crawl = build_limiter(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path),
+                                                 REDIS_URL=redis_server.url))
+    assert shared._limiter.slot_key == crawl.slot_key  # one slot: harvest and crawl
+
+
 def test_an_answer_one_worker_got_is_not_asked_again_by_another(
         tmp_path: Path, redis_server: RedisServer) -> None:
     first = SharedLookupCache(LookupCache(tmp_path / "a", 3600, 60),
@@ -113,3 +127,46 @@ def test_two_workers_with_their_own_caches_keep_arxivs_delay_between_them(
     assert min(gaps) >= 2.0, gaps
     # Every work was enriched or passed on as pending; the answers reached both workers.
     assert sum(r.report["enriched"] for r in results) > 0
+
+
+def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
+        tmp_path: Path, redis_server: RedisServer, arxiv_api: ArxivStandIn) -> None:
+    from collections import Counter
+    from dataclasses import replace
+
+    from enrichment.client import ArxivFetcher
+    from enrichment.models import Listing
+    from enrichment.resolver import Resolver
+
+    listing = Listing.of("w0", "ResNeSt: Split-Attention Networks", 2020, ["Haibin Lin"])
+    events: list[Counter] = [Counter(), Counter()]
+    start = threading.Barrier(2)
+    outcomes: list = [None, None]
+
+    def worker(n: int) -> None:
+        # A machine of its own: its own cache folder, Redis connection and arXiv client.
+        config = replace(enrichment_config_with(REDIS_URL=redis_server.url),
+                         api_url=arxiv_api.api_url, delay_seconds=0.05,
+                         cache_dir=str(tmp_path / f"m{n}"), timeout_seconds=2.0)
+        fetcher = ArxivFetcher(config)
+
+        def slow_search(*args: object, **kwargs: object):  # the request takes a while
+            time.sleep(0.5)
+            return fetcher.search(*args, **kwargs)
+        cache = SharedLookupCache(LookupCache(tmp_path / f"m{n}", 3600, 60),
+                                  RedisLink(redis_server.url, 5), "scholarindex:")
+        resolver = Resolver(slow_search, cache, config,
+                            on_event=lambda name, count: events[n].update({name: count}))
+        start.wait(10)
+        outcomes[n] = resolver.resolve([listing])[0]
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(arxiv_api.requests) == 1  # one request for the deployment
+    assert [o.status for o in outcomes] == ["done", "done"]
+    assert outcomes[0].arxiv == outcomes[1].arxiv
+    # One of the two took the other's answer.
+    assert sorted(e["arxiv/asked_by_other_workers"] for e in events) == [0, 1]

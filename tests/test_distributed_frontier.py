@@ -59,9 +59,34 @@ def test_release_puts_back_unfinished_and_too_many_takes_set_aside(
     assert a.release(["f1"]) == 1  # a drain: not counted as a delivery
     for _ in range(2):
         assert a.take(1).requests
-        time.sleep(0.15)
+        about(a, 0.15)
     assert a.take(1).requests == []  # the third take: set aside
     assert a.state().dead == 1
+
+
+def about(worker: Frontier, seconds: float, holding: tuple[str, ...] = ()) -> None:
+    """A worker alive for ``seconds``, renewing what it holds, as its upkeep does."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        worker.renew(holding)
+        time.sleep(0.02)
+
+
+def test_after_a_silence_of_a_whole_lease_leases_start_afresh_instead_of_expiring(
+        redis_server: RedisServer) -> None:
+    # No worker reached Redis for longer than a lease (Redis restarting): the holder
+    # had no chance to renew, so its lease is not taken from it.
+    holder, other = frontier(redis_server, "holder", 0.3), frontier(redis_server, "other", 0.3)
+    join(holder.link, KEYS, "def")
+    holder.push([("f1", b"r1", False), ("f2", b"r2", False)])
+    assert [fp for fp, _ in holder.take(1).requests] == ["f1"]
+    time.sleep(0.5)  # silence
+    taken = other.take(1)
+    assert taken.reclaimed == 0 and [fp for fp, _ in taken.requests] == ["f2"]
+    assert holder.renew(["f1"]) == 1
+    # A holder that then stays silent while others go on loses it a lease later.
+    about(other, 0.45, holding=("f2",))
+    assert other.take(1).reclaimed == 1
 
 
 def test_the_job_rule_same_definition_joins_another_is_refused_finished_restarts(

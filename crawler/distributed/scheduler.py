@@ -1,24 +1,33 @@
 """The Redis scheduler: this worker's window on the job's shared frontier.
 
 Requests the crawl makes (the URL list, followed links) are pushed to the job's queue
-in Redis, where the seen-set drops those queued before by any worker. The engine's
-``next_request`` takes from Redis with a lease (a few at a time, ``REDIS_TAKE_BATCH``);
-a retry or redirect of a leased request stays in this worker under the same lease.
-A page is acknowledged when it is done (``tracking``: output consumed, items through
-the pipelines) and, with indexing on, only once the index pipeline has delivered the
-flush that holds its items (``index_delivered``): a worker killed before that leaves
-the lease to expire, and another worker does the page again. Leases held are renewed
-every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker.
+in Redis, where the seen-set drops those queued before by any worker. Requests are
+taken from Redis with a lease a few at a time (``REDIS_TAKE_BATCH``) ahead of the
+engine's ``next_request``; a retry or redirect of a leased request stays in this worker
+under the same lease. A page is acknowledged when it is done (``tracking``: output
+consumed, items through the pipelines) and, with indexing on, once the index pipeline
+has delivered the flush that carries its items (``index_ticket``, ``index_delivered``):
+a worker killed before that leaves the lease to expire, and another worker does the
+page again. A worker holds at most ``REDIS_MAX_UNACKED`` pages leased and not
+acknowledged: at that many it takes nothing more and asks the index to flush now
+(``index_flush_soon``), so a kill leaves at most that many pages to redo. Leases held
+are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker.
+
+Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
+crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
+Redis is unreachable (restarting) the calls are retried for up to
+``REDIS_RETRY_SECONDS`` (``distributed.connection``): the pages in flight finish and
+reach the index, nothing new is taken (a take waits in line), and the acknowledgements
+go when Redis answers again. Past that time the worker closes with
+``redis_unavailable`` (exit 3). Told to stop (SIGTERM) it waits for Redis at most
+``_STOP_WAIT`` seconds more.
 
 Idle: the spider closes only when Redis says the job is done (the URL list seeded,
 nothing queued, nothing leased by anyone); while another worker's lease may still
-expire, this one waits and takes it. At close (the end, or a drain by SIGTERM), done
-pages are acknowledged and the requests taken but not done go back to the front of
-the queue; the first worker to find the job done marks the run finished.
-
-Redis calls run on the reactor thread (each is one short round trip); while Redis is
-unreachable they are retried for up to ``REDIS_RETRY_SECONDS`` (``distributed.connection``),
-and the crawl waits.
+expire, this one waits and takes it, and says every minute what it waits for. At
+close (the end, or a drain by SIGTERM), done pages are acknowledged and the requests
+taken but not done go back to the front of the queue; the first worker to find the job
+done marks the run finished.
 """
 
 from __future__ import annotations
@@ -37,20 +46,23 @@ from weakref import WeakKeyDictionary
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
-from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.request import request_from_dict
+from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
+from twisted.python.failure import Failure
 
 from core import stat_keys
 from core.flags import as_bool
+from crawler.distributed.calls import RedisCalls
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.extensions.job import safe_name
 from crawler.spiders.profiles import read_url_list
-from distributed.connection import RedisConfig, RedisLink, RedisUnavailable
-from distributed.frontier import Frontier, FrontierState
+from distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
+from distributed.frontier import Frontier, FrontierState, Taken
 from distributed.jobs import definition_digest, finish, heartbeat, join, leave, worker_id
 from distributed.keys import JobKeys
-from pipelines.signals import index_delivered, index_ticket
+from pipelines.signals import index_delivered, index_flush_soon, index_ticket
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +70,8 @@ INDEX_PIPELINE = "pipelines.index.OpenSearchIndexPipeline"
 # The close reason when Redis stayed unreachable: the verdict makes it exit 3.
 CLOSE_REASON = "redis_unavailable"
 _PUSH_BATCH = 500
+_STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
+_SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
 _SCHEDULERS: WeakKeyDictionary[Crawler, RedisScheduler] = WeakKeyDictionary()
 
 
@@ -83,13 +97,15 @@ def deserialize(payload: bytes, spider: Spider) -> Request:
 
 class RedisScheduler:
     def __init__(self, crawler: Crawler, config: RedisConfig, take_batch: int,
-                 max_deliveries: int) -> None:
+                 max_deliveries: int, max_unacked: int) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.config = config
         self.take_batch = max(take_batch, 1)
+        self.max_unacked = max(max_unacked, self.take_batch)
         self.keys = JobKeys(config.key_prefix, safe_name(str(crawler.settings["RUN_JOB"])))
         self.link = RedisLink.from_config(config)
+        self.calls = RedisCalls()
         self.worker = worker_id()
         self.frontier = Frontier(self.link, self.keys, self.worker, config.lease_seconds,
                                  max_deliveries)
@@ -103,10 +119,16 @@ class RedisScheduler:
         self._held: set[str] = set()  # leased by this worker, not acknowledged
         self._waiting: list[tuple[str, int, float]] = []  # (page, index ticket, done at)
         self._delivered = 0  # the last index flush delivered (index_delivered)
-        self._acks: list[str] = []
-        self._idle_since: float | None = None  # the engine found nothing to do since
-        self._said_waiting = 0.0  # when the log last said what this worker waits for
+        self._flush_asked = False  # index_flush_soon sent since the last delivery
+        self._acks: list[str] = []  # done and delivered, not yet sent
+        self._taking: Deferred[Any] | None = None  # the take in flight
+        self._acking = False
+        self._upkeep_running = False
+        self._checking = False  # a "is the job done?" check in flight
+        self._job_done = False  # the last check found the job done
         self._last_state: FrontierState | None = None
+        self._handed_at = time.monotonic()  # when the engine last got a request from here
+        self._said_waiting = 0.0
         self._closing = False
         self._unavailable = False  # Redis stayed away past REDIS_RETRY_SECONDS
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -124,7 +146,8 @@ class RedisScheduler:
             raise ValueError("the distributed crawl needs a job name: -a job=NAME or "
                              "-s RUN_JOB=NAME (the crawl command sets it)")
         return cls(crawler, RedisConfig.from_settings(settings),
-                   settings.getint("REDIS_TAKE_BATCH"), settings.getint("REDIS_MAX_DELIVERIES"))
+                   settings.getint("REDIS_TAKE_BATCH"), settings.getint("REDIS_MAX_DELIVERIES"),
+                   settings.getint("REDIS_MAX_UNACKED"))
 
     @classmethod
     def of(cls, crawler: Crawler) -> RedisScheduler | None:
@@ -132,11 +155,14 @@ class RedisScheduler:
 
     # --- Scrapy's scheduler interface ---------------------------------------------------
 
-    def open(self, spider: Spider) -> None:
+    def open(self, spider: Spider) -> Deferred[None]:
+        return deferred_from_coro(self._open(spider))
+
+    async def _open(self, spider: Spider) -> None:
         definition = definition_digest(getattr(spider, "start_urls", []) or [],
                                        bool(getattr(spider, "follow", False)))
-        joined = join(self.link, self.keys, definition,
-                      str(self.crawler.settings.get("REDIS_RUN_ID") or ""))
+        joined = await self._call(join, self.link, self.keys, definition,
+                                  str(self.crawler.settings.get("REDIS_RUN_ID") or ""))
         if joined.refused:
             raise JobRefused(f"job {self.keys.job} is running with a different URL list")
         self.run_id = joined.run_id
@@ -148,45 +174,66 @@ class RedisScheduler:
                     stat_keys.FRONTIER_ACKED, stat_keys.FRONTIER_RELEASED,
                     stat_keys.FRONTIER_RECLAIMED):
             self.stats.set_value(key, 0)
-        self._beat()
+        await self._call(self._beat)
         interval = max(min(self.config.lease_seconds / 3, 10.0), 0.2)
         self._ticker = LoopingCall(self._tick)
         self._ticker.start(interval, now=False).addErrback(
-            lambda f: logger.error("frontier upkeep failed: %s", f.getErrorMessage()))
+            lambda f: logger.error("frontier upkeep failed: %s", f.getTraceback()))
         logger.info("worker %s %s job %s (run %s) on Redis at %s", self.worker, {
             "started": "started", "joined": "joined",
             "finished": "found finished (nothing left to do)"}[joined.outcome],
             self.keys.job, self.run_id, self.config.safe_url)
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str) -> Deferred[None]:
+        return deferred_from_coro(self._close(reason))
+
+    async def _close(self, reason: str) -> None:
         self._closing = True
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
         if self._unavailable:
+            self.link.abort()
+            await maybe_deferred_to_future(self.calls.stop())
             self.link.close()
             return
+        if reason != "finished":  # a drain or a failure: do not wait long for Redis
+            hurry(self.link.url, _STOP_WAIT)
+        if self._taking is not None:  # its requests are this worker's to hand back
+            await maybe_deferred_to_future(self._taking)
+        # The pipelines have closed: what they had is in the index or dead-lettered.
+        self._acks.extend(fp for fp, _, _ in self._waiting)
+        self._waiting = []
+        acks, self._acks = self._acks, []
+        pushes, self._pushes = self._pushes, []
+        unfinished = sorted(self._held.difference(acks))
         try:
-            self._flush_pushes()
-            # The pipelines have closed: what they had is in the index or dead-lettered.
-            self._acks.extend(fp for fp, _, _ in self._waiting)
-            self._waiting = []
-            self._flush_acks()
-            unfinished = sorted(self._held)
-            released = self.frontier.release(unfinished)
-            self.stats.inc_value(stat_keys.FRONTIER_RELEASED, released)
-            finished = finish(self.link, self.keys, self.run_id)
-            leave(self.link, self.keys, self.worker)
-            self.stats.set_value(stat_keys.FRONTIER_ROUND_TRIPS, self.link.round_trips)
+            released, finished = await self._call(self._leave, pushes, acks, unfinished)
         except RedisUnavailable as exc:
             logger.error("%s; the leases of this worker expire by themselves", exc)
             return
         finally:
+            await maybe_deferred_to_future(self.calls.stop())
             self.link.close()
+        self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks))
+        self.stats.inc_value(stat_keys.FRONTIER_RELEASED, released)
+        self.stats.set_value(stat_keys.FRONTIER_ROUND_TRIPS, self.link.round_trips)
         logger.info("worker %s leaves job %s (%s): %d lease(s) handed back%s", self.worker,
                     self.keys.job, reason, released,
                     "; the job is done" if finished else "")
 
+    def _leave(self, pushes: list[tuple[str, bytes, bool]], acks: list[str],
+               unfinished: list[str]) -> tuple[int, bool]:
+        """On the Redis thread: the last pushes and acks, hand back the rest, leave."""
+        self.frontier.push(pushes)
+        self.frontier.ack(acks)
+        released = self.frontier.release(unfinished)
+        finished = finish(self.link, self.keys, self.run_id)
+        leave(self.link, self.keys, self.worker)
+        return released, finished
+
     def has_pending_requests(self) -> bool:
+        # Not a take in flight: the engine asks again at each heartbeat, each time starting
+        # one, and would never find the spider idle. What a take brings wakes the engine.
         return bool(self._local or self._pushes)
 
     def enqueue_request(self, request: Request) -> bool:
@@ -202,59 +249,97 @@ class RedisScheduler:
                              request.dont_filter))
         self.stats.inc_value(stat_keys.FRONTIER_PUSHED)
         if len(self._pushes) >= _PUSH_BATCH:
-            self._flush_pushes()
+            self._send_pushes()
         return True
 
     def next_request(self) -> Request | None:
-        try:
-            if len(self._acks) >= self.take_batch:
-                self._flush_acks()
-            if not self._local and not self._closing:
-                self._flush_pushes()  # links found so far become takeable, by anyone
-                self._take()
-        except RedisUnavailable as exc:
-            self._give_up(exc)
-        if self._local:
-            self._idle_since = None
-            return self._local.popleft()
-        return None
+        request = self._local.popleft() if self._local else None
+        if request is not None:
+            self._handed_at = time.monotonic()
+        if len(self._local) < self.take_batch:
+            self._take_more()
+        return request
 
-    def _give_up(self, exc: RedisUnavailable) -> None:
+    # --- the Redis thread ---------------------------------------------------------------
+
+    def _call(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` on the Redis thread, awaitable."""
+        return maybe_deferred_to_future(self.calls.run(fn, *args))
+
+    def _failed(self, failure: Failure, what: str) -> None:
+        if failure.check(RedisUnavailable):
+            self._give_up(failure.value)
+        else:
+            logger.error("frontier %s failed: %s", what, failure.getTraceback())
+
+    def _give_up(self, exc: BaseException) -> None:
         """Redis stayed away past REDIS_RETRY_SECONDS: close (exit 3); leases expire."""
         if self._unavailable:
             return
         self._unavailable = True
         self._closing = True
+        self.link.abort()  # the calls waiting in line fail at once
         logger.error("%s; closing this worker (its leases expire and go back to the queue)",
                      exc)
         deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON))
 
     # --- seeding (crawler.distributed.seeding) --------------------------------------------
 
-    def is_seeded(self) -> bool:
-        return self.frontier.seeded()
+    def is_seeded(self) -> Deferred[bool]:
+        return self.calls.run(self.frontier.seeded)
 
-    def seeded(self) -> None:
-        self._flush_pushes()
-        self.frontier.mark_seeded()
-        logger.info("job %s: URL list queued", self.keys.job)
+    def seeded(self) -> Deferred[None]:
+        pushes, self._pushes = self._pushes, []
 
-    # --- leases and acknowledgements ----------------------------------------------------
+        def mark() -> None:
+            self.frontier.push(pushes)
+            self.frontier.mark_seeded()
+        d = self.calls.run(mark)
+        d.addCallback(lambda _: logger.info("job %s: URL list queued", self.keys.job))
+        return d
 
-    def _take(self) -> None:
-        taken = self.frontier.take(self.take_batch)
+    # --- taking, acknowledging ------------------------------------------------------------
+
+    def _take_more(self) -> None:
+        """Take a batch from Redis, in the background, if there is room for it."""
+        if self._closing or self._taking is not None or self._job_done:
+            return  # (a job found done stays done: no take in flight keeps it open)
+        room = self.max_unacked - len(self._held)
+        if room < self.take_batch:
+            self._send_acks()
+            self._ask_for_a_flush()
+            if room <= 0:
+                return  # taken again when acknowledgements make room
+        pushes, self._pushes = self._pushes, []
+        n = min(self.take_batch, room)
+        d = self.calls.run(self._push_and_take, pushes, n)
+        self._taking = d
+        d.addCallback(self._taken)
+        d.addErrback(self._failed, "take")
+
+        def done(_: Any) -> None:
+            self._taking = None
+        d.addBoth(done)
+
+    def _push_and_take(self, pushes: list[tuple[str, bytes, bool]], n: int) -> Taken:
+        """On the Redis thread: links found so far become takeable (by anyone), then take."""
+        self.frontier.push(pushes)
+        return self.frontier.take(n)
+
+    def _taken(self, taken: Taken) -> None:
         spider = self.crawler.spider
-        assert spider is not None
-        for fp, payload in taken.requests:
-            request = deserialize(payload, spider)
-            request.meta[FP_META] = fp
-            self._held.add(fp)
-            self._local.append(request)
         self.stats.inc_value(stat_keys.FRONTIER_TAKEN, len(taken.requests))
         if taken.reclaimed:
             self.stats.inc_value(stat_keys.FRONTIER_RECLAIMED, taken.reclaimed)
             logger.info("job %s: %d expired lease(s) back in the queue", self.keys.job,
                         taken.reclaimed)
+        for fp, payload in taken.requests:
+            self._held.add(fp)  # handed back at close if it never runs
+            if self._closing or spider is None:
+                continue
+            request = deserialize(payload, spider)
+            request.meta[FP_META] = fp
+            self.crawler.engine.crawl(request)  # back in enqueue_request, and wakes the engine
 
     def _page_done(self, fp: str, items: int) -> None:
         if fp not in self._held:
@@ -262,92 +347,151 @@ class RedisScheduler:
         ticket = self._index_ticket() if items and self.wait_for_index else 0
         if ticket > self._delivered:
             self._waiting.append((fp, ticket, time.monotonic()))
+            if len(self._waiting) >= self.max_unacked // 2:
+                self._ask_for_a_flush()
         else:
             self._acks.append(fp)
+            if len(self._acks) >= self.take_batch:
+                self._send_acks()
 
     def _index_ticket(self) -> int:
         """The index flush that carries the items buffered so far (``index_ticket``)."""
         answers = self.crawler.signals.send_catch_log(index_ticket)
         return max((n for _, n in answers if isinstance(n, int)), default=0)
 
+    def _ask_for_a_flush(self) -> None:
+        if self._waiting and not self._flush_asked:
+            self._flush_asked = True
+            self.crawler.signals.send_catch_log(index_flush_soon)
+
     def _on_delivered(self, number: int) -> None:
         self._delivered = max(self._delivered, number)
+        self._flush_asked = False
         ready = [fp for fp, ticket, _ in self._waiting if ticket <= number]
         if ready:
             self._waiting = [entry for entry in self._waiting if entry[1] > number]
             self._acks.extend(ready)
+            self._send_acks()
 
-    def _flush_acks(self) -> None:
-        if not self._acks:
+    def _send_acks(self) -> None:
+        """Acknowledge what is done and delivered (one ack call in flight at a time)."""
+        if self._acking or not self._acks or self._unavailable:
             return
         acks, self._acks = self._acks, []
-        self.frontier.ack(acks)
-        self._held.difference_update(acks)
-        self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks))
+        self._acking = True
+        d = self.calls.run(self.frontier.ack, acks)
 
-    def _flush_pushes(self) -> None:
+        def acked(_: Any) -> None:
+            self._held.difference_update(acks)
+            self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks))
+            if self._acks:
+                self._send_acks()
+            if not self._local:
+                self._take_more()  # room made
+
+        def finished(result: Any) -> Any:
+            self._acking = False
+            return result
+        d.addBoth(finished)
+        d.addCallback(acked)
+        d.addErrback(self._failed, "acknowledge")
+
+    def _send_pushes(self) -> None:
         if self._pushes:
             pushes, self._pushes = self._pushes, []
-            self.frontier.push(pushes)
+            self.calls.run(self.frontier.push, pushes).addErrback(self._failed, "push")
+
+    # --- upkeep -------------------------------------------------------------------------
 
     def _beat(self) -> None:
         info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": self._started_at}
         heartbeat(self.link, self.keys, self.worker, self.config.lease_seconds, info)
 
+    def _upkeep(self, held: list[str]) -> None:
+        """On the Redis thread: renew this worker's leases (also telling Redis a worker is
+        about, ``frontier``'s silence rule), then the heartbeat."""
+        self.frontier.renew(held)
+        self._beat()
+
     def _tick(self) -> None:
         if self._unavailable:
             return
-        try:
-            self._flush_pushes()
-            self._flush_acks()
-            self.frontier.renew(sorted(self._held))
-            self._beat()
-        except RedisUnavailable as exc:
-            self._give_up(exc)
-            return
+        if not self.crawler.crawling and not self._closing:
+            hurry(self.link.url, _STOP_WAIT)  # told to stop (SIGTERM): do not wait on Redis
         self._say_what_it_waits_for()
+        self._send_pushes()
+        self._send_acks()
+        if self._upkeep_running:  # the last one is still waiting for Redis
+            return
+        self._upkeep_running = True
+        d = self.calls.run(self._upkeep, sorted(self._held))
+        d.addErrback(self._failed, "lease renewal")
+
+        def done(_: Any) -> None:
+            self._upkeep_running = False
+        d.addBoth(done)
 
     def _say_what_it_waits_for(self) -> None:
-        """Once a minute while the engine has nothing to do: what keeps this worker open."""
+        """Once a minute while the engine got nothing from here: what keeps this worker."""
         now = time.monotonic()
-        if self._idle_since is None or now - max(self._idle_since, self._said_waiting) < 60:
+        if now - max(self._handed_at, self._said_waiting) < _SAY_EVERY:
             return
         self._said_waiting = now
         reasons = []
+        if self.calls.queued:
+            reasons.append(f"Redis: {self.calls.queued} call(s) in line, the last answered "
+                           f"{now - self.calls.answered_at:.0f} s ago")
         if self._waiting:
             oldest = now - min(at for _, _, at in self._waiting)
             reasons.append(f"{len(self._waiting)} page(s) of this worker waiting for the index "
-                           f"(oldest {oldest:.0f} s, ticket {min(t for _, t, _ in self._waiting)}"
-                           f", delivered {self._delivered})")
+                           f"(oldest {oldest:.0f} s, flush {min(t for _, t, _ in self._waiting)}"
+                           f"; delivered {self._delivered})")
         others = len(self._held) - len(self._waiting)
         if others:
-            reasons.append(f"{others} other page(s) leased by this worker not yet done")
+            reasons.append(f"{others} other page(s) leased by this worker, not yet acknowledged")
         state = self._last_state
         if state is not None:
             if not state.seeded:
-                reasons.append("the URL list not yet queued by the seeding worker")
+                reasons.append("the URL list, not yet all queued by a seeding worker")
             if state.queued:
                 reasons.append(f"{state.queued} request(s) queued")
             if state.leased > len(self._held):
                 reasons.append(f"{state.leased - len(self._held)} page(s) leased by other "
                                "workers (taken here if their leases expire)")
-        logger.info("job %s: worker %s idle for %.0f s, waiting: %s", self.keys.job,
-                    self.worker, now - self._idle_since, "; ".join(reasons) or "nothing known")
+        logger.info("job %s: worker %s has had nothing to fetch for %.0f s; waiting for: %s",
+                    self.keys.job, self.worker, now - self._handed_at,
+                    "; ".join(reasons) or "nothing known")
 
     def _idle(self, spider: Spider) -> None:
+        """Kept open until a check in the background found the job done; then the engine
+        closes the spider at its next idle round, unless another part keeps it open (the
+        arXiv stage with lookups pending)."""
         if self._unavailable:
             return
-        try:
-            self._flush_pushes()
-            self._flush_acks()
-            self._last_state = self.frontier.state()
-            done = not self._held and self._last_state.idle
-        except RedisUnavailable as exc:
-            self._give_up(exc)
+        if self._job_done and not self._held and not self._local and self._taking is None:
             return
-        # Not done: pages of this worker still on their way to the index, requests
-        # queued, or leased by a worker that may yet die.
-        if not done:
-            if self._idle_since is None:
-                self._idle_since = time.monotonic()
-            raise DontCloseSpider
+        if not self._checking and not self._closing:
+            self._checking = True
+            self._send_acks()
+            pushes, self._pushes = self._pushes, []
+
+            def check() -> FrontierState:
+                self.frontier.push(pushes)
+                return self.frontier.state()
+            d = self.calls.run(check)
+            d.addCallback(self._checked)
+            d.addErrback(self._failed, "state")
+
+            def done(_: Any) -> None:
+                self._checking = False
+            d.addBoth(done)
+        raise DontCloseSpider
+
+    def _checked(self, state: FrontierState) -> None:
+        self._last_state = state
+        # Done when the job is (seeded, nothing queued, nothing leased by anyone) and this
+        # worker holds nothing either; else pages of this worker are still on their way to
+        # the index, requests are queued, or leased by a worker that may yet die.
+        # A job found idle stays so: only a leased page can push new requests.
+        self._job_done = (state.idle and not self._held and not self._local
+                          and self._taking is None)

@@ -19,6 +19,7 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
+from scrapy.utils.defer import maybe_deferred_to_future
 
 from crawler.distributed.scheduler import RedisScheduler
 
@@ -39,7 +40,7 @@ class SeedOnce:
             async for request in start:
                 yield request
             return
-        if scheduler.is_seeded():
+        if await maybe_deferred_to_future(scheduler.is_seeded()):
             async for _ in start:
                 pass
             logger.info("job %s: the URL list is already queued; taking from the shared queue",
@@ -50,4 +51,4 @@ class SeedOnce:
                 scheduler.enqueue_request(output)
             else:  # an item from start(): the engine's to pass on
                 yield output
-        scheduler.seeded()
+        await maybe_deferred_to_future(scheduler.seeded())
