@@ -125,6 +125,9 @@ INDEX_RETRY_AFTER_MAX = 60.0
 OPENSEARCH_OUTAGE_WAIT = 15 * 60.0
 # Where items that could not be indexed go (JSONL), for `scholarindex replay`.
 INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
+# Days a tombstone record is kept after its unlist (`scholarindex tombstones prune`); replay
+# sets aside dead-lettered listings seen longer ago than this, so a pruned one is never needed.
+TOMBSTONE_RETENTION_DAYS = 365.0
 # Merge and write in a child process (indexing/process.py), off the crawl's GIL.
 INDEX_WRITER_PROCESS = True
 # `scholarindex status|reindex`: folder of mapping files; empty: the package's index_mappings/.
@@ -261,6 +264,7 @@ ENVIRONMENT_SETTINGS = [
     "OPENSEARCH_PASSWORD", "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX",
     "OPENSEARCH_TIMEOUT",
     "INDEX_DEADLETTER_PATH", "INDEX_MAPPINGS_DIR", "OPENSEARCH_OUTAGE_WAIT",
+    "TOMBSTONE_RETENTION_DAYS",
     "ARXIV_ENABLED", "ARXIV_API_URL", "ARXIV_DELAY_SECONDS", "ARXIV_CACHE_DIR",
     "ARXIV_BATCH_SIZE", "ARXIV_MAX_QUERY_CHARS", "ARXIV_PAGE_SIZE", "ARXIV_MAX_PAGES",
     "ARXIV_TIMEOUT_SECONDS", "ARXIV_MAX_ATTEMPTS", "ARXIV_BACKOFF_SECONDS",

@@ -30,6 +30,7 @@ INVALID = "invalid"  # the item cannot become a document (no id, unknown enrichm
 MISSING = "missing_document"  # enrichment for a work the index does not hold
 LATE = "late"  # an enrichment that arrived after the crawl's indexer closed
 INTERNAL = "internal"  # the indexer crashed on the batch (a bug, not the cluster)
+EXPIRED = "expired"  # a listing older than TOMBSTONE_RETENTION_DAYS: replay sets it aside
 
 
 @dataclass(frozen=True)

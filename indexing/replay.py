@@ -7,6 +7,11 @@ again are appended to ``PATH`` with their new reason. The moved-aside file is
 deleted only when it has been processed to the end, and a replay that was
 interrupted is picked up by the next one (merges are idempotent, so re-doing
 part of it is harmless).
+
+A listing seen longer ago than the tombstone retention (``TOMBSTONE_RETENTION_DAYS``)
+is not replayed: the tombstone that may have to stop it could have been pruned
+(``indexing.tombstones``, "Retention"). It goes, with code ``expired`` and its reason,
+to ``PATH.expired`` (kept for a human, never replayed by default) and is counted.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from opensearchpy import OpenSearch
 from core.retry import RetryPolicy
 from indexing.bulk import BulkWriter, WriteReport
 from indexing.changes import Change
-from indexing.deadletter import DeadLetterFile, read_lines
+from indexing.deadletter import EXPIRED, DeadLetterFile, dead_letter, read_lines
 from indexing.indices import ensure_aliases
+from indexing.tombstones import expired_listing, retention_cutoff
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +40,8 @@ class ReplayReport:
 
     read: int = 0
     unreadable: int = 0
+    expired: int = 0  # listings older than the retention, set aside in ``expired_path``
+    expired_path: str = ""
     write: WriteReport = field(default_factory=WriteReport)
 
     @property
@@ -66,9 +74,19 @@ def _moved_aside(live: Path) -> list[Path]:
     return sorted(live.parent.glob(f"{live.name}.replay-*")) if live.parent.exists() else []
 
 
+def expired_path(path: str | os.PathLike[str]) -> Path:
+    """Where replay sets aside the expired listings of ``path`` (itself, for such a file)."""
+    live = Path(path)
+    return live if live.name.endswith(".expired") else live.with_name(f"{live.name}.expired")
+
+
 def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
-           policy: RetryPolicy, batch_size: int = 500) -> ReplayReport:
+           policy: RetryPolicy, batch_size: int = 500, *,
+           retention_days: float) -> ReplayReport:
     """Replay the dead-letter file at ``path`` into the aliases under ``prefix``.
+
+    Listings seen more than ``retention_days`` ago (the tombstone retention) go to
+    ``expired_path(path)`` instead, with code ``expired``.
 
     Raises ``IndexUnavailable`` (before touching the file) when the cluster cannot
     be reached; a cluster that fails mid-way only sends lines back to ``path``.
@@ -76,7 +94,12 @@ def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
     ensure_aliases(client, prefix)
     live = DeadLetterFile(path)
     writer = BulkWriter(client, prefix, live, policy)
-    report = ReplayReport()
+    expired = DeadLetterFile(expired_path(path))
+    cutoff = retention_cutoff(retention_days)
+    reason = (f"listing seen before {cutoff}, more than TOMBSTONE_RETENTION_DAYS="
+              f"{retention_days:g} ago: its profile's tombstone may be pruned, so it is not "
+              "replayed")
+    report = ReplayReport(expired_path=str(expired.path))
     for claimed in claim(path):
         batch: list[Change] = []
         for line, letter in read_lines(claimed):
@@ -84,6 +107,10 @@ def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
             if letter is None:
                 live.write_raw([line])  # keep what we cannot read for a human
                 report.unreadable += 1
+                continue
+            if expired_listing(letter.change, cutoff):
+                expired.write([dead_letter(letter.change, EXPIRED, reason)])
+                report.expired += 1
                 continue
             batch.append(letter.change)
             if len(batch) >= batch_size:

@@ -28,12 +28,22 @@ read per work a listing or unlist touches, and one more write after an unlist: t
 writer reads the tombstone after the work and writes it before the work
 (``indexing.bulk``), so a concurrent writer that missed the tombstone conflicts on
 the work and reads again.
+
+Retention (``TOMBSTONE_RETENTION_DAYS``): a record only matters against a listing seen
+before its ``unlisted_at``. ``scholarindex tombstones prune`` drops records whose
+``unlisted_at`` is before ``retention_cutoff``, and ``scholarindex replay`` sets aside,
+unreplayed, every dead-lettered listing seen before the same cutoff
+(``expired_listing``). A listing a pruned record would have stopped was seen before
+that record's ``unlisted_at``, so before the cutoff, so replay never delivers it: a
+pruned tombstone is never needed. (A crawl writes listings seen during the crawl, far
+newer than any cutoff.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from indexing.changes import Change, carried_enrichment, fold_change, merge_work
@@ -93,6 +103,42 @@ def merge_tombstones(work_id: str, tombstones: Iterable[Mapping[str, Any] | None
                              unlisted_at=entry.get("unlisted_at"),
                              first_seen=entry.get("first_seen"))
     return merged
+
+
+def retention_cutoff(days: float, now: str | None = None) -> str:
+    """``now`` (default: the current time) minus ``days``: tombstone records unlisted
+    before it may be pruned, and dead-lettered listings seen before it are not replayed."""
+    moment = datetime.fromisoformat(timestamp(now))
+    return timestamp(moment - timedelta(days=days))
+
+
+def prune_tombstone(tombstone: Mapping[str, Any] | None, cutoff: str
+                    ) -> Mapping[str, Any] | None:
+    """``tombstone`` without the records whose ``unlisted_at`` is before ``cutoff``
+    (a record unlisted exactly at the cutoff stays); None when no record is left. Pure,
+    idempotent. A record with no ``unlisted_at`` (never written by ``_record``) stays:
+    its age is unknown."""
+    if tombstone is None:
+        return None
+    kept = [dict(e) for e in tombstone.get("unlisted") or ()
+            if e.get("unlisted_at") is None or timestamp(e["unlisted_at"]) >= cutoff]
+    if not kept:
+        return None
+    return {**tombstone, "unlisted": kept}
+
+
+def pruned_records(tombstone: Mapping[str, Any] | None, cutoff: str) -> int:
+    """How many of ``tombstone``'s records ``prune_tombstone`` drops."""
+    before = len((tombstone or {}).get("unlisted") or ())
+    after = len((prune_tombstone(tombstone, cutoff) or {}).get("unlisted") or ())
+    return before - after
+
+
+def expired_listing(change: Change, cutoff: str) -> bool:
+    """True for a listing seen before ``cutoff``: a tombstone that could stop it may
+    have been pruned, so it must not be replayed (see the module docstring)."""
+    return (change.kind == "work" and isinstance(change.data.get("researcher_id"), str)
+            and timestamp(change.seen_at) < cutoff)
 
 
 def unlisted_entry(tombstone: Mapping[str, Any] | None,

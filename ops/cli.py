@@ -1,7 +1,7 @@
 """``scholarindex``: the one command ops need to run the index.
 
 Thin on purpose: each command reads its options, calls one module of ``ops``
-(``status``, ``reindex``, ``versions``, ``enrich``) or ``indexing.replay``, and
+(``status``, ``reindex``, ``versions``, ``enrich``, ``tombstones``) or ``indexing.replay``, and
 prints the result; failures become one line and an exit status (``ops.console``).
 """
 
@@ -364,6 +364,9 @@ def replay(file: Path | None, as_json: bool) -> None:
     Each change is merged again against the index as it is now (merges are
     idempotent, so replaying twice is harmless); a listing older than its
     profile's unlist is ignored (counted, not an error: the work stays removed).
+    A listing seen more than TOMBSTONE_RETENTION_DAYS ago is not replayed (its
+    profile's tombstone may have been pruned): it goes to FILE.expired, counted in
+    `expired`, not an error.
     Those that fail again go back to FILE with their new reason; the exit status is
     then non-zero. Crawls may keep appending to FILE meanwhile: it is moved aside first.
     """
@@ -376,21 +379,75 @@ def replay(file: Path | None, as_json: bool) -> None:
         console.emit({"ok": True, "path": str(path), "read": 0, "delivered": 0,
                       "failed_again": 0}, as_json, lambda _: f"replay: nothing waiting in {path}")
         return
-    report = run_replay(path, settings.client(), settings.prefix, settings.writer_retry)
+    report = run_replay(path, settings.client(), settings.prefix, settings.writer_retry,
+                        retention_days=settings.tombstone_retention_days)
     result = {"ok": not (report.failed_again or report.write.fatal), "path": str(path),
               "read": report.read, "delivered": report.delivered,
               "failed_again": report.failed_again, "unreadable": report.unreadable,
-              "ignored": report.write.listings_ignored, "fatal": report.write.fatal}
+              "ignored": report.write.listings_ignored, "fatal": report.write.fatal,
+              "expired": report.expired, "expired_path": report.expired_path}
     console.emit(result, as_json, lambda r: (
         f"replay: read {r['read']}, delivered {r['delivered']}, failed again "
         f"{r['failed_again']} (kept in {r['path']})"
         + (f"; ignored {r['ignored']} listing(s) older than their profile's unlist"
-           if r["ignored"] else "")))
+           if r["ignored"] else "")
+        + (f"; set aside {r['expired']} listing(s) seen more than TOMBSTONE_RETENTION_DAYS="
+           f"{settings.tombstone_retention_days:g} ago, not replayed (in {r['expired_path']})"
+           if r["expired"] else "")))
     if report.write.fatal:
         fail(f"replay stopped: {report.write.fatal}; the rest is kept in {path}", EXIT_UNAVAILABLE)
     if report.failed_again:
         fail(f"replay: {report.failed_again} change(s) failed again and are back in {path} "
              "with their new reason")
+
+
+# --- tombstones ----------------------------------------------------------------------------
+
+@main.group()
+def tombstones() -> None:
+    """The tombstones unlists leave ({INDEX_PREFIX}tombstones), so that an older
+    listing cannot bring an unlisted work back."""
+
+
+@tombstones.command("prune")
+@click.option("--older-than", "older_than", type=click.FloatRange(0), default=None,
+              metavar="DAYS",
+              help="Prune records unlisted more than DAYS ago; not below "
+                   "TOMBSTONE_RETENTION_DAYS [default: TOMBSTONE_RETENTION_DAYS, "
+                   f"{declared.TOMBSTONE_RETENTION_DAYS:g}].")
+@click.option("--dry-run", is_flag=True, help="Count what would be pruned; write nothing.")
+@json_option
+@_opensearch_errors
+def tombstones_prune(older_than: float | None, dry_run: bool, as_json: bool) -> None:
+    """Remove tombstone records (per profile) unlisted longer ago than the retention,
+    and the tombstones left with no record.
+
+    Safe beside a crawl: every write is conditional (if_seq_no) and a tombstone the
+    crawl changed meanwhile is read and pruned again. Safe for replay: replay sets
+    aside listings older than TOMBSTONE_RETENTION_DAYS, the only ones a pruned record
+    could have stopped; hence DAYS may not be below it.
+    """
+    from indexing.tombstones import retention_cutoff
+    from ops.tombstones import prune
+
+    settings = _settings()
+    retention = settings.tombstone_retention_days
+    days = retention if older_than is None else older_than
+    if days < retention:
+        fail(f"tombstones prune: --older-than {days:g} is below TOMBSTONE_RETENTION_DAYS="
+             f"{retention:g}: replay would still deliver listings a pruned record must stop; "
+             "lower TOMBSTONE_RETENTION_DAYS instead (for replay too)", EXIT_USAGE)
+    report = prune(settings.client(), settings.prefix, retention_cutoff(days), dry_run)
+    console.emit(report.as_dict() | {"ok": report.left == 0, "older_than_days": days},
+                 as_json, lambda r: (
+        f"tombstones prune{' (dry run)' if r['dry_run'] else ''}: cutoff {r['cutoff']}: read "
+        f"{r['read']} tombstone(s), {'would prune' if r['dry_run'] else 'pruned'} "
+        f"{r['records_pruned']} record(s); {r['updated']} tombstone(s) kept with fewer "
+        f"records, {r['deleted']} deleted; {r['conflicts']} conflict(s) with concurrent "
+        f"writes, {r['left']} left for the next run"))
+    if report.left:
+        fail(f"tombstones prune: {report.left} tombstone(s) kept changing under concurrent "
+             "writes and were left; run it again")
 
 
 # --- enrich --------------------------------------------------------------------------------

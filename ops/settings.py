@@ -42,6 +42,7 @@ class OpsSettings:
     run_report: str  # RUN_REPORT; empty: the crawls write no report file
     writer_retry: RetryPolicy  # INDEX_MAX_ATTEMPTS, INDEX_RETRY_*: as the crawl writes
     lock_stale_seconds: float  # REINDEX_LOCK_STALE_SECONDS: a silent lock holder is dead
+    tombstone_retention_days: float  # TOMBSTONE_RETENTION_DAYS: prune and replay's cutoff
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpsSettings:
@@ -55,6 +56,7 @@ class OpsSettings:
             run_report=settings["RUN_REPORT"],
             writer_retry=RetryPolicy.from_settings(settings, "INDEX"),
             lock_stale_seconds=read_setting(settings, "REINDEX_LOCK_STALE_SECONDS", float),
+            tombstone_retention_days=read_setting(settings, "TOMBSTONE_RETENTION_DAYS", float),
         )
 
     @property

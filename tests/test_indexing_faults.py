@@ -21,7 +21,7 @@ from indexing.indices import ensure_aliases
 from indexing.replay import replay
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
-from tests.support.settings import writer_retry_with
+from tests.support.settings import RETENTION_DAYS, writer_retry_with
 
 T1 = "2026-01-01T00:00:00.000Z"
 ITEMS = [*synthetic_listings(20, per_work=2, researchers=8), *synthetic_researchers(8)]
@@ -116,11 +116,13 @@ def test_outage_longer_than_retries_dead_letters_then_replay_restores(
     # Replay while still down: nothing is lost, the lines stay with their new reason.
     down = build_client(replace(opensearch_config, url=fault_proxy.url))
     with pytest.raises(IndexUnavailable):
-        replay(dead, down, opensearch_config.prefix, writer_retry_with())
+        replay(dead, down, opensearch_config.prefix, writer_retry_with(),
+               retention_days=RETENTION_DAYS)
     assert len(dead.read_text().splitlines()) == len(ITEMS) - 10
     fault_proxy.pass_through()  # back up
     report = replay(dead, build_client(replace(opensearch_config, url=fault_proxy.url)),
-                    opensearch_config.prefix, writer_retry_with())
+                    opensearch_config.prefix, writer_retry_with(),
+                    retention_days=RETENTION_DAYS)
     assert report.delivered == len(ITEMS) - 10 and report.failed_again == 0
     assert state(opensearch_client, opensearch_config.prefix) == expected
     assert not dead.exists() or dead.read_text() == ""

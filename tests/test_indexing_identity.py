@@ -37,6 +37,7 @@ from indexing.identity import REDIRECT_PREFIX, identity_keys
 from indexing.indices import IDENTITIES_INDEX, alias_name
 from indexing.replay import replay
 from ops.rebuild import rebuild
+from tests.support.settings import RETENTION_DAYS
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"
 EARLY = "Elastic Expert Placement for Sparse Mixture-of-Experts Training"
@@ -198,7 +199,8 @@ def test_later_listings_unlists_and_replays_follow_the_redirect(
     dead = tmp_path / "dl.jsonl"
     DeadLetterFile(dead).write([dead_letter(listed(other_title, "replayed", T3), "unavailable",
                                             "test")])
-    result = replay(dead, opensearch_client, prefix, RetryPolicy(4, 0.05, 0.3, 0.05))
+    result = replay(dead, opensearch_client, prefix, RetryPolicy(4, 0.05, 0.3, 0.05),
+                    retention_days=RETENTION_DAYS)
     assert result.delivered == 1 and result.failed_again == 0
     assert_one_document(opensearch_client, prefix, BOTH | {("replayed", OTHER)})
 

@@ -35,7 +35,15 @@ from indexing.changes import (
 from indexing.connection import OpenSearchConfig
 from indexing.deadletter import read_lines
 from indexing.indices import alias_name
-from indexing.tombstones import Folded, fold_with_tombstone, unlisted_entry
+from indexing.tombstones import (
+    Folded,
+    expired_listing,
+    fold_with_tombstone,
+    prune_tombstone,
+    pruned_records,
+    retention_cutoff,
+    unlisted_entry,
+)
 from tests.support.ops import cli_env, json_out, run_cli
 from tests.support.search_site import app_for
 
@@ -240,9 +248,9 @@ def test_a_tombstoned_work_stays_gone_after_replaying_an_older_dead_letter(
     # The older dead letter, replayed: ignored (counted, not an error); the work stays gone.
     result = run_cli(["replay", str(dead), "--json"], cli_env(opensearch_config))
     assert result.exit_code == 0, result.output
-    assert json_out(result) | {"path": None} == {
+    assert json_out(result) | {"path": None, "expired_path": None} == {
         "ok": True, "path": None, "read": 1, "delivered": 0, "failed_again": 0,
-        "unreadable": 0, "ignored": 1, "fatal": None}
+        "unreadable": 0, "ignored": 1, "fatal": None, "expired": 0, "expired_path": None}
     assert searched(opensearch_config, opensearch_client) == ([], 0)
     # So does a late write from the older crawl straight through a writer.
     late = writer.write([change_from_item(listing("bob"), T1)])
@@ -314,3 +322,54 @@ def test_two_writers_unlisting_one_work_keep_both_tombstones(
     late = make_writer().write([change_from_item(listing(who, w), T1)
                                 for who in ("ann", "bob") for w in work_ids])
     assert late.listings_ignored == 2 * len(work_ids) and late.docs_created == 0
+
+
+# --- retention: pruning records, and the listings replay no longer delivers ---------------
+
+def _tomb(*records: tuple[str, str]) -> dict[str, Any]:
+    return {"work_id": "w", "unlisted": [{"researcher_id": who, "unlisted_at": at,
+                                          "first_seen": T1} for who, at in records]}
+
+
+def test_retention_cutoff_is_now_minus_the_days() -> None:
+    assert retention_cutoff(365, "2026-11-26T00:00:00Z") == "2025-11-26T00:00:00.000Z"
+    assert retention_cutoff(0.5, "2026-01-01T12:00:00+00:00") == "2026-01-01T00:00:00.000Z"
+
+
+def test_prune_drops_only_records_unlisted_before_the_cutoff() -> None:
+    tomb = _tomb(("ann", T1), ("bob", T3))
+    assert prune_tombstone(tomb, T2) == _tomb(("bob", T3))
+    assert pruned_records(tomb, T2) == 1
+    assert prune_tombstone(tomb, T1) == tomb  # unlisted exactly at the cutoff: kept
+    assert pruned_records(tomb, T1) == 0
+    assert prune_tombstone(tomb, T4) is None  # no record left: the tombstone goes
+    assert pruned_records(tomb, T4) == 2
+    assert prune_tombstone(None, T4) is None
+    assert tomb == _tomb(("ann", T1), ("bob", T3))  # the input is not changed
+
+
+@given(st.lists(st.tuples(st.sampled_from(["ann", "bob", "cy"]),
+                          st.sampled_from([T1, T2, T3, T4])), min_size=1, max_size=3,
+                unique_by=lambda r: r[0]),
+       st.sampled_from([T1, T2, T3, T4]))
+def test_prune_is_idempotent_and_keeps_what_a_listing_after_the_cutoff_needs(
+        records: list[tuple[str, str]], cutoff: str) -> None:
+    tomb = _tomb(*records)
+    once = prune_tombstone(tomb, cutoff)
+    assert prune_tombstone(once, cutoff) == once
+    # The guarantee: for every listing replay still delivers (seen at or after the
+    # cutoff), the pruned tombstone decides exactly as the full one.
+    for who, _ in records:
+        for seen in (T1, T2, T3, T4):
+            change = change_from_item(listing(who), seen)
+            if expired_listing(change, cutoff):
+                continue
+            assert fold_with_tombstone(None, once, change).ignored == \
+                fold_with_tombstone(None, tomb, change).ignored
+
+
+def test_only_listings_seen_before_the_cutoff_expire() -> None:
+    assert expired_listing(change_from_item(listing("ann"), T1), T2)
+    assert not expired_listing(change_from_item(listing("ann"), T2), T2)
+    assert not expired_listing(unlist_change("w", "ann", T1), T2)
+    assert not expired_listing(enrichment_change("w", status="none"), T4)

@@ -36,7 +36,7 @@ from indexing.indices import (
 from indexing.replay import replay
 from tests.support.index_contents import snapshot, untimed
 from tests.support.sample_items import CHAO, T1, T2, YINMIN
-from tests.support.settings import writer_retry_with
+from tests.support.settings import RETENTION_DAYS, writer_retry_with
 
 
 def test_new_documents_then_a_merge_from_another_profile(
@@ -168,7 +168,7 @@ def test_replay_gives_the_same_index_as_a_clean_write(
     with dead.open("a") as handle:
         handle.write("{not json\n")  # an unreadable line survives replay
     report = replay(dead, opensearch_client, opensearch_config.prefix, writer_retry_with(),
-                    batch_size=40)
+                    batch_size=40, retention_days=RETENTION_DAYS)
     assert (report.read, report.delivered, report.failed_again) == (len(items) + 1, len(items), 1)
     for alias in ("works", "researchers"):
         assert snapshot(opensearch_client, opensearch_config.prefix + alias) == \

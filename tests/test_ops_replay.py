@@ -24,7 +24,7 @@ from ops import console
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli
-from tests.support.settings import writer_retry_with
+from tests.support.settings import RETENTION_DAYS, writer_retry_with
 
 SEEN = "2026-11-22T00:00:00Z"
 
@@ -51,7 +51,8 @@ def test_replay_delivers_and_keeps_what_fails_again(
     assert result.exit_code == console.EXIT_FAILED
     assert json_out(result) | {"fatal": None} == {
         "ok": False, "path": str(path), "read": 3, "delivered": 2, "failed_again": 1,
-        "unreadable": 0, "ignored": 0, "fatal": None}
+        "unreadable": 0, "ignored": 0, "fatal": None, "expired": 0,
+        "expired_path": f"{path}.expired"}
     assert "1 change(s) failed again" in last_line(result.stderr)
     kept = [letter for _, letter in read_lines(path)]
     assert len(kept) == 1 and kept[0] is not None
@@ -81,7 +82,8 @@ def test_replay_folds_listings_with_their_enrichment_as_one_line_or_two(
         DeadLetterFile(path).write([dead_letter(c, "unavailable", "down") for c in changes])
         assert [letter.change for _, letter in read_lines(path) if letter] == changes
         prefix = f"{opensearch_config.prefix}{name}-"
-        report = replay(path, opensearch_client, prefix, writer_retry_with())
+        report = replay(path, opensearch_client, prefix, writer_retry_with(),
+                        retention_days=RETENTION_DAYS)
         assert (report.read, report.delivered, report.failed_again) == (len(changes),) * 2 + (0,)
         assert report.write.enrichments_delivered == 2
         documents[name] = snapshot(opensearch_client, alias_name(prefix, "works"))

@@ -8,9 +8,13 @@ from typing import Any
 from scrapy.settings import Settings
 
 from core.retry import RetryPolicy
+from crawler import settings as declared
 from crawler.environment import project_settings
 from enrichment.config import EnrichmentConfig
 from indexing.connection import OpenSearchConfig
+
+# The declared tombstone retention, for the tests that call ``indexing.replay.replay``.
+RETENTION_DAYS = float(declared.TOMBSTONE_RETENTION_DAYS)
 
 
 def settings_with(**overrides: Any) -> Settings:
