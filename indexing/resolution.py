@@ -36,6 +36,8 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from core.resolution import Atom, Resolution, resolve
+from core.resolution.cluster import MUST_LINK as OPS_JOINED
+from core.resolution.decide import SHARED_KEY
 from core.retry import RetryPolicy
 from indexing.client import translate_errors
 from indexing.decisions import APART, JOIN, Decision, DecisionStore
@@ -176,7 +178,7 @@ class ResolutionPass:
                 report.changes = [{"documents": sorted(h), "works": g} for h, g in changes]
                 report.groups_changed = len(changes)
                 break
-            conflicts = self._apply(changes, resolution, decisions, report)
+            conflicts = self._apply(changes, resolution, report)
             report.conflicts = conflicts
             if not conflicts:
                 break
@@ -199,12 +201,10 @@ class ResolutionPass:
                        cannot_link=[d.pair for d in decisions if d.kind == APART])
 
     def _apply(self, changes: list[tuple[dict[str, set[str]], list[list[str]]]],
-               resolution: Resolution, decisions: list[Decision],
-               report: ResolutionReport) -> int:
-        manual = {frozenset(d.pair) for d in decisions if d.kind == JOIN}
+               resolution: Resolution, report: ResolutionReport) -> int:
         conflicts = 0
         for held, groups in changes:
-            links = [_why(wid, group, resolution, manual)
+            links = [why_joined(wid, group, resolution)
                      for group in groups for wid in group if wid != min(group)]
             done = self.joiner.regroup(held, groups, links)
             if done.conflict:
@@ -219,15 +219,13 @@ class ResolutionPass:
         return conflicts
 
 
-def _why(work_id: str, group: list[str], resolution: Resolution,
-         manual: set[frozenset[str]]) -> dict[str, Any]:
+def why_joined(work_id: str, group: list[str], resolution: Resolution) -> dict[str, Any]:
     """The link that records why ``work_id`` is in ``group``'s document."""
     canonical = min(group)
     link = resolution.links.get(work_id)
     if link is None:
         return resolution_link(work_id, canonical, "match")
-    if frozenset((work_id, link.to)) in manual:
+    if set(OPS_JOINED.evidence) <= set(link.evidence):  # the pass's only must-links: ops'
         return resolution_link(work_id, canonical, "manual", evidence=["joined by hand"])
-    by = "identity" if any(e.startswith("same arxiv:") or e.startswith("same doi:")
-                           for e in link.evidence) else "match"
+    by = "identity" if any(e.startswith(SHARED_KEY) for e in link.evidence) else "match"
     return resolution_link(work_id, canonical, by, link.score, link.evidence)

@@ -14,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.items import WorkItem
+from core.resolution import Atom, resolve
 from indexing.changes import apply_change, change_from_item, enrichment_change
 from indexing.documents import doc_work_ids, merge_works, regroup_works, resolution_link
 from indexing.resolution import atoms_of, plan
+from indexing.resolution import why_joined as why
 
 T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
 
@@ -107,3 +109,18 @@ def test_plan_leaves_settled_documents_alone_and_finds_joins_and_splits() -> Non
     for order in itertools.permutations(clusters):
         assert plan(held, order) == changes
     assert plan({"aaaa": {"aaaa", "bbbb"}}, [["aaaa", "bbbb"]]) == []
+
+
+def test_ids_joined_as_one_arxiv_paper_stay_joined_and_say_so() -> None:
+    """A preprint title and arXiv's later one share no rare words; the verified id keeps
+    them one work (the pass must not split what the identity join made)."""
+    first = Atom("aaaa", ("Elastic Expert Placement for Sparse Training",),
+                 owners=("Lena Hofmann",), years=(2024,), strong_keys=("arxiv:2405.01234",))
+    later = Atom("bbbb", ("ElasticMoE: Adaptive Routing at Scale",), owners=("Ada Arxivson",),
+                 years=(2024,), strong_keys=("arxiv:2405.01234",))
+    prefaces = [Atom("cccc", ("Preface",), owners=("Eve Holt",)),
+                Atom("dddd", ("Preface",), owners=("Finn Shaw",))]
+    resolution = resolve([first, later, *prefaces], must_link=[("cccc", "dddd")])
+    assert resolution.clusters == [("aaaa", "bbbb"), ("cccc", "dddd")]
+    assert why("bbbb", ["aaaa", "bbbb"], resolution)["by"] == "identity"
+    assert why("dddd", ["cccc", "dddd"], resolution)["by"] == "manual"

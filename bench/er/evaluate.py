@@ -30,14 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.er.atoms import Atom, atom_from_document, documents
+from bench.er.atoms import documents
 from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, load
 from bench.er.listings import Matched
 from bench.er.score import PairScore, blocking, pairwise
 from bench.er.site import Site, build_sites
 from bench.generate import CRAWL_DATE, LAYOUT_B
 from core.identity import work_id
+from core.resolution import Atom
 from crawler.extract import parse_profile
+from indexing.resolution import atoms_of as document_atoms
 
 RESOLVERS = ("exact", "full")
 
@@ -97,7 +99,7 @@ class Atoms:
 def atoms_of(items: Sequence[Any], record_keys: Callable[[str, str], list[str]]) -> Atoms:
     """One atom per work_id, in work_id order, with the records its listings stand for."""
     docs = documents(items)
-    atoms = [atom_from_document(docs[wid]) for wid in sorted(docs)]
+    atoms = document_atoms(docs[wid] for wid in sorted(docs))
     index = {a.work_id: i for i, a in enumerate(atoms)}
     records: list[list[str]] = [[] for _ in atoms]
     for item in items:

@@ -90,6 +90,18 @@ class _Groups:
         return True
 
 
+def _sharing_a_key(atoms: list[Atom]) -> set[tuple[int, int]]:
+    """Pairs of atoms with a verified key in common, whatever their titles (a preprint
+    under its first title and the paper under arXiv's later one): titles alone would
+    not make them candidates."""
+    holders: dict[str, list[int]] = defaultdict(list)
+    for i, atom in enumerate(atoms):
+        for key in set(atom.strong_keys):
+            holders[key.strip().lower()].append(i)
+    return {(a, b) for group in holders.values() for n, a in enumerate(group)
+            for b in group[n + 1:]}
+
+
 def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             cannot_link: Iterable[tuple[str, str]] = ()) -> Resolution:
     """The partition of ``atoms`` into works (see the module doc)."""
@@ -97,8 +109,9 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     index = {a.work_id: i for i, a in enumerate(pooled)}
     feats = [features(a) for a in pooled]
     decisions: dict[tuple[int, int], Decision] = {}
-    for i, j in candidate_pairs_from_titles([f.titles for f in feats],
-                                            [f.surnames for f in feats]):
+    for i, j in {*candidate_pairs_from_titles([f.titles for f in feats],
+                                              [f.surnames for f in feats]),
+                 *_sharing_a_key(pooled)}:
         decisions[(i, j)] = decide_features(feats[i], feats[j])
 
     cannot: dict[int, set[int]] = defaultdict(set)

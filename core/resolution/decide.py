@@ -79,6 +79,7 @@ GENERIC_SHARED = 2
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
+SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
 def decide_features(a: Features, b: Features) -> Decision:
     """``decide`` on precomputed ``Features``."""
     if a.keys & b.keys:
-        return Decision(True, 1.0, (STRONG, "shared key " + min(a.keys & b.keys)))
+        return Decision(True, 1.0, (STRONG, SHARED_KEY + min(a.keys & b.keys)))
     if _keys_differ(a.keys, b.keys):
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
     titles = _compare_titles(a.titles, b.titles)
