@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -86,6 +86,13 @@ bench-distributed: $(STAMP) redis-deps
 # and fetch at most 1.25 x the pages. Writes chaos-kill-loop.json (about 20 minutes).
 chaos-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.chaos kill-loop --out chaos-kill-loop.json $(ARGS)
+
+# Four workers over 2,000 profiles with arXiv (stand-in) and indexing on, under every
+# fault at once: a worker SIGKILLed and restarted every 20 s, Redis stopped and started
+# once, OpenSearch unreachable for 30 s (a fault proxy). Index compared with a single
+# process's; writes chaos-soak.json. ARGS="--workers 2 --profiles 500" for less.
+soak-distributed: $(STAMP) redis-deps
+	$(BIN)/python -m bench.chaos soak --out chaos-soak.json $(ARGS)
 
 # Work resolution on labelled data (DBLP-ACM, Cora; ER_DATA_DIR, default ../shared/data/er):
 # both profile sites crawled into osmem-server, pairwise P/R/F1 beside the exact-title

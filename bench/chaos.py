@@ -7,7 +7,14 @@ after the first profile page was fetched), ``--runs`` times. Each run reports wh
 exited 0 and when, profile-page fetches ÷ profiles (the re-work the kill caused), and
 whether the index equals the one a single-process crawl of the same site built.
 
-``soak`` (``make soak-distributed``): see ``soak``'s docstring.
+``soak`` (``make soak-distributed``): N workers (default 4) over a larger site with
+arXiv enrichment on (the stand-in arXiv API) and indexing on through a TCP fault proxy;
+while they crawl, one worker is SIGKILLed and restarted every ``--kill-every`` seconds,
+Redis is stopped and started again once (same port, same append-only file) and
+OpenSearch is unreachable for ``--outage-seconds`` (the proxy refuses connections and
+cuts the open ones). Reports fetches ÷ profiles, how long the workers paused for the
+index outage and for Redis (from their logs), every worker's exit code, and whether the
+index equals a single-process crawl's.
 
 Prints one line per run and writes every figure as JSON (``--out``); exit 1 when a run
 failed (a worker hung or failed, the index differs, or re-work beyond ``--max-ratio``).
@@ -18,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,17 +34,21 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from opensearchpy import OpenSearch
 
-from bench.generate import CRAWL_DATE, build_site, write_site
+from bench.arxiv import IndexedArxivStandIn
+from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
 from indexing.client import build_client
 from indexing.connection import OpenSearchConfig
+from indexing.scan import scan
 from standins.site import SiteServer
+from tests.support.faultproxy import FaultProxy
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
@@ -56,6 +68,7 @@ class Worker:
     log: Path
     started: float
     ended: float | None = None
+    killed: bool = False  # SIGKILLed on purpose
 
     def poll(self) -> int | None:
         code = self.process.poll()
@@ -126,17 +139,23 @@ def deployment(workdir: Path, profiles: int, seed: int = 4) -> Iterator[Deployme
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
-    """Both indices, without when things were seen (the crawls ran at different times)."""
+    """Both indices, without when things were seen or enriched (the crawls ran at
+    different times) and without the enrichment's reason text (order-dependent wording)."""
     contents: dict[str, dict[str, Any]] = {}
     for name in ("works", "researchers"):
         alias = f"{prefix}{name}"
         client.indices.refresh(index=alias)
-        hits = client.search(index=alias, body={"size": 10000, "query": {"match_all": {}}})
-        docs = {hit["_id"]: hit["_source"] for hit in hits["hits"]["hits"]}
+        hits = scan(client, alias, {"query": {"match_all": {}}})  # past 10,000 hits too
+        docs = {hit["_id"]: hit["_source"] for hit in hits}
         for doc in docs.values():
             for entry in [doc, *doc.get("listings", [])]:
                 entry.pop("first_seen", None)
                 entry.pop("last_seen", None)
+            if isinstance(doc.get("enrichment"), dict):
+                # When arXiv was asked, and the reason's wording: it names the author that
+                # confirmed the match, of whichever profile listing the work came first.
+                doc["enrichment"].pop("updated_at", None)
+                doc["enrichment"].pop("reason", None)
         contents[name] = docs
     return contents
 
@@ -153,6 +172,37 @@ def differences(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]])
             else:
                 count += sum(a.get(k) != b.get(k) for k in set(a) | set(b))
     return count
+
+
+def differing_fields(got: dict[str, dict[str, Any]],
+                     want: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """``differences`` by index and field ("works.missing": in one snapshot only)."""
+    counts: dict[str, int] = {}
+    for name in want:
+        a_docs, b_docs = got.get(name, {}), want[name]
+        for doc_id in set(a_docs) | set(b_docs):
+            a, b = a_docs.get(doc_id), b_docs.get(doc_id)
+            keys = ["missing"] if a is None or b is None else \
+                [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+            for key in keys:
+                counts[f"{name}.{key}"] = counts.get(f"{name}.{key}", 0) + 1
+    return counts
+
+
+def differing_works(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]],
+                    limit: int = 5) -> list[dict[str, Any]]:
+    """The first ``limit`` works that differ, with the differing fields of each side."""
+    a_docs, b_docs = got.get("works", {}), want.get("works", {})
+    found = []
+    for doc_id in sorted(set(a_docs) | set(b_docs)):
+        a, b = a_docs.get(doc_id) or {}, b_docs.get(doc_id) or {}
+        keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        if keys:
+            found.append({"id": doc_id, "got": {k: a.get(k) for k in keys},
+                          "want": {k: b.get(k) for k in keys}})
+        if len(found) == limit:
+            break
+    return found
 
 
 def wait_all(workers: list[Worker], timeout: float,
@@ -247,6 +297,220 @@ def kill_loop(args: argparse.Namespace) -> list[dict[str, Any]]:
     return results
 
 
+# --- the soak ---------------------------------------------------------------------------
+
+_LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+_INDEX_RESUMED = re.compile(r"crawl resumed after ([\d.]+)s paused")
+
+
+def pauses_in_log(text: str) -> dict[str, float | None]:
+    """How long one worker's log says it paused, in seconds (None: no pause logged).
+
+    ``index``: the sum of "crawl resumed after Ns paused" (the index pipeline's own
+    measure of an OpenSearch outage). ``redis``: from the first "Redis at ... unavailable"
+    line to the last "Redis at ... answers again" line after it (each connection logs
+    both; Scrapy's log times have whole seconds). A worker that never saw Redis answer
+    again (killed meanwhile) has no Redis pause.
+    """
+    index = [float(m.group(1)) for m in _INDEX_RESUMED.finditer(text)]
+    down: datetime | None = None
+    back: datetime | None = None
+    for line in text.splitlines():
+        stamp = _LOG_TIME.match(line)
+        if stamp is None or "Redis at " not in line:
+            continue
+        when = datetime.strptime(stamp.group(1), "%Y-%m-%d %H:%M:%S")
+        if " unavailable (" in line and down is None:
+            down = when
+        elif "answers again" in line and down is not None:
+            back = when
+    return {"index": round(sum(index), 1) if index else None,
+            "redis": (back - down).total_seconds() if down and back else None}
+
+
+@dataclass
+class Chaos:
+    """The soak's faults, struck by time since the first profile page was fetched.
+
+    Kills stop once nine in ten profiles were fetched: a worker restarted after its job
+    finished would start a new run of the job and crawl the site again.
+    """
+
+    dep: Deployment
+    proxy: FaultProxy
+    workers: list[Worker]
+    prefix: str
+    job: str
+    args: argparse.Namespace
+    first_fetch: float | None = None
+    kills: list[dict[str, Any]] = field(default_factory=list)
+    retired: list[Worker] = field(default_factory=list)
+    failed_exits: list[dict[str, Any]] = field(default_factory=list)
+    started_in_outage: list[Worker] = field(default_factory=list)
+    events: dict[str, float] = field(default_factory=dict)
+    generation: int = 0
+
+    def now(self) -> float:
+        return 0.0 if self.first_fetch is None else time.monotonic() - self.first_fetch
+
+    def __call__(self, elapsed: float) -> None:
+        if self.first_fetch is None:
+            if self.dep.profile_fetches():
+                self.first_fetch = time.monotonic()
+            return
+        t, a = self.now(), self.args
+        if "outage_start" not in self.events and t >= a.outage_at:
+            self.proxy.refuse()
+            self.events["outage_start"] = round(t, 1)
+        if "outage_start" in self.events and "outage_end" not in self.events \
+                and t >= a.outage_at + a.outage_seconds:
+            self.proxy.pass_through()
+            self.events["outage_end"] = round(t, 1)
+        if "redis_stop" not in self.events and t >= a.redis_at:
+            self.dep.redis.stop()
+            self.events["redis_stop"] = round(t, 1)
+        if "redis_stop" in self.events and "redis_start" not in self.events \
+                and t >= a.redis_at + a.redis_down:
+            self.dep.redis.start()
+            self.events["redis_start"] = round(self.now(), 1)
+        due = (len(self.kills) + 1) * a.kill_every
+        if t >= due and len(self.kills) < a.max_kills and self._work_left():
+            self._kill_and_restart(t)
+        self._supervise(t)
+
+    def _outage_now(self) -> bool:
+        return "outage_start" in self.events and "outage_end" not in self.events
+
+    def _supervise(self, t: float) -> None:
+        """As a supervisor would (systemd ``Restart=on-failure``, ``RestartSec=5``): a
+        worker that exited non-zero while work is left is started again 5 s later.
+        A worker started while OpenSearch is unreachable exits 3 before fetching
+        anything (the index pipeline checks the cluster first): expected, and recorded."""
+        for slot, worker in enumerate(self.workers):
+            code = worker.poll()
+            if code in (None, 0) or worker.ended is None or not self._work_left():
+                continue
+            if time.monotonic() - worker.ended < 5:
+                continue
+            self.failed_exits.append({"at": round(t, 1), "worker": slot, "exit_code": code,
+                                      "started_in_outage": worker in self.started_in_outage,
+                                      "log": str(worker.log)})
+            self.retired.append(worker)
+            self._restart(slot)
+
+    def _restart(self, slot: int) -> None:
+        self.generation += 1
+        worker = self.dep.start(f"soak/w{slot}.{self.generation}", self.prefix, self.job)
+        if self._outage_now():
+            self.started_in_outage.append(worker)
+        self.workers[slot] = worker
+
+    def _work_left(self) -> bool:
+        return len(set(self.dep.profile_fetches())) < 0.9 * self.args.profiles
+
+    def _kill_and_restart(self, t: float) -> None:
+        slot = len(self.kills) % len(self.workers)
+        victim = self.workers[slot]
+        if victim.poll() is not None:
+            return  # it has ended by itself: the job is ending
+        victim.process.send_signal(signal.SIGKILL)
+        victim.process.wait()
+        victim.killed = True
+        self.retired.append(victim)
+        self._restart(slot)
+        self.kills.append({"at": round(t, 1), "worker": slot,
+                           "fetches": len(self.dep.profile_fetches())})
+
+    def finish(self) -> None:
+        """Whatever was left undone (the crawl ended first) is put right."""
+        if "outage_start" in self.events and "outage_end" not in self.events:
+            self.proxy.pass_through()
+        if "redis_stop" in self.events and "redis_start" not in self.events:
+            self.dep.redis.start()
+
+
+def soak(args: argparse.Namespace) -> dict[str, Any]:
+    """The long run under every fault at once; one result."""
+    with tempfile.TemporaryDirectory(prefix="soak-") as tmp, \
+            deployment(Path(tmp), args.profiles) as dep, \
+            IndexedArxivStandIn(load_entries(dep.site_root)) as arxiv_api:
+        # The stand-in is on 127.0.0.1: no politeness delay owed (arXiv's own hosts get 3 s).
+        dep.settings.update({"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv_api.api_url,
+                             "ARXIV_DELAY_SECONDS": "0.1", "ARXIV_BATCH_LINGER_SECONDS": "2",
+                             "DOWNLOAD_DELAY": str(args.download_delay)})
+        started = time.monotonic()
+        want = reference(dep)
+        reference_seconds = time.monotonic() - started
+        arxiv_reference = arxiv_api.request_count
+        arxiv_api.reset()
+        proxy = FaultProxy.for_url(dep.opensearch_url).start()
+        try:
+            behind_proxy = replace(dep, opensearch_url=proxy.url)
+            prefix, job = "soak_", "soak"
+            workers = [behind_proxy.start(f"soak/w{i}.0", prefix, job)
+                       for i in range(args.workers)]
+            chaos = Chaos(behind_proxy, proxy, workers, prefix, job, args)
+            started = time.monotonic()
+            ended = wait_all(workers, args.timeout, chaos)
+            wall = time.monotonic() - started
+            chaos.finish()
+        finally:
+            proxy.stop()
+        fetches = len(dep.profile_fetches())
+        got = index_contents(build_client(_config(dep, prefix)), prefix) if ended else {}
+        diff = differences(got, want) if ended else -1
+        logs = {w.log.parent.name: w.log.read_text(errors="replace")
+                for w in [*chaos.retired, *workers]}
+        pauses = {name: pauses_in_log(text) for name, text in logs.items()}
+        codes = [w.process.returncode for w in workers]
+        result = {
+            "workers": args.workers, "profiles": args.profiles, "ended": ended,
+            "wall_seconds": round(wall, 1), "reference_seconds": round(reference_seconds, 1),
+            "fetches": fetches, "ratio": round(fetches / args.profiles, 3),
+            "kills": chaos.kills, "events": chaos.events,
+            "exit_codes": codes, "killed_exit_codes": [w.process.returncode for w in
+                                                       chaos.retired if w.killed],
+            "failed_exits": chaos.failed_exits,
+            "index_pause_seconds": {n: p["index"] for n, p in pauses.items()},
+            "redis_pause_seconds": {n: p["redis"] for n, p in pauses.items()},
+            "index_differences": diff, "differing_fields": differing_fields(got, want),
+            "differing_works": differing_works(got, want),
+            "arxiv_requests": {"reference": arxiv_reference, "soak": arxiv_api.request_count},
+            "proxy_requests": len(proxy.requests),
+        }
+        unexpected = [f for f in chaos.failed_exits
+                      if not (f["started_in_outage"] and f["exit_code"] == 3)]
+        result["ok"] = (ended and codes == [0] * len(codes) and diff == 0 and not unexpected
+                        and result["ratio"] <= args.max_ratio)
+        if not result["ok"] and args.keep_failed:
+            subprocess.run(["cp", "-r", str(dep.workdir / "soak"), args.keep_failed],
+                           check=False)
+        return result
+
+
+def print_soak(result: dict[str, Any]) -> None:
+    def spread(values: dict[str, float | None]) -> str:
+        seen = [v for v in values.values() if v is not None]
+        return f"{min(seen)}-{max(seen)} s ({len(seen)} workers)" if seen else "none logged"
+
+    print(f"soak: {result['workers']} workers, {result['profiles']} profiles, "
+          f"{'ended' if result['ended'] else 'DID NOT END'} in {result['wall_seconds']} s "
+          f"(single process: {result['reference_seconds']} s)\n"
+          f"  fetches / profiles: {result['fetches']} / {result['profiles']} = "
+          f"{result['ratio']}\n"
+          f"  faults (s after the first fetch): kills at "
+          f"{[k['at'] for k in result['kills']]}, {result['events']}\n"
+          f"  paused for the index outage: {spread(result['index_pause_seconds'])}; "
+          f"for Redis: {spread(result['redis_pause_seconds'])}\n"
+          f"  exit codes: {result['exit_codes']} (killed: {result['killed_exit_codes']}; "
+          f"exited non-zero and restarted: "
+          f"{[(f['worker'], f['exit_code']) for f in result['failed_exits']]})\n"
+          f"  index differences from a single-process crawl: {result['index_differences']} "
+          f"{result['differing_fields']}\n"
+          f"  arXiv requests: {result['arxiv_requests']}\n"
+          f"  {'OK' if result['ok'] else 'FAILED'}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -259,7 +523,29 @@ def main(argv: list[str] | None = None) -> int:
     loop.add_argument("--max-ratio", type=float, default=1.25)
     loop.add_argument("--keep-failed", help="copy a failed run's logs into this folder")
     loop.add_argument("--out", type=Path, default=Path("chaos-kill-loop.json"))
+    long = sub.add_parser("soak", help="N workers under kills, a Redis restart, an index outage")
+    long.add_argument("--workers", type=int, default=4)
+    long.add_argument("--profiles", type=int, default=2000)
+    long.add_argument("--kill-every", type=float, default=20, help="seconds between kills")
+    long.add_argument("--max-kills", type=int, default=1000)
+    long.add_argument("--outage-at", type=float, default=5,
+                      help="seconds after the first fetch OpenSearch becomes unreachable")
+    long.add_argument("--outage-seconds", type=float, default=30)
+    long.add_argument("--redis-at", type=float, default=45,
+                      help="seconds after the first fetch Redis is stopped")
+    long.add_argument("--redis-down", type=float, default=5, help="seconds Redis stays down")
+    long.add_argument("--download-delay", type=float, default=0.03)
+    long.add_argument("--timeout", type=float, default=1200)
+    long.add_argument("--max-ratio", type=float, default=1.5)
+    long.add_argument("--keep-failed", help="copy the workers' logs here if the soak fails")
+    long.add_argument("--out", type=Path, default=Path("chaos-soak.json"))
     args = parser.parse_args(argv)
+    if args.mode == "soak":
+        result = soak(args)
+        print_soak(result)
+        args.out.write_text(json.dumps({"mode": "soak", "cpus": os.cpu_count(), **result},
+                                       indent=2) + "\n", encoding="utf-8")
+        return 0 if result["ok"] else 1
     results = kill_loop(args)
     ok = sum(r["ok"] for r in results)
     print(f"{ok} of {len(results)} runs ok; max wall {max(r['wall_seconds'] for r in results)} s; "
