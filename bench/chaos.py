@@ -134,8 +134,7 @@ def deployment(workdir: Path, profiles: int, seed: int = 4) -> Iterator[Deployme
     with SiteServer(site_root) as site, RedisServer(workdir / "redis") as redis, \
             OsmemServer.start() as server, server.clone() as clone:
         write_site(build_site(profiles, seed=seed), site_root, site.base)
-        yield Deployment(workdir, site, site_root, redis.start(), clone.url)
-        redis.stop()
+        yield Deployment(workdir, site, site_root, redis, clone.url)
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:

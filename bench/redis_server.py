@@ -50,6 +50,10 @@ class RedisServer:
         return redis.Redis.from_url(self.url, socket_timeout=5)
 
     def start(self, timeout: float = 10.0) -> RedisServer:
+        if self.process is not None and self.process.poll() is None:
+            # A second server on the same port would fail to bind while ping answered from
+            # the first, which then outlived stop(): one server per instance.
+            raise RuntimeError(f"redis-server already running on port {self.port}")
         self.process = subprocess.Popen(
             [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
              "--appendonly", "yes", "--appendfsync", self.fsync, "--save", "",
