@@ -51,7 +51,7 @@ soak-outage: $(STAMP)
 	OUTAGE_TEST_SECONDS=60 $(BIN)/python -m pytest -s tests/test_indexing_outage.py -k short_outage
 
 demo: $(STAMP)
-	$(BIN)/python -m ops.demo
+	$(BIN)/python -m demo
 
 # The benchmarks (bench/; none runs in `make test`, each has a small test there).
 # The whole crawl pipeline on a 10,000-profile synthetic site (about 10 minutes).
@@ -100,7 +100,7 @@ soak-distributed: $(STAMP) redis-deps
 bench-dedupe: $(STAMP)
 	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
 
-# The resolution pass alone (core.resolution.resolve) on 70,000 synthetic atoms:
+# The resolution pass alone (scholarindex.core.resolution.resolve) on 70,000 synthetic atoms:
 # CPU seconds per phase (features, blocking, decisions) and for the whole resolve.
 bench-resolution: $(STAMP)
 	$(BIN)/python -m bench.resolution_speed $(ARGS)

@@ -40,8 +40,8 @@ from datetime import date
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from core.child_process import start_child
 from crawler.extract import ProfilePage, parse_profile
+from scholarindex.runtime.child_process import start_child
 
 logger = logging.getLogger(__name__)
 

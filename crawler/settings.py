@@ -9,7 +9,7 @@ add-on ``crawler.environment.Environment`` applies them, for the crawler, and
 file < the environment < ``scrapy crawl profiles -s NAME=value``.
 """
 
-from core import retry as _retry  # lower-case: not a setting
+from scholarindex.core import retry as _retry  # lower-case: not a setting
 
 BOT_NAME = "scholarindex"
 SPIDER_MODULES = ["crawler.spiders"]
@@ -32,7 +32,7 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 # Give up on a page after this many seconds.
 DOWNLOAD_TIMEOUT = 30
 # Retry transient failures (5xx, 429, timeouts, dropped connections) a few times:
-# the statuses every dependency retries (core.retry), plus the CDN's "origin timed
+# the statuses every dependency retries (scholarindex.core.retry), plus the CDN's "origin timed
 # out" answers (522, 524) that crawled sites behind Cloudflare give.
 RETRY_ENABLED = True
 RETRY_TIMES = 3
@@ -128,7 +128,7 @@ INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
 # Days a tombstone record is kept after its unlist (`scholarindex tombstones prune`); replay
 # sets aside dead-lettered listings seen longer ago than this, so a pruned one is never needed.
 TOMBSTONE_RETENTION_DAYS = 365.0
-# Merge and write in a child process (indexing/process.py), off the crawl's GIL.
+# Merge and write in a child process (scholarindex/indexing/process.py), off the crawl's GIL.
 INDEX_WRITER_PROCESS = True
 # `scholarindex status|reindex`: folder of mapping files; empty: the package's index_mappings/.
 INDEX_MAPPINGS_DIR = ""
@@ -167,7 +167,7 @@ ARXIV_OUTAGE_COOLDOWN_SECONDS = 300
 # Cache lifetime of a verified lookup and of a miss (or a title arXiv refused).
 ARXIV_HIT_TTL_SECONDS = 7 * 86400
 ARXIV_MISS_TTL_SECONDS = 86400
-# Title similarity a candidate needs (see enrichment/matching.py); year tolerance.
+# Title similarity a candidate needs (see scholarindex/enrichment/matching.py); year tolerance.
 ARXIV_TITLE_THRESHOLD = 0.90
 ARXIV_YEAR_TOLERANCE = 1
 # After each batch, one more request looking for the listings it left unmatched by a

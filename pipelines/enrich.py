@@ -23,7 +23,7 @@ requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
 their latest answer (a work answered twice moves between them, so "pending" at
 the end is what ``scholarindex enrich --pending`` has left to do). The Enricher
 keeps them, exact for the whole run: it already stores every answered work on
-disk (see ``enrichment.service``), so counting needs no per-work memory here.
+disk (see ``scholarindex.enrichment.service``), so counting needs no per-work memory here.
 """
 
 from __future__ import annotations
@@ -39,15 +39,15 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from core import stat_keys
-from core.enrichment_status import PENDING
-from core.items import PageItem, WorkItem
 from crawler.cpu import CpuTally
-from enrichment.config import EnrichmentConfig
-from enrichment.models import Outcome, listing_from_item
-from enrichment.ratelimit import effective_delay
-from enrichment.service import Enricher, start_enricher
 from pipelines.signals import work_enriched
+from scholarindex.core import stat_keys
+from scholarindex.core.enrichment_status import PENDING
+from scholarindex.core.items import PageItem, WorkItem
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.models import Outcome, listing_from_item
+from scholarindex.enrichment.ratelimit import effective_delay
+from scholarindex.enrichment.service import Enricher, start_enricher
 
 logger = logging.getLogger(__name__)
 

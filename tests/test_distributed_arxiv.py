@@ -12,11 +12,11 @@ import pytest
 
 from bench.generate import load_entries
 from bench.run import read_stats
-from distributed.connection import RedisLink
-from distributed.ratelimit import RedisRateLimiter
-from enrichment.cache import LookupCache
-from enrichment.ratelimit import SharedRateLimiter, build_limiter
-from enrichment.shared_cache import SharedLookupCache
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.ratelimit import RedisRateLimiter
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.ratelimit import SharedRateLimiter, build_limiter
+from scholarindex.enrichment.shared_cache import SharedLookupCache
 from standins.arxiv import ArxivStandIn
 from tests.support.distributed import bench_site, start_worker
 from tests.support.redis import RedisServer
@@ -59,7 +59,7 @@ def test_build_limiter_is_per_machine_without_redis_and_shared_with_it(
 
 def test_the_harvest_takes_the_deployments_slot_with_redis_and_the_machines_without(
         tmp_path: Path, redis_server: RedisServer) -> None:
-    from enrichment.oaipmh import OaiClient
+    from scholarindex.enrichment.oaipmh import OaiClient
 
     alone = OaiClient(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path)))
     assert isinstance(alone._limiter, SharedRateLimiter)
@@ -134,9 +134,9 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
     from collections import Counter
     from dataclasses import replace
 
-    from enrichment.client import ArxivFetcher
-    from enrichment.models import Listing
-    from enrichment.resolver import Resolver
+    from scholarindex.enrichment.client import ArxivFetcher
+    from scholarindex.enrichment.models import Listing
+    from scholarindex.enrichment.resolver import Resolver
 
     listing = Listing.of("w0", "ResNeSt: Split-Attention Networks", 2020, ["Haibin Lin"])
     events: list[Counter] = [Counter(), Counter()]

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from opensearchpy import exceptions as os_exc
 
-from indexing.changes import change_from_item
-from indexing.client import build_client, compresses
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.client import build_client, compresses
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.sample_items import CHAO, T1
 
 

@@ -9,10 +9,10 @@ from pydispatch.dispatcher import getAllReceivers, liveReceivers
 from scrapy import signals
 from scrapy.utils.test import get_crawler
 
-from core.items import PageItem, ResearcherItem, WorkItem
 from crawler.extensions.itemsignals import ItemSignals
 from crawler.extensions.records import RecordCounts
 from crawler.extensions.report import RunReport
+from scholarindex.core.items import PageItem, ResearcherItem, WorkItem
 
 PAGE = PageItem(ResearcherItem(id="r", url="https://site/r", name="R"),
                 [WorkItem(work_id=w, title=w, researcher_id="r", researcher_name="R")

@@ -1,11 +1,11 @@
-"""core.resolution.decide and .similarity: near misses on both sides of the rule."""
+"""scholarindex.core.resolution.decide and .similarity: near misses on both sides of the rule."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.resolution import Atom, decide
-from core.resolution.similarity import compare_titles
+from scholarindex.core.resolution import Atom, decide
+from scholarindex.core.resolution.similarity import compare_titles
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 

@@ -11,8 +11,8 @@ into works, and each work's records (``bench.er.listings``) are scored pairwise
 over the full tables (``bench.er.score``) against the gold pairs, beside the
 exact-title baseline (every atom its own work: what the index holds today).
 
-Resolvers: ``exact`` (the baseline alone) and ``full`` (``core.resolution.resolve``,
-once that package is on the branch). When ``core.resolution.candidate_pairs``
+Resolvers: ``exact`` (the baseline alone) and ``full`` (``scholarindex.core.resolution.resolve``,
+once that package is on the branch). When ``scholarindex.core.resolution.candidate_pairs``
 exists, blocking's pair completeness and reduction ratio are printed too.
 
 DBLP-Scholar is the acceptance set: rules and thresholds are fitted on DBLP-ACM
@@ -36,10 +36,10 @@ from bench.er.listings import Matched
 from bench.er.score import PairScore, blocking, pairwise
 from bench.er.site import Site, build_sites
 from bench.generate import CRAWL_DATE, LAYOUT_B
-from core.identity import work_id
-from core.resolution import Atom
 from crawler.extract import parse_profile
-from indexing.resolution import atoms_of as document_atoms
+from scholarindex.core.identity import work_id
+from scholarindex.core.resolution import Atom
+from scholarindex.indexing.resolution import atoms_of as document_atoms
 
 RESOLVERS = ("exact", "full")
 
@@ -111,9 +111,9 @@ def atoms_of(items: Sequence[Any], record_keys: Callable[[str, str], list[str]])
 
 
 def resolution() -> Any | None:
-    """``core.resolution`` if it is on this branch."""
+    """``scholarindex.core.resolution`` if it is on this branch."""
     try:
-        import core.resolution as module
+        import scholarindex.core.resolution as module
     except ImportError:
         return None
     return module

@@ -2,7 +2,7 @@
 
 With ``REDIS_URL`` the incremental middleware keeps the page state of the job in Redis,
 so a page fetched by another machine than last time is still asked conditionally and
-recognised as unchanged. Keys, under the job's (``distributed.keys``):
+recognised as unchanged. Keys, under the job's (``scholarindex.distributed.keys``):
 
     job:NAME:pages:TARGET                    hash url -> JSON (hash, etag, last_modified)
     job:NAME:pending:TARGET:RUN:WORKER       hash url -> JSON, this worker's pending entries
@@ -19,8 +19,8 @@ import json
 from typing import Any
 
 from crawler.state import PageState
-from distributed.connection import RedisLink
-from distributed.keys import JobKeys
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.keys import JobKeys
 
 # KEYS: pending, committed. Promote every pending entry, then drop the pending hash.
 _COMMIT = """

@@ -16,7 +16,7 @@ are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this
 Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
 crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
 Redis is unreachable (restarting) the calls are retried for up to
-``REDIS_RETRY_SECONDS`` (``distributed.connection``): the pages in flight finish and
+``REDIS_RETRY_SECONDS`` (``scholarindex.distributed.connection``): the pages in flight finish and
 reach the index, nothing new is taken (a take waits in line), and the acknowledgements
 go when Redis answers again. Past that time the worker closes with
 ``redis_unavailable`` (exit 3). Told to stop (SIGTERM) it waits for Redis at most
@@ -52,17 +52,24 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.flags import as_bool
 from crawler.distributed.calls import RedisCalls
 from crawler.distributed.tracking import FP_META, PageTracker
-from crawler.extensions.job import safe_name
+from crawler.job import safe_name
 from crawler.spiders.profiles import read_url_list
-from distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
-from distributed.frontier import Frontier, FrontierState, Taken
-from distributed.jobs import definition_digest, finish, heartbeat, join, leave, worker_id
-from distributed.keys import JobKeys
 from pipelines.signals import index_delivered, index_flush_soon, index_ticket
+from scholarindex.core import stat_keys
+from scholarindex.core.flags import as_bool
+from scholarindex.distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
+from scholarindex.distributed.frontier import Frontier, FrontierState, Taken
+from scholarindex.distributed.jobs import (
+    definition_digest,
+    finish,
+    heartbeat,
+    join,
+    leave,
+    worker_id,
+)
+from scholarindex.distributed.keys import JobKeys
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Item counts in records: a page item counts as its researcher plus its listings.
 
-The spider yields one ``PageItem`` a page (``core.items``), and Scrapy counts one
+The spider yields one ``PageItem`` a page (``scholarindex.core.items``), and Scrapy counts one
 item per item (``CoreStats``). Exports, the run report and the people reading the
 stats count records (one per researcher and per listing, one line each in a feed),
 as before pages became the item: this adds the rest of each page's records to
@@ -15,9 +15,9 @@ from typing import Any
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from core import stat_keys
-from core.items import PageItem
 from crawler.extensions.itemsignals import ItemSignals
+from scholarindex.core import stat_keys
+from scholarindex.core.items import PageItem
 
 
 class RecordCounts:

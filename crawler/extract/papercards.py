@@ -61,7 +61,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import date
 
-from core.identity import title_key
 from crawler.extract.bzpeer import Parsed
 from crawler.extract.lines import find_listings, match_across
 from crawler.extract.values import (
@@ -71,6 +70,7 @@ from crawler.extract.values import (
     to_int,
     to_number,
 )
+from scholarindex.core.identity import title_key
 
 SOURCE = "papercards"
 

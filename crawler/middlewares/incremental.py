@@ -43,13 +43,13 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.flags import as_bool
-from core.urls import redact_url
 from crawler.distributed.addon import distributed_enabled
-from crawler.extensions.job import run_identity, state_dir
 from crawler.extensions.verdict import Verdict, run_verdict
+from crawler.job import run_identity, state_dir
 from crawler.state import PageStateStore
+from scholarindex.core import stat_keys
+from scholarindex.core.flags import as_bool
+from scholarindex.core.urls import redact_url
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +101,8 @@ class IncrementalMiddleware:
             return PageStateStore(state_dir(settings) / f"{job}.{target}.sqlite")
         # The distributed crawl: the job's page state is shared by its workers, in Redis.
         from crawler.distributed.pagestate import RedisPageStateStore
-        from distributed.connection import RedisConfig, RedisLink
-        from distributed.keys import JobKeys
+        from scholarindex.distributed.connection import RedisConfig, RedisLink
+        from scholarindex.distributed.keys import JobKeys
 
         config = RedisConfig.from_settings(settings)
         worker = str(self.crawler.stats.get_value(stat_keys.RUN_WORKER) or "")

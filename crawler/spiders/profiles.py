@@ -22,11 +22,11 @@ from scrapy import signals
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.flags import as_bool
-from core.items import PageItem
 from crawler.cpu import CpuTally
 from crawler.parse_pool import ParsePool
+from scholarindex.core import stat_keys
+from scholarindex.core.flags import as_bool
+from scholarindex.core.items import PageItem
 
 _SCHEMES = ("http", "https", "file")
 # Sent by ``failed`` with ``request=``: the errback ran, the page is done (with no items).

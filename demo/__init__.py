@@ -1,0 +1,1 @@
+"""`make demo`: the whole pipeline on the checkout's stand-ins (see __main__.py)."""
