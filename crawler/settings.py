@@ -194,6 +194,8 @@ EXTENSIONS = {
     "crawler.extensions.jobdir.JobdirReset": 520,
     # Count a page item as its records (researcher and listings), as the feed has them.
     "crawler.extensions.records.RecordCounts": 505,
+    # The one receiver of the item signals for the two above (a receiver costs per page).
+    "crawler.extensions.itemsignals.ItemSignals": 506,
     # CPU time of the crawl's reactor thread and process, in the stats (cpu/...).
     "crawler.extensions.cpu.CpuAccounting": 540,
     # Collect garbage less often (GC_THRESHOLDS): a tenth of the CPU on large crawls.

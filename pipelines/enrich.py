@@ -40,7 +40,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from crawler.cpu import CpuTally
-from pipelines.signals import work_enriched
+from crawler.signals import work_enriched
 from scholarindex.core import stat_keys
 from scholarindex.core.enrichment_status import PENDING
 from scholarindex.core.items import PageItem, WorkItem

@@ -47,8 +47,8 @@ from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
 from crawler.cpu import CpuTally
+from crawler.signals import index_delivered, index_flush_soon, index_ticket, work_enriched
 from pipelines.pause import CrawlPause
-from pipelines.signals import index_delivered, index_flush_soon, index_ticket, work_enriched
 from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
 from scholarindex.core.items import PageItem, records

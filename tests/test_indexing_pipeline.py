@@ -22,7 +22,7 @@ from opensearchpy import OpenSearch
 from twisted.internet.task import LoopingCall
 from twisted.python import threadable
 
-from pipelines.signals import work_enriched
+from crawler.signals import work_enriched
 from scholarindex.core.items import PageItem, ResearcherItem, WorkItem
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.connection import OpenSearchConfig

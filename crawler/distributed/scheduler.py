@@ -41,7 +41,6 @@ from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -55,8 +54,8 @@ from twisted.python.failure import Failure
 from crawler.distributed.calls import RedisCalls
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import safe_name
+from crawler.signals import index_delivered, index_flush_soon, index_ticket
 from crawler.spiders.profiles import read_url_list
-from pipelines.signals import index_delivered, index_flush_soon, index_ticket
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
 from scholarindex.distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
@@ -73,13 +72,11 @@ from scholarindex.distributed.keys import JobKeys
 
 logger = logging.getLogger(__name__)
 
-INDEX_PIPELINE = "pipelines.index.OpenSearchIndexPipeline"
 # The close reason when Redis stayed unreachable: the verdict makes it exit 3.
 CLOSE_REASON = "redis_unavailable"
 _PUSH_BATCH = 500
 _STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
 _SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
-_SCHEDULERS: WeakKeyDictionary[Crawler, RedisScheduler] = WeakKeyDictionary()
 
 
 class JobRefused(RuntimeError):
@@ -116,10 +113,6 @@ class RedisScheduler:
         self.worker = worker_id()
         self.frontier = Frontier(self.link, self.keys, self.worker, config.lease_seconds,
                                  max_deliveries)
-        pipelines = crawler.settings.getwithbase("ITEM_PIPELINES")
-        # With the index on, a page is acknowledged when its items are in the index.
-        self.wait_for_index = (crawler.settings.getbool("INDEX_ENABLED")
-                               and pipelines.get(INDEX_PIPELINE) is not None)
         self.run_id = ""
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
@@ -144,7 +137,6 @@ class RedisScheduler:
         self.tracker.on_done = self._page_done
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
-        _SCHEDULERS[crawler] = self
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -155,10 +147,6 @@ class RedisScheduler:
         return cls(crawler, RedisConfig.from_settings(settings),
                    settings.getint("REDIS_TAKE_BATCH"), settings.getint("REDIS_MAX_DELIVERIES"),
                    settings.getint("REDIS_MAX_UNACKED"))
-
-    @classmethod
-    def of(cls, crawler: Crawler) -> RedisScheduler | None:
-        return _SCHEDULERS.get(crawler)
 
     # --- Scrapy's scheduler interface ---------------------------------------------------
 
@@ -351,7 +339,7 @@ class RedisScheduler:
     def _page_done(self, fp: str, items: int) -> None:
         if fp not in self._held:
             return
-        ticket = self._index_ticket() if items and self.wait_for_index else 0
+        ticket = self._index_ticket() if items else 0
         if ticket > self._delivered:
             self._waiting.append((fp, ticket, time.monotonic()))
             if len(self._waiting) >= self.max_unacked // 2:
@@ -362,7 +350,8 @@ class RedisScheduler:
                 self._send_acks()
 
     def _index_ticket(self) -> int:
-        """The index flush that carries the items buffered so far (``index_ticket``)."""
+        """The index flush that carries the items buffered so far (``index_ticket``); 0,
+        nothing to wait for, when no index pipeline answers (indexing off)."""
         answers = self.crawler.signals.send_catch_log(index_ticket)
         return max((n for _, n in answers if isinstance(n, int)), default=0)
 

@@ -15,7 +15,7 @@ from typing import Any
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from crawler.extensions.itemsignals import ItemSignals
+from crawler.extensions.itemsignals import watch_items
 from scholarindex.core import stat_keys
 from scholarindex.core.items import PageItem
 
@@ -23,9 +23,8 @@ from scholarindex.core.items import PageItem
 class RecordCounts:
     def __init__(self, crawler: Crawler) -> None:
         self.stats = crawler.stats
-        hub = ItemSignals.of(crawler)  # one signal receiver with the run report's
-        hub.connect(self.item_scraped, signals.item_scraped)
-        hub.connect(self.item_dropped, signals.item_dropped)
+        watch_items(crawler, self.item_scraped, signals.item_scraped)
+        watch_items(crawler, self.item_dropped, signals.item_dropped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RecordCounts:

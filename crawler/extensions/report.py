@@ -37,9 +37,10 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import TimeoutError as DeferredTimeout
 from twisted.internet.threads import deferToThread
 
-from crawler.extensions.itemsignals import ITEM_SIGNALS, ItemSignals
-from crawler.extensions.verdict import Verdict, run_verdict
+from crawler.extensions.itemsignals import ITEM_SIGNALS, watch_items
+from crawler.extensions.verdict import Verdict
 from crawler.job import run_identity
+from crawler.signals import run_verdict
 from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
 from scholarindex.core.items import PageItem
@@ -218,9 +219,7 @@ class RunReport:
         self.started = time.monotonic()
         self.report: dict[str, Any] | None = None
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
-        hub = ItemSignals.of(crawler)  # one signal receiver with the record counts'
-        for signal in ITEM_SIGNALS:
-            hub.connect(self.item_seen, signal)
+        watch_items(crawler, self.item_seen, *ITEM_SIGNALS)
         crawler.signals.connect(self.on_verdict, signal=run_verdict)
         # RunVerdict (listed before us in EXTENSIONS) connected first, so its
         # spider_closed handler, which sends run_verdict, runs before this one.

@@ -33,6 +33,7 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
 from crawler.job import run_identity
+from crawler.signals import run_verdict
 from scholarindex.core import stat_keys
 from scholarindex.core.exit_codes import (
     EXIT_ALREADY_RUNNING,
@@ -44,9 +45,6 @@ from scholarindex.core.exit_codes import (
     most_severe,
 )
 from scholarindex.core.urls import redact_url
-
-# Sent once per crawl, at spider_closed, with ``verdict`` (a Verdict) and ``reason``.
-run_verdict = object()
 
 
 @dataclass(frozen=True)

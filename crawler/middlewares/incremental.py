@@ -44,8 +44,9 @@ from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
 from crawler.distributed.addon import distributed_enabled
-from crawler.extensions.verdict import Verdict, run_verdict
+from crawler.extensions.verdict import Verdict
 from crawler.job import run_identity, state_dir
+from crawler.signals import run_verdict
 from crawler.state import PageStateStore
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool

@@ -24,14 +24,12 @@ from twisted.python.failure import Failure
 
 from crawler.cpu import CpuTally
 from crawler.parse_pool import ParsePool
+from crawler.signals import page_failed
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
 from scholarindex.core.items import PageItem
 
 _SCHEMES = ("http", "https", "file")
-# Sent by ``failed`` with ``request=``: the errback ran, the page is done (with no items).
-# The distributed crawl acknowledges the page's lease on it (crawler/distributed/).
-page_failed = object()
 _NOT_PAGES = re.compile(
     r"\.(?:css|js|json|xml|png|jpe?g|gif|svg|ico|webp|pdf|zip|gz|tar|mp4|woff2?)$", re.I
 )

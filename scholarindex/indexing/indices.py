@@ -23,6 +23,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+import index_mappings
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 
@@ -39,7 +40,7 @@ IDENTITIES_INDEX = "work-identities"  # works merged under several work_ids (ind
 DECISIONS_INDEX = "work-decisions"  # ops' decisions on which ids are one work (indexing.decisions)
 MAPPED_INDICES = (*INDEX_NAMES, RUNS_INDEX, LOCK_INDEX, TOMBSTONES_INDEX,
                   IDENTITIES_INDEX, DECISIONS_INDEX)  # index_mappings/*
-MAPPINGS_DIR = Path(__file__).resolve().parent.parent / "index_mappings"
+MAPPINGS_DIR = Path(index_mappings.__file__).resolve().parent  # installed beside us
 
 
 Timeout = Callable[[], float]  # seconds the next request may take

@@ -1,4 +1,14 @@
-"""Signals between the crawl's components.
+"""The crawl's own signals, beside Scrapy's (``scrapy.signals``): every custom signal of
+the project is defined here, so a component that sends one and a component that
+handles it need only this module, not each other.
+
+``page_failed``: sent by the spider's errback with ``request=``: the page is done, with
+no items. The distributed crawl acknowledges the page's lease on it
+(``crawler/distributed/``).
+
+``run_verdict``: sent once per crawl, at ``spider_closed``, by the verdict extension
+(``crawler.extensions.verdict``) with ``verdict`` (a ``Verdict``) and ``reason``. The
+page state commits only an ok run; the run report records it.
 
 ``work_enriched``: sent (on the reactor thread) when the arXiv lookup for a work
 has an outcome. Handler keyword arguments: ``work_id: str``, ``arxiv: dict | None``
@@ -33,6 +43,8 @@ flush in flight ends, without waiting for the timer or a full batch (the distrib
 crawl, when its unacknowledged pages reach their bound).
 """
 
+page_failed = object()
+run_verdict = object()
 work_enriched = object()
 index_ticket = object()
 index_flush_soon = object()
