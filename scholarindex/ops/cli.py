@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from crawler import settings as declared
+from scholarindex import settings as declared
 from scholarindex.indexing.client import quiet_transport_logs
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable
 from scholarindex.indexing.indices import alias_name

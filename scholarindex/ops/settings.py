@@ -1,7 +1,7 @@
 """What the ops commands read from the project's settings, in one place.
 
-``scholarindex`` sees the crawler's settings (``crawler/settings.py``) with the same
-environment applied (``crawler.environment.project_settings``): ``OPENSEARCH_*`` and
+``scholarindex`` sees the settings it shares with the crawl (``scholarindex/settings.py``)
+with the same environment applied (``scholarindex.environment``): ``OPENSEARCH_*`` and
 ``INDEX_PREFIX`` for the cluster, ``INDEX_DEADLETTER_PATH`` for the dead-letter file,
 ``INDEX_MAPPINGS_DIR`` for the mapping files, ``RUN_REPORT`` for the crawl reports
 and ``ARXIV_*`` for enrichment (docs/interfaces.md).
@@ -83,9 +83,9 @@ def enrichment_config(environ: Mapping[str, str] | None = None) -> EnrichmentCon
 
 def _project_settings(environ: Mapping[str, str] | None) -> Settings:
     # Imported here: Scrapy takes a while to import, and `scholarindex --help` need not.
-    from crawler.environment import project_settings
+    from scholarindex.environment import product_settings
 
-    return project_settings(environ)
+    return product_settings(environ)
 
 
 def redis_config(environ: Mapping[str, str] | None = None) -> RedisConfig | None:
