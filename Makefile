@@ -37,10 +37,11 @@ redis-deps:
 			|| echo "redis-server could not be installed; the distributed crawl's tests will skip"; \
 	fi
 
-# ruff, and the layer contracts in pyproject.toml ([tool.importlinter]).
+# ruff, the layer contracts in pyproject.toml ([tool.importlinter]) and the types (mypy).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # One test worker per core (pytest-xdist): most tests wait on servers and processes.
 test: lint browser-deps redis-deps

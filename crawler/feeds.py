@@ -21,7 +21,7 @@ class _Records:
 
     def export_item(self, item: Any) -> None:
         for record in records(item):
-            super().export_item(record)  # type: ignore[misc]
+            super().export_item(record)  # type: ignore[misc]  # a mixin: the format's exporter comes next
 
 
 class JsonItemExporter(_Records, exporters.JsonItemExporter):

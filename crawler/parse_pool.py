@@ -175,7 +175,7 @@ class ParsePool:
             for conn in wait(list(reading)):
                 worker = reading[conn]
                 try:
-                    message = conn.recv()  # unpickled here, not on the reactor thread
+                    message = worker.conn.recv()  # unpickled here, not on the reactor thread
                 except (EOFError, OSError):
                     del reading[conn]
                     self._gone(worker)

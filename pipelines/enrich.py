@@ -139,6 +139,7 @@ class ArxivEnrichPipeline:
         if not listings:
             return
         self._last_progress = time.monotonic()
+        # Set at open_spider, before any item arrives.
         outcomes = self._enricher.submit_many(  # type: ignore[union-attr]
             [listing_from_item(_fields(listing)) for listing in listings])
         hits = 0
@@ -176,7 +177,7 @@ class ArxivEnrichPipeline:
         from twisted.internet import reactor  # the reactor Scrapy installed, not a default one
 
         self._answers.append(outcome)  # before the Enricher stops counting it as outstanding
-        reactor.callFromThread(self._drain)  # type: ignore[attr-defined]
+        reactor.callFromThread(self._drain)
 
     def _drain(self) -> None:
         while self._answers:
@@ -185,7 +186,7 @@ class ArxivEnrichPipeline:
     def _from_worker_event(self, key: str, count: int) -> None:
         from twisted.internet import reactor
 
-        reactor.callFromThread(self._inc, key, count)  # type: ignore[attr-defined]
+        reactor.callFromThread(self._inc, key, count)
 
     def _deliver(self, outcome: Outcome) -> None:
         """On the reactor thread: count the answer and signal it to the index."""

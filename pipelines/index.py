@@ -149,6 +149,11 @@ class OpenSearchIndexPipeline:
         crawler.signals.connect(pipeline.flush_soon, signal=index_flush_soon)
         return pipeline
 
+    def _add_paused(self, seconds: float) -> None:
+        # inc_value is typed for whole numbers; the paused time is seconds to the ms.
+        key = stat_keys.INDEX_PAUSED_SECONDS
+        self.stats.set_value(key, self.stats.get_value(key, 0) + round(seconds, 3))
+
     # --- Scrapy hooks ---------------------------------------------------------------------
 
     async def open_spider(self) -> None:
@@ -411,7 +416,7 @@ class OpenSearchIndexPipeline:
             return  # given up meanwhile
         self._outage = None
         paused = outage.lasted(time.monotonic())
-        self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
+        self._add_paused(paused)
         held, self._held = self._held, []
         if held:  # sent first: packed ahead of what was buffered meanwhile
             self._buffer = held + self._buffer
@@ -444,7 +449,7 @@ class OpenSearchIndexPipeline:
         held and what comes after, end the run."""
         self._outage = None
         paused = outage.lasted(time.monotonic())
-        self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
+        self._add_paused(paused)
         self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
                                 f"{self.outage_wait:g}s: {outage.last_error}")
         held, self._held = self._held + self._buffer, []

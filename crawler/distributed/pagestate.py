@@ -65,7 +65,7 @@ class RedisPageStateStore:
         """Forget the pending entries of other runs (any worker); returns how many."""
         self._run_id = run_id
 
-        def drop(c):  # type: ignore[no-untyped-def]
+        def drop(c):
             dropped = 0
             for key in c.scan_iter(match=f"{self.pending_prefix}*", count=500):
                 name = key.decode() if isinstance(key, bytes) else key

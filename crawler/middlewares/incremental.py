@@ -107,6 +107,7 @@ class IncrementalMiddleware:
 
         config = RedisConfig.from_settings(settings)
         worker = str(self.crawler.stats.get_value(stat_keys.RUN_WORKER) or "")
+        # The same methods as the local store, kept in Redis; no common base class.
         return RedisPageStateStore(RedisLink.from_config(config),  # type: ignore[return-value]
                                    JobKeys(config.key_prefix, job), target, worker)
 

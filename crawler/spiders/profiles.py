@@ -117,7 +117,7 @@ class ProfilesSpider(scrapy.Spider):
         if response.meta.get("unchanged"):  # not changed since the last good run
             stats.inc_value(stat_keys.PROFILES_UNCHANGED)
             return
-        content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1") or None
         if content_type is None and response.url.lower().endswith(".txt"):
             content_type = "text/plain"
         page = await self.parser.parse(response.url, response.body, content_type, self.today)

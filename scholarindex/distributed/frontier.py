@@ -225,7 +225,7 @@ class Frontier:
     def state(self) -> FrontierState:
         k = self.keys
 
-        def read(c):  # type: ignore[no-untyped-def]
+        def read(c):
             pipe = c.pipeline(transaction=True)
             pipe.llen(k.queue).zcard(k.leases).hget(k.record, "seeded").hlen(k.dead)
             return pipe.execute()

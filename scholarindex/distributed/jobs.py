@@ -123,7 +123,7 @@ def heartbeat(link: RedisLink, keys: JobKeys, worker: str, alive_seconds: float,
 
 
 def leave(link: RedisLink, keys: JobKeys, worker: str) -> None:
-    def drop(c):  # type: ignore[no-untyped-def]
+    def drop(c):
         c.pipeline(transaction=True).zrem(keys.heartbeats, worker).hdel(keys.workers, worker) \
             .execute()
     link.call(drop, "leave job")
@@ -159,7 +159,7 @@ def job_statuses(link: RedisLink, prefix: str) -> list[JobStatus]:
     for name in names:
         keys = JobKeys(prefix, name)
 
-        def read(c, keys=keys):  # type: ignore[no-untyped-def]
+        def read(c, keys=keys):
             now_s, now_us = c.time()
             pipe = c.pipeline(transaction=False)
             pipe.hgetall(keys.record).llen(keys.queue).zcard(keys.leases).hlen(keys.dead)

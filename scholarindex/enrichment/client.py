@@ -85,7 +85,7 @@ class _PoliteSession(requests.Session):
         """Seconds the last answer on this thread asked to wait (``Retry-After``), if any."""
         return getattr(self._last, "retry_after", None)
 
-    def request(self, method, url, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+    def request(self, method, url, *args, **kwargs):
         if kwargs.get("timeout") is None:  # the arxiv package passes none
             kwargs["timeout"] = self._timeout
         headers = CaseInsensitiveDict(kwargs.get("headers") or {})
@@ -125,10 +125,10 @@ class _RetryingClient(arxiv.Client):
         self._confirmations_left = self._empty_confirmations if confirm_empty else 0
         self.total_results = 0
 
-    def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0):  # type: ignore[no-untyped-def]
+    def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0):
         return self._retrying(self._fetch_page, url, first_page)
 
-    def _fetch_page(self, url: str, first_page: bool):  # type: ignore[no-untyped-def]
+    def _fetch_page(self, url: str, first_page: bool):
         try:
             feed = super()._parse_feed(url, first_page=first_page)
         except arxiv.HTTPError as exc:

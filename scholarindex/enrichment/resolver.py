@@ -181,12 +181,14 @@ class Resolver:
         """
         if self._mirror is None or not keys:
             return keys
-        complete = self._mirror.answers_misses(self._config.mirror_max_age_seconds)
+        mirror = self._mirror
+        assert mirror is not None  # the caller checked
+        complete = mirror.answers_misses(self._config.mirror_max_age_seconds)
         found: dict[str, list[dict]] = {}
 
         def candidates(key: str) -> list[dict]:
             if key not in found:
-                found[key] = self._candidates(key, self._mirror.candidates(key))  # type: ignore[union-attr]
+                found[key] = self._candidates(key, mirror.candidates(key))
             return found[key]
 
         def verified(listing: Listing) -> bool:
@@ -221,7 +223,7 @@ class Resolver:
         if outage is not None or not elsewhere:
             return outage
         self._on_event(stat_keys.ARXIV_ASKED_BY_OTHER_WORKERS, len(elsewhere))
-        left = self._cache.wait_for(elsewhere, hold)  # type: ignore[attr-defined]
+        left = self._cache.wait_for(elsewhere, hold)  # type: ignore[attr-defined]  # shared cache only: elsewhere is empty otherwise
         return self._search_batches(left, waiting, None, hold, []) if left else None
 
     def _search_batches(self, keys: list[str], waiting: dict[str, list[Listing]],
@@ -241,7 +243,7 @@ class Resolver:
                 return f"arXiv unavailable: {exc}"
             finally:
                 if claim is not None:
-                    self._cache.release(batch)  # type: ignore[attr-defined]
+                    self._cache.release(batch)  # type: ignore[attr-defined]  # claim is set for the shared cache only
         return None
 
     def _fallback(self, listings: list[Listing]) -> None:
@@ -353,6 +355,7 @@ def build_resolver(
     cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
     if config.redis_url:  # distributed crawl: answers shared by every worker (Redis)
         from scholarindex.enrichment.shared_cache import shared_cache
+        # The shared cache has the local one's methods (and claims); no common base class.
         cache = shared_cache(cache, config.redis_url, config.redis_key_prefix,  # type: ignore[assignment]
                              config.redis_retry_seconds)
     mirror = ArxivMirror.existing(config.cache_dir)

@@ -24,6 +24,8 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
 
 from scholarindex.distributed.connection import RedisLink
 from scholarindex.enrichment.cache import CachedLookup, LookupCache
@@ -81,7 +83,7 @@ class SharedLookupCache:
             for key, candidates, found, reason in rows}
         ttl = int(max(self.local.hit_ttl, self.local.miss_ttl))
 
-        def write(c):  # type: ignore[no-untyped-def]
+        def write(c):
             c.pipeline(transaction=False).hset(self.key, mapping=mapping) \
                 .expire(self.key, ttl).execute()
         self.link.call(write, "share lookups")
@@ -96,7 +98,7 @@ class SharedLookupCache:
             return [], []
         hold_ms = max(int(hold * 1000), 1)
 
-        def set_all(c):  # type: ignore[no-untyped-def]
+        def set_all(c):
             pipe = c.pipeline(transaction=False)
             for key in keys:
                 pipe.set(self._asking(key), self._token, nx=True, px=hold_ms)
@@ -125,7 +127,7 @@ class SharedLookupCache:
             if not left or time.monotonic() >= deadline:
                 break
             claims = [self._asking(k) for k in left]
-            held = self.link.call(lambda c, claims=claims: c.exists(*claims), "lookup claims")
+            held = self.link.call(partial(_existing, claims), "lookup claims")
             if not held:  # the asker gave up or died: the rest is ours to ask
                 left = [k for k in left if k not in self.get_many(left)]
                 break
@@ -150,3 +152,8 @@ return n
 def shared_cache(local: LookupCache, redis_url: str, prefix: str,
                  retry_seconds: float) -> SharedLookupCache:
     return SharedLookupCache(local, RedisLink(redis_url, retry_seconds), prefix)
+
+
+def _existing(keys: list[str], c: Any) -> int:
+    """How many of ``keys`` exist (one EXISTS)."""
+    return int(c.exists(*keys))

@@ -73,7 +73,7 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         """The form stored in the dead-letter file."""
-        stored = {"kind": self.kind, "id": self.doc_id, "seen_at": self.seen_at,
+        stored: dict[str, Any] = {"kind": self.kind, "id": self.doc_id, "seen_at": self.seen_at,
                   "item": dict(self.data)}
         if self.enriched:  # absent otherwise: the lines older versions wrote and read
             stored["enriched"] = True

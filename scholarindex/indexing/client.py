@@ -56,6 +56,7 @@ class _RetryAfterConnection(Urllib3HttpConnection):
             super()._raise_error(status_code, raw_data, content_type)
         except os_exc.TransportError as exc:
             headers = getattr(self._last, "headers", None) or {}
+            # opensearch-py's errors have no field for it; RetryPolicy reads it.
             exc.retry_after = parse_retry_after(headers.get("retry-after"))  # type: ignore[attr-defined]
             raise
 

@@ -55,6 +55,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from opensearchpy import OpenSearch
@@ -207,8 +208,8 @@ class WorkJoiner:
             group = {m for key in keys_of[wid] for m in members.get(key, ())}
             if wid in done or len(group) < 2:
                 continue
-            joined = self._retry(report, lambda w=wid, g=group: self._join_group(
-                w, keys_of[w], g, report))
+            joined = self._retry(report, partial(self._join_group, wid, keys_of[wid], group,
+                                                 report))
             done |= joined
         return report
 
@@ -274,7 +275,7 @@ class WorkJoiner:
                                                                       sorted(keys)])
                for wid in live if wid != canonical]
         merged: Mapping[str, Any] | None = merge_works(
-            (r.doc for r in live.values()), why)  # type: ignore[misc]
+            (r.doc for r in live.values() if r.doc is not None), why)
         for entry in (tombstone or {}).get("unlisted") or ():
             # A listing a stale copy still held after its profile unlisted it stays out.
             merged = unlist_listing(merged, entry["researcher_id"], entry["unlisted_at"])

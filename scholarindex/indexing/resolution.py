@@ -120,9 +120,9 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
     transitively, form a component; each component whose documents are not already
     its clusters is returned with its clusters (sorted), in a stable order.
     """
-    held = {doc_id: set(ids) for doc_id, ids in held.items()}
-    doc_of = {wid: doc_id for doc_id, ids in held.items() for wid in ids}
-    parent = {doc_id: doc_id for doc_id in held}
+    sets = {doc_id: set(ids) for doc_id, ids in held.items()}
+    doc_of = {wid: doc_id for doc_id, ids in sets.items() for wid in ids}
+    parent = {doc_id: doc_id for doc_id in sets}
 
     def root(x: str) -> str:
         while parent[x] != x:
@@ -139,15 +139,15 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
             parent[root(other)] = root(docs[0])
         placed.append((docs[0], cluster))
     components: dict[str, tuple[list[str], list[list[str]]]] = {}
-    for doc_id in sorted(held):
+    for doc_id in sorted(sets):
         components.setdefault(root(doc_id), ([], []))[0].append(doc_id)
     for doc_id, cluster in placed:
         components[root(doc_id)][1].append(cluster)
     changes = []
     for doc_ids, groups in components.values():
-        settled = len(doc_ids) == 1 and len(groups) == 1 and set(groups[0]) <= held[doc_ids[0]]
+        settled = len(doc_ids) == 1 and len(groups) == 1 and set(groups[0]) <= sets[doc_ids[0]]
         if not settled and groups:
-            changes.append(({d: held[d] for d in doc_ids}, groups))
+            changes.append(({d: sets[d] for d in doc_ids}, groups))
     return sorted(changes, key=lambda change: min(change[0]))
 
 

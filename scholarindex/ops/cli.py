@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -65,7 +65,7 @@ def _opensearch_errors(command: F) -> F:
         except IndexUnavailable as exc:
             url = OpsSettings.from_env().opensearch.safe_url
             fail(f"OpenSearch at {url}: {exc}", console.exit_code_for(exc))
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)
 
 
 def _settings(mappings: Path | None = None, dead_letters: Path | None = None) -> OpsSettings:

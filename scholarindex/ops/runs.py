@@ -99,8 +99,9 @@ def merge_parts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         run["finished_at"] = max(str(p.get("finished_at") or "") for p in parts)
         if _side_by_side(parts):
             listed = [pg.get("listed") for pg in pages]
-            if all(isinstance(n, int) for n in listed):
-                run["pages"]["listed"] = max(listed)  # each worker counts the whole list
+            counts = [n for n in listed if isinstance(n, int)]
+            if counts and len(counts) == len(listed):
+                run["pages"]["listed"] = max(counts)  # each worker counts the whole list
             wall = _seconds_between(run["started_at"], run["finished_at"])
             if wall is not None:
                 run["duration_seconds"] = wall

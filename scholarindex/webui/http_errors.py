@@ -83,6 +83,6 @@ def opensearch_errors(what: str) -> Iterator[None]:
     except os_exc.TransportError as exc:
         logger.error("%s: %s", what, describe(exc))
         status = exc.status_code
-        if is_retryable_status(status) or status >= 500:
+        if is_retryable_status(status) or (isinstance(status, int) and status >= 500):
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE) from exc
         raise SearchFailed("The search could not be run. The problem has been logged.") from exc
