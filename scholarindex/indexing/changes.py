@@ -41,6 +41,7 @@ from scholarindex.indexing.documents import (
     unlist_listing,
 )
 from scholarindex.indexing.errors import InvalidItem
+from scholarindex.indexing.shapes import WorkDoc
 
 Kind = Literal["work", "researcher", "enrichment", "unlist"]
 # The alias (without prefix) each kind of change writes to.
@@ -294,7 +295,7 @@ def unlist_changes(stored: Mapping[str, Any] | None, change: Change,
             if work_id not in still_listed]
 
 
-def fold_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any] | None:
+def fold_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, Any] | None:
     """Fold one change into a document (None: not indexed). Pure.
 
     None as the result: the change leaves no document (it unlisted the last
@@ -309,7 +310,7 @@ def fold_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any]
     return apply_change(doc, change)
 
 
-def apply_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any]:
+def apply_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, Any]:
     """Fold one listing, profile or enrichment into a document (None: not indexed yet). Pure.
 
     Unlists may delete a document: fold them with ``fold_change``.
@@ -326,7 +327,7 @@ def apply_change(doc: Mapping[str, Any] | None, change: Change) -> dict[str, Any
 
 
 def merge_work(doc: Mapping[str, Any] | None, change: Change,
-               first_seen: str | None = None) -> dict[str, Any]:
+               first_seen: str | None = None) -> WorkDoc:
     """Fold a work change: its listing, and the enrichment it carries, in one pass. Pure.
 
     ``first_seen`` as for ``documents.merge_listing``.

@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -53,20 +53,19 @@ from scholarindex.core.names import (
     same_person,
 )
 from scholarindex.indexing.errors import InvalidItem
+from scholarindex.indexing.shapes import (
+    ListingEntry,
+    ResearcherDoc,
+    ResolutionLink,
+    WorkDoc,
+    fields_of,
+)
 
+_STAMPS = ("first_seen", "last_seen")
 # Work item fields kept per listing, as provenance and as the input of derived fields.
-LISTING_FIELDS = (
-    "work_id", "researcher_id", "researcher_name", "researcher_url", "source", "position", "title",
-    "abstract", "type", "venue", "year", "date", "category", "score", "code", "authors",
-    "authors_truncated",
-)
+LISTING_FIELDS = tuple(f for f in fields_of(ListingEntry) if f not in ("has_abstract", *_STAMPS))
 # Researcher document fields besides first_seen/last_seen (the ResearcherItem contract).
-RESEARCHER_DOC_FIELDS = (
-    "kind", "id", "url", "name", "source", "bio", "role", "affiliation", "trust_score",
-    "trust_label", "verification_level", "claimed", "open_to_collaborate", "works_count",
-    "followers", "topics_count", "collaborators_count", "field", "h_index", "papers_count",
-    "citations", "novelty_pct", "ai_score", "listed_count", "work_ids", "complete",
-)
+RESEARCHER_DOC_FIELDS = tuple(f for f in fields_of(ResearcherDoc) if f not in _STAMPS)
 # What an enrichment patch may carry under ``arxiv`` (index_mappings/works.json: arxiv).
 ARXIV_FIELDS = frozenset({
     "id", "entry_id", "title", "summary", "authors", "primary_category", "categories",
@@ -101,7 +100,7 @@ def _canonical_time(moment: datetime) -> str:
 
 # --- works -------------------------------------------------------------------------------
 
-def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -> dict[str, Any]:
+def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -> WorkDoc:
     """A new work document holding one listing."""
     return merge_listing(None, listing, seen_at)
 
@@ -109,7 +108,7 @@ def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -
 def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
                   seen_at: str | datetime, first_seen: str | None = None, *,
                   enrichment: Mapping[str, Any] | None = None,
-                  enriched_at: str | datetime | None = None) -> dict[str, Any]:
+                  enriched_at: str | datetime | None = None) -> WorkDoc:
     """``doc`` with ``listing`` (a WorkItem as a mapping) merged in, as a new document.
 
     ``doc`` must hold the listing's ``work_id`` (its own, or one merged into it).
@@ -147,7 +146,7 @@ def doc_work_ids(doc: Mapping[str, Any]) -> list[str]:
 
 
 def merge_works(docs: Iterable[Mapping[str, Any]],
-                links: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+                links: Iterable[Mapping[str, Any]] = ()) -> WorkDoc:
     """One work document holding every listing of ``docs`` (documents of one paper).
 
     Its ``work_id`` is the smallest of theirs, so every writer picks the same one; each
@@ -172,7 +171,7 @@ def merge_works(docs: Iterable[Mapping[str, Any]],
 
 
 def regroup_works(docs: Iterable[Mapping[str, Any]], groups: Iterable[Iterable[str]],
-                  links: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+                  links: Iterable[Mapping[str, Any]] = ()) -> list[WorkDoc]:
     """``docs``' listings as one document per group of ``work_id``s, as new documents.
 
     ``groups`` partitions every ``work_id`` the documents hold (ids a group leaves out
@@ -218,7 +217,7 @@ def regroup_works(docs: Iterable[Mapping[str, Any]], groups: Iterable[Iterable[s
 
 
 def resolution_link(work_id: str, joined_to: str, by: str, score: float | None = None,
-                    evidence: Iterable[str] = ()) -> dict[str, Any]:
+                    evidence: Iterable[str] = ()) -> ResolutionLink:
     """Why ``work_id`` is in the document ``joined_to``: ``by`` ``match`` (the resolution
     pass, with its score and evidence), ``manual`` (ops joined them) or ``identity`` (the
     same verified arXiv paper or DOI)."""
@@ -273,7 +272,7 @@ def _entry_key(entry: Mapping[str, Any], doc_id: str) -> tuple[str, str]:
 
 
 def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
-                   seen_at: str | datetime, work_id: str | None = None) -> dict[str, Any] | None:
+                   seen_at: str | datetime, work_id: str | None = None) -> WorkDoc | None:
     """``doc`` without ``researcher_id``'s listing, as a new document; None when none remains.
 
     ``work_id``: only the listing that came under that id (a document merged from
@@ -402,7 +401,7 @@ def _combine(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _work_doc(work_id: str, entries: list[dict[str, Any]],
-              previous: Mapping[str, Any]) -> dict[str, Any]:
+              previous: Mapping[str, Any]) -> WorkDoc:
     """Every derived field, recomputed from the listings; enrichment carried over."""
     titles = [t for t in (_clean(e["title"]) for e in entries) if t]
     abstracts = [e["abstract"].strip() for e in entries if e["abstract"]]
@@ -414,7 +413,7 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     for e in entries:  # one per profile, from its newest listing (a total order)
         if e["researcher_id"] not in profiles or _newer(e, profiles[e["researcher_id"]]):
             profiles[e["researcher_id"]] = e
-    return {
+    doc: WorkDoc = {
         "work_id": work_id,
         "work_ids": sorted({work_id, *(previous.get("work_ids") or ()),
                             *(e.get("work_id") or work_id for e in entries)}),
@@ -436,30 +435,32 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
              "url": e["researcher_url"], "source": e["source"]}
             for e in (profiles[k] for k in sorted(profiles))
         ],
-        "listings": entries,
+        "listings": cast("list[ListingEntry]", entries),
         "first_seen": min(e["first_seen"] for e in entries),
         "last_seen": max(e["last_seen"] for e in entries),
         "arxiv_id": previous.get("arxiv_id"),
         "arxiv": _clone(previous.get("arxiv")),
         "enrichment": _clone(previous.get("enrichment")),
-        **_resolution(work_id, entries, previous),
     }
+    if links := _resolution(work_id, entries, previous):
+        doc["resolution"] = links
+    return doc
 
 
 def _resolution(work_id: str, entries: list[dict[str, Any]],
-                previous: Mapping[str, Any]) -> dict[str, Any]:
+                previous: Mapping[str, Any]) -> list[ResolutionLink]:
     """``resolution``: why each id besides ``work_id`` with a listing here joined (one
     link an id, the largest by content, so merges in any order agree); absent when none."""
     links = previous.get("resolution")
     if not links:
-        return {}
+        return []
     listed = {e.get("work_id") for e in entries} - {work_id}
-    best: dict[str, dict[str, Any]] = {}
+    best: dict[str, ResolutionLink] = {}
     for link in links:
         wid = link.get("work_id")
         if wid in listed and (wid not in best or _canonical(link) > _canonical(best[wid])):
-            best[wid] = {**_clone(link), "joined_to": work_id}
-    return {"resolution": [best[k] for k in sorted(best)]} if best else {}
+            best[wid] = cast(ResolutionLink, {**_clone(link), "joined_to": work_id})
+    return [best[k] for k in sorted(best)]
 
 
 def merged_authors(entries: Iterable[Mapping[str, Any]],
@@ -572,7 +573,7 @@ def _facet(values: Iterable[Any]) -> list[str]:
 # --- researchers -------------------------------------------------------------------------
 
 def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
-                     seen_at: str | datetime) -> dict[str, Any]:
+                     seen_at: str | datetime) -> ResearcherDoc:
     """A researcher document with ``item`` (a ResearcherItem as a mapping) merged in."""
     researcher_id = _required(item, "id")
     if doc is not None and doc.get("id") != researcher_id:
@@ -583,7 +584,7 @@ def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
     new["work_ids"] = _work_ids(new["work_ids"])
     new["first_seen"] = new["last_seen"] = seen
     if doc is None:
-        return new
+        return cast(ResearcherDoc, new)
     merged = _combine(doc, new)
     if merged["complete"] is not True and (new["work_ids"], doc.get("work_ids")) != (None, None):
         # The newest page showed only part of its list: keep every work known listed
@@ -591,7 +592,7 @@ def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
         # ones it lacks. The same whichever of the two arrived first.
         merged["work_ids"] = _work_ids([*(merged["work_ids"] or ()), *(doc.get("work_ids") or ()),
                                         *(new["work_ids"] or ())])
-    return merged
+    return cast(ResearcherDoc, merged)
 
 
 def removed_work_ids(stored: Mapping[str, Any] | None, item: Mapping[str, Any],

@@ -45,6 +45,7 @@ from scholarindex.indexing.documents import doc_work_ids, resolution_link
 from scholarindex.indexing.identity import WorkJoiner, identity_keys
 from scholarindex.indexing.indices import alias_name
 from scholarindex.indexing.scan import scan
+from scholarindex.indexing.shapes import ResolutionLink
 
 logger = logging.getLogger(__name__)
 
@@ -219,7 +220,7 @@ class ResolutionPass:
         return conflicts
 
 
-def why_joined(work_id: str, group: list[str], resolution: Resolution) -> dict[str, Any]:
+def why_joined(work_id: str, group: list[str], resolution: Resolution) -> ResolutionLink:
     """The link that records why ``work_id`` is in ``group``'s document."""
     canonical = min(group)
     link = resolution.links.get(work_id)

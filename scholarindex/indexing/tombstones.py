@@ -44,10 +44,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from scholarindex.indexing.changes import Change, carried_enrichment, fold_change, merge_work
 from scholarindex.indexing.documents import timestamp
+from scholarindex.indexing.shapes import TombstoneDoc, UnlistRecord
 
 # The change kinds a tombstone takes part in: a listing is checked, an unlist recorded.
 TOMBSTONE_KINDS = frozenset({"work", "unlist"})
@@ -176,12 +177,15 @@ def _record(tombstone: Mapping[str, Any] | None, work_id: str, researcher_id: st
     if old is None and unlisted_at is None:
         return tombstone
     old = old or {"researcher_id": researcher_id, "unlisted_at": None, "first_seen": None}
-    entries[researcher_id] = {
+    record: UnlistRecord = {
         "researcher_id": researcher_id,
         "unlisted_at": _latest(old["unlisted_at"], unlisted_at),
         "first_seen": _earliest(old["first_seen"], first_seen),
     }
-    return {"work_id": work_id, "unlisted": [entries[k] for k in sorted(entries)]}
+    entries[researcher_id] = dict(record)
+    merged: TombstoneDoc = {"work_id": work_id,
+                            "unlisted": [cast(UnlistRecord, entries[k]) for k in sorted(entries)]}
+    return merged
 
 
 def _latest(a: str | None, b: str | None) -> str | None:

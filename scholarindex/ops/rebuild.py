@@ -37,7 +37,7 @@ def document_changes(name: str, doc_id: str, doc: Mapping[str, Any]) -> list[Cha
 
 def rebuild(name: str, doc_id: str, doc: Mapping[str, Any]) -> dict[str, Any]:
     """``doc`` re-derived from its inputs by the current transform (a new dict)."""
-    rebuilt: dict[str, Any] | None = None
+    rebuilt: Mapping[str, Any] | None = None
     changes = document_changes(name, doc_id, doc)
     if name == "works" and changes and len(doc_work_ids(doc)) > 1:
         # Listings of every id it holds may come in any order: start from its ids.
@@ -47,7 +47,7 @@ def rebuild(name: str, doc_id: str, doc: Mapping[str, Any]) -> dict[str, Any]:
         rebuilt = apply_change(rebuilt, change)
     if rebuilt is None:
         raise InvalidItem(f"{name} document {doc_id!r} has nothing to rebuild it from")
-    return rebuilt
+    return dict(rebuilt)
 
 
 def _work_changes(work_id: str, doc: Mapping[str, Any]) -> list[Change]:
