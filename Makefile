@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -108,3 +108,19 @@ bench-resolution: $(STAMP)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts
+
+# What ships, outside the checkout: the wheel in a fresh venv (no extras), its commands,
+# and a parse-only crawl of a fixture page. Prints the wheel's top-level import names.
+wheel-check: $(STAMP)
+	rm -rf build/wheel-check && mkdir -p build/wheel-check
+	$(BIN)/pip wheel --quiet --no-deps . -w build/wheel-check/dist
+	$(BIN)/python -c "import glob, zipfile; names = zipfile.ZipFile(glob.glob('build/wheel-check/dist/*.whl')[0]).namelist(); print('top-level:', sorted({n.split('/')[0] for n in names if '.dist-info' not in n}))"
+	$(PYTHON) -m venv build/wheel-check/venv
+	build/wheel-check/venv/bin/pip install --quiet build/wheel-check/dist/*.whl
+	cp fixtures/site/bzpeer/researchers/jose-luis-penalver/index.html build/wheel-check/page.html
+	cd /tmp && $(CURDIR)/build/wheel-check/venv/bin/scholarindex --help >/dev/null
+	cd /tmp && $(CURDIR)/build/wheel-check/venv/bin/scholarindex serve --help >/dev/null
+	cd build/wheel-check && SCRAPY_SETTINGS_MODULE=crawler.settings venv/bin/scrapy crawl profiles \
+		-a urls=file://$(CURDIR)/build/wheel-check/page.html -s INDEX_ENABLED=false \
+		-s ARXIV_ENABLED=false -s LOG_LEVEL=ERROR -O items.jsonl
+	@echo "wheel ok: $$(wc -l < build/wheel-check/items.jsonl) records from a fixture page"

@@ -20,8 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import redis
-from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+try:
+    import redis
+    from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+except ModuleNotFoundError as exc:  # an optional part of the package
+    raise ModuleNotFoundError(
+        "the distributed crawl (REDIS_URL) needs the distributed extra: "
+        "pip install 'scholar-index[distributed]'", name=exc.name) from exc
 
 from scholarindex.core.settings import read_setting
 from scholarindex.core.urls import redact_url

@@ -29,10 +29,16 @@ def serve_command(opensearch: Callable[[], OpenSearchConfig]) -> click.Command:
         {INDEX_PREFIX}works and {INDEX_PREFIX}researchers. Read-only: it never
         writes to the index. If OpenSearch is down, pages answer 503 until it is back.
         """
-        # Imported here so `scholarindex --help` and the other commands stay fast.
-        import uvicorn
+        # Imported here so `scholarindex --help` and the other commands stay fast, and
+        # work without the web extra.
+        try:
+            import uvicorn
 
-        from scholarindex.webui.app import create_app
+            from scholarindex.webui.app import create_app
+        except ModuleNotFoundError as exc:
+            raise click.ClickException(
+                f"the search UI needs the web extra ({exc.name} is not installed): "
+                "pip install 'scholar-index[web]'") from exc
 
         config = opensearch()
         app = create_app(config)
