@@ -10,11 +10,10 @@ Each worker has a pipe of its own. The event loop writes a page to a worker that
 has none (one page at a time a worker, the rest wait here); one thread reads the
 workers' answers, unpickles them off the reactor thread and hands them to the loop.
 A ``ProcessPoolExecutor`` woke two threads of the crawl for each page (its manager
-thread on every submit and every result, its queue's feeder thread): about 0.35 ms
-of the crawl's CPU a page on the benchmark site, against about 0.2 ms for this
-reader, and the same on the reactor thread. (The loop reading the pipes itself, with
-no thread, cost the least CPU in all, but added about 0.1 ms a page to the reactor
-thread, the crawl's bottleneck.)
+thread on every submit and every result, its queue's feeder thread) and cost more of
+the crawl's CPU than this one reader. The loop reading the pipes itself, with no
+thread, cost the least CPU in all, but put that work on the reactor thread, the
+crawl's bottleneck. (The figures: docs/performance.md.)
 
 ``PARSE_PROCESSES`` sets the workers (0: parse on the reactor thread, as a plain
 call). Workers are spawned, not forked (the crawl runs threads), at the start

@@ -56,8 +56,8 @@ PARSE_PROCESSES = 1
 # more than the page's item itself).
 CONCURRENT_ITEMS = 1
 # Scrapy would read and parse the callback's source on every response to warn about a
-# generator returning a value (its cache misses bound methods): about 4% of the
-# crawl's CPU. Our callbacks return none (tests/test_spider.py checks).
+# generator returning a value (its cache misses bound methods): a visible share of the
+# crawl's CPU (docs/performance.md). Our callbacks return none (tests/test_spider.py checks).
 WARN_ON_GENERATOR_RETURN_VALUE = False
 # The spider yields one item a page; exports keep one record a line, researcher and listings
 # (crawler/feeds.py), in every built-in format.

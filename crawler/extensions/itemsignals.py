@@ -1,8 +1,8 @@
 """One receiver of Scrapy's item signals for the project's extensions that watch every item.
 
 Scrapy sends ``item_scraped``, ``item_dropped`` and ``item_error`` with
-``send_catch_log_async``, which runs each receiver in an asyncio task of its own:
-about 15 µs of the reactor thread per receiver and page. The record counts
+``send_catch_log_async``, which runs each receiver in an asyncio task of its own, on
+the reactor thread, for every page (measured in docs/performance.md). The record counts
 (``records.RecordCounts``) and the run report's distinct works (``report.RunReport``)
 register plain callbacks with this extension instead (``watch_items``, once the engine
 starts: ``crawler.get_extension``), and it is the one receiver they cost.

@@ -180,15 +180,14 @@ def reindex(which: str, yes: bool, keep: int, rebuild: bool, accept_differences:
     """Build the next version of an index from the mapping files and switch its alias
     to it, with no search downtime.
 
-    Creates the new index, copies every document (server-side _reindex, or with
-    --rebuild through the project's transform), catches up writes a running crawl
-    makes meanwhile, checks the copy (document counts, every facet's counts, sample
-    queries' top ids), blocks writes to the old index for the last catch-up (seconds:
-    4-5 s for 100k works on osmem; a crawl's writes refused then go to its dead-letter
-    file for `replay`) and switches the alias in one atomic call. The previous version is kept,
-    write-blocked, for `scholarindex rollback`. On any failure before the switch the
-    alias stays where it was, the old index takes writes again and the half-built
-    index is removed.
+    Creates the new index, copies every document (server-side _reindex, or with --rebuild through
+    the project's transform), catches up writes a running crawl makes meanwhile, checks the copy
+    (document counts, every facet's counts, sample queries' top ids), blocks writes to the old index
+    for the last catch-up (seconds; a crawl's writer retries the writes refused then, and
+    dead-letters them for `replay` only past INDEX_MAX_ATTEMPTS) and switches the alias in one
+    atomic call. The previous version is kept, write-blocked, for `scholarindex rollback`. On any
+    failure before the switch the alias stays where it was, the old index takes writes again and the
+    half-built index is removed.
 
     One reindex or rollback per alias at a time, across machines: another one
     running exits 75, naming its host, pid and start time (a lock document in

@@ -17,10 +17,11 @@ writing to it through the alias:
    changed until one finds nothing, and the counts must now be exactly equal.
    If writes never paused long enough for step 4 (a busy crawl keeps creating
    documents), the comparison runs now, on the frozen index.
-   A write that reaches ``works-v1`` while it is frozen (seconds: two id scans, the
-   last few documents, two counts; 4-5 s for 100k works on osmem, longer when the
-   comparison runs then) is refused with HTTP 403, and the crawl's writer
-   dead-letters it for ``scholarindex replay`` -- refused, never silently lost.
+   A write that reaches ``works-v1`` while it is frozen (seconds: two id scans, the last few
+   documents, two counts; longer when the comparison runs then) is refused with HTTP 403; the
+   crawl's writer retries it with backoff (``indexing.client.classify_item``), so it lands once the
+   alias points at ``works-v2``, and only past ``INDEX_MAX_ATTEMPTS`` is it dead-lettered for
+   ``scholarindex replay`` -- delayed, never silently lost.
 6. **Switch** the alias in one ``update_aliases`` call (``swap_alias``);
    ``works-v1`` stays write-blocked, kept for a rollback. Just before, ``works-v2``
    records the highest ``_seq_no`` it holds (``scholarindex.ops.versions.mark_live``), so a

@@ -3,9 +3,9 @@
 glibc's allocator keeps freed memory for reuse. The index writer's batches are
 its largest allocations (cluster answers, merged documents, bulk bodies), freed
 between long-lived small objects, so the freed pages stay mapped and its
-resident size creeps up batch after batch though its live data does not (6,000
-pages written in batches of 2,000: +34 MB without trimming, +14 MB with).
-``malloc_trim`` returns them, in a fraction of a millisecond. Elsewhere than
+resident size creeps up batch after batch though its live data does not
+(docs/performance.md). ``malloc_trim`` returns them, in a fraction of a millisecond.
+Elsewhere than
 glibc it does nothing.
 """
 
