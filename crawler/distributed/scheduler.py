@@ -55,9 +55,9 @@ from crawler.distributed.calls import RedisCalls
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import safe_name
 from crawler.signals import index_delivered, index_flush_soon, index_ticket
-from crawler.spiders.profiles import read_url_list
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
+from scholarindex.core.urls import read_url_list
 from scholarindex.distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
 from scholarindex.distributed.frontier import Frontier, FrontierState, Taken
 from scholarindex.distributed.jobs import (

@@ -28,21 +28,12 @@ from crawler.signals import page_failed
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
 from scholarindex.core.items import PageItem
+from scholarindex.core.urls import read_url_list
 
 _SCHEMES = ("http", "https", "file")
 _NOT_PAGES = re.compile(
     r"\.(?:css|js|json|xml|png|jpe?g|gif|svg|ico|webp|pdf|zip|gz|tar|mp4|woff2?)$", re.I
 )
-
-
-def read_url_list(text: str) -> list[str]:
-    """URLs from a url_file: one a line; blank lines and '#' comments ignored."""
-    urls = []
-    for line in text.splitlines():
-        line = re.split(r"\s#", line, maxsplit=1)[0].strip()
-        if line and not line.startswith("#"):
-            urls.append(line)
-    return urls
 
 
 def path_shape(url: str) -> tuple[str, str, tuple[str, ...]]:
