@@ -60,7 +60,7 @@ from scholarindex.indexing.client import build_client, quiet_transport_logs
 from scholarindex.indexing.deadletter import DeadLetterFile, read_lines
 from scholarindex.indexing.indices import alias_name, alias_target
 from scholarindex.ops.settings import OpsSettings
-from scholarindex.webui.params import SearchRequest
+from scholarindex.search.params import SearchRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"

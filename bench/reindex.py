@@ -29,7 +29,7 @@ from scholarindex.indexing.client import build_client, quiet_transport_logs
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.indices import MAPPINGS_DIR, alias_name
 from scholarindex.ops.reindex import ReindexOptions, ReindexResult, reindex
-from scholarindex.webui.query import text_query
+from scholarindex.search.query import text_query
 
 
 @dataclass

@@ -56,8 +56,8 @@ from bench.search_quality import (
 )
 from scholarindex.indexing.client import build_client, quiet_transport_logs
 from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.search.params import MAX_QUERY_CHARS, SearchRequest
 from scholarindex.webui.app import create_app
-from scholarindex.webui.params import MAX_QUERY_CHARS, SearchRequest
 from scholarindex.webui.service import SearchService
 
 FIXTURE_WORDS = ("load balancing", "inference", "MoE", "variational", "graph", "storage",

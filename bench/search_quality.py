@@ -13,7 +13,7 @@ holding the DBLP record. Three seeded sets of the same size:
   order), for pairs whose first author is the DBLP profile's owner.
 
 Each set prints MRR@10 (1/rank of the right work within the first ten hits, else 0,
-averaged) and recall@1, and which match level answered (``scholarindex.webui.matching``).
+averaged) and recall@1, and which match level answered (``scholarindex.search.matching``).
 
 The data are read at run time by ``bench.er.data`` from ``ER_DATA_DIR`` (default
 ``../shared/data/er`` relative to the repository root), never copied into the

@@ -20,7 +20,7 @@ from bench.search_quality import (
     score,
 )
 from scholarindex.core.text import words
-from scholarindex.webui.params import SearchRequest
+from scholarindex.search.params import SearchRequest
 
 
 def test_synthetic_works_have_the_index_shape():

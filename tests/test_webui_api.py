@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from scholarindex.indexing.client import build_client
-from scholarindex.webui.facets import FACETS
-from scholarindex.webui.params import MAX_PAGE, SearchRequest
+from scholarindex.search.facets import FACETS
+from scholarindex.search.params import MAX_PAGE, SearchRequest
 from scholarindex.webui.service import SearchService
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for
 from tests.support.settings import opensearch_config_with

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from scholarindex.core.names import same_full_name
+from scholarindex.search.query import namesakes_body, shared_works_body
 from scholarindex.webui.cross_site import linked, namesakes
-from scholarindex.webui.query import namesakes_body, shared_works_body
 from tests.support.search_site import FixtureSite, add_profiles, tags
 
 RESNEST = "ResNeSt: split attention networks"  # Haibin Lin's ResNeSt, as another site prints it

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from scholarindex.webui.browse_cache import BrowseCache, index_state
-from scholarindex.webui.matching import (
+from scholarindex.search.matching import (
     MOST_WORDS,
     QueryWords,
     loose_clause,
@@ -15,7 +14,8 @@ from scholarindex.webui.matching import (
     ranking_clauses,
     read_as_printed,
 )
-from scholarindex.webui.query import text_query
+from scholarindex.search.query import text_query
+from scholarindex.webui.browse_cache import BrowseCache, index_state
 from tests.support.search_site import FixtureSite, add_profiles, tags
 
 # --- reading the query ----------------------------------------------------------------

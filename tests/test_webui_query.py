@@ -8,11 +8,18 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from markupsafe import Markup
 
-from scholarindex.webui.facets import FACETS
-from scholarindex.webui.highlight import MARK_CLOSE, MARK_OPEN, join_fragments, mark, plain
+from scholarindex.search.facets import FACETS
+from scholarindex.search.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
+from scholarindex.search.query import (
+    MARK_CLOSE,
+    MARK_OPEN,
+    TEXT_MATCHES,
+    query_text,
+    search_body,
+    text_query,
+)
+from scholarindex.webui.highlight import join_fragments, mark, plain
 from scholarindex.webui.http_errors import InvalidRequest
-from scholarindex.webui.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
-from scholarindex.webui.query import TEXT_MATCHES, query_text, search_body, text_query
 from scholarindex.webui.results import parse_hit, safe_url
 
 

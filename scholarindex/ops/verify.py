@@ -5,7 +5,7 @@ with their counts (plus the count of the rest), and for a few sample queries
 the number of matches, the first ids in a fixed order (year, then id) and the
 top ids by relevance. ``compare`` says where two snapshots differ.
 
-Facets and queries are the search page's own (``webui.facets``, ``scholarindex.webui.query``),
+Facets and queries are the search page's own (``webui.facets``, ``scholarindex.search.query``),
 so "the same" means the same for the people searching. Sample queries are made
 from the live data: titles, a title's first words, an author's name, and browsing
 without text.
@@ -31,8 +31,8 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing.client import translate_errors
-from scholarindex.webui.facets import FACETS
-from scholarindex.webui.query import SORT_CLAUSES, text_query
+from scholarindex.search.facets import FACETS
+from scholarindex.search.query import SORT_CLAUSES, text_query
 
 # Per index: the keyword-like fields people filter on, counted value by value.
 FACET_FIELDS: Mapping[str, tuple[str, ...]] = {

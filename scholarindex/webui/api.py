@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
+from scholarindex.search.params import SearchRequest
 from scholarindex.webui.inputs import get_service, search_request
-from scholarindex.webui.params import SearchRequest
 from scholarindex.webui.service import MAX_SUGGEST_CHARS, SearchService
 from scholarindex.webui.templating import researcher_url, search_url
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from markupsafe import Markup, escape
 
-MARK_OPEN = "\ue000"
-MARK_CLOSE = "\ue001"
+from scholarindex.search.query import MARK_CLOSE, MARK_OPEN
+
 _SENTINELS = re.compile(f"([{MARK_OPEN}{MARK_CLOSE}])")
 SNIPPET_CHARS = 300
 ELLIPSIS = "…"

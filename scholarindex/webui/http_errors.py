@@ -1,4 +1,4 @@
-"""The search service's errors, and the one boundary where OpenSearch's become them.
+"""The one boundary where OpenSearch's errors become the search's (``search.errors``).
 
 Each error knows its HTTP status and a message fit to show a user; the app turns
 them into an HTML page or a JSON body. The details (hosts, causes) go to the log
@@ -15,47 +15,18 @@ from opensearchpy import exceptions as os_exc
 
 from scholarindex.core.retry import is_retryable_status
 from scholarindex.indexing.client import describe
+from scholarindex.search.errors import (
+    InvalidRequest,
+    NotFound,
+    SearchError,
+    SearchFailed,
+    ServiceUnavailable,
+)
+
+__all__ = ["InvalidRequest", "NotFound", "SearchError", "SearchFailed", "ServiceUnavailable",
+           "opensearch_errors"]
 
 logger = logging.getLogger(__name__)
-
-
-class SearchError(Exception):
-    """Base class: ``status`` is the HTTP status, ``code`` a stable machine-readable name."""
-
-    status = 500
-    code = "search_failed"
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
-
-
-class InvalidRequest(SearchError):
-    """The request itself is wrong: query too long, page too deep, a bad filter value."""
-
-    status = 400
-    code = "invalid_request"
-
-
-class NotFound(SearchError):
-    """No such researcher (or work)."""
-
-    status = 404
-    code = "not_found"
-
-
-class ServiceUnavailable(SearchError):
-    """The index cannot answer now: down, timing out, overloaded, not built yet."""
-
-    status = 503
-    code = "service_unavailable"
-
-
-class SearchFailed(SearchError):
-    """OpenSearch refused a request we built: a bug or a mapping mismatch, not the user's."""
-
-    status = 500
-    code = "search_failed"
 
 
 UNAVAILABLE_MESSAGE = "Search is unavailable right now. Please try again in a minute."

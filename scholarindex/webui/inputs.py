@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from fastapi import Query, Request
 
-from scholarindex.webui.params import (
+from scholarindex.search.params import (
     DEFAULT_SIZE,
     MAX_PAGE,
     MAX_QUERY_CHARS,

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from scholarindex.search.params import SearchRequest
 from scholarindex.webui.inputs import get_service, search_request
-from scholarindex.webui.params import SearchRequest
 from scholarindex.webui.service import SearchService
 
 router = APIRouter(include_in_schema=False)

@@ -17,11 +17,11 @@ from urllib.parse import quote, urlsplit
 from markupsafe import Markup
 
 from scholarindex.core.arxiv_categories import category_label
-from scholarindex.webui.facets import FACETS, Facet
+from scholarindex.search.facets import FACETS, Facet
+from scholarindex.search.matching import read_as_printed
+from scholarindex.search.params import SearchRequest
+from scholarindex.search.query import SELECTED_SUFFIX, text_matches
 from scholarindex.webui.highlight import SNIPPET_CHARS, join_fragments, mark, plain
-from scholarindex.webui.matching import read_as_printed
-from scholarindex.webui.params import SearchRequest
-from scholarindex.webui.query import SELECTED_SUFFIX, text_matches
 
 
 def safe_url(url: Any) -> str | None:
@@ -130,7 +130,7 @@ class SearchResult:
     hits: list[Hit]
     facets: list[FacetResult]
     took_ms: int | None = None
-    match: str = "all"  # the match level that answered (scholarindex.webui.matching.LEVELS)
+    match: str = "all"  # the match level that answered (scholarindex.search.matching.LEVELS)
 
     @property
     def read_as(self) -> str:

@@ -1,6 +1,6 @@
 """``SearchService``: the only code of the UI that talks to OpenSearch, and only to read.
 
-It builds requests with ``scholarindex.webui.query``, sends them (one quick retry when the
+It builds requests with ``scholarindex.search.query``, sends them (one quick retry when the
 cluster blinked), reads answers with ``scholarindex.webui.results`` and turns every
 OpenSearch failure into a ``scholarindex.webui.http_errors`` exception at one boundary, so routes
 stay thin: call, render, or let the app's error handler answer.
@@ -19,6 +19,16 @@ from tenacity import Retrying, retry_if_exception
 
 from scholarindex.core.retry import RetryPolicy, is_retryable_status
 from scholarindex.indexing.indices import alias_name
+from scholarindex.search.matching import loose_levels
+from scholarindex.search.params import SearchRequest
+from scholarindex.search.query import (
+    namesakes_body,
+    researcher_works_body,
+    search_body,
+    shared_works_body,
+    suggest_searches,
+    text_matches,
+)
 from scholarindex.webui.browse_cache import BrowseCache, IndexState, index_state
 from scholarindex.webui.cross_site import linked, namesakes
 from scholarindex.webui.http_errors import (
@@ -27,16 +37,6 @@ from scholarindex.webui.http_errors import (
     NotFound,
     ServiceUnavailable,
     opensearch_errors,
-)
-from scholarindex.webui.matching import loose_levels
-from scholarindex.webui.params import SearchRequest
-from scholarindex.webui.query import (
-    namesakes_body,
-    researcher_works_body,
-    search_body,
-    shared_works_body,
-    suggest_searches,
-    text_matches,
 )
 from scholarindex.webui.results import (
     AlsoOn,
@@ -86,7 +86,7 @@ class SearchService:
 
     def search(self, request: SearchRequest) -> SearchResult:
         """Hits, total and facet counts for one search, at the first match level
-        (``scholarindex.webui.matching``) whose text matches any work."""
+        (``scholarindex.search.matching``) whose text matches any work."""
         levels = loose_levels(request.q)
         level = "all"
         response = self._search_at(request, level)

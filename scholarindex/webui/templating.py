@@ -13,8 +13,8 @@ from urllib.parse import quote
 import jinja2
 from fastapi.templating import Jinja2Templates
 
-from scholarindex.webui.facets import FACET_BY_NAME, FACETS
-from scholarindex.webui.params import DEFAULT_SIZE, MAX_QUERY_CHARS, SORTS, SearchRequest
+from scholarindex.search.facets import FACET_BY_NAME, FACETS
+from scholarindex.search.params import DEFAULT_SIZE, MAX_QUERY_CHARS, SORTS, SearchRequest
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 SORT_LABELS = {"relevance": "Relevance", "newest": "Newest first"}

@@ -24,7 +24,7 @@ from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.indices import MAPPINGS_DIR, alias_name, alias_target, list_versions
 from scholarindex.ops.cli import main
 from scholarindex.ops.verify import FACET_FIELDS
-from scholarindex.webui.query import text_query
+from scholarindex.search.query import text_query
 
 SCHOLARINDEX = Path(sys.executable).with_name("scholarindex")
 

@@ -36,7 +36,7 @@ work that already matched, never decides whether it matches:
   ("J. Smith", "j smith") adds ``INITIAL_BOOST`` when a name has both (accents
   folded by the index, so "Muller" finds "Müller").
 
-Ties keep the page order of ``scholarindex.webui.query.SORT_CLAUSES`` (newest, then id).
+Ties keep the page order of ``scholarindex.search.query.SORT_CLAUSES`` (newest, then id).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ filter as a ``post_filter``; each facet's counts are taken over the query and ev
 when there are none), so the count shown next to a value is exactly the total you
 get by adding that value.
 
-The query part, its match levels and the ranking rule are ``scholarindex.webui.matching``.
+The query part, its match levels and the ranking rule are ``scholarindex.search.matching``.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scholarindex.indexing.indices import alias_name
-from scholarindex.webui import matching
-from scholarindex.webui.facets import FACET_BY_NAME, FACETS, Facet
-from scholarindex.webui.highlight import MARK_CLOSE, MARK_OPEN
-from scholarindex.webui.matching import read_as_printed
-from scholarindex.webui.params import SearchRequest
+from scholarindex.search import matching
+from scholarindex.search.facets import FACET_BY_NAME, FACETS, Facet
+from scholarindex.search.matching import read_as_printed
+from scholarindex.search.params import SearchRequest
 
+# OpenSearch marks matches with these private-use characters, not HTML tags: the search
+# UI escapes the fragment first and only then turns them into <mark> (webui.highlight).
+MARK_OPEN = "\ue000"
+MARK_CLOSE = "\ue001"
 # What a result needs; ``listings`` (every profile's copy) stays on the server.
 SOURCE_FIELDS = (
     "work_id", "title", "abstract", "year", "date", "venues", "types", "categories",

@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlencode
 
-from scholarindex.webui.facets import FACET_BY_NAME, FACETS
-from scholarindex.webui.http_errors import InvalidRequest
+from scholarindex.search.errors import InvalidRequest
+from scholarindex.search.facets import FACET_BY_NAME, FACETS
 
 MAX_QUERY_CHARS = 300  # a longer "query" is a paste accident or an attack, not a search
 MAX_PAGE = 50  # deep paging costs the cluster and helps nobody; refine the query instead
