@@ -44,7 +44,7 @@ from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
 from crawler.distributed.addon import distributed_enabled
-from crawler.extensions.verdict import Verdict
+from crawler.extensions.verdict import RunVerdict, Verdict
 from crawler.job import run_identity, state_dir
 from crawler.signals import run_verdict
 from crawler.state import PageStateStore
@@ -55,7 +55,6 @@ from scholarindex.core.urls import redact_url
 logger = logging.getLogger(__name__)
 
 _CONDITIONAL_SCHEMES = ("http", "https")
-VERDICT_EXTENSION = "crawler.extensions.verdict.RunVerdict"
 
 
 class IncrementalMiddleware:
@@ -73,9 +72,9 @@ class IncrementalMiddleware:
     def from_crawler(cls, crawler: Crawler) -> IncrementalMiddleware:
         if not incremental_enabled(crawler.settings):
             raise NotConfigured  # switched off on purpose: no warning
-        if not crawler.settings.getwithbase("EXTENSIONS").get(VERDICT_EXTENSION):
+        if crawler.get_extension(RunVerdict) is None:
             # Without a verdict nothing would ever be committed: every run would be full.
-            raise NotConfigured(f"incremental runs need the {VERDICT_EXTENSION} extension")
+            raise NotConfigured("incremental runs need the RunVerdict extension")
         return cls(crawler)
 
     def spider_opened(self, spider: Spider) -> None:
