@@ -195,3 +195,39 @@ def test_prefix_is_a_cut_or_a_dropped_subtitle() -> None:
                               "A New Model and Architecture for Data Streams").prefix
     assert compare_titles("Efficient query processing in large distributed databases",
                           "Efficient query processing in large").prefix
+
+
+def edition(work_id: str, year: int, venue: str | None, profile: str = "p1",
+            title: str = "QuickStore: A High Performance Mapped Object Store",
+            owner: str = "Seth J. White") -> Atom:
+    """One listing of a title its profile lists more than once (its own salted id)."""
+    return Atom(work_id, (title,), (), False, (owner,), (year,), (venue,) if venue else (),
+                (), (), (profile,))
+
+
+def test_one_profiles_title_in_two_venues_is_two_works() -> None:
+    decision = decide(edition("a", 1994, "SIGMOD Conference"), edition("b", 1995, "VLDB J."))
+    assert not decision.match and decision.conflict
+
+
+def test_one_profiles_title_in_two_years_without_venues_stays_one_work() -> None:
+    decision = decide(edition("a", 1993, None), edition("b", 1996, None))
+    assert decision.match and "strong" in decision.evidence
+
+
+def test_one_profiles_title_with_a_venue_in_common_stays_one_work() -> None:
+    decision = decide(edition("a", 1994, "VLDB"), edition("b", 1995, "VLDB"))
+    assert decision.match
+
+
+def test_two_profiles_listing_one_title_in_two_venues_follow_the_other_rules() -> None:
+    near = decide(edition("a", 1994, "SIGMOD", "p1"), edition("b", 1995, "VLDB J.", "p2"))
+    assert near.match and not near.conflict  # the same title a year apart goes on
+    far = decide(edition("a", 1994, "SIGMOD", "p1"), edition("b", 1999, "VLDB J.", "p2"))
+    assert not far.match and far.conflict  # years far apart
+
+
+def test_one_profiles_generic_title_keeps_the_generic_rule() -> None:
+    a = edition("a", 2001, None, title="Editorial", owner="Richard Snodgrass")
+    b = edition("b", 2002, None, title="Editorial", owner="Richard Snodgrass")
+    assert not decide(a, b).match

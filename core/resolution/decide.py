@@ -19,6 +19,14 @@ The rule, first that applies:
 
 1. A strong key in common: **match** (score 1). Keys of the same kind on both
    sides and none in common: **apart, conflict**.
+   **Siblings**: one profile lists both atoms under one title
+   (``core.identity.title_key``; ``listing.listing_work_ids`` gave each its own
+   id because the profile lists it with another year or venue), neither title
+   generic. Both print venues and none in common: **apart, conflict** (the
+   owner names two venues: a conference paper and its journal version). Else
+   **strong match** (score 1): only the year differs, and a list that repeats a
+   title across years (a preprint and its publication, citations of one paper)
+   gives no evidence of two works; they stay one, as under one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
@@ -60,6 +68,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.identity import title_key
 from core.resolution.authors import People, compare_people, people_of
 from core.resolution.clean import clean_title
 from core.resolution.generic import is_generic_title
@@ -92,6 +101,9 @@ class Features:
     follow_up: bool  # "Addendum to ...", "Response to ..."
     people: People
     keys: frozenset[str]
+    title_keys: frozenset[str]  # ``title_key`` of each printed title
+    profiles: frozenset[str]
+    venue_keys: frozenset[str]
 
     @property
     def surnames(self) -> frozenset[str]:
@@ -107,7 +119,10 @@ def features(atom: Atom) -> Features:
         if title_words(t)))
     generic = not titles or any(is_generic_title(t) for t in titles)
     return Features(atom, titles, generic, any(follow_up(t) for t in titles), people_of(atom),
-                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()))
+                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()),
+                    frozenset(title_key(t) for t in atom.titles) - {""},
+                    frozenset(atom.profiles),
+                    frozenset(title_key(v) for v in atom.venues) - {""})
 
 
 def _years_far(a: Atom, b: Atom) -> bool:
@@ -160,6 +175,12 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(True, 1.0, (STRONG, SHARED_KEY + min(a.keys & b.keys)))
     if _keys_differ(a.keys, b.keys):
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
+    if (a.title_keys & b.title_keys and not a.profiles.isdisjoint(b.profiles)
+            and not (a.generic or b.generic)):
+        if a.venue_keys and b.venue_keys and a.venue_keys.isdisjoint(b.venue_keys):
+            return Decision(False, 0.0, ("one profile lists the title in two venues",),
+                            conflict=True)
+        return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
