@@ -231,3 +231,10 @@ def test_one_profiles_generic_title_keeps_the_generic_rule() -> None:
     a = edition("a", 2001, None, title="Editorial", owner="Richard Snodgrass")
     b = edition("b", 2002, None, title="Editorial", owner="Richard Snodgrass")
     assert not decide(a, b).match
+
+
+def test_one_profiles_title_in_one_venue_years_apart_is_two_issues() -> None:
+    near = decide(edition("a", 1997, "SIGMOD Record"), edition("b", 1998, "SIGMOD Record"))
+    assert near.match
+    far = decide(edition("a", 1997, "SIGMOD Record"), edition("b", 2002, "SIGMOD Record"))
+    assert not far.match and far.conflict

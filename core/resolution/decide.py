@@ -22,8 +22,9 @@ The rule, first that applies:
    **Siblings**: one profile lists both atoms under one title
    (``core.identity.title_key``; ``listing.listing_work_ids`` gave each its own
    id because the profile lists it with another year or venue), neither title
-   generic. Both print venues and none in common: **apart, conflict** (the
-   owner names two venues: a conference paper and its journal version). Else
+   generic. Both print venues and none in common, or one venue and years far
+   apart: **apart, conflict** (the owner names two venues: a conference paper
+   and its journal version; or two issues of a column). Else
    **strong match** (score 1): only the year differs, and a list that repeats a
    title across years (a preprint and its publication, citations of one paper)
    gives no evidence of two works; they stay one, as under one id.
@@ -177,8 +178,9 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
     if (a.title_keys & b.title_keys and not a.profiles.isdisjoint(b.profiles)
             and not (a.generic or b.generic)):
-        if a.venue_keys and b.venue_keys and a.venue_keys.isdisjoint(b.venue_keys):
-            return Decision(False, 0.0, ("one profile lists the title in two venues",),
+        if a.venue_keys and b.venue_keys and (a.venue_keys.isdisjoint(b.venue_keys)
+                                              or _years_far(a.atom, b.atom)):
+            return Decision(False, 0.0, ("one profile lists the title in two venues or issues",),
                             conflict=True)
         return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
     titles = _compare_titles(a.titles, b.titles)
