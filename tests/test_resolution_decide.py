@@ -238,3 +238,12 @@ def test_one_profiles_title_in_one_venue_years_apart_is_two_issues() -> None:
     assert near.match
     far = decide(edition("a", 1997, "SIGMOD Record"), edition("b", 2002, "SIGMOD Record"))
     assert not far.match and far.conflict
+
+
+def test_one_profiles_variant_titles_in_two_venues_are_two_works() -> None:
+    a = edition("a", 1996, "VLDB", title="TPC-D: The Challenges, Issues and Results")
+    b = edition("b", 1996, "SIGMOD Record", title="TCP-D - The Challenges, Issues and Results")
+    assert decide(a, b).conflict
+    other_profile = edition("c", 1996, "SIGMOD Record", "p2",
+                            title="TCP-D - The Challenges, Issues and Results")
+    assert decide(a, other_profile).match  # listed by two profiles: the usual rules

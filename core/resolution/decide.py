@@ -19,15 +19,16 @@ The rule, first that applies:
 
 1. A strong key in common: **match** (score 1). Keys of the same kind on both
    sides and none in common: **apart, conflict**.
-   **Siblings**: one profile lists both atoms under one title
-   (``core.identity.title_key``; ``listing.listing_work_ids`` gave each its own
-   id because the profile lists it with another year or venue), neither title
-   generic. Both print venues and none in common, or one venue and years far
-   apart: **apart, conflict** (the owner names two venues: a conference paper
-   and its journal version; or two issues of a column). Else
+   **One profile's listings** (a profile lists both atoms, neither title
+   generic): both print venues and none in common: **apart, conflict** (the
+   owner lists two entries in two venues: a conference paper and its journal
+   version, under one title or a variant of it). Otherwise, when they share a
+   title (``core.identity.title_key``; ``listing.listing_work_ids`` gave each its
+   own id because the profile lists it with another year or venue): one venue
+   and years far apart, **apart, conflict** (two issues of a column); else a
    **strong match** (score 1): only the year differs, and a list that repeats a
    title across years (a preprint and its publication, citations of one paper)
-   gives no evidence of two works; they stay one, as under one id.
+   is no evidence of two works; they stay one, as under one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
@@ -170,19 +171,29 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     return best
 
 
+def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
+    """Rule 1b (module doc): two atoms one profile lists under two ids."""
+    if a.profiles.isdisjoint(b.profiles) or a.generic or b.generic:
+        return None
+    venues = bool(a.venue_keys) and bool(b.venue_keys)
+    if venues and a.venue_keys.isdisjoint(b.venue_keys):
+        return Decision(False, 0.0, ("one profile lists both, in two venues",), conflict=True)
+    if not a.title_keys & b.title_keys:
+        return None
+    if venues and _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("one profile lists the title in two issues",),
+                        conflict=True)
+    return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
+
+
 def decide_features(a: Features, b: Features) -> Decision:
     """``decide`` on precomputed ``Features``."""
     if a.keys & b.keys:
         return Decision(True, 1.0, (STRONG, SHARED_KEY + min(a.keys & b.keys)))
     if _keys_differ(a.keys, b.keys):
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
-    if (a.title_keys & b.title_keys and not a.profiles.isdisjoint(b.profiles)
-            and not (a.generic or b.generic)):
-        if a.venue_keys and b.venue_keys and (a.venue_keys.isdisjoint(b.venue_keys)
-                                              or _years_far(a.atom, b.atom)):
-            return Decision(False, 0.0, ("one profile lists the title in two venues or issues",),
-                            conflict=True)
-        return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
+    if decision := _one_profiles_listings(a, b):
+        return decision
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
