@@ -203,3 +203,17 @@ def test_a_listing_nearer_one_version_joins_that_one() -> None:
     atoms = [edition("d94", 1994, "SIGMOD Conference", "dblp"),
              edition("d95", 1995, "VLDB J.", "dblp"), edition("x", 1995, None, "other")]
     assert clusters_of(resolve(atoms)) == {("d94",), ("d95", "x")}
+
+
+def column(work_id: str, owner: str = "Karl Aberer", year: int = 2002) -> Atom:
+    return Atom(work_id, ("Book Review Column",), (), False, (owner,), (year,))
+
+
+def test_a_column_one_person_wrote_once_that_year_joins_on_that_person() -> None:
+    assert clusters_of(resolve([column("a"), column("b")])) == {("a", "b")}
+    assert clusters_of(resolve([column("a"), column("b", "Jim Gray")])) == {("a",), ("b",)}
+
+
+def test_one_persons_several_columns_of_a_year_join_none() -> None:
+    atoms = [column("a1"), column("a2"), column("b1"), column("b2")]
+    assert clusters_of(resolve(atoms)) == {("a1",), ("a2",), ("b1",), ("b2",)}

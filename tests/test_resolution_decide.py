@@ -24,6 +24,12 @@ def listing(work_id: str, title: str, owner: str, year: int | None = 2020,
 
 
 MUST_JOIN = [
+    # One shared person joins a generic title now that each of a profile's several
+    # entries of one year has its own id (listing.listing_work_ids): with four,
+    # clustering finds ties and joins none (test_resolution_cluster).
+    pytest.param(listing("a", "Editor's Notes", "Ling Liu", 2002),
+                 card("b", "Editor's notes", ("Ling Liu",), 2002),
+                 id="generic title, one shared person, same year"),
     pytest.param(listing("a", "Integrating Triggers and Declarative Constraints in SQL Database "
                          "Sytems", "Roberta Cochrane"),
                  card("b", "Integrating triggers and declarative constraints in SQL database "
@@ -102,8 +108,8 @@ MUST_STAY_APART = [
                  card("b", "Editor's notes", ("Ling Liu",), 2002),
                  id="generic title, same editor, another year"),
     pytest.param(listing("a", "Editor's Notes", "Ling Liu", 2002),
-                 card("b", "Editor's notes", ("Ling Liu",), 2002),
-                 id="generic title, one shared person: one of her four notes that year?"),
+                 card("b", "Editor's notes", ("Ling Liu",), 2003),
+                 id="generic title, one shared person, another year"),
     pytest.param(listing("a", "Introduction", "Jim Gray"), listing("b", "Introduction", "Jim Gray",
                                                                      None),
                  id="generic title, a year missing"),
@@ -247,3 +253,39 @@ def test_one_profiles_variant_titles_in_two_venues_are_two_works() -> None:
     other_profile = edition("c", 1996, "SIGMOD Record", "p2",
                             title="TCP-D - The Challenges, Issues and Results")
     assert decide(a, other_profile).match  # listed by two profiles: the usual rules
+
+
+SWAPPED = [
+    ("Is Indexing the Bottleneck of Verifiable Stream Processing?",
+     "Is Serving the Bottleneck of Verifiable Stream Processing?", True),
+    ("On the Planning of Extreme Classification under Routing-Replay-Guided Constraints",
+     "On the Routing of Extreme Classification under Routing-Replay-Guided Constraints", True),
+    ("Towards Retrieval-Augmented Scheduling for Query Optimization",
+     "CoSparse: Retrieval-Augmented Scheduling for Query Optimization", True),
+    ("Query Processing for Large Data Bases", "Query processing for large databases", False),
+    ("Integrating Triggers in SQL Database Sytems", "Integrating triggers in SQL database systems",
+     False),
+    ("A Survey of Stream Processing", "The Survey of Stream Processing", False),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "swapped"), SWAPPED)
+def test_a_swapped_word_is_not_a_typo(a: str, b: str, swapped: bool) -> None:
+    from core.resolution.similarity import word_swapped
+    assert word_swapped(a, b) is swapped
+
+
+def test_a_swapped_word_needs_an_author() -> None:
+    a, b = SWAPPED[0][:2]
+    assert not decide(listing("x", a, "Erik Tamm"), listing("y", b, "Noah Hassan")).match
+    assert decide(listing("x", a, "Erik Tamm"), listing("y", b, "Erik Tamm")).match
+
+
+def test_one_word_swapped_with_an_author_is_a_template_sibling() -> None:
+    a = "Is Sampling the Bottleneck of Distributed Recommendation Models?"
+    b = "Is Sampling the Bottleneck of Incremental Recommendation Models?"
+    assert not decide(listing("x", a, "Olivia Berg"), listing("y", b, "Olivia Berg")).match
+    reworded = "Business Data Management for B2B Electronic Commerce: Design and Practice"
+    other = "Business data management for business-to-business electronic commerce: design"
+    from core.resolution.similarity import one_word_swapped
+    assert not one_word_swapped(reworded, other)  # reworded in several places: rule 8 reads it

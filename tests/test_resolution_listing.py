@@ -51,3 +51,10 @@ def test_the_salt_holds_the_profile() -> None:
 def test_generic_titles_are_salted_as_before() -> None:
     ids = listing_work_ids([item("Preface", 2001, "VLDB")], "r1")
     assert ids == [listing_work_id("Preface", "r1", 2001, "VLDB")] != [work_id("Preface")]
+
+
+def test_a_generic_title_listed_twice_in_one_issue_gets_one_id_per_entry() -> None:
+    ids = listing_work_ids([item("Book Review Column", 2002, "SIGMOD Record")] * 3
+                           + [item("Book Review Column", 2003, "SIGMOD Record")], "r1")
+    assert len(set(ids)) == 4
+    assert ids[0] == listing_work_id("Book Review Column", "r1", 2002, "SIGMOD Record")

@@ -42,22 +42,28 @@ The rule, first that applies:
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
 7. A generic title on either side: **match** (weak) only with at least
-   ``GENERIC_SHARED`` (2) shared people, a year in common and ``ratio`` ≥ ``NEAR``:
+   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``:
    two people's "Introduction" are two works, one editor's column of 2001 is not
-   that of 2002, and one editor's four "Editor's Notes" of one year cannot be told
-   apart (a profile lists them under one title, year and venue), so a single
-   shared person is too thin.
+   that of 2002. One editor's four "Editor's Notes" of one year are four atoms
+   (``listing.listing_work_ids`` gives each entry its own id), each equally like
+   the other site's four: clustering sees the tie and joins none.
 8. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
    (0.85), or one title is the other cut short (``prefix``): typos, other
-   wording, moved words, a dropped subtitle. Strong when ``ratio`` ≥ ``NEAR``
+   wording, moved words, a dropped subtitle; but not when the titles differ by
+   exactly one word swapped for another, the rest word for word
+   (``similarity.one_word_swapped``: one author's "... of Distributed X" and
+   "... of Incremental X" are two papers). Strong when ``ratio`` ≥ ``NEAR``
    and not cut short.
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``core.titles.extra_words``:
    a title plus "Systems" or a subtitle is a follow-up paper until an author says
    otherwise; a word inside, "improving (the) performance", is not an
-   extension). Word order counts here: "Age of Information with Hybrid-ARQ" is
-   not "Hybrid-ARQ with Age of Information".
+   extension), and no word of one swapped for another word of the other
+   (``similarity.word_swapped``: "Is Indexing the Bottleneck of X?" / "Is
+   Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
+   Rule 6's "near-identical" reads the same. Word order counts here: "Age of
+   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
@@ -80,13 +86,15 @@ from core.resolution.similarity import (
     compare_titles,
     follow_up,
     numbers_differ,
+    one_word_swapped,
     title_words,
+    word_swapped,
 )
 from core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
-GENERIC_SHARED = 2
+GENERIC_SHARED = 1
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
@@ -153,21 +161,26 @@ class _Titles:
     overlap: float
     prefix: bool
     extends: bool
+    swapped: bool  # no near-identical pair of titles without a swapped word
+    one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
-    best = _Titles(0.0, 0.0, False, True)
+    best = _Titles(0.0, 0.0, False, True, True, True)
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
-                return _Titles(1.0, 1.0, False, False)
+                return _Titles(1.0, 1.0, False, False, False, False)
             match = compare_titles(x, y)
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
                            best.prefix or match.prefix,
-                           best.extends and (match.prefix or extra_words(x, y) > 0))
+                           best.extends and (match.prefix or extra_words(x, y) > 0),
+                           best.swapped and (ratio < NEAR or word_swapped(x, y)),
+                           best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
+                                              or one_word_swapped(x, y)))
     return best
 
 
@@ -205,7 +218,7 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
     people = compare_people(a.people, b.people)
     generic = a.generic or b.generic
-    near = titles.ratio >= NEAR and not titles.extends
+    near = titles.ratio >= NEAR and not titles.extends and not titles.swapped
     title = f"title {titles.ratio:.2f}"
     if people.conflict:
         if near and not generic:  # an author list printed short, a name spelt apart
@@ -222,7 +235,7 @@ def decide_features(a: Features, b: Features) -> Decision:
         if titles.ratio >= NEAR and not titles.prefix:
             return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
-        if score >= WITH_AUTHOR:
+        if score >= WITH_AUTHOR and not titles.one_swap:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))

@@ -27,10 +27,12 @@ from core.resolution.generic import is_generic_title
 
 
 def salted_work_id(title: str, researcher_id: str, year: int | None = None,
-                   venue: str | None = None) -> str:
-    """An id of the title that also holds the listing's profile, year and venue."""
-    key = "|".join((title_key(title) or title.strip(), researcher_id, str(year or ""),
-                    title_key(venue or "")))
+                   venue: str | None = None, ordinal: int = 1) -> str:
+    """An id of the title that also holds the listing's profile, year and venue (and,
+    from the second entry of a generic title with those on one page, its ordinal)."""
+    parts = [title_key(title) or title.strip(), researcher_id, str(year or ""),
+             title_key(venue or "")]
+    key = "|".join(parts if ordinal == 1 else [*parts, f"#{ordinal}"])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
@@ -55,10 +57,16 @@ def listing_work_ids(listings: Sequence[Mapping[str, Any]], researcher_id: str) 
     editions: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for listing in listings:
         editions[title_key(listing["title"]) or listing["title"].strip()].add(_edition(listing))
+    seen: dict[tuple[str, str, str], int] = defaultdict(int)
     out = []
     for listing in listings:
         title = listing["title"]
-        if len(editions[title_key(title) or title.strip()]) > 1:
+        key = title_key(title) or title.strip()
+        if is_generic_title(title):
+            seen[(key, *_edition(listing))] += 1
+            out.append(salted_work_id(title, researcher_id, listing.get("year"),
+                                      listing.get("venue"), seen[(key, *_edition(listing))]))
+        elif len(editions[key]) > 1:
             out.append(salted_work_id(title, researcher_id, listing.get("year"),
                                       listing.get("venue")))
         else:
