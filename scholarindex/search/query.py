@@ -26,7 +26,7 @@ from scholarindex.search.matching import read_as_printed
 from scholarindex.search.params import SearchRequest
 
 # OpenSearch marks matches with these private-use characters, not HTML tags: the search
-# UI escapes the fragment first and only then turns them into <mark> (webui.highlight).
+# UI escapes the fragment first and only then turns them into <mark> (scholarindex.webui.highlight).
 MARK_OPEN = "\ue000"
 MARK_CLOSE = "\ue001"
 # What a result needs; ``listings`` (every profile's copy) stays on the server.
