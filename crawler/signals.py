@@ -12,8 +12,8 @@ page state commits only an ok run; the run report records it.
 
 ``work_enriched``: sent (on the reactor thread) when the arXiv lookup for a work
 has an outcome. Handler keyword arguments: ``work_id: str``, ``arxiv: dict | None``
-(the matched record; keys as in ``scholarindex.indexing.documents.ARXIV_FIELDS``), ``status: str``
-(``pending``, ``done``, ``none`` or ``error``), ``reason: str | None``. The index
+(the matched record; keys as in ``scholarindex.indexing.documents.ARXIV_FIELDS``),
+``status: str`` (``pending``, ``done``, ``none`` or ``error``), ``reason: str | None``. The index
 pipeline turns it into an enrichment patch of that work's document.
 
     crawler.signals.send_catch_log(work_enriched, work_id=..., arxiv=..., status="done",
@@ -27,14 +27,14 @@ the same on a re-crawl served from the cache; None for ``pending``). A work
 listed on several profiles may get one signal per answer; a work once ``done``
 in a run is never sent ``none`` or ``pending`` afterwards.
 
-
 ``index_ticket`` and ``index_delivered``: between the index pipeline
 (``pipelines.index``) and whoever acknowledges work only once it is in the index (the
 distributed crawl, ``crawler/distributed/``). Flushes are numbered 1, 2, ... as they
 start. A handler of ``index_ticket`` (no keywords; the pipeline) returns the number of
 the flush that carries every change buffered so far: the next flush when something
 waits in the buffer (or is held through an outage), which the flush timer starts
-without more items; else the last flush started. ``index_delivered`` (keyword
+without more items; else the last flush started. No handler (indexing off): nothing
+to wait for. ``index_delivered`` (keyword
 ``number``) is sent when flush ``number`` ended with nothing held back (no outage):
 every change buffered before that flush started is then in the index or in the
 dead-letter file, so every ticket up to ``number`` is delivered.
