@@ -213,3 +213,42 @@ def test_a_claim_of_a_worker_that_died_lapses_within_seconds(
         asker.wait()
     assert left == ["a title being asked"]  # unanswered: the waiter asks itself
     assert waited <= CLAIM_SECONDS + 1.0, waited
+
+
+_HOLD_THE_SLOT = """
+import sys, time
+from distributed.connection import RedisLink
+from distributed.ratelimit import RedisRateLimiter
+limiter = RedisRateLimiter(RedisLink(sys.argv[1], 5), "t:", "api", 0.1, 1200.0)
+with limiter.slot():
+    print("holding", flush=True)
+    time.sleep(600)  # a request that hangs until killed
+"""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("killed_after", [0.1, 8.0])
+def test_the_slot_of_a_worker_that_died_mid_request_is_free_within_seconds(
+        redis_server: RedisServer, killed_after: float) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from distributed.ratelimit import LIFE_SECONDS
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_THE_SLOT, redis_server.url],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        time.sleep(killed_after)
+        # Alive, it keeps the slot past LIFE_SECONDS (renewed).
+        assert redis_server.client().exists("t:ratelimit:api:slot")
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        other = RedisRateLimiter(RedisLink(redis_server.url, 5), "t:", "api", 0.1, 1200.0)
+        started = time.monotonic()
+        with other.slot():
+            waited = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert waited <= LIFE_SECONDS + 1.0, waited
