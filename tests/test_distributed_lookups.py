@@ -66,13 +66,13 @@ def test_lookups_of_a_worker_killed_after_acknowledging_its_pages_are_done_by_an
                                                   tmp_path / "b-cache"))
             result = second.finish(timeout=120)
         assert result.returncode == 0, result.log[-3000:]
-        assert "a dead worker of the job left unanswered" in result.log
         works = snapshot(build_client_for(opensearch_config), f"{opensearch_config.prefix}works")
         assert works
         statuses = {doc["enrichment"]["status"] for doc in works.values()}
         assert "pending" not in statuses, sorted(
             w for w, doc in works.items() if doc["enrichment"]["status"] == "pending")
         assert "done" in statuses
+        assert "a dead worker of the job left unanswered" in result.log
         # Nothing left behind in Redis.
         assert not redis_server.client().keys("scholarindex:job:lookups:lookups:*")
     finally:
