@@ -10,6 +10,7 @@ them in Redis, and the worker that finds it dead looks them up.
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -106,3 +107,29 @@ def test_only_works_queued_for_arxiv_are_held_and_an_early_answer_is_not_held() 
     assert book.delivered(2) == []
     assert book.delivered(3) == ["w1"]
     assert book.held == {}
+
+
+def test_a_dead_workers_lookups_are_adopted_and_a_live_ones_only_counted(
+        redis_server: RedisServer) -> None:
+    from distributed.connection import RedisLink
+    from distributed.jobs import heartbeat
+    from distributed.keys import JobKeys
+    from distributed.lookups import Lookups
+
+    keys = JobKeys("t:", "job")
+    link = RedisLink(redis_server.url, 5)
+    alive, dead, me = (Lookups(link, keys, w) for w in ("alive", "dead", "me"))
+    heartbeat(link, keys, "alive", 60, {})
+    heartbeat(link, keys, "dead", 0.05, {})
+    heartbeat(link, keys, "me", 60, {})
+    alive.hold({"w1": {"work_id": "w1", "titles": ["A"], "years": [], "people": []}})
+    dead.hold({"w2": {"work_id": "w2", "titles": ["B"], "years": [2020], "people": ["X"]}})
+    time.sleep(0.1)  # the dead one's heartbeat lapses
+    others, adopted = me.adopt()
+    assert others == 1
+    assert adopted == [{"work_id": "w2", "titles": ["B"], "years": [2020], "people": ["X"]}]
+    assert me.held() == {"w2"} and dead.held() == set() and alive.held() == {"w1"}
+    assert me.adopt() == (1, [])  # adopted once
+    alive.drop(["w1"])
+    me.clear()
+    assert me.adopt() == (0, [])
