@@ -448,7 +448,8 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         reference_seconds = time.monotonic() - started
         arxiv_reference = arxiv_api.request_count
         arxiv_api.reset()
-        proxy = FaultProxy.for_url(dep.opensearch_url).start()
+        # The proxy must not cut what the crawl waits for: a slow bulk is not a fault.
+        proxy = FaultProxy.for_url(dep.opensearch_url, args.opensearch_timeout + 30).start()
         try:
             behind_proxy = replace(dep, opensearch_url=proxy.url)
             prefix, job = "soak_", "soak"
