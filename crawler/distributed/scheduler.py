@@ -13,6 +13,11 @@ acknowledged: at that many it takes nothing more and asks the index to flush now
 (``index_flush_soon``), so a kill leaves at most that many pages to redo. Leases held
 are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker.
 
+The works of a page that the arXiv stage queued are written to this worker's lookups in
+Redis before the page's acknowledgement (``distributed.lookups``, ``lookupbook``), and
+taken out once their answers are in the index; the idle check adopts the lookups of
+workers whose heartbeat lapsed and hands them to the arXiv stage (``lookups_adopted``).
+
 Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
 crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
 Redis is unreachable (restarting) the calls are retried for up to
