@@ -5,7 +5,8 @@ A page is acknowledged once its items are in the index; the arXiv answers for it
 works come later (the crawl never waits for arXiv) and reach the index as updates of
 their own. A worker killed in between would leave those works ``pending`` for good:
 the page is acknowledged, so no one redoes it. So before a page's acknowledgement the
-worker writes the works it queued for arXiv (their evidence: titles, years, people)
+worker writes the works it queued for arXiv (the fields of their listings that the
+lookup takes its evidence from)
 into its own hash, ``{prefix}job:{name}:lookups:{worker}``, and takes each out once
 the answer's update is in the index.
 

@@ -32,6 +32,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Mapping
+from functools import reduce
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -171,11 +172,13 @@ class ArxivEnrichPipeline:
                     self._warned_fields = True
                 setattr(item, name, value)
 
-    def adopt(self, listings: list[Listing]) -> None:
+    def adopt(self, evidence: list[dict[str, Any]]) -> None:
         """Look up works another worker queued and died before answering (the distributed
         crawl, ``lookups_adopted``); every answer goes to the index as ``work_enriched``."""
-        if self._enricher is None or not listings:
+        if self._enricher is None or not evidence:
             return
+        listings = [reduce(Listing.merged, map(listing_from_item, value["listings"]))
+                    for value in evidence]
         self._last_progress = time.monotonic()
         logger.info("looking up %d work(s) a dead worker of the job left unanswered",
                     len(listings))

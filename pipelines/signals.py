@@ -32,7 +32,8 @@ dead-letter file, so every ticket up to ``number`` is delivered.
 flush in flight ends, without waiting for the timer or a full batch (the distributed
 crawl, when its unacknowledged pages reach their bound).
 
-``lookups_adopted`` (keyword ``listings``: ``enrichment.models.Listing`` objects): the
+``lookups_adopted`` (keyword ``evidence``: ``{"work_id", "listings": [work item fields]}``
+per work, ``crawler.distributed.lookupbook``): the
 distributed crawl hands the arXiv stage the lookups a dead worker of the job left
 unanswered (``distributed.lookups``); their answers come as ``work_enriched``.
 """

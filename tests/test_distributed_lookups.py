@@ -101,7 +101,9 @@ def test_only_works_queued_for_arxiv_are_held_and_an_early_answer_is_not_held() 
     book.page_item("p1", page)
     held = book.page_done("p1")
     assert list(held) == ["w1"]
-    assert held["w1"]["people"] == ["Ada Lovelace", "A. Turing"]
+    assert held["w1"]["listings"] == [{"work_id": "w1", "title": "A Title Of Words",
+                                       "year": 2020, "researcher_name": "Ada Lovelace",
+                                       "authors": ["A. Turing"]}]
     assert book.answered("w1")
     book.wait("w1", 3)
     assert book.delivered(2) == []

@@ -22,39 +22,36 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core.enrichment_status import PENDING, QUEUED
-from enrichment.models import Listing, listing_from_item
 
 _RECENT = 10_000
 
 
+# The fields of a work item the arXiv stage takes its evidence from
+# (``enrichment.models.listing_from_item``, which the arXiv stage applies on adoption).
+EVIDENCE_FIELDS = ("work_id", "title", "year", "researcher_name", "authors")
+
+
 def queued_works(item: Any) -> list[dict[str, Any]]:
-    """The evidence of the works of a page item (or of one work item) that the arXiv
-    stage queued, as plain values: work_id, titles, years, people."""
+    """The works of a page item (or one work item) that the arXiv stage queued, each as
+    ``{"work_id", "listings": [its evidence fields]}``."""
     works = getattr(item, "works", None)
-    evidence = []
+    queued = []
     for work in works if works is not None else [item]:
         fields = work if isinstance(work, Mapping) else vars(work)
         enrichment = fields.get("enrichment") or {}
         if enrichment.get("status") != PENDING or enrichment.get("reason") != QUEUED:
             continue
         if fields.get("work_id"):
-            evidence.append(as_evidence(listing_from_item(fields)))
-    return evidence
-
-
-def as_evidence(listing: Listing) -> dict[str, Any]:
-    return {"work_id": listing.work_id, "titles": list(listing.titles),
-            "years": list(listing.years), "people": list(listing.people)}
-
-
-def as_listing(evidence: Mapping[str, Any]) -> Listing:
-    return Listing(evidence["work_id"], tuple(evidence["titles"]), tuple(evidence["years"]),
-                   tuple(evidence["people"]))
+            queued.append({"work_id": fields["work_id"],
+                           "listings": [{k: fields.get(k) for k in EVIDENCE_FIELDS}]})
+    return queued
 
 
 def merged(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """Two pieces of evidence for the same work as one (``Listing.merged``)."""
-    return as_evidence(as_listing(a).merged(as_listing(b)))
+    """Two records of the same work's listings as one (no listing twice)."""
+    listings = list(a["listings"])
+    listings += [listing for listing in b["listings"] if listing not in listings]
+    return {"work_id": a["work_id"], "listings": listings}
 
 
 class LookupBook:

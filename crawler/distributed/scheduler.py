@@ -60,7 +60,7 @@ from twisted.python.failure import Failure
 from core import stat_keys
 from core.flags import as_bool
 from crawler.distributed.calls import RedisCalls
-from crawler.distributed.lookupbook import LookupBook, as_listing
+from crawler.distributed.lookupbook import LookupBook
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.extensions.job import safe_name
 from crawler.spiders.profiles import read_url_list
@@ -538,8 +538,7 @@ class RedisScheduler:
         self._last_state = state
         if adopted:  # looked up here now; answers dropped from Redis as this worker's own
             self.book.adopted(adopted)
-            self.crawler.signals.send_catch_log(
-                lookups_adopted, listings=[as_listing(value) for value in adopted])
+            self.crawler.signals.send_catch_log(lookups_adopted, evidence=adopted)
         # Done when the job is (seeded, nothing queued, nothing leased by anyone) and this
         # worker holds nothing either; else pages of this worker are still on their way to
         # the index, requests are queued, or leased by a worker that may yet die.
