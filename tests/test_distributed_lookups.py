@@ -31,7 +31,7 @@ def worker_settings(config: OpenSearchConfig, api_url: str, cache: Path) -> dict
     return {"INDEX_ENABLED": "true", "OPENSEARCH_URL": config.url,
             "INDEX_PREFIX": config.prefix, "INDEX_FLUSH_INTERVAL": "0.5",
             "ARXIV_ENABLED": "true", "ARXIV_API_URL": api_url, "ARXIV_DELAY_SECONDS": "0.05",
-            "ARXIV_BATCH_LINGER_SECONDS": "0.3", "ARXIV_MAX_ATTEMPTS": "1",
+            "ARXIV_BATCH_LINGER_SECONDS": "0.3",
             "ARXIV_CACHE_DIR": str(cache),
             # One page at a time: the kill lands after a chosen number of acknowledgements.
             "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.3"}
