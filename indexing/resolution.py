@@ -109,6 +109,7 @@ def _atom(work_id: str, listings: list[Mapping[str, Any]], strong: tuple[str, ..
         venues=values("venue"),
         types=values("type"),
         strong_keys=strong,
+        profiles=values("researcher_id"),
     )
 
 

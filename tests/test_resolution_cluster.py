@@ -142,8 +142,11 @@ def random_atoms(draw) -> list[Atom]:
                                      unique=True)))
         years = tuple(draw(st.lists(st.integers(2000, 2004), max_size=2, unique=True)))
         keys = tuple(draw(st.lists(st.sampled_from(["doi:1", "doi:2", "arxiv:3"]), max_size=1)))
+        venues = tuple(draw(st.lists(st.sampled_from(["VLDB", "SIGMOD"]), max_size=1)))
+        profiles = tuple(draw(st.lists(st.sampled_from(["p1", "p2", "p3"]), max_size=2,
+                                       unique=True)))
         atoms.append(Atom(f"{k:02d}", (title,), authors, draw(st.booleans()), owners, years,
-                          (), (), keys))
+                          venues, (), keys, profiles))
     return atoms
 
 
@@ -175,3 +178,42 @@ def test_a_title_thousands_print_still_meets_its_coauthors() -> None:
     assert frozenset(("a0", "a1")) in named  # through "introduction|lee"
     assert len(named) < 1000  # not the 45,150 pairs of the whole crowd
     assert ("a0", "a1") in resolve(atoms).clusters
+
+
+def edition(work_id: str, year: int | None, venue: str | None, profile: str) -> Atom:
+    return Atom(work_id, ("QuickStore: A High Performance Mapped Object Store",), (), False,
+                ("Seth J. White",), (year,) if year else (), (venue,) if venue else (), (), (),
+                (profile,))
+
+
+def test_a_conference_paper_and_its_journal_version_pair_by_year() -> None:
+    atoms = [edition("d94", 1994, "SIGMOD Conference", "dblp"),
+             edition("d95", 1995, "VLDB J.", "dblp"),
+             edition("a94", 1994, None, "acm"), edition("a95", 1995, None, "acm")]
+    assert clusters_of(resolve(atoms)) == {("a94", "d94"), ("a95", "d95")}
+
+
+def test_a_listing_equally_like_both_versions_joins_neither() -> None:
+    atoms = [edition("d94", 1994, "SIGMOD Conference", "dblp"),
+             edition("d95", 1995, "VLDB J.", "dblp"), edition("x", None, None, "other")]
+    assert clusters_of(resolve(atoms)) == {("d94",), ("d95",), ("x",)}
+
+
+def test_a_listing_nearer_one_version_joins_that_one() -> None:
+    atoms = [edition("d94", 1994, "SIGMOD Conference", "dblp"),
+             edition("d95", 1995, "VLDB J.", "dblp"), edition("x", 1995, None, "other")]
+    assert clusters_of(resolve(atoms)) == {("d94",), ("d95", "x")}
+
+
+def column(work_id: str, owner: str = "Karl Aberer", year: int = 2002) -> Atom:
+    return Atom(work_id, ("Book Review Column",), (), False, (owner,), (year,))
+
+
+def test_a_column_one_person_wrote_once_that_year_joins_on_that_person() -> None:
+    assert clusters_of(resolve([column("a"), column("b")])) == {("a", "b")}
+    assert clusters_of(resolve([column("a"), column("b", "Jim Gray")])) == {("a",), ("b",)}
+
+
+def test_one_persons_several_columns_of_a_year_join_none() -> None:
+    atoms = [column("a1"), column("a2"), column("b1"), column("b2")]
+    assert clusters_of(resolve(atoms)) == {("a1",), ("a2",), ("b1",), ("b2",)}

@@ -18,7 +18,17 @@ truncation and word order all survive:
   (``title_key``), in blocks of at most ``MAX_POSTING``; and through that title
   plus each of their people's surnames, so that a title thousands of profiles
   print ("Introduction") still brings together the listings that share a person,
-  the only ones such a title may join (``decide``).
+  the only ones such a title may join (``decide``);
+* **combined keys**, for titles whose words are all common (in a large crawl
+  "query", "optimization", "distributed" each sit in thousands of atoms, beyond
+  the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
+  rarest words, whatever their postings, and under each title's first
+  ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short, or with
+  words glued at its end, keeps its start). A pair of common words is rare
+  where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
+  members under the same share test as above. At most 4 keys per title: still
+  linear. (Measured by capping postings as a large crawl would fill them:
+  ``docs/resolution.md``.)
 
 Deterministic: the pairs depend only on the atoms, each (i, j) is yielded once,
 i < j, in increasing order.
@@ -26,6 +36,7 @@ i < j, in increasing order.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,6 +51,8 @@ RARE_WORDS = 3
 MIN_SHARED = 2
 SHARED_SHARE = 0.5
 MAX_POSTING = 50
+PAIR_WORDS = 3
+PREFIX_WORDS = 3
 
 
 def _needed(a: int, b: int) -> int:
@@ -54,9 +67,10 @@ def title_terms(titles: Sequence[str]) -> set[str]:
 
 def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                                 surnames: Sequence[Iterable[str]] | None = None,
+                                max_posting: int = MAX_POSTING,
                                 ) -> Iterator[tuple[int, int]]:
     """``candidate_pairs`` over each atom's cleaned titles (and its people's surnames)."""
-    limit = MAX_POSTING
+    limit = max_posting
     terms = [title_terms(t) for t in titles]
     postings: dict[str, list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
@@ -90,11 +104,37 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 for j in members[x + 1:]:
                     if i != j:
                         pairs.add((i, j) if i < j else (j, i))
+    for members in _combined_keys(titles, terms, postings).values():
+        if 1 < len(members) <= limit:
+            for x, i in enumerate(members):
+                for j in members[x + 1:]:
+                    if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
+                        pairs.add((i, j) if i < j else (j, i))
     yield from sorted(pairs)
 
 
-def candidate_pairs(atoms: Sequence[Atom]) -> Iterator[tuple[int, int]]:
-    """Index pairs (i, j), i < j, of atoms worth comparing (see the module doc)."""
+def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
+                   postings: dict[str, list[int]]) -> dict[tuple[str, ...], list[int]]:
+    """Keys that stay rare when every word of a title is common (see the module doc):
+    each pair of the atom's ``PAIR_WORDS`` rarest words, and each title's first
+    ``PREFIX_WORDS`` distinctive words in order."""
+    blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, words in enumerate(terms):
+        rarest = sorted(words, key=lambda w: (len(postings[w]), w))[:PAIR_WORDS]
+        keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
+        for title in titles[i]:
+            start = [w for w in title_words(title) if w in words][:PREFIX_WORDS]
+            if len(start) == PREFIX_WORDS:
+                keys.add((">", *start))
+        for key in keys:
+            blocks[key].append(i)
+    return blocks
+
+
+def candidate_pairs(atoms: Sequence[Atom], max_posting: int = MAX_POSTING
+                    ) -> Iterator[tuple[int, int]]:
+    """Index pairs (i, j), i < j, of atoms worth comparing (see the module doc).
+    ``max_posting``: the cap (a smaller one imitates a larger crawl's postings)."""
     feats = [features(a) for a in atoms]
     yield from candidate_pairs_from_titles([f.titles for f in feats],
-                                           [f.surnames for f in feats])
+                                           [f.surnames for f in feats], max_posting)

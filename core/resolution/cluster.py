@@ -13,8 +13,14 @@
    a. ``must_link`` pairs (operators' decisions, verified shared arXiv id / DOI),
       in work_id order;
    b. **strong** matches (``decide``: a shared key, or a shared person with
-      near-identical titles), best score first, ties by the pair's work_ids:
-      these may chain, as each is good evidence on its own;
+      near-identical titles), best score first, then closest years (the least
+      gap between the two atoms' years; ``UNKNOWN_YEAR_GAP`` = 1 when either has
+      none), ties by the pair's work_ids: these may chain, as each is good
+      evidence on its own. A strong match is skipped when one of its atoms has
+      another strong match just as good (same score, same year gap) to an atom
+      that a cannot-link keeps from the first partner: a listing equally like
+      both of one profile's two listings of a title (``decide``) is thin evidence
+      for either, so it joins neither by this step;
    c. **weak** matches (the rest: other wording, cut-short titles, generic titles,
       titles with no author evidence) only when **mutual best** between the
       groups step b made: each atom's highest-scoring match outside its own group
@@ -39,6 +45,15 @@ from core.resolution.decide import STRONG, decide_features, features
 from core.resolution.model import Atom, Decision, Link, Resolution
 
 MUST_LINK = Decision(True, 1.0, ("must-link",))
+UNKNOWN_YEAR_GAP = 1
+
+
+def year_gap(a: Atom, b: Atom) -> int:
+    """The least distance between a year of ``a`` and one of ``b``; ``UNKNOWN_YEAR_GAP``
+    when either has none."""
+    if not a.years or not b.years:
+        return UNKNOWN_YEAR_GAP
+    return min(abs(x - y) for x in a.years for y in b.years)
 
 
 def _pool(atoms: Iterable[Atom]) -> list[Atom]:
@@ -57,7 +72,7 @@ def _pool(atoms: Iterable[Atom]) -> list[Atom]:
         pooled.append(Atom(work_id, merged("titles"), merged("authors"),
                            any(a.authors_truncated for a in group), merged("owners"),
                            merged("years"), merged("venues"), merged("types"),
-                           merged("strong_keys")))
+                           merged("strong_keys"), merged("profiles")))
     return pooled
 
 
@@ -139,9 +154,10 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
 
     matches = sorted(((d.score, i, j, d) for (i, j), d in decisions.items() if d.match),
                      key=lambda m: (-m[0], m[1], m[2]))
-    for _, i, j, decision in matches:
-        if STRONG in decision.evidence:
-            link(i, j, decision)
+    strong = sorted(((d.score, year_gap(pooled[i], pooled[j]), i, j, d) for _, i, j, d in matches
+                     if STRONG in d.evidence), key=lambda m: (-m[0], m[1], m[2], m[3]))
+    for i, j, decision in _unambiguous(strong, cannot):
+        link(i, j, decision)
 
     # Mutual best between the groups the strong links made: an atom's best partner
     # counts by its group, so two equally good partners in one group are no tie.
@@ -163,6 +179,23 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             link(i, j, decision)
 
     return _resolution(pooled, groups, tree)
+
+
+def _unambiguous(strong: list[tuple[float, int, int, int, Decision]],
+                 cannot: dict[int, set[int]]) -> list[tuple[int, int, Decision]]:
+    """The strong matches in order, without those an equally good match to a
+    cannot-linked rival makes ambiguous (see the module doc, step 3b)."""
+    rivals: dict[tuple[int, float, int], set[int]] = defaultdict(set)
+    for score, gap, i, j, _ in strong:
+        rivals[(i, score, gap)].add(j)
+        rivals[(j, score, gap)].add(i)
+    out = []
+    for score, gap, i, j, decision in strong:
+        if any(cannot.get(partner, set()) & rivals[(here, score, gap)]
+               for here, partner in ((i, j), (j, i))):
+            continue
+        out.append((i, j, decision))
+    return out
 
 
 def _resolution(pooled: Sequence[Atom], groups: _Groups,

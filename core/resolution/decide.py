@@ -19,6 +19,16 @@ The rule, first that applies:
 
 1. A strong key in common: **match** (score 1). Keys of the same kind on both
    sides and none in common: **apart, conflict**.
+   **One profile's listings** (a profile lists both atoms, neither title
+   generic): both print venues and none in common: **apart, conflict** (the
+   owner lists two entries in two venues: a conference paper and its journal
+   version, under one title or a variant of it). Otherwise, when they share a
+   title (``core.identity.title_key``; ``listing.listing_work_ids`` gave each its
+   own id because the profile lists it with another year or venue): one venue
+   and years far apart, **apart, conflict** (two issues of a column); else a
+   **strong match** (score 1): only the year differs, and a list that repeats a
+   title across years (a preprint and its publication, citations of one paper)
+   is no evidence of two works; they stay one, as under one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
@@ -32,22 +42,28 @@ The rule, first that applies:
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
 7. A generic title on either side: **match** (weak) only with at least
-   ``GENERIC_SHARED`` (2) shared people, a year in common and ``ratio`` ≥ ``NEAR``:
+   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``:
    two people's "Introduction" are two works, one editor's column of 2001 is not
-   that of 2002, and one editor's four "Editor's Notes" of one year cannot be told
-   apart (a profile lists them under one title, year and venue), so a single
-   shared person is too thin.
+   that of 2002. One editor's four "Editor's Notes" of one year are four atoms
+   (``listing.listing_work_ids`` gives each entry its own id), each equally like
+   the other site's four: clustering sees the tie and joins none.
 8. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
    (0.85), or one title is the other cut short (``prefix``): typos, other
-   wording, moved words, a dropped subtitle. Strong when ``ratio`` ≥ ``NEAR``
+   wording, moved words, a dropped subtitle; but not when the titles differ by
+   exactly one word swapped for another, the rest word for word
+   (``similarity.one_word_swapped``: one author's "... of Distributed X" and
+   "... of Incremental X" are two papers). Strong when ``ratio`` ≥ ``NEAR``
    and not cut short.
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``core.titles.extra_words``:
    a title plus "Systems" or a subtitle is a follow-up paper until an author says
    otherwise; a word inside, "improving (the) performance", is not an
-   extension). Word order counts here: "Age of Information with Hybrid-ARQ" is
-   not "Hybrid-ARQ with Age of Information".
+   extension), and no word of one swapped for another word of the other
+   (``similarity.word_swapped``: "Is Indexing the Bottleneck of X?" / "Is
+   Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
+   Rule 6's "near-identical" reads the same. Word order counts here: "Age of
+   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
@@ -60,6 +76,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.identity import title_key
 from core.resolution.authors import People, compare_people, people_of
 from core.resolution.clean import clean_title
 from core.resolution.generic import is_generic_title
@@ -69,13 +86,15 @@ from core.resolution.similarity import (
     compare_titles,
     follow_up,
     numbers_differ,
+    one_word_swapped,
     title_words,
+    word_swapped,
 )
 from core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
-GENERIC_SHARED = 2
+GENERIC_SHARED = 1
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
@@ -92,6 +111,9 @@ class Features:
     follow_up: bool  # "Addendum to ...", "Response to ..."
     people: People
     keys: frozenset[str]
+    title_keys: frozenset[str]  # ``title_key`` of each printed title
+    profiles: frozenset[str]
+    venue_keys: frozenset[str]
 
     @property
     def surnames(self) -> frozenset[str]:
@@ -107,7 +129,10 @@ def features(atom: Atom) -> Features:
         if title_words(t)))
     generic = not titles or any(is_generic_title(t) for t in titles)
     return Features(atom, titles, generic, any(follow_up(t) for t in titles), people_of(atom),
-                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()))
+                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()),
+                    frozenset(title_key(t) for t in atom.titles) - {""},
+                    frozenset(atom.profiles),
+                    frozenset(title_key(v) for v in atom.venues) - {""})
 
 
 def _years_far(a: Atom, b: Atom) -> bool:
@@ -136,22 +161,42 @@ class _Titles:
     overlap: float
     prefix: bool
     extends: bool
+    swapped: bool  # no near-identical pair of titles without a swapped word
+    one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
-    best = _Titles(0.0, 0.0, False, True)
+    best = _Titles(0.0, 0.0, False, True, True, True)
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
-                return _Titles(1.0, 1.0, False, False)
+                return _Titles(1.0, 1.0, False, False, False, False)
             match = compare_titles(x, y)
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
                            best.prefix or match.prefix,
-                           best.extends and (match.prefix or extra_words(x, y) > 0))
+                           best.extends and (match.prefix or extra_words(x, y) > 0),
+                           best.swapped and (ratio < NEAR or word_swapped(x, y)),
+                           best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
+                                              or one_word_swapped(x, y)))
     return best
+
+
+def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
+    """Rule 1b (module doc): two atoms one profile lists under two ids."""
+    if a.profiles.isdisjoint(b.profiles) or a.generic or b.generic:
+        return None
+    venues = bool(a.venue_keys) and bool(b.venue_keys)
+    if venues and a.venue_keys.isdisjoint(b.venue_keys):
+        return Decision(False, 0.0, ("one profile lists both, in two venues",), conflict=True)
+    if not a.title_keys & b.title_keys:
+        return None
+    if venues and _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("one profile lists the title in two issues",),
+                        conflict=True)
+    return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
 
 
 def decide_features(a: Features, b: Features) -> Decision:
@@ -160,6 +205,8 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(True, 1.0, (STRONG, SHARED_KEY + min(a.keys & b.keys)))
     if _keys_differ(a.keys, b.keys):
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
+    if decision := _one_profiles_listings(a, b):
+        return decision
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
@@ -171,7 +218,7 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
     people = compare_people(a.people, b.people)
     generic = a.generic or b.generic
-    near = titles.ratio >= NEAR and not titles.extends
+    near = titles.ratio >= NEAR and not titles.extends and not titles.swapped
     title = f"title {titles.ratio:.2f}"
     if people.conflict:
         if near and not generic:  # an author list printed short, a name spelt apart
@@ -188,7 +235,7 @@ def decide_features(a: Features, b: Features) -> Decision:
         if titles.ratio >= NEAR and not titles.prefix:
             return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
-        if score >= WITH_AUTHOR:
+        if score >= WITH_AUTHOR and not titles.one_swap:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))

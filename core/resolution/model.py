@@ -22,6 +22,7 @@ class Atom:
     venues: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
     strong_keys: tuple[str, ...] = ()  # verified "arxiv:<id>" / "doi:<doi>"
+    profiles: tuple[str, ...] = ()  # the researcher_ids of the profiles that list it
 
 
 @dataclass(frozen=True)

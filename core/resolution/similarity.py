@@ -141,6 +141,46 @@ def follow_up(title: str) -> bool:
     return any(text == m or text.startswith(m + " ") for m in _FOLLOW_UP)
 
 
+def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
+    """The words of ``a`` that no word of ``b`` matches, even one typo away; each word
+    of ``b`` matches once ("routing ... routing" against one "routing")."""
+    left = list(b)
+    out = []
+    for word in a:
+        if word in left:
+            left.remove(word)
+            continue
+        near = next((w for w in left if same_word(word, w)), None)
+        if near is not None:
+            left.remove(near)
+        else:
+            out.append(word)
+    return out
+
+
+@lru_cache(maxsize=131_072)
+def word_swapped(a: str, b: str) -> bool:
+    """Each title has a word the other lacks, at least one of them distinctive (not a
+    typo, nor words split or joined: "data base" / "database"; "a" for "the" is no
+    swap): "Is Indexing the Bottleneck of X?" and "Is Serving the Bottleneck of X?",
+    "Towards X" and "CoSparse: X" are two papers however alike their letters."""
+    wa, wb = title_words(a), title_words(b)
+    only_a, only_b = _unmatched(wa, wb), _unmatched(wb, wa)
+    if not only_a or not only_b or "".join(only_a) == "".join(only_b):
+        return False
+    return any(w not in FUNCTION_WORDS for w in only_a + only_b)
+
+
+@lru_cache(maxsize=131_072)
+def one_word_swapped(a: str, b: str) -> bool:
+    """``word_swapped`` by a single word each way, the rest word for word: a sibling
+    title of one template ("Is Sampling the Bottleneck of Distributed X?" /
+    "... of Incremental X?"), not a title retyped with other wording."""
+    wa, wb = title_words(a), title_words(b)
+    return (len(_unmatched(wa, wb)) == 1 == len(_unmatched(wb, wa))
+            and word_swapped(a, b))
+
+
 def numbers_differ(a: str, b: str) -> bool:
     """Both titles hold numbers and not the same ones: part I and part II, two editions."""
     na, nb = numbers(a), numbers(b)

@@ -17,7 +17,7 @@ from urllib.parse import urldefrag, urljoin
 
 from core.identity import researcher_id, title_key
 from core.items import ResearcherItem, WorkItem
-from core.resolution.listing import listing_work_id
+from core.resolution.listing import listing_work_ids
 from crawler.extract import bzpeer, papercards, structured
 from crawler.extract.lines import PageText, page_text
 
@@ -75,12 +75,14 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
         return page
     rid = researcher_id(url)
     page.researcher = ResearcherItem(id=rid, url=url, source=layout, **fields)
-    for position, listing in enumerate(parsed.works, start=1):
-        if articles:
+    if articles:
+        for listing in parsed.works:
             _fill_from_structured(listing, articles.get(title_key(listing["title"])))
+    # One page is one profile's list: a title it lists twice (other year or venue) is two works.
+    work_ids = listing_work_ids(parsed.works, rid)
+    for position, (listing, wid) in enumerate(zip(parsed.works, work_ids, strict=True), start=1):
         page.works.append(WorkItem(
-            work_id=listing_work_id(listing["title"], rid, listing.get("year"),
-                                    listing.get("venue")),
+            work_id=wid,
             researcher_id=rid,
             researcher_name=page.researcher.name,
             researcher_url=url,

@@ -1,0 +1,45 @@
+"""core.resolution.blocking: the combined keys that survive titles of common words."""
+
+from __future__ import annotations
+
+from core.resolution import Atom, candidate_pairs
+from core.resolution.blocking import MAX_POSTING
+
+
+def atom(work_id: str, title: str) -> Atom:
+    return Atom(work_id, (title,), (), False, ("Ann Lee",), (2001,))
+
+
+def crowd(words: list[str]) -> list[Atom]:
+    """Enough atoms that every word in ``words`` is beyond the posting cap on its own."""
+    out = []
+    for k in range(MAX_POSTING + 1):
+        for n, word in enumerate(words):
+            other = words[(n + 1 + k % (len(words) - 1)) % len(words)]
+            out.append(atom(f"c{n:02d}{k:03d}", f"{word} filler{k} {other}x{k}"))
+    return out
+
+
+COMMON = ["query", "optimization", "distributed", "database", "system"]
+
+
+def named_pairs(atoms: list[Atom]) -> set[frozenset[str]]:
+    return {frozenset((atoms[i].work_id, atoms[j].work_id)) for i, j in candidate_pairs(atoms)}
+
+
+def test_titles_of_common_words_still_meet() -> None:
+    atoms = [*crowd(COMMON), atom("a", "Query Optimization in Distributed Database Systems"),
+             atom("b", "Query optimisation in distributed database system")]
+    assert frozenset(("a", "b")) in named_pairs(atoms)
+
+
+def test_titles_of_common_words_sharing_too_little_do_not_meet() -> None:
+    atoms = [*crowd(COMMON), atom("a", "Query Optimization in Distributed Database Systems"),
+             atom("b", "Optimization of Query Plans for Robots and Drones")]
+    assert frozenset(("a", "b")) not in named_pairs(atoms)
+
+
+def test_a_title_cut_short_meets_through_its_start() -> None:
+    atoms = [*crowd(COMMON), atom("a", "Query Optimization Distributed: the bolt cache"),
+             atom("b", "Query Optimization Distributed")]
+    assert frozenset(("a", "b")) in named_pairs(atoms)
