@@ -32,6 +32,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Mapping
+from functools import reduce
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -40,14 +41,14 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from core import stat_keys
-from core.enrichment_status import PENDING
+from core.enrichment_status import PENDING, QUEUED
 from core.items import PageItem, WorkItem
 from crawler.cpu import CpuTally
 from enrichment.config import EnrichmentConfig
-from enrichment.models import Outcome, listing_from_item
+from enrichment.models import Listing, Outcome, listing_from_item
 from enrichment.ratelimit import effective_delay
 from enrichment.service import Enricher, start_enricher
-from pipelines.signals import work_enriched
+from pipelines.signals import lookups_adopted, work_enriched
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class ArxivEnrichPipeline:
             raise NotConfigured("arXiv enrichment is off (ARXIV_ENABLED=false)")
         pipeline = cls(crawler, EnrichmentConfig.from_settings(crawler.settings))
         crawler.signals.connect(pipeline.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(pipeline.adopt, signal=lookups_adopted)
         return pipeline
 
     # --- lifecycle -------------------------------------------------------------------
@@ -145,7 +147,7 @@ class ArxivEnrichPipeline:
         for item, outcome in zip(items, outcomes, strict=True):
             if outcome is None:
                 self._attach(item, {"arxiv": None,
-                                    "enrichment": {"status": PENDING, "reason": "queued"}})
+                                    "enrichment": {"status": PENDING, "reason": QUEUED}})
             else:
                 hits += 1
                 self._attach(item, enrichment_fields(outcome))
@@ -169,6 +171,20 @@ class ArxivEnrichPipeline:
                                    type(item).__name__, name)
                     self._warned_fields = True
                 setattr(item, name, value)
+
+    def adopt(self, evidence: list[dict[str, Any]]) -> None:
+        """Look up works another worker queued and died before answering (the distributed
+        crawl, ``lookups_adopted``); every answer goes to the index as ``work_enriched``."""
+        if self._enricher is None or not evidence:
+            return
+        listings = [reduce(Listing.merged, map(listing_from_item, value["listings"]))
+                    for value in evidence]
+        self._last_progress = time.monotonic()
+        logger.info("looking up %d work(s) a dead worker of the job left unanswered",
+                    len(listings))
+        for outcome in self._enricher.submit_many(listings):
+            if outcome is not None:
+                self._deliver(outcome)
 
     # --- answers from the worker thread ----------------------------------------------
 

@@ -31,9 +31,15 @@ dead-letter file, so every ticket up to ``number`` is delivered.
 ``index_flush_soon`` (no keywords): flush what is buffered now, or as soon as the
 flush in flight ends, without waiting for the timer or a full batch (the distributed
 crawl, when its unacknowledged pages reach their bound).
+
+``lookups_adopted`` (keyword ``evidence``: ``{"work_id", "listings": [work item fields]}``
+per work, ``crawler.distributed.lookupbook``): the
+distributed crawl hands the arXiv stage the lookups a dead worker of the job left
+unanswered (``distributed.lookups``); their answers come as ``work_enriched``.
 """
 
 work_enriched = object()
+lookups_adopted = object()
 index_ticket = object()
 index_flush_soon = object()
 index_delivered = object()
