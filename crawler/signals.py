@@ -41,11 +41,17 @@ dead-letter file, so every ticket up to ``number`` is delivered.
 ``index_flush_soon`` (no keywords): flush what is buffered now, or as soon as the
 flush in flight ends, without waiting for the timer or a full batch (the distributed
 crawl, when its unacknowledged pages reach their bound).
+
+``lookups_adopted`` (keyword ``evidence``: ``{"work_id", "listings": [work item fields]}``
+per work, ``crawler.distributed.lookupbook``): the
+distributed crawl hands the arXiv stage the lookups a dead worker of the job left
+unanswered (``scholarindex.distributed.lookups``); their answers come as ``work_enriched``.
 """
 
 page_failed = object()
 run_verdict = object()
 work_enriched = object()
+lookups_adopted = object()
 index_ticket = object()
 index_flush_soon = object()
 index_delivered = object()

@@ -32,6 +32,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Mapping
+from functools import reduce
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -40,12 +41,12 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from crawler.cpu import CpuTally
-from crawler.signals import work_enriched
+from crawler.signals import lookups_adopted, work_enriched
 from scholarindex.core import stat_keys
-from scholarindex.core.enrichment_status import PENDING
+from scholarindex.core.enrichment_status import PENDING, QUEUED
 from scholarindex.core.items import PageItem, WorkItem
 from scholarindex.enrichment.config import EnrichmentConfig
-from scholarindex.enrichment.models import Outcome, listing_from_item
+from scholarindex.enrichment.models import Listing, Outcome, listing_from_item
 from scholarindex.enrichment.ratelimit import effective_delay
 from scholarindex.enrichment.service import Enricher, start_enricher
 
@@ -85,6 +86,7 @@ class ArxivEnrichPipeline:
             raise NotConfigured("arXiv enrichment is off (ARXIV_ENABLED=false)")
         pipeline = cls(crawler, EnrichmentConfig.from_settings(crawler.settings))
         crawler.signals.connect(pipeline.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(pipeline.adopt, signal=lookups_adopted)
         return pipeline
 
     # --- lifecycle -------------------------------------------------------------------
@@ -146,7 +148,7 @@ class ArxivEnrichPipeline:
         for item, outcome in zip(items, outcomes, strict=True):
             if outcome is None:
                 self._attach(item, {"arxiv": None,
-                                    "enrichment": {"status": PENDING, "reason": "queued"}})
+                                    "enrichment": {"status": PENDING, "reason": QUEUED}})
             else:
                 hits += 1
                 self._attach(item, enrichment_fields(outcome))
@@ -170,6 +172,20 @@ class ArxivEnrichPipeline:
                                    type(item).__name__, name)
                     self._warned_fields = True
                 setattr(item, name, value)
+
+    def adopt(self, evidence: list[dict[str, Any]]) -> None:
+        """Look up works another worker queued and died before answering (the distributed
+        crawl, ``lookups_adopted``); every answer goes to the index as ``work_enriched``."""
+        if self._enricher is None or not evidence:
+            return
+        listings = [reduce(Listing.merged, map(listing_from_item, value["listings"]))
+                    for value in evidence]
+        self._last_progress = time.monotonic()
+        logger.info("looking up %d work(s) a dead worker of the job left unanswered",
+                    len(listings))
+        for outcome in self._enricher.submit_many(listings):
+            if outcome is not None:
+                self._deliver(outcome)
 
     # --- answers from the worker thread ----------------------------------------------
 

@@ -170,3 +170,85 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
     assert outcomes[0].arxiv == outcomes[1].arxiv
     # One of the two took the other's answer.
     assert sorted(e["arxiv/asked_by_other_workers"] for e in events) == [0, 1]
+
+
+_CLAIM_AND_HANG = """
+import sys, time
+from pathlib import Path
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.shared_cache import SharedLookupCache
+cache = SharedLookupCache(LookupCache(Path(sys.argv[2]), 3600, 60), RedisLink(sys.argv[1], 5),
+                          "scholarindex:")
+print(cache.claim(["a title being asked"], 1200.0)[0], flush=True)
+time.sleep(600)  # "asking arXiv" until killed
+"""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("killed_after", [0.1, 8.0])
+def test_a_claim_of_a_worker_that_died_lapses_within_seconds(
+        tmp_path: Path, redis_server: RedisServer, killed_after: float) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from scholarindex.enrichment.shared_cache import CLAIM_SECONDS
+    # Another process claims a title for a request that would take 20 minutes, then dies.
+    asker = subprocess.Popen([sys.executable, "-c", _CLAIM_AND_HANG, redis_server.url,
+                              str(tmp_path / "a")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert asker.stdout is not None and "a title being asked" in asker.stdout.readline()
+        waiter = SharedLookupCache(LookupCache(tmp_path / "b", 3600, 60),
+                                   RedisLink(redis_server.url, 5), "scholarindex:")
+        time.sleep(killed_after)  # renewed meanwhile: the claim outlives CLAIM_SECONDS alive
+        assert waiter.claim(["a title being asked"], 1200.0) == ([], ["a title being asked"])
+        asker.send_signal(signal.SIGKILL)
+        asker.wait(10)
+        started = time.monotonic()
+        left = waiter.wait_for(["a title being asked"], 60.0)
+        waited = time.monotonic() - started
+    finally:
+        asker.kill()
+        asker.wait()
+    assert left == ["a title being asked"]  # unanswered: the waiter asks itself
+    assert waited <= CLAIM_SECONDS + 1.0, waited
+
+
+_HOLD_THE_SLOT = """
+import sys, time
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.ratelimit import RedisRateLimiter
+limiter = RedisRateLimiter(RedisLink(sys.argv[1], 5), "t:", "api", 0.1, 1200.0)
+with limiter.slot():
+    print("holding", flush=True)
+    time.sleep(600)  # a request that hangs until killed
+"""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("killed_after", [0.1, 8.0])
+def test_the_slot_of_a_worker_that_died_mid_request_is_free_within_seconds(
+        redis_server: RedisServer, killed_after: float) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from scholarindex.distributed.ratelimit import LIFE_SECONDS
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_THE_SLOT, redis_server.url],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        time.sleep(killed_after)
+        # Alive, it keeps the slot past LIFE_SECONDS (renewed).
+        assert redis_server.client().exists("t:ratelimit:api:slot")
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        other = RedisRateLimiter(RedisLink(redis_server.url, 5), "t:", "api", 0.1, 1200.0)
+        started = time.monotonic()
+        with other.slot():
+            waited = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert waited <= LIFE_SECONDS + 1.0, waited

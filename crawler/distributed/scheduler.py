@@ -13,6 +13,11 @@ acknowledged: at that many it takes nothing more and asks the index to flush now
 (``index_flush_soon``), so a kill leaves at most that many pages to redo. Leases held
 are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker.
 
+The works of a page that the arXiv stage queued are written to this worker's lookups in
+Redis before the page's acknowledgement (``scholarindex.distributed.lookups``, ``lookupbook``), and
+taken out once their answers are in the index; the idle check adopts the lookups of
+workers whose heartbeat lapsed and hands them to the arXiv stage (``lookups_adopted``).
+
 Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
 crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
 Redis is unreachable (restarting) the calls are retried for up to
@@ -52,9 +57,16 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from crawler.distributed.calls import RedisCalls
+from crawler.distributed.lookupbook import LookupBook
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import safe_name
-from crawler.signals import index_delivered, index_flush_soon, index_ticket
+from crawler.signals import (
+    index_delivered,
+    index_flush_soon,
+    index_ticket,
+    lookups_adopted,
+    work_enriched,
+)
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
 from scholarindex.core.urls import read_url_list
@@ -69,6 +81,7 @@ from scholarindex.distributed.jobs import (
     worker_id,
 )
 from scholarindex.distributed.keys import JobKeys
+from scholarindex.distributed.lookups import Lookups
 
 logger = logging.getLogger(__name__)
 
@@ -133,10 +146,17 @@ class RedisScheduler:
         self._unavailable = False  # Redis stayed away past REDIS_RETRY_SECONDS
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._ticker: LoopingCall | None = None
+        self.lookups = Lookups(self.link, self.keys, self.worker)
+        self.book = LookupBook()  # arXiv lookups this worker keeps in Redis
+        self._others_looking_up = 0  # live workers holding lookups (the last check)
         self.tracker = PageTracker.of(crawler)
         self.tracker.on_done = self._page_done
+        self.tracker.on_item = self.book.page_item
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
+        # Connected after the pipelines (built with the engine): the index pipeline has
+        # buffered an answer's update when this handler asks for its ticket.
+        crawler.signals.connect(self._on_enriched, signal=work_enriched)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -223,6 +243,8 @@ class RedisScheduler:
         self.frontier.ack(acks)
         released = self.frontier.release(unfinished)
         finished = finish(self.link, self.keys, self.run_id)
+        # The pipelines have delivered every answer (or "pending" with its reason).
+        self.lookups.clear()
         leave(self.link, self.keys, self.worker)
         return released, finished
 
@@ -338,7 +360,11 @@ class RedisScheduler:
 
     def _page_done(self, fp: str, items: int) -> None:
         if fp not in self._held:
+            self.book.page_dropped(fp)
             return
+        hold = self.book.page_done(fp)
+        if hold:  # in Redis before the page's acknowledgement (the calls run in order)
+            self.calls.run(self.lookups.hold, hold).addErrback(self._failed, "hold lookups")
         ticket = self._index_ticket() if items else 0
         if ticket > self._delivered:
             self._waiting.append((fp, ticket, time.monotonic()))
@@ -360,9 +386,24 @@ class RedisScheduler:
             self._flush_asked = True
             self.crawler.signals.send_catch_log(index_flush_soon)
 
+    def _on_enriched(self, work_id: str, **kwargs: Any) -> None:
+        """A work's arXiv answer went to the index: dropped from Redis once delivered."""
+        if not self.book.answered(work_id):
+            return
+        ticket = self._index_ticket()
+        if ticket > self._delivered:
+            self.book.wait(work_id, ticket)
+        else:
+            self._drop_lookups(self.book.drop([work_id]))
+
+    def _drop_lookups(self, work_ids: list[str]) -> None:
+        if work_ids and not self._unavailable:
+            self.calls.run(self.lookups.drop, work_ids).addErrback(self._failed, "drop lookups")
+
     def _on_delivered(self, number: int) -> None:
         self._delivered = max(self._delivered, number)
         self._flush_asked = False
+        self._drop_lookups(self.book.delivered(number))
         ready = [fp for fp, ticket, _ in self._waiting if ticket <= number]
         if ready:
             self._waiting = [entry for entry in self._waiting if entry[1] > number]
@@ -451,6 +492,8 @@ class RedisScheduler:
                 reasons.append("the URL list, not yet all queued by a seeding worker")
             if state.queued:
                 reasons.append(f"{state.queued} request(s) queued")
+            if self._others_looking_up:
+                reasons.append(f"arXiv lookups of {self._others_looking_up} other worker(s)")
             if state.leased > len(self._held):
                 reasons.append(f"{state.leased - len(self._held)} page(s) leased by other "
                                "workers (taken here if their leases expire)")
@@ -471,9 +514,12 @@ class RedisScheduler:
             self._send_acks()
             pushes, self._pushes = self._pushes, []
 
-            def check() -> FrontierState:
+            def check() -> tuple[FrontierState, int, list[dict[str, Any]]]:
                 self.frontier.push(pushes)
-                return self.frontier.state()
+                state = self.frontier.state()
+                # The arXiv lookups of workers that died (heartbeat lapsed) become ours.
+                alive, adopted = self.lookups.adopt() if state.idle else (0, [])
+                return state, alive, adopted
             d = self.calls.run(check)
             d.addCallback(self._checked)
             d.addErrback(self._failed, "state")
@@ -483,11 +529,18 @@ class RedisScheduler:
             d.addBoth(done)
         raise DontCloseSpider
 
-    def _checked(self, state: FrontierState) -> None:
+    def _checked(self, checked: tuple[FrontierState, int, list[dict[str, Any]]]) -> None:
+        state, self._others_looking_up, adopted = checked
         self._last_state = state
+        if adopted:  # looked up here now; answers dropped from Redis as this worker's own
+            self.book.adopted(adopted)
+            self.crawler.signals.send_catch_log(lookups_adopted, evidence=adopted)
         # Done when the job is (seeded, nothing queued, nothing leased by anyone) and this
         # worker holds nothing either; else pages of this worker are still on their way to
         # the index, requests are queued, or leased by a worker that may yet die.
         # A job found idle stays so: only a leased page can push new requests.
+        # Nor while a worker alive holds arXiv lookups (it may yet die: they would be
+        # adopted here) or this check just adopted some.
         self._job_done = (state.idle and not self._held and not self._local
-                          and self._taking is None)
+                          and self._taking is None and not self._others_looking_up
+                          and not adopted)

@@ -39,6 +39,8 @@ class PageTracker:
 
     def __init__(self, crawler: Crawler) -> None:
         self.on_done: Callable[[str, int], None] = lambda fp, items: None
+        # Each item of a leased page out of the pipelines, before the page can be done.
+        self.on_item: Callable[[str, Any], None] = lambda fp, item: None
         self._in_flight: dict[str, int] = {}  # items handed on, not yet out of the pipelines
         self._items: dict[str, int] = {}  # items the page yielded
         self._ended: set[str] = set()  # pages whose output is consumed
@@ -67,9 +69,10 @@ class PageTracker:
         self._ended.add(fp)
         self._check(fp)
 
-    def _item_finished(self, response: Any = None, **kwargs: Any) -> None:
+    def _item_finished(self, response: Any = None, item: Any = None, **kwargs: Any) -> None:
         fp = fingerprint_of(response)
         if fp is not None and self._in_flight.get(fp):
+            self.on_item(fp, item)
             self._in_flight[fp] -= 1
             self._check(fp)
 

@@ -14,6 +14,8 @@
     {prefix}job:{name}:heartbeats     sorted set worker -> alive until (ms, Redis clock)
     {prefix}job:{name}:done           hash worker -> pages acknowledged
     {prefix}job:{name}:clock          when a worker last took or renewed (ms, Redis clock)
+    {prefix}job:{name}:lookups:{worker}  hash work id -> evidence of an arXiv lookup the
+                                      worker has outstanding (``scholarindex.distributed.lookups``)
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ class JobKeys:
     @property
     def clock(self) -> str:
         return self._key("clock")
+
+    def lookups(self, worker: str) -> str:
+        return self._key(f"lookups:{worker}")
 
     def run_keys(self) -> list[str]:
         """What a new run of the job starts without (the dead letters stay)."""

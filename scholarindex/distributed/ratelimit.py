@@ -4,9 +4,11 @@ The same contract as ``scholarindex.enrichment.ratelimit.SharedRateLimiter`` (on
 file): one request in flight at a time, and the next one starts ``delay`` seconds
 after the previous one ended. Here the slot is a key set with ``NX`` semantics inside
 a script, and the time the next request may start is kept in Redis and read with
-Redis's own clock, so the machines' clocks do not matter. A worker that dies holding
-the slot frees it after ``hold_seconds`` (longer than any request may take, and
-never shorter than the delay).
+Redis's own clock, so the machines' clocks do not matter. The slot key lives
+``LIFE_SECONDS`` and a thread of the holder renews it every third of that while the
+request runs, for ``hold_seconds`` at most (longer than any request may take): a
+worker that dies holding the slot frees it within seconds, not after a request's
+whole time-out (which stopped every other worker's arXiv lookups meanwhile).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.connection import RedisLink, RedisUnavailable
 
 _NOW = "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 # KEYS: slot, next; ARGV: token, hold ms. Returns ms to wait (0: the slot is ours).
@@ -33,6 +35,14 @@ _RELEASE = _NOW + """
 redis.call('SET', KEYS[2], now + tonumber(ARGV[2]), 'PX', tonumber(ARGV[2]) + 60000)
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
+"""
+
+
+LIFE_SECONDS = 6.0
+# KEYS: slot; ARGV: token, ms. Renews the slot only while this holder has it.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
 """
 
 
@@ -55,6 +65,8 @@ class RedisRateLimiter:
         self._cancelled = cancelled
         self._acquire = link.client.register_script(_ACQUIRE)
         self._release = link.client.register_script(_RELEASE)
+        self._renew = link.client.register_script(_RENEW)
+        self.life_ms = min(int(LIFE_SECONDS * 1000), self.hold_ms)
 
     @contextmanager
     def slot(self) -> Iterator[None]:
@@ -62,15 +74,33 @@ class RedisRateLimiter:
         keys = [self.slot_key, self.next_key]
         while True:
             wait_ms = int(self.link.call(lambda c: self._acquire(
-                keys=keys, args=[token, self.hold_ms], client=c), "rate-limit slot"))
+                keys=keys, args=[token, self.life_ms], client=c), "rate-limit slot"))
             if wait_ms <= 0:
                 break
             if self._stop.wait(wait_ms / 1000):
                 raise self._cancelled("shutting down while waiting for the request slot")
+        held = threading.Event()
+        keeper = threading.Thread(target=self._keep, args=(token, held), daemon=True,
+                                  name="rate-limit-slot")
+        keeper.start()
         try:
             yield
         finally:
+            held.set()
             self.link.call(lambda c: self._release(
                 keys=keys, args=[token, int(self.delay * 1000)], client=c), "rate-limit release")
 
 
+
+    def _keep(self, token: str, released: threading.Event) -> None:
+        """Renew the slot while its request runs, up to ``hold_ms`` in all."""
+        renewals = max(self.hold_ms // max(self.life_ms // 3, 1), 1)
+        for _ in range(renewals):
+            if released.wait(self.life_ms / 3000):
+                return
+            try:
+                self.link.call(lambda c: self._renew(keys=[self.slot_key],
+                                                     args=[token, self.life_ms], client=c),
+                               "rate-limit renewal")
+            except RedisUnavailable:
+                return

@@ -12,9 +12,12 @@ Single flight: a worker about to ask arXiv for titles first claims them
 (``claim``: ``{REDIS_KEY_PREFIX}arxiv:asking:KEY``, set if absent, for ``hold``
 seconds); titles another worker is asking for right now are left to it, and their
 answers are read from the hash when it has them (``wait_for``). So two workers that
-meet the same new title at the same moment make one request, not two. A claim
-outlives a worker that died holding it by ``hold`` at most; a title still unanswered
-then is asked by the waiting worker itself.
+meet the same new title at the same moment make one request, not two. A claim is
+short (``CLAIM_SECONDS``) and kept alive by a thread of the claiming worker while it
+asks, so a claim of a worker that died lapses within seconds, not after the request's
+whole time-out; a waiting worker asks itself for the titles whose claim lapsed
+unanswered, and for all of them once it has waited ``hold`` seconds (a live worker
+stuck on its request).
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
-from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.connection import RedisLink, RedisUnavailable
 from scholarindex.enrichment.cache import CachedLookup, LookupCache
+
+CLAIM_SECONDS = 6.0  # a claim's life; renewed every third of it while its worker asks
 
 
 class SharedLookupCache:
@@ -42,7 +47,11 @@ class SharedLookupCache:
         self.asking_prefix = f"{prefix}arxiv:asking:"
         self._token = uuid.uuid4().hex  # this worker's claims
         self._release = link.client.register_script(_RELEASE)
+        self._renew = link.client.register_script(_RENEW)
         self._clock = clock
+        self._claimed: set[str] = set()  # claims held now, kept alive by ``_keep_claims``
+        self._claims_lock = threading.Lock()
+        self._keeper: threading.Thread | None = None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedLookup]:
         wanted = list(dict.fromkeys(keys))
@@ -96,7 +105,7 @@ class SharedLookupCache:
         """(keys this worker now asks arXiv for, keys another worker is asking for)."""
         if not keys:
             return [], []
-        hold_ms = max(int(hold * 1000), 1)
+        hold_ms = max(int(min(hold, CLAIM_SECONDS) * 1000), 1)
 
         def set_all(c):
             pipe = c.pipeline(transaction=False)
@@ -105,12 +114,41 @@ class SharedLookupCache:
             return pipe.execute()
         claimed = self.link.call(set_all, "claim lookups")
         mine = [k for k, ok in zip(keys, claimed, strict=True) if ok]
+        if mine:
+            self._keep(mine, hold_ms)
         return mine, [k for k, ok in zip(keys, claimed, strict=True) if not ok]
 
+    def _keep(self, keys: list[str], hold_ms: int) -> None:
+        """Keep these claims alive until released (one thread, gone when none is held)."""
+        with self._claims_lock:
+            self._claimed.update(keys)
+            if self._keeper is None or not self._keeper.is_alive():
+                self._keeper = threading.Thread(target=self._keep_claims, args=(hold_ms,),
+                                                name="arxiv-claims", daemon=True)
+                self._keeper.start()
+
+    def _keep_claims(self, hold_ms: int) -> None:
+        while True:
+            time.sleep(hold_ms / 3000)
+            with self._claims_lock:
+                claims = [self._asking(k) for k in self._claimed]
+                if not claims:
+                    self._keeper = None
+                    return
+            try:
+                self.link.call(partial(self._renew_claims, claims, hold_ms), "keep claims")
+            except RedisUnavailable:  # the claims lapse: other workers ask
+                return
+
+
+    def _renew_claims(self, claims: list[str], hold_ms: int, client: Any) -> Any:
+        return self._renew(keys=claims, args=[self._token, hold_ms], client=client)
     def release(self, keys: list[str]) -> None:
         """Drop this worker's claims on ``keys`` (their answers are in the hash now)."""
         if not keys:
             return
+        with self._claims_lock:
+            self._claimed.difference_update(keys)
         self.link.call(lambda c: self._release(keys=[self._asking(k) for k in keys],
                                                args=[self._token], client=c), "release lookups")
 
@@ -127,8 +165,14 @@ class SharedLookupCache:
             if not left or time.monotonic() >= deadline:
                 break
             claims = [self._asking(k) for k in left]
-            held = self.link.call(partial(_existing, claims), "lookup claims")
-            if not held:  # the asker gave up or died: the rest is ours to ask
+
+            def exist(c: Any, claims: list[str] = claims) -> list[Any]:
+                pipe = c.pipeline(transaction=False)
+                for claim in claims:
+                    pipe.exists(claim)
+                return pipe.execute()
+            held = self.link.call(exist, "lookup claims")
+            if not all(held):  # an asker gave up or died: what it left is ours to ask
                 left = [k for k in left if k not in self.get_many(left)]
                 break
             if stop.wait(0.1):
@@ -149,11 +193,16 @@ return n
 """
 
 
+# KEYS: claims; ARGV: token, ms. Keeps alive only the claims this worker holds.
+_RENEW = """
+local n = 0
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then n = n + redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
+return n
+"""
+
+
 def shared_cache(local: LookupCache, redis_url: str, prefix: str,
                  retry_seconds: float) -> SharedLookupCache:
     return SharedLookupCache(local, RedisLink(redis_url, retry_seconds), prefix)
-
-
-def _existing(keys: list[str], c: Any) -> int:
-    """How many of ``keys`` exist (one EXISTS)."""
-    return int(c.exists(*keys))

@@ -36,8 +36,10 @@ _READ_TIMEOUT = 30.0
 class FaultProxy:
     """Proxy on 127.0.0.1 (a free port) to ``upstream_host:upstream_port``."""
 
-    def __init__(self, upstream_host: str, upstream_port: int):
+    def __init__(self, upstream_host: str, upstream_port: int,
+                 read_timeout: float = _READ_TIMEOUT):
         self.upstream = (upstream_host, upstream_port)
+        self.read_timeout = read_timeout  # a slower answer is cut, as a fault would be
         self.port = 0
         self.requests: list[str] = []  # "METHOD /path" of every request seen
         self.faults_injected = 0
@@ -49,12 +51,12 @@ class FaultProxy:
         self._stopped = False
 
     @classmethod
-    def for_url(cls, url: str) -> Self:
+    def for_url(cls, url: str, read_timeout: float = _READ_TIMEOUT) -> Self:
         """A proxy for the server at ``url`` (http only)."""
         parts = urlsplit(url)
         if parts.scheme != "http":
             raise ValueError(f"fault proxy needs plain http, got {parts.scheme}")
-        return cls(parts.hostname or "127.0.0.1", parts.port or 80)
+        return cls(parts.hostname or "127.0.0.1", parts.port or 80, read_timeout)
 
     @property
     def url(self) -> str:
@@ -150,7 +152,7 @@ class FaultProxy:
                 conn, _ = listener.accept()
             except OSError:
                 return  # listener closed
-            conn.settimeout(_READ_TIMEOUT)
+            conn.settimeout(self.read_timeout)
             with self._lock:
                 self._conns.add(conn)
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
@@ -180,7 +182,8 @@ class FaultProxy:
                 if kind == "drop" and not value:
                     return
                 if upstream is None or upstream_reader is None:
-                    upstream = socket.create_connection(self.upstream, timeout=_READ_TIMEOUT)
+                    upstream = socket.create_connection(self.upstream,
+                                                        timeout=self.read_timeout)
                     with self._lock:
                         self._conns.add(upstream)
                     upstream_reader = _Reader(upstream)
