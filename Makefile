@@ -43,9 +43,11 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-# One test worker per core (pytest-xdist): most tests wait on servers and processes.
+# Two test workers per core (pytest-xdist): most tests wait on servers and processes, so
+# more workers than cores overlap the waits; work stealing keeps the long tests from
+# ending up queued behind one another at the end.
 test: lint browser-deps redis-deps
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n 4 --dist worksteal
 
 # The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
 soak-outage: $(STAMP)
