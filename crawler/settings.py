@@ -49,6 +49,9 @@ LOG_LEVEL = "INFO"
 # Worker processes that parse pages beside the reactor (crawler/parse_pool.py); 0 parses
 # on the reactor thread. One keeps a 2-core machine's second core for the index writer.
 PARSE_PROCESSES = 1
+# ...started once the crawl has parsed this many pages itself: a worker is a fresh
+# interpreter, which a crawl of a few pages never earns back.
+PARSE_PROCESSES_AFTER = 20
 
 # --- Items: one a page ------------------------------------------------------------------
 # Items handled at once per response: a page yields one item (crawler/spiders/profiles.py),

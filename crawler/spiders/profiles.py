@@ -72,7 +72,8 @@ class ProfilesSpider(scrapy.Spider):
     def parser(self) -> ParsePool:
         """Where pages are parsed; made at first use, from the crawl's settings."""
         if self._parser is None:
-            self._parser = ParsePool(self.settings.getint("PARSE_PROCESSES"))
+            self._parser = ParsePool(self.settings.getint("PARSE_PROCESSES"),
+                                     self.settings.getint("PARSE_PROCESSES_AFTER"))
         return self._parser
 
     @property
