@@ -43,14 +43,14 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-# Two test workers per core (pytest-xdist): most tests wait on servers and processes, so
-# more workers than cores overlap the waits; work stealing keeps the long tests from
+# Six test workers (pytest-xdist), more than a small machine's cores: most tests wait on
+# servers and processes, so the waits overlap; work stealing keeps the long tests from
 # ending up queued behind one another at the end.
 # The sources are compiled first: every crawl the tests start is a fresh interpreter, and
 # with PYTHONDONTWRITEBYTECODE set each would compile them again.
 test: lint browser-deps redis-deps
 	$(BIN)/python -m compileall -q crawler pipelines scholarindex index_mappings standins demo bench tests
-	$(BIN)/python -m pytest -n 4 --dist worksteal
+	$(BIN)/python -m pytest -n 6 --dist worksteal
 
 # The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
 soak-outage: $(STAMP)
