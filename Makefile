@@ -46,11 +46,12 @@ lint: $(STAMP)
 # Six test workers (pytest-xdist), more than a small machine's cores: most tests wait on
 # servers and processes, so the waits overlap; work stealing keeps the long tests from
 # ending up queued behind one another at the end.
-# The sources are compiled first: every crawl the tests start is a fresh interpreter, and
-# with PYTHONDONTWRITEBYTECODE set each would compile them again.
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: every xdist worker and
+# every crawl a test starts is a fresh interpreter, and each would otherwise compile the
+# sources (and pytest rewrite the test modules) again. One collection warms the cache.
 test: lint browser-deps redis-deps
-	$(BIN)/python -m compileall -q crawler pipelines scholarindex index_mappings standins demo bench tests
-	$(BIN)/python -m pytest -n 6 --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -q >/dev/null
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 6 --dist worksteal
 
 # The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
 soak-outage: $(STAMP)
