@@ -10,7 +10,6 @@ STAMP := $(VENV)/.installed
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall only when the project's metadata changes.
 $(STAMP): pyproject.toml | $(BIN)/python
