@@ -5,12 +5,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall only when the project's metadata changes.
 $(STAMP): pyproject.toml | $(BIN)/python
@@ -37,21 +36,28 @@ redis-deps:
 			|| echo "redis-server could not be installed; the distributed crawl's tests will skip"; \
 	fi
 
-# ruff, and the layer contracts in pyproject.toml ([tool.importlinter]).
+# ruff, the layer contracts in pyproject.toml ([tool.importlinter]) and the types (mypy).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
-# One test worker per core (pytest-xdist): most tests wait on servers and processes.
+# Six test workers (pytest-xdist), more than a small machine's cores: most tests wait on
+# servers and processes, so the waits overlap; work stealing keeps the long tests from
+# ending up queued behind one another at the end.
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: every xdist worker and
+# every crawl a test starts is a fresh interpreter, and each would otherwise compile the
+# sources (and pytest rewrite the test modules) again. One collection warms the cache.
 test: lint browser-deps redis-deps
-	$(BIN)/python -m pytest -n auto
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -q >/dev/null
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 6 --dist worksteal
 
 # The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
 soak-outage: $(STAMP)
 	OUTAGE_TEST_SECONDS=60 $(BIN)/python -m pytest -s tests/test_indexing_outage.py -k short_outage
 
 demo: $(STAMP)
-	$(BIN)/python -m ops.demo
+	$(BIN)/python -m demo
 
 # The benchmarks (bench/; none runs in `make test`, each has a small test there).
 # The whole crawl pipeline on a 10,000-profile synthetic site (about 10 minutes).
@@ -100,10 +106,26 @@ soak-distributed: $(STAMP) redis-deps
 bench-dedupe: $(STAMP)
 	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
 
-# The resolution pass alone (core.resolution.resolve) on 70,000 synthetic atoms:
+# The resolution pass alone (scholarindex.core.resolution.resolve) on 70,000 synthetic atoms:
 # CPU seconds per phase (features, blocking, decisions) and for the whole resolve.
 bench-resolution: $(STAMP)
 	$(BIN)/python -m bench.resolution_speed $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts
+
+# What ships, outside the checkout: the wheel in a fresh venv (no extras), its commands,
+# and a parse-only crawl of a fixture page. Prints the wheel's top-level import names.
+wheel-check: $(STAMP)
+	rm -rf build/wheel-check && mkdir -p build/wheel-check
+	$(BIN)/pip wheel --quiet --no-deps . -w build/wheel-check/dist
+	$(BIN)/python -c "import glob, zipfile; names = zipfile.ZipFile(glob.glob('build/wheel-check/dist/*.whl')[0]).namelist(); print('top-level:', sorted({n.split('/')[0] for n in names if '.dist-info' not in n}))"
+	$(PYTHON) -m venv build/wheel-check/venv
+	build/wheel-check/venv/bin/pip install --quiet build/wheel-check/dist/*.whl
+	cp fixtures/site/bzpeer/researchers/jose-luis-penalver/index.html build/wheel-check/page.html
+	cd /tmp && $(CURDIR)/build/wheel-check/venv/bin/scholarindex --help >/dev/null
+	cd /tmp && $(CURDIR)/build/wheel-check/venv/bin/scholarindex serve --help >/dev/null
+	cd build/wheel-check && SCRAPY_SETTINGS_MODULE=crawler.settings venv/bin/scrapy crawl profiles \
+		-a urls=file://$(CURDIR)/build/wheel-check/page.html -s INDEX_ENABLED=false \
+		-s ARXIV_ENABLED=false -s LOG_LEVEL=ERROR -O items.jsonl
+	@echo "wheel ok: $$(wc -l < build/wheel-check/items.jsonl) records from a fixture page"

@@ -44,9 +44,9 @@ from opensearchpy import OpenSearch
 from bench.arxiv import IndexedArxivStandIn
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.scan import scan
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.scan import scan
 from standins.site import SiteServer
 from tests.support.faultproxy import FaultProxy
 

@@ -10,9 +10,9 @@ import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from core.retry import RetryPolicy
 from crawler.environment import project_settings
-from indexing.connection import OpenSearchConfig
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.connection import OpenSearchConfig
 
 
 @contextmanager

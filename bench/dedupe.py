@@ -162,10 +162,10 @@ def _resolve(url: str, work: Path) -> dict[str, Any]:
 
 def _works(url: str) -> Iterator[dict[str, Any]]:
     """Every work document of the index (its ``_source``)."""
-    from indexing.client import build_client
-    from indexing.connection import OpenSearchConfig
-    from indexing.indices import alias_name
-    from indexing.scan import scan
+    from scholarindex.indexing.client import build_client
+    from scholarindex.indexing.connection import OpenSearchConfig
+    from scholarindex.indexing.indices import alias_name
+    from scholarindex.indexing.scan import scan
 
     client = build_client(OpenSearchConfig(url=url, prefix=PREFIX, verify_certs=True,
                                            timeout=120))

@@ -45,9 +45,9 @@ def fixture_pages(fixtures: Path) -> Iterator[tuple[str, str]]:
 
 def dump(fixtures: Path, out: io.BufferedIOBase) -> int:
     """Write the feed of every fixture page to ``out``; returns the number of pages."""
-    from core.items import PageItem
     from crawler.extract import parse_profile
     from crawler.feeds import JsonLinesItemExporter
+    from scholarindex.core.items import PageItem
 
     pages = 0
     for name, content_type in fixture_pages(fixtures):

@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 
-from core.identity import work_id
 from crawler.extract import parse_profile
+from scholarindex.core.identity import work_id
 
 # Listings dated without a year are read relative to this day (the crawl's CRAWL_DATE).
 CRAWL_DATE = date(2026, 11, 22)

@@ -1,4 +1,4 @@
-"""Throughput of the bulk writer (indexing.bulk.BulkWriter) on synthetic listings.
+"""Throughput of the bulk writer (scholarindex.indexing.bulk.BulkWriter) on synthetic listings.
 
     python -m bench.indexing                     # 20,000 listings, local osmem-server
     python -m bench.indexing --listings 2000     # smaller
@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.cluster import add_cluster_option, opensearch, writer_retry
-from core.items import ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import Change, change_from_item
-from indexing.client import build_client, quiet_transport_logs
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from indexing.indices import ensure_aliases
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter, WriteReport
+from scholarindex.indexing.changes import Change, change_from_item
+from scholarindex.indexing.client import build_client, quiet_transport_logs
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.indices import ensure_aliases
 
 _WORDS = ("adaptive graph neural serving cache sparse attention federated robust "
           "quantum scalable retrieval diffusion kernel bayesian protein language").split()

@@ -4,7 +4,7 @@
     python -m bench.load --clients 10 --seconds 5 --out load.json
     python -m bench.load --during-reindex         # also reindex and write meanwhile
 
-Builds the demo's index as ``make demo`` does (``ops.demo.build_index``: the fixture
+Builds the demo's index as ``make demo`` does (``demo.build_index``: the fixture
 site and the arXiv stand-ins crawled into a local osmem-server), starts the real
 ``scholarindex serve`` on 127.0.0.1 on a free port, and runs ``--clients`` threads,
 each sending its next request as soon as the last one answered, until ``--seconds``
@@ -19,7 +19,7 @@ a non-200 or a transport failure, a wrong answer is a different total, or a page
 without results for a search that has some.
 
 ``--during-reindex``: while the load runs, a crawl-like writer adds works (with
-``indexing.bulk.BulkWriter``, words no query of the pool contains, so the totals
+``scholarindex.indexing.bulk.BulkWriter``, words no query of the pool contains, so the totals
 above stay right) and ``scholarindex reindex --yes --index works`` switches the
 alias; afterwards every write that was not dead-lettered must be in the index.
 
@@ -52,19 +52,19 @@ from urllib.parse import urlencode
 import httpx
 
 from bench.search import nearest_rank
-from core.items import WorkItem
-from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item
-from indexing.client import build_client, quiet_transport_logs
-from indexing.deadletter import DeadLetterFile, read_lines
-from indexing.indices import alias_name, alias_target
-from ops.demo import build_index
-from ops.settings import OpsSettings
-from webui.params import SearchRequest
+from demo import build_index
+from scholarindex.core.items import WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.client import build_client, quiet_transport_logs
+from scholarindex.indexing.deadletter import DeadLetterFile, read_lines
+from scholarindex.indexing.indices import alias_name, alias_target
+from scholarindex.ops.settings import OpsSettings
+from scholarindex.search.params import SearchRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
-# webui/templates/search.html: the "no results" block, and the count above the results.
+# scholarindex/webui/templates/search.html: the "no results" block, and the count above the results.
 NO_RESULTS = 'class="no-results"'
 PAGE_TOTAL = re.compile(r"Show the (\d+) works?")
 FACETS = ("year", "category", "venue", "type", "source")

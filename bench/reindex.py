@@ -25,11 +25,11 @@ from dataclasses import dataclass, field, replace
 
 from bench.cluster import add_cluster_option, opensearch
 from bench.search_data import bulk_load, synthetic_works
-from indexing.client import build_client, quiet_transport_logs
-from indexing.connection import OpenSearchConfig
-from indexing.indices import MAPPINGS_DIR, alias_name
-from ops.reindex import ReindexOptions, ReindexResult, reindex
-from webui.query import text_query
+from scholarindex.indexing.client import build_client, quiet_transport_logs
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import MAPPINGS_DIR, alias_name
+from scholarindex.ops.reindex import ReindexOptions, ReindexResult, reindex
+from scholarindex.search.query import text_query
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""How long ``core.resolution.resolve`` takes on a synthetic set of atoms.
+"""How long ``scholarindex.core.resolution.resolve`` takes on a synthetic set of atoms.
 
 The atoms imitate a crawl of a large bibliography (the size of the DBLP-Scholar
 table, 70,000 by default): titles of 3 to 14 words drawn from a Zipf-distributed
@@ -23,9 +23,9 @@ import string
 import time
 from dataclasses import replace
 
-from core.resolution import Atom, resolve
-from core.resolution.blocking import candidate_pairs_from_titles
-from core.resolution.decide import decide_features, features
+from scholarindex.core.resolution import Atom, resolve
+from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
+from scholarindex.core.resolution.decide import decide_features, features
 
 
 def _word(rng: random.Random) -> str:
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _clear_caches() -> None:
-    from core.resolution import clean, generic, similarity
+    from scholarindex.core.resolution import clean, generic, similarity
 
     for function in (clean._clean, generic.is_generic_title, similarity.title_words,
                      similarity.variants, similarity.same_word, similarity.numbers,

@@ -236,12 +236,12 @@ def per_item_baseline(root: Path, paths: list[str], listings: int, kind: str = "
     from osmem_server import OsmemServer
 
     from crawler.extract import parse_profile
-    from indexing.bulk import BulkWriter, WriteReport
-    from indexing.changes import change_from_item, fold_change
-    from indexing.client import build_client
-    from indexing.connection import OpenSearchConfig
-    from indexing.deadletter import DeadLetterFile
-    from indexing.indices import alias_name, ensure_aliases
+    from scholarindex.indexing.bulk import BulkWriter, WriteReport
+    from scholarindex.indexing.changes import change_from_item, fold_change
+    from scholarindex.indexing.client import build_client
+    from scholarindex.indexing.connection import OpenSearchConfig
+    from scholarindex.indexing.deadletter import DeadLetterFile
+    from scholarindex.indexing.indices import alias_name, ensure_aliases
 
     items: list[Any] = []
     for path in paths:
@@ -604,8 +604,8 @@ def _checks(runs: dict[str, tuple[Crawl, dict[str, Any]]], truth: dict[str, dict
 
 
 def _osmem_counts(url: str) -> dict[str, int]:
-    from indexing.client import build_client
-    from indexing.connection import OpenSearchConfig
+    from scholarindex.indexing.client import build_client
+    from scholarindex.indexing.connection import OpenSearchConfig
 
     return _count_docs(build_client(OpenSearchConfig(url=url, prefix=PREFIX,
                                                      verify_certs=True, timeout=60)))

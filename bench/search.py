@@ -54,11 +54,11 @@ from bench.search_quality import (
     score,
     work_of,
 )
-from indexing.client import build_client, quiet_transport_logs
-from indexing.connection import OpenSearchConfig
-from webui.app import create_app
-from webui.params import MAX_QUERY_CHARS, SearchRequest
-from webui.service import SearchService
+from scholarindex.indexing.client import build_client, quiet_transport_logs
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.search.params import MAX_QUERY_CHARS, SearchRequest
+from scholarindex.webui.app import create_app
+from scholarindex.webui.service import SearchService
 
 FIXTURE_WORDS = ("load balancing", "inference", "MoE", "variational", "graph", "storage",
                  "learning", "neural", "training", "depth", "routing", "uncertainty",

@@ -2,8 +2,8 @@
 
 Used by the tests (fixture index) and by ``bench.search`` (both). The
 fixture route is the honest one: pages parsed with ``crawler.extract`` and
-merged into documents by ``indexing.bulk.BulkWriter``, as a crawl would.
-Synthetic works go through ``indexing.documents`` too, so they have exactly the
+merged into documents by ``scholarindex.indexing.bulk.BulkWriter``, as a crawl would.
+Synthetic works go through ``scholarindex.indexing.documents`` too, so they have exactly the
 index's document shape, and are bulk-loaded directly (a benchmark needs 100k).
 """
 
@@ -19,11 +19,11 @@ from opensearchpy import OpenSearch, helpers
 
 from bench.cluster import writer_retry
 from crawler.extract import parse_profile
-from indexing.bulk import BulkWriter
-from indexing.changes import Change, change_from_item
-from indexing.deadletter import DeadLetterFile
-from indexing.documents import merge_listing, work_doc_from_listing
-from indexing.indices import alias_name, ensure_aliases
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import Change, change_from_item
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.documents import merge_listing, work_doc_from_listing
+from scholarindex.indexing.indices import alias_name, ensure_aliases
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_PAGES = (ROOT / "fixtures" / "seeds", ROOT / "fixtures" / "heldout")
@@ -93,7 +93,7 @@ def synthetic_works(count: int, *, researchers: int = 2000, seed: int = 0
                     ) -> Iterator[dict[str, Any]]:
     """``count`` work documents in the index's shape, reproducible for a ``seed``.
 
-    Built with ``indexing.documents`` from made-up listings, one in five listed on
+    Built with ``scholarindex.indexing.documents`` from made-up listings, one in five listed on
     two profiles (so co-authors and merged profiles exist at scale).
     """
     rng = random.Random(seed)

@@ -13,7 +13,7 @@ holding the DBLP record. Three seeded sets of the same size:
   order), for pairs whose first author is the DBLP profile's owner.
 
 Each set prints MRR@10 (1/rank of the right work within the first ten hits, else 0,
-averaged) and recall@1, and which match level answered (``webui.matching``).
+averaged) and recall@1, and which match level answered (``scholarindex.search.matching``).
 
 The data are read at run time by ``bench.er.data`` from ``ER_DATA_DIR`` (default
 ``../shared/data/er`` relative to the repository root), never copied into the
@@ -36,11 +36,11 @@ from bench.er.data import DataSet, Record
 from bench.er.site import build_site, write_sites, write_urls
 from bench.run import run_crawl
 from bench.serve import StaticServer
-from core.identity import work_id
-from core.names import parse_name
-from core.text import words
-from indexing.connection import OpenSearchConfig
-from indexing.indices import alias_name
+from scholarindex.core.identity import work_id
+from scholarindex.core.names import parse_name
+from scholarindex.core.text import words
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import alias_name
 
 DBLP_ACM = "dblp-acm"
 SET_NAMES = ("exact", "typo", "owner")
@@ -136,7 +136,7 @@ def _letters(token: str) -> str:
 
 
 def surname(name: str) -> str | None:
-    """The folded surname of a printed name (``core.names``'s reading)."""
+    """The folded surname of a printed name (``scholarindex.core.names``'s reading)."""
     parsed = parse_name(html.unescape(name))  # ACM spells accents as entities
     return parsed.surname if parsed else None
 

@@ -18,7 +18,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from crawler.spiders.profiles import read_url_list
+from scholarindex.core.urls import read_url_list
 
 
 class RawSpider(scrapy.Spider):

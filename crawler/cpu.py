@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from core import stat_keys
+from scholarindex.core import stat_keys
 
 
 class CpuTally:

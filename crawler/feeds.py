@@ -1,9 +1,9 @@
 """Feed exporters that write one record a line, as before pages became the item.
 
-The spider yields one ``PageItem`` a page (``core.items``); ``-o``/``-O`` exports
+The spider yields one ``PageItem`` a page (``scholarindex.core.items``); ``-o``/``-O`` exports
 keep their shape: one line (row, element) per researcher and per listing, the
 researcher first. Each class is Scrapy's exporter of the same format, unpacking a
-page with ``core.items.records``; ``FEED_EXPORTERS`` in ``crawler/settings.py``
+page with ``scholarindex.core.items.records``; ``FEED_EXPORTERS`` in ``crawler/settings.py``
 puts them in place of Scrapy's for every built-in format.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy import exporters
 
-from core.items import records
+from scholarindex.core.items import records
 
 
 class _Records:
@@ -21,7 +21,7 @@ class _Records:
 
     def export_item(self, item: Any) -> None:
         for record in records(item):
-            super().export_item(record)  # type: ignore[misc]
+            super().export_item(record)  # type: ignore[misc]  # a mixin: the format's exporter comes next
 
 
 class JsonItemExporter(_Records, exporters.JsonItemExporter):

@@ -10,15 +10,16 @@ Each worker has a pipe of its own. The event loop writes a page to a worker that
 has none (one page at a time a worker, the rest wait here); one thread reads the
 workers' answers, unpickles them off the reactor thread and hands them to the loop.
 A ``ProcessPoolExecutor`` woke two threads of the crawl for each page (its manager
-thread on every submit and every result, its queue's feeder thread): about 0.35 ms
-of the crawl's CPU a page on the benchmark site, against about 0.2 ms for this
-reader, and the same on the reactor thread. (The loop reading the pipes itself, with
-no thread, cost the least CPU in all, but added about 0.1 ms a page to the reactor
-thread, the crawl's bottleneck.)
+thread on every submit and every result, its queue's feeder thread) and cost more of
+the crawl's CPU than this one reader. The loop reading the pipes itself, with no
+thread, cost the least CPU in all, but put that work on the reactor thread, the
+crawl's bottleneck. (The figures: docs/performance.md.)
 
 ``PARSE_PROCESSES`` sets the workers (0: parse on the reactor thread, as a plain
-call). Workers are spawned, not forked (the crawl runs threads), at the start
-of the crawl; until one has started (a fresh interpreter importing the parsers
+call). Workers are spawned, not forked (the crawl runs threads), once the crawl has
+parsed ``PARSE_PROCESSES_AFTER`` pages itself: a worker is a fresh interpreter
+importing the parsers, which a crawl of a few pages never earns back. Until one has
+started (a fresh interpreter importing the parsers
 takes a fraction of a second) pages are parsed in the crawl's process, so the
 first pages do not wait for it. If a worker cannot start or dies (a crawl run
 from a script without a ``__main__`` guard, which spawn needs, or a crash in a
@@ -40,8 +41,8 @@ from datetime import date
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from core.child_process import start_child
 from crawler.extract import ProfilePage, parse_profile
+from scholarindex.runtime.child_process import start_child
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +77,9 @@ class _Worker:
 class ParsePool:
     """``parse`` runs ``parse_profile`` in one of ``processes`` workers; see the module doc."""
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, processes: int, start_after: int = 0) -> None:
         self.processes = processes
+        self.start_after = start_after  # pages parsed here before the workers are spawned
         self.cpu_seconds = 0.0  # the parses' own CPU, wherever they ran
         self.parsed_here = 0  # pages parsed in the crawl's process (no worker, or not yet)
         self._workers: list[_Worker] = []
@@ -87,9 +89,15 @@ class ParsePool:
         self._closing = False
         self._started = threading.Event()  # a worker has started, or none will
         self._reader: threading.Thread | None = None
-        # Spawn them now, while the crawl opens; each says when it has imported the parsers.
+        self._spawned = False
+        if start_after <= 0:
+            self._spawn()
+
+    def _spawn(self) -> None:
+        """Start the workers; each says when it has imported the parsers."""
+        self._spawned = True
         context = multiprocessing.get_context("spawn")
-        for _ in range(processes):
+        for _ in range(self.processes):
             try:
                 self._workers.append(_Worker(context))
             except Exception:  # whatever stops a start: parse here instead
@@ -121,6 +129,8 @@ class ParsePool:
         page, cpu = _parse(url, body, content_type, today)
         self.cpu_seconds += cpu
         self.parsed_here += 1
+        if not self._spawned and self.parsed_here >= self.start_after and not self._closing:
+            self._spawn()
         return page
 
     def wait_started(self, timeout: float) -> bool:
@@ -175,7 +185,7 @@ class ParsePool:
             for conn in wait(list(reading)):
                 worker = reading[conn]
                 try:
-                    message = conn.recv()  # unpickled here, not on the reactor thread
+                    message = worker.conn.recv()  # unpickled here, not on the reactor thread
                 except (EOFError, OSError):
                     del reading[conn]
                     self._gone(worker)

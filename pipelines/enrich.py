@@ -23,7 +23,7 @@ requests made; retried; refused as malformed), ``arxiv/cache_hits`` and
 their latest answer (a work answered twice moves between them, so "pending" at
 the end is what ``scholarindex enrich --pending`` has left to do). The Enricher
 keeps them, exact for the whole run: it already stores every answered work on
-disk (see ``enrichment.service``), so counting needs no per-work memory here.
+disk (see ``scholarindex.enrichment.service``), so counting needs no per-work memory here.
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from core import stat_keys
-from core.enrichment_status import PENDING, QUEUED
-from core.items import PageItem, WorkItem
 from crawler.cpu import CpuTally
-from enrichment.config import EnrichmentConfig
-from enrichment.models import Listing, Outcome, listing_from_item
-from enrichment.ratelimit import effective_delay
-from enrichment.service import Enricher, start_enricher
-from pipelines.signals import lookups_adopted, work_enriched
+from crawler.signals import lookups_adopted, work_enriched
+from scholarindex.core import stat_keys
+from scholarindex.core.enrichment_status import PENDING, QUEUED
+from scholarindex.core.items import PageItem, WorkItem
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.models import Listing, Outcome, listing_from_item
+from scholarindex.enrichment.ratelimit import effective_delay
+from scholarindex.enrichment.service import Enricher, start_enricher
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +141,7 @@ class ArxivEnrichPipeline:
         if not listings:
             return
         self._last_progress = time.monotonic()
+        # Set at open_spider, before any item arrives.
         outcomes = self._enricher.submit_many(  # type: ignore[union-attr]
             [listing_from_item(_fields(listing)) for listing in listings])
         hits = 0
@@ -192,7 +193,7 @@ class ArxivEnrichPipeline:
         from twisted.internet import reactor  # the reactor Scrapy installed, not a default one
 
         self._answers.append(outcome)  # before the Enricher stops counting it as outstanding
-        reactor.callFromThread(self._drain)  # type: ignore[attr-defined]
+        reactor.callFromThread(self._drain)
 
     def _drain(self) -> None:
         while self._answers:
@@ -201,7 +202,7 @@ class ArxivEnrichPipeline:
     def _from_worker_event(self, key: str, count: int) -> None:
         from twisted.internet import reactor
 
-        reactor.callFromThread(self._inc, key, count)  # type: ignore[attr-defined]
+        reactor.callFromThread(self._inc, key, count)
 
     def _deliver(self, outcome: Outcome) -> None:
         """On the reactor thread: count the answer and signal it to the index."""

@@ -1,14 +1,14 @@
 """``OpenSearchIndexPipeline``: buffer items and merge them into OpenSearch in bulk.
 
 Items are buffered and flushed by count, by size and every few seconds; a page
-item (``core.items.PageItem``) is turned into its researcher's and listings' changes
+item (``scholarindex.core.items.PageItem``) is turned into its researcher's and listings' changes
 at once, with one time stamp and one stats update; a listing's arXiv enrichment
-travels in the listing's change (``indexing.changes``), an answer that comes later
+travels in the listing's change (``scholarindex.indexing.changes``), an answer that comes later
 (``work_enriched``) in a change of its own. A page's changes are packed
 (``changes.pack_changes``) once, as they are buffered: the packed length is their
 size, and a flush sends the packed messages to the writer's child as they are. A flush
 runs ``BulkWriter.write`` in a thread, so the reactor never waits on OpenSearch,
-and the write itself in a child process (``indexing.process``; switch off with
+and the write itself in a child process (``scholarindex.indexing.process``; switch off with
 ``INDEX_WRITER_PROCESS = false``), so merging does not slow parsing down;
 one flush is in flight at a time, items keep buffering meanwhile, and when the
 buffer grows past ``INDEX_MAX_BUFFER`` ``process_item`` waits for the flush
@@ -46,23 +46,34 @@ from twisted.internet.task import LoopingCall, deferLater
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.distinct import DistinctCounter
-from core.items import PageItem, records
-from core.retry import RetryPolicy
 from crawler.cpu import CpuTally
-from indexing.batching import Batching
-from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import Change, changes_from_records, enrichment_change, pack_changes
-from indexing.client import build_client, quiet_transport_logs, translate_errors
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import INTERNAL, LATE, UNAVAILABLE, DeadLetterFile, dead_letter
-from indexing.errors import IndexUnavailable
-from indexing.indices import ensure_aliases
-from indexing.outage import Outage
-from indexing.process import ProcessWriter
+from crawler.signals import index_delivered, index_flush_soon, index_ticket, work_enriched
 from pipelines.pause import CrawlPause
-from pipelines.signals import index_delivered, index_flush_soon, index_ticket, work_enriched
+from scholarindex.core import stat_keys
+from scholarindex.core.distinct import DistinctCounter
+from scholarindex.core.items import PageItem, records
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.batching import Batching
+from scholarindex.indexing.bulk import BulkWriter, WriteReport
+from scholarindex.indexing.changes import (
+    Change,
+    changes_from_records,
+    enrichment_change,
+    pack_changes,
+)
+from scholarindex.indexing.client import build_client, quiet_transport_logs, translate_errors
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import (
+    INTERNAL,
+    LATE,
+    UNAVAILABLE,
+    DeadLetterFile,
+    dead_letter,
+)
+from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.outage import Outage
+from scholarindex.indexing.process import ProcessWriter
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +148,11 @@ class OpenSearchIndexPipeline:
         crawler.signals.connect(pipeline.delivery_ticket, signal=index_ticket)
         crawler.signals.connect(pipeline.flush_soon, signal=index_flush_soon)
         return pipeline
+
+    def _add_paused(self, seconds: float) -> None:
+        # inc_value is typed for whole numbers; the paused time is seconds to the ms.
+        key = stat_keys.INDEX_PAUSED_SECONDS
+        self.stats.set_value(key, self.stats.get_value(key, 0) + round(seconds, 3))
 
     # --- Scrapy hooks ---------------------------------------------------------------------
 
@@ -400,7 +416,7 @@ class OpenSearchIndexPipeline:
             return  # given up meanwhile
         self._outage = None
         paused = outage.lasted(time.monotonic())
-        self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
+        self._add_paused(paused)
         held, self._held = self._held, []
         if held:  # sent first: packed ahead of what was buffered meanwhile
             self._buffer = held + self._buffer
@@ -433,7 +449,7 @@ class OpenSearchIndexPipeline:
         held and what comes after, end the run."""
         self._outage = None
         paused = outage.lasted(time.monotonic())
-        self.stats.inc_value(stat_keys.INDEX_PAUSED_SECONDS, round(paused, 3))
+        self._add_paused(paused)
         self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
                                 f"{self.outage_wait:g}s: {outage.last_error}")
         held, self._held = self._held + self._buffer, []

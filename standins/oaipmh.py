@@ -54,7 +54,7 @@ from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 from xml.etree import ElementTree as ET
 
-from core.arxiv_categories import is_oai_set, oai_set_of
+from scholarindex.core.arxiv_categories import is_oai_set, oai_set_of
 from standins.arxiv import load_entries
 from standins.loopback import LoopbackServer
 

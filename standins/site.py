@@ -16,15 +16,15 @@ import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
+
+_TYPES = {**SimpleHTTPRequestHandler.extensions_map,
+          ".txt": "text/plain; charset=utf-8", ".html": "text/html; charset=utf-8"}
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map,
-                      ".txt": "text/plain; charset=utf-8", ".html": "text/html; charset=utf-8"}
-
     def __init__(self, *args, site: SiteServer, **kwargs) -> None:
         self.site = site
+        self.extensions_map = _TYPES
         super().__init__(*args, **kwargs)
 
     def log_message(self, format: str, *args) -> None:  # keep test output quiet
@@ -71,7 +71,7 @@ class SiteServer:
     @property
     def base(self) -> str:
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def url(self, path: str) -> str:
         return self.base + "/" + path.lstrip("/")

@@ -21,12 +21,12 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.search_data import index_fixtures
-from core.retry import RetryPolicy
-from indexing.bulk import BulkWriter
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from indexing.indices import ensure_aliases
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.indices import ensure_aliases
 from standins.arxiv import ArxivStandIn
 from tests.support.faultproxy import FaultProxy
 from tests.support.ops import cli_env

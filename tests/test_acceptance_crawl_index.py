@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import OpenSearchConfig
 from standins.arxiv import ArxivStandIn
 from standins.site import SiteServer
 from tests.support.crawl import ROOT, crawl_profiles, crawls_at_once

@@ -18,8 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
-from core.identity import work_id
 from fixtures.render import read_page, render_lines
+from scholarindex.core.identity import work_id
 from standins.arxiv import ArxivStandIn, load_entries
 from standins.site import SiteServer
 from tests.support.crawl import ROOT, crawl_profiles, crawls_at_once

@@ -19,18 +19,18 @@ from typing import Any
 import pytest
 from twisted.python import threadable
 
-from core import stat_keys
-from core.identity import work_id
-from enrichment.config import EnrichmentConfig
-from enrichment.errors import ArxivUnavailable
-from enrichment.harvest import HarvestReport, harvest
-from enrichment.mirror import ALL, ArxivMirror, match_expression
-from enrichment.models import Listing, Outcome, listing_from_item
-from enrichment.oaipmh import OaiClient, OaiError
-from enrichment.pending import enrich_pending
-from enrichment.query import query_key
-from enrichment.resolver import Resolver
-from enrichment.service import start_enricher
+from scholarindex.core import stat_keys
+from scholarindex.core.identity import work_id
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.errors import ArxivUnavailable
+from scholarindex.enrichment.harvest import HarvestReport, harvest
+from scholarindex.enrichment.mirror import ALL, ArxivMirror, match_expression
+from scholarindex.enrichment.models import Listing, Outcome, listing_from_item
+from scholarindex.enrichment.oaipmh import OaiClient, OaiError
+from scholarindex.enrichment.pending import enrich_pending
+from scholarindex.enrichment.query import query_key
+from scholarindex.enrichment.resolver import Resolver
+from scholarindex.enrichment.service import start_enricher
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, load_entries, profile_works
 from standins.oaipmh import OaiStandIn
 from tests.support.enrichment_crawl import DISTINCT, crawl, final_outcomes

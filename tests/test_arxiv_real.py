@@ -20,18 +20,18 @@ import pytest
 from click.testing import CliRunner
 from opensearchpy import OpenSearch
 
-from core.enrichment_status import DONE
-from core.identity import split_dois
-from enrichment.client import ArxivFetcher
-from enrichment.config import EnrichmentConfig
-from enrichment.errors import BadQuery
-from enrichment.harvest import HarvestReport, harvest
-from enrichment.metadata import clean_text
-from enrichment.mirror import ALL, ArxivMirror
-from enrichment.oaipmh import OaiClient, OaiError, parse_page
 from fixtures.render import read_page, render_lines
-from indexing.identity import identity_keys
-from ops.cli import main
+from scholarindex.core.enrichment_status import DONE
+from scholarindex.core.identity import split_dois
+from scholarindex.enrichment.client import ArxivFetcher
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.errors import BadQuery
+from scholarindex.enrichment.harvest import HarvestReport, harvest
+from scholarindex.enrichment.metadata import clean_text
+from scholarindex.enrichment.mirror import ALL, ArxivMirror
+from scholarindex.enrichment.oaipmh import OaiClient, OaiError, parse_page
+from scholarindex.indexing.identity import identity_keys
+from scholarindex.ops.cli import main
 from standins.arxiv import ArxivStandIn
 from standins.oaipmh import OaiStandIn, set_specs
 from tests.support.arxiv_real import (

@@ -22,12 +22,14 @@ def test_pause_times_are_read_from_a_workers_log() -> None:
         "(refused): crawl paused, holding 3 change(s); probing",
         "2026-11-26 05:00:36 [pipelines.index] WARNING: OpenSearch at http://x answers again: "
         "crawl resumed after 30.6s paused; sending 3 held change(s)",
-        "2026-11-26 05:00:45 [distributed.connection] WARNING: Redis at redis://h/0 "
+        "2026-11-26 05:00:45 [scholarindex.distributed.connection] WARNING: Redis at redis://h/0 "
         "unavailable (ConnectionError: refused); retrying for up to 60 s",
-        "2026-11-26 05:00:46 [distributed.connection] WARNING: Redis at redis://h/0 "
+        "2026-11-26 05:00:46 [scholarindex.distributed.connection] WARNING: Redis at redis://h/0 "
         "unavailable (ConnectionError: refused); retrying for up to 60 s",
-        "2026-11-26 05:00:50 [distributed.connection] WARNING: Redis at redis://h/0 answers again",
-        "2026-11-26 05:00:51 [distributed.connection] WARNING: Redis at redis://h/0 answers again",
+        "2026-11-26 05:00:50 [scholarindex.distributed.connection] WARNING: Redis at redis://h/0 "
+        "answers again",
+        "2026-11-26 05:00:51 [scholarindex.distributed.connection] WARNING: Redis at redis://h/0 "
+        "answers again",
     ])
     assert pauses_in_log(log) == {"index": 30.6, "redis": 6.0}
     assert pauses_in_log(log.splitlines()[0]) == {"index": None, "redis": None}

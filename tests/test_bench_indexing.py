@@ -6,7 +6,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.indexing import main
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import OpenSearchConfig
 
 
 def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,

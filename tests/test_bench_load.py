@@ -10,7 +10,7 @@ import pytest
 
 from bench.load import Probe, failures, request_pool, run, verdict
 from bench.search_data import index_fixtures
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.ops import cli_env
 
 TITLES = ["Load balancing for mixture of experts", "Variational inference at scale",

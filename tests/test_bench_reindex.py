@@ -6,8 +6,8 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.reindex import run
-from indexing.connection import OpenSearchConfig
-from indexing.indices import alias_target
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import alias_target
 
 
 @pytest.mark.slow

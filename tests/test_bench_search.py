@@ -19,8 +19,8 @@ from bench.search_quality import (
     query_sets,
     score,
 )
-from core.text import words
-from webui.params import SearchRequest
+from scholarindex.core.text import words
+from scholarindex.search.params import SearchRequest
 
 
 def test_synthetic_works_have_the_index_shape():

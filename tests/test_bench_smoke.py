@@ -16,7 +16,7 @@ import pytest
 from bench.arxiv import IndexedArxivStandIn
 from bench.generate import build_site, check_sample, load_entries, write_site
 from bench.run import REQUIRED_KEYS, TARGETS, read_stats
-from enrichment.query import build_query, query_key
+from scholarindex.enrichment.query import build_query, query_key
 from standins.arxiv import ArxivStandIn
 
 ROOT = Path(__file__).resolve().parent.parent

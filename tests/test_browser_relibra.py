@@ -16,16 +16,16 @@ from pathlib import Path
 import pytest
 
 from bench.cluster import writer_retry
-from core.enrichment_status import DONE
-from core.identity import work_id
-from enrichment.cache import LookupCache
-from enrichment.client import ArxivFetcher
-from enrichment.models import Listing
-from enrichment.resolver import Resolver
-from indexing.bulk import BulkWriter
-from indexing.changes import enrichment_change
-from indexing.client import build_client
-from indexing.deadletter import DeadLetterFile
+from scholarindex.core.enrichment_status import DONE
+from scholarindex.core.identity import work_id
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.client import ArxivFetcher
+from scholarindex.enrichment.models import Listing
+from scholarindex.enrichment.resolver import Resolver
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import enrichment_change
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.deadletter import DeadLetterFile
 from standins.arxiv import ArxivStandIn
 from tests.support.crawl import ROOT
 from tests.support.search_site import FixtureSite, app_for, index_site

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from indexing.client import build_client
+from scholarindex.indexing.client import build_client
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, add_profiles, app_for, index_site
 
 pytestmark = pytest.mark.browser

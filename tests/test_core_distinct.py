@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.distinct import DistinctCounter
+from scholarindex.core.distinct import DistinctCounter
 
 
 def test_add_many_is_add_one_at_a_time_exact_and_estimated() -> None:

@@ -2,7 +2,7 @@
 
 from typing import get_args
 
-from core import enrichment_status, stat_keys
+from scholarindex.core import enrichment_status, stat_keys
 
 PUBLIC = {  # read by run reports, the verdict and outside checks: they never change
     "PROFILES_PARSED": "profiles/parsed",

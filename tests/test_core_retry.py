@@ -3,7 +3,7 @@
 import pytest
 from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
-from core.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from scholarindex.core.retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 
 @pytest.mark.parametrize("status", [408, 429, 500, 502, 503, 504, None, "N/A"])

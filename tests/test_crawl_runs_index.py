@@ -21,7 +21,7 @@ from opensearchpy import OpenSearch
 
 from crawler.extensions.report import run_document_id
 from crawler.extensions.verdict import EXIT_FAILED, EXIT_OK
-from indexing.indices import load_mapping
+from scholarindex.indexing.indices import load_mapping
 from standins.site import SiteServer
 from tests.support.crawl import ROOT, CrawlResult, crawl_profiles
 from tests.support.scheduled import HELDOUT, SEEDS, crawl_args, crawl_env, wait_for

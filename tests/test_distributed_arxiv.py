@@ -12,11 +12,11 @@ import pytest
 
 from bench.generate import load_entries
 from bench.run import read_stats
-from distributed.connection import RedisLink
-from distributed.ratelimit import RedisRateLimiter
-from enrichment.cache import LookupCache
-from enrichment.ratelimit import SharedRateLimiter, build_limiter
-from enrichment.shared_cache import SharedLookupCache
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.ratelimit import RedisRateLimiter
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.ratelimit import SharedRateLimiter, build_limiter
+from scholarindex.enrichment.shared_cache import SharedLookupCache
 from standins.arxiv import ArxivStandIn
 from tests.support.distributed import bench_site, start_worker
 from tests.support.redis import RedisServer
@@ -59,7 +59,7 @@ def test_build_limiter_is_per_machine_without_redis_and_shared_with_it(
 
 def test_the_harvest_takes_the_deployments_slot_with_redis_and_the_machines_without(
         tmp_path: Path, redis_server: RedisServer) -> None:
-    from enrichment.oaipmh import OaiClient
+    from scholarindex.enrichment.oaipmh import OaiClient
 
     alone = OaiClient(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path)))
     assert isinstance(alone._limiter, SharedRateLimiter)
@@ -134,9 +134,9 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
     from collections import Counter
     from dataclasses import replace
 
-    from enrichment.client import ArxivFetcher
-    from enrichment.models import Listing
-    from enrichment.resolver import Resolver
+    from scholarindex.enrichment.client import ArxivFetcher
+    from scholarindex.enrichment.models import Listing
+    from scholarindex.enrichment.resolver import Resolver
 
     listing = Listing.of("w0", "ResNeSt: Split-Attention Networks", 2020, ["Haibin Lin"])
     events: list[Counter] = [Counter(), Counter()]
@@ -175,9 +175,9 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
 _CLAIM_AND_HANG = """
 import sys, time
 from pathlib import Path
-from distributed.connection import RedisLink
-from enrichment.cache import LookupCache
-from enrichment.shared_cache import SharedLookupCache
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.shared_cache import SharedLookupCache
 cache = SharedLookupCache(LookupCache(Path(sys.argv[2]), 3600, 60), RedisLink(sys.argv[1], 5),
                           "scholarindex:")
 print(cache.claim(["a title being asked"], 1200.0)[0], flush=True)
@@ -193,7 +193,7 @@ def test_a_claim_of_a_worker_that_died_lapses_within_seconds(
     import subprocess
     import sys
 
-    from enrichment.shared_cache import CLAIM_SECONDS
+    from scholarindex.enrichment.shared_cache import CLAIM_SECONDS
     # Another process claims a title for a request that would take 20 minutes, then dies.
     asker = subprocess.Popen([sys.executable, "-c", _CLAIM_AND_HANG, redis_server.url,
                               str(tmp_path / "a")], stdout=subprocess.PIPE, text=True)
@@ -217,8 +217,8 @@ def test_a_claim_of_a_worker_that_died_lapses_within_seconds(
 
 _HOLD_THE_SLOT = """
 import sys, time
-from distributed.connection import RedisLink
-from distributed.ratelimit import RedisRateLimiter
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.ratelimit import RedisRateLimiter
 limiter = RedisRateLimiter(RedisLink(sys.argv[1], 5), "t:", "api", 0.1, 1200.0)
 with limiter.slot():
     print("holding", flush=True)
@@ -234,7 +234,7 @@ def test_the_slot_of_a_worker_that_died_mid_request_is_free_within_seconds(
     import subprocess
     import sys
 
-    from distributed.ratelimit import LIFE_SECONDS
+    from scholarindex.distributed.ratelimit import LIFE_SECONDS
     holder = subprocess.Popen([sys.executable, "-c", _HOLD_THE_SLOT, redis_server.url],
                               stdout=subprocess.PIPE, text=True)
     try:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.crawl import crawl_profiles
 from tests.support.distributed import bench_site, start_worker, wait_until
 from tests.support.index_contents import snapshot, untimed

@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from distributed.connection import RedisConfig, RedisLink
-from distributed.frontier import Frontier
-from distributed.jobs import definition_digest, finish, heartbeat, join
-from distributed.keys import JobKeys
-from indexing.connection import OpenSearchConfig
+from scholarindex.distributed.connection import RedisConfig, RedisLink
+from scholarindex.distributed.frontier import Frontier
+from scholarindex.distributed.jobs import definition_digest, finish, heartbeat, join
+from scholarindex.distributed.keys import JobKeys
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.ops import cli_env, json_out, run_cli
 from tests.support.redis import RedisServer
 

@@ -19,7 +19,7 @@ import pytest
 from bench.arxiv import IndexedArxivStandIn
 from bench.generate import load_entries
 from crawler.distributed.lookupbook import LookupBook, queued_works
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.distributed import bench_site, start_worker, wait_until
 from tests.support.index_contents import snapshot
 from tests.support.redis import RedisServer
@@ -81,7 +81,7 @@ def test_lookups_of_a_worker_killed_after_acknowledging_its_pages_are_done_by_an
 
 
 def build_client_for(config: OpenSearchConfig):  # type: ignore[no-untyped-def]
-    from indexing.client import build_client
+    from scholarindex.indexing.client import build_client
     return build_client(config)
 
 
@@ -113,10 +113,10 @@ def test_only_works_queued_for_arxiv_are_held_and_an_early_answer_is_not_held() 
 
 def test_a_dead_workers_lookups_are_adopted_and_a_live_ones_only_counted(
         redis_server: RedisServer) -> None:
-    from distributed.connection import RedisLink
-    from distributed.jobs import heartbeat
-    from distributed.keys import JobKeys
-    from distributed.lookups import Lookups
+    from scholarindex.distributed.connection import RedisLink
+    from scholarindex.distributed.jobs import heartbeat
+    from scholarindex.distributed.keys import JobKeys
+    from scholarindex.distributed.lookups import Lookups
 
     keys = JobKeys("t:", "job")
     link = RedisLink(redis_server.url, 5)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from core.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE
 from crawler.distributed.addon import DistributedCrawl
-from crawler.extensions.job import job_name
 from crawler.extensions.report import build_report, report_to_document, run_document_id
 from crawler.extensions.verdict import judge
+from crawler.job import job_name
+from scholarindex.core.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE
 from tests.support.crawl import project_settings
 
 WORKER = {"profiles/requested": 100, "run/worker": "host:1:ab"}
@@ -62,7 +62,8 @@ def test_without_redis_url_the_crawl_imports_no_redis() -> None:
     import sys
 
     code = ("import sys; from crawler.commands import crawl; from crawler.distributed import addon;"
-            " import enrichment.resolver, pipelines.enrich; print('redis' in sys.modules)")
+            " import scholarindex.enrichment.resolver, pipelines.enrich;"
+            " print('redis' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"

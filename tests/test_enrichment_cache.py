@@ -7,7 +7,7 @@ import multiprocessing
 import sqlite3
 from pathlib import Path
 
-from enrichment.cache import FILENAME, LookupCache
+from scholarindex.enrichment.cache import FILENAME, LookupCache
 
 HIT = [{"id": "2205.14465", "title": "ByteComp"}]
 

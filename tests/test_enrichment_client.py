@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from bench.arxiv import IndexedArxivStandIn
-from enrichment.cache import LookupCache
-from enrichment.client import ArxivFetcher
-from enrichment.config import EnrichmentConfig
-from enrichment.errors import ArxivUnavailable, BadQuery
-from enrichment.matching import Thresholds, verify
-from enrichment.models import Listing
-from enrichment.query import build_query, query_key
-from enrichment.resolver import Resolver
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.client import ArxivFetcher
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.errors import ArxivUnavailable, BadQuery
+from scholarindex.enrichment.matching import Thresholds, verify
+from scholarindex.enrichment.models import Listing
+from scholarindex.enrichment.query import build_query, query_key
+from scholarindex.enrichment.resolver import Resolver
 from standins.arxiv import ArxivStandIn
 from tests.support.settings import enrichment_config_with
 

@@ -8,7 +8,7 @@ import pytest
 from scrapy.settings import Settings
 
 from crawler import settings as declared
-from enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.config import EnrichmentConfig
 from tests.support.settings import enrichment_config_with, settings_with
 
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from core.names import same_person, shared_authors
-from enrichment.matching import (
+from scholarindex.core.names import same_person, shared_authors
+from scholarindex.enrichment.matching import (
     Thresholds,
     distinctive_words,
     title_containment,
     title_similarity,
     verify,
 )
-from enrichment.models import Listing
+from scholarindex.enrichment.models import Listing
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv"
 

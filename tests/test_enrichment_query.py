@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from enrichment.query import (
+from scholarindex.enrichment.query import (
     batches,
     build_query,
     encoded_length,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from enrichment.errors import Cancelled
-from enrichment.ratelimit import SharedRateLimiter, effective_delay
+from scholarindex.enrichment.errors import Cancelled
+from scholarindex.enrichment.ratelimit import SharedRateLimiter, effective_delay
 
 DELAY = 0.2
 

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from core.enrichment_status import DONE, NONE
-from enrichment.cache import LookupCache
-from enrichment.client import ArxivFetcher
-from enrichment.config import EnrichmentConfig
-from enrichment.models import Listing, Outcome
-from enrichment.query import fallback_clause
-from enrichment.resolver import Resolver
-from enrichment.service import start_enricher
+from scholarindex.core.enrichment_status import DONE, NONE
+from scholarindex.enrichment.cache import LookupCache
+from scholarindex.enrichment.client import ArxivFetcher
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.models import Listing, Outcome
+from scholarindex.enrichment.query import fallback_clause
+from scholarindex.enrichment.resolver import Resolver
+from scholarindex.enrichment.service import start_enricher
 from standins.arxiv import ArxivStandIn, load_entries
 from tests.support.settings import enrichment_config_with
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from core.identity import work_id
-from enrichment.config import EnrichmentConfig
-from enrichment.models import Listing, Outcome
-from enrichment.pending import enrich_pending
-from enrichment.query import query_key
-from enrichment.service import AnsweredWorks, start_enricher
+from scholarindex.core.identity import work_id
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.enrichment.models import Listing, Outcome
+from scholarindex.enrichment.pending import enrich_pending
+from scholarindex.enrichment.query import query_key
+from scholarindex.enrichment.service import AnsweredWorks, start_enricher
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 from tests.support.settings import enrichment_config_with
 

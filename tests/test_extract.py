@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core.identity import work_id
 from crawler.extract import parse_profile
+from scholarindex.core.identity import work_id
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 TODAY = date(2026, 11, 22)

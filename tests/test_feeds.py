@@ -6,9 +6,9 @@ import csv
 import io
 import json
 
-from core.items import PageItem, ResearcherItem, WorkItem
 from crawler import feeds
 from crawler.environment import project_settings
+from scholarindex.core.items import PageItem, ResearcherItem, WorkItem
 
 
 def _page() -> PageItem:

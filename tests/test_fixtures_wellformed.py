@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from core.identity import title_key
 from fixtures import render
+from scholarindex.core.identity import title_key
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXPECTED = FIXTURES / "expected"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from core.identity import canonical_url, researcher_id, title_key, work_id
-from core.names import name_key
+from scholarindex.core.identity import canonical_url, researcher_id, title_key, work_id
+from scholarindex.core.names import name_key
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 PARITY = "Parity Declustering for Fault-Tolerant Storage Systems via $t$-designs"

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opensearchpy.helpers.actions import _chunk_actions, expand_action
 
-from indexing.bulkbody import BulkAction, requests
-from indexing.client import _OrjsonSerializer
+from scholarindex.indexing.bulkbody import BulkAction, requests
+from scholarindex.indexing.client import _OrjsonSerializer
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
 _json = st.recursive(

@@ -12,13 +12,13 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from core.items import WorkItem
-from core.retry import RetryPolicy
-from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import change_from_item
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
+from scholarindex.core.items import WorkItem
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.bulk import BulkWriter, WriteReport
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
 
 WORKS = 40
 PROFILES_PER_WRITER = 4

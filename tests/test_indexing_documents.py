@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.items import RESEARCHER_FIELDS, WORK_FIELDS, ResearcherItem, WorkItem
-from core.names import name_key, nicest
-from indexing.changes import (
+from scholarindex.core.items import RESEARCHER_FIELDS, WORK_FIELDS, ResearcherItem, WorkItem
+from scholarindex.core.names import name_key, nicest
+from scholarindex.indexing.changes import (
     Change,
     apply_change,
     carried_enrichment,
@@ -25,7 +25,7 @@ from indexing.changes import (
     changes_from_records,
     enrichment_change,
 )
-from indexing.documents import (
+from scholarindex.indexing.documents import (
     ARXIV_FIELDS,
     LISTING_FIELDS,
     RESEARCHER_DOC_FIELDS,
@@ -37,8 +37,8 @@ from indexing.documents import (
     timestamp,
     work_doc_from_listing,
 )
-from indexing.errors import InvalidItem
-from indexing.indices import load_mapping
+from scholarindex.indexing.errors import InvalidItem
+from scholarindex.indexing.indices import load_mapping
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"
 

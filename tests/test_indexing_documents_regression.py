@@ -14,9 +14,9 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.names import nicest
-from indexing import documents
-from indexing.documents import LISTING_FIELDS, _clone, merged_authors
+from scholarindex.core.names import nicest
+from scholarindex.indexing import documents
+from scholarindex.indexing.documents import LISTING_FIELDS, _clone, merged_authors
 
 
 def merged_authors_before(entries: Iterable[Mapping[str, Any]],

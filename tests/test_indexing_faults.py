@@ -11,14 +11,14 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.indexing import batches, synthetic_listings, synthetic_researchers
-from core.retry import RetryPolicy
-from indexing.bulk import BulkWriter
-from indexing.client import build_client, translate_errors
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile, read_lines
-from indexing.errors import IndexUnavailable
-from indexing.indices import ensure_aliases
-from indexing.replay import replay
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.client import build_client, translate_errors
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile, read_lines
+from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.replay import replay
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.settings import RETENTION_DAYS, writer_retry_with

@@ -10,24 +10,24 @@ import pytest
 from opensearchpy import OpenSearch
 from scrapy.utils.test import get_crawler
 
-from core.items import PageItem, ResearcherItem
-from core.retry import RetryPolicy
 from crawler.environment import project_settings
-from indexing.batching import Batching
-from indexing.bulk import WriteReport
-from indexing.changes import (
+from pipelines.index import OpenSearchIndexPipeline
+from scholarindex.core.items import PageItem, ResearcherItem
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.batching import Batching
+from scholarindex.indexing.bulk import WriteReport
+from scholarindex.indexing.changes import (
     change_from_item,
     changes_from_records,
     enrichment_change,
     pack_changes,
     unpack_changes,
 )
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from indexing.indices import ensure_aliases
-from indexing.outage import Outage
-from indexing.process import ProcessWriter
-from pipelines.index import OpenSearchIndexPipeline
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.outage import Outage
+from scholarindex.indexing.process import ProcessWriter
 from tests.support.index_contents import snapshot
 from tests.support.sample_items import CHAO, T1, YINMIN
 

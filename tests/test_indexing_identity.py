@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from core.identity import work_id
-from core.items import WorkItem
-from core.retry import RetryPolicy
-from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import (
+from scholarindex.core.identity import work_id
+from scholarindex.core.items import WorkItem
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.bulk import BulkWriter, WriteReport
+from scholarindex.indexing.changes import (
     Change,
     apply_change,
     change_from_item,
@@ -30,13 +30,13 @@ from indexing.changes import (
     fold_change,
     unlist_change,
 )
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile, dead_letter
-from indexing.documents import merge_works
-from indexing.identity import REDIRECT_PREFIX, identity_keys
-from indexing.indices import IDENTITIES_INDEX, alias_name
-from indexing.replay import replay
-from ops.rebuild import rebuild
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile, dead_letter
+from scholarindex.indexing.documents import merge_works
+from scholarindex.indexing.identity import REDIRECT_PREFIX, identity_keys
+from scholarindex.indexing.indices import IDENTITIES_INDEX, alias_name
+from scholarindex.indexing.replay import replay
+from scholarindex.ops.rebuild import rebuild
 from tests.support.settings import RETENTION_DAYS
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"

@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from core.retry import RetryPolicy
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import read_lines
-from indexing.outage import Outage
-from indexing.replay import replay
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import read_lines
+from scholarindex.indexing.outage import Outage
+from scholarindex.indexing.replay import replay
 from standins.site import SiteServer
 from tests.support.crawl import (
     ROOT,

@@ -22,10 +22,10 @@ from opensearchpy import OpenSearch
 from twisted.internet.task import LoopingCall
 from twisted.python import threadable
 
-from core.items import PageItem, ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter
-from indexing.connection import OpenSearchConfig
-from pipelines.signals import work_enriched
+from crawler.signals import work_enriched
+from scholarindex.core.items import PageItem, ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.crawl import CrawlResult, project_settings, run_spider
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot

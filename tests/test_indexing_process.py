@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from core.retry import RetryPolicy
-from indexing.changes import change_from_item
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile, read_lines
-from indexing.indices import ensure_aliases
-from indexing.process import ProcessWriter
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile, read_lines
+from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.process import ProcessWriter
 from tests.support.index_contents import snapshot
 from tests.support.sample_items import CHAO, T1, YINMIN
 
@@ -83,7 +83,7 @@ def test_changes_the_child_holds_through_an_outage_come_back_to_the_parent(
 def test_dead_letters_and_log_records_of_the_child_reach_the_parent(
         process_writer: ProcessWriter, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     bad_year = {**asdict(CHAO), "work_id": "bad-year", "year": "MMXXVI"}
-    with caplog.at_level(logging.ERROR, logger="indexing.bulk"):
+    with caplog.at_level(logging.ERROR, logger="scholarindex.indexing.bulk"):
         report = process_writer.write([change_from_item(bad_year, T1)])
         process_writer.close()  # flushes the child's log records to the parent
     assert report.dead_letter_codes == {"rejected": 1}
@@ -99,7 +99,7 @@ def test_a_dead_child_costs_nothing_the_crawl_goes_on_writing_from_a_thread(
     process_writer.write([change_from_item(CHAO, T1)])
     [pid] = process_writer._pool._processes
     os.kill(pid, signal.SIGKILL)
-    with caplog.at_level(logging.ERROR, logger="indexing.process"):
+    with caplog.at_level(logging.ERROR, logger="scholarindex.indexing.process"):
         report = process_writer.write([change_from_item(YINMIN, T1)])
     assert report.listings_delivered == 1 and report.dead_lettered == 0
     assert "writing from a thread" in caplog.text
@@ -110,10 +110,10 @@ UNGUARDED_SCRIPT = """
 import sys
 from dataclasses import replace
 from tests.support.settings import writer_retry_with
-from indexing.changes import change_from_item
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from indexing.process import ProcessWriter
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.process import ProcessWriter
 from tests.support.sample_items import CHAO, T1
 
 url, prefix, dead = sys.argv[1:]
@@ -140,9 +140,9 @@ KILLED_CRAWL_SCRIPT = """
 import os, signal, sys
 from dataclasses import replace
 from tests.support.settings import writer_retry_with
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from indexing.process import ProcessWriter
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.process import ProcessWriter
 
 if __name__ == "__main__":
     url, prefix, dead = sys.argv[1:]

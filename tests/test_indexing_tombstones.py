@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 
-from core.items import ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter
-from indexing.changes import (
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import (
     Change,
     MissingDocument,
     carried_enrichment,
@@ -32,10 +32,10 @@ from indexing.changes import (
     split_enrichment,
     unlist_change,
 )
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import read_lines
-from indexing.indices import alias_name
-from indexing.tombstones import (
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import read_lines
+from scholarindex.indexing.indices import alias_name
+from scholarindex.indexing.tombstones import (
     Folded,
     expired_listing,
     fold_with_tombstone,

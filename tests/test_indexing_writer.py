@@ -11,18 +11,18 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.indexing import batches, synthetic_listings, synthetic_researchers
-from core.items import ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter, RequestLimits
-from indexing.changes import (
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter, RequestLimits
+from scholarindex.indexing.changes import (
     change_from_item,
     changes_from_item,
     changes_from_records,
     enrichment_change,
     fold_change,
 )
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile, read_lines
-from indexing.indices import (
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile, read_lines
+from scholarindex.indexing.indices import (
     alias_target,
     concrete_name,
     create_index,
@@ -33,7 +33,7 @@ from indexing.indices import (
     mapping_version,
     swap_alias,
 )
-from indexing.replay import replay
+from scholarindex.indexing.replay import replay
 from tests.support.index_contents import snapshot, untimed
 from tests.support.sample_items import CHAO, T1, T2, YINMIN
 from tests.support.settings import RETENTION_DAYS, writer_retry_with

@@ -7,12 +7,13 @@ import logging
 import pytest
 from pydispatch.dispatcher import getAllReceivers, liveReceivers
 from scrapy import signals
+from scrapy.crawler import Crawler
 from scrapy.utils.test import get_crawler
 
-from core.items import PageItem, ResearcherItem, WorkItem
 from crawler.extensions.itemsignals import ItemSignals
 from crawler.extensions.records import RecordCounts
 from crawler.extensions.report import RunReport
+from scholarindex.core.items import PageItem, ResearcherItem, WorkItem
 
 PAGE = PageItem(ResearcherItem(id="r", url="https://site/r", name="R"),
                 [WorkItem(work_id=w, title=w, researcher_id="r", researcher_name="R")
@@ -23,13 +24,21 @@ def _receivers(crawler, signal) -> list:
     return list(liveReceivers(getAllReceivers(crawler.signals.sender, signal)))
 
 
+def _crawler(extensions: dict[type, int]) -> Crawler:
+    return get_crawler(settings_dict={"EXTENSIONS": extensions, "RUN_REPORT": "",
+                                      "INDEX_ENABLED": False})
+
+
 def test_records_and_report_count_through_one_receiver() -> None:
-    crawler = get_crawler()
+    crawler = _crawler({})
     crawler.stats.open_spider()
     before = {s: len(_receivers(crawler, s)) for s in (signals.item_scraped,
                                                        signals.item_dropped)}
-    RecordCounts(crawler)
-    report = RunReport(crawler, "")
+    crawler = _crawler({ItemSignals: 0, RecordCounts: 0, RunReport: 0})
+    crawler.stats.open_spider()
+    crawler.signals.send_catch_log(signals.engine_started)
+    report = crawler.get_extension(RunReport)
+    assert report is not None
     assert {s: len(_receivers(crawler, s)) - n for s, n in before.items()} == {
         signals.item_scraped: 1, signals.item_dropped: 1}
     crawler.signals.send_catch_log(signals.item_scraped, item=PAGE, response=None,
@@ -42,6 +51,14 @@ def test_records_and_report_count_through_one_receiver() -> None:
     assert len(report.works) == 2  # a and b, each once
 
 
+def test_without_the_hub_the_callbacks_are_scrapys_receivers() -> None:
+    crawler = _crawler({RecordCounts: 0})
+    crawler.stats.open_spider()
+    crawler.signals.send_catch_log(signals.engine_started)
+    crawler.signals.send_catch_log(signals.item_scraped, item=PAGE, response=None, spider=None)
+    assert crawler.stats.get_value("item_scraped_count") == 4
+
+
 def test_a_failing_callback_is_logged_and_the_others_still_run(
         caplog: pytest.LogCaptureFixture) -> None:
     crawler = get_crawler()
@@ -50,8 +67,7 @@ def test_a_failing_callback_is_logged_and_the_others_still_run(
     def broken(**_: object) -> None:
         raise RuntimeError("bug")
 
-    hub = ItemSignals.of(crawler)
-    assert ItemSignals.of(crawler) is hub
+    hub = ItemSignals(crawler)
     hub.connect(broken, signals.item_scraped)
     hub.connect(lambda item, **_: seen.append(item), signals.item_scraped)
     with caplog.at_level(logging.ERROR, logger="crawler.extensions.itemsignals"):

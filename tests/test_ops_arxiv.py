@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from enrichment.harvest import ScopeReport
-from enrichment.mirror import FILENAME, ArxivMirror
-from ops.arxiv import Progress, harvest_lock
-from ops.cli import main
-from ops.status import _render_mirror, mirror_status
+from scholarindex.enrichment.harvest import ScopeReport
+from scholarindex.enrichment.mirror import FILENAME, ArxivMirror
+from scholarindex.ops.arxiv import Progress, harvest_lock
+from scholarindex.ops.cli import main
+from scholarindex.ops.status import _render_mirror, mirror_status
 from standins.oaipmh import OaiStandIn
 
 

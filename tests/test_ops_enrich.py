@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-import ops.enrich
+import scholarindex.ops.enrich
 from bench.search_data import index_fixtures
-from core.identity import work_id
-from indexing.bulk import BulkWriter
-from indexing.changes import enrichment_change
-from indexing.connection import OpenSearchConfig
-from indexing.indices import alias_name
-from ops import console
+from scholarindex.core.identity import work_id
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import enrichment_change
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import alias_name
+from scholarindex.ops import console
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli
@@ -88,7 +88,8 @@ def test_arxiv_down_leaves_works_pending_and_exits_non_zero(
         pending: list[str], arxiv_api: ArxivStandIn, opensearch_client: OpenSearch,
         opensearch_config: OpenSearchConfig, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ops.enrich, "CHUNK", 10)  # several chunks from the fixture's works
+    # several chunks from the fixture's works
+    monkeypatch.setattr(scholarindex.ops.enrich, "CHUNK", 10)
     arxiv_api.fail_next("503", times=1000)
     env = arxiv_env(opensearch_config, arxiv_api, tmp_path, ARXIV_MAX_ATTEMPTS="2")
 

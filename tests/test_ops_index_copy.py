@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
-from core.retry import RetryPolicy
-from indexing.errors import IndexUnavailable
-from ops import index_copy
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.ops import index_copy
 
 
 @pytest.fixture(autouse=True)

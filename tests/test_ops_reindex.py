@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-import indexing.documents
-from core.items import WorkItem
-from indexing.bulk import BulkWriter, WriteReport
-from indexing.changes import change_from_item
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import read_lines
-from indexing.indices import alias_name
-from ops import console
+import scholarindex.indexing.documents
+from scholarindex.core.items import WorkItem
+from scholarindex.indexing.bulk import BulkWriter, WriteReport
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import read_lines
+from scholarindex.indexing.indices import alias_name
+from scholarindex.ops import console
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import (
@@ -265,7 +265,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
     def with_field(body: dict[str, Any]) -> None:
         body["mappings"]["properties"]["listing_count"] = {"type": "integer"}
         body["mappings"]["_meta"]["version"] = 2
-    original = indexing.documents._work_doc
+    original = scholarindex.indexing.documents._work_doc
 
     def work_doc_with_count(work_id: str, entries: list[dict[str, Any]],
                             previous: Any) -> dict[str, Any]:
@@ -274,7 +274,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
     works = alias_name(indexed.prefix, "works")
     before = snapshot(opensearch_client, works)
     assert not any("listing_count" in d for d in before.values())
-    monkeypatch.setattr(indexing.documents, "_work_doc", work_doc_with_count)
+    monkeypatch.setattr(scholarindex.indexing.documents, "_work_doc", work_doc_with_count)
     env = cli_env(indexed, INDEX_MAPPINGS_DIR=mappings_dir(tmp_path, with_field))
 
     result = run_cli(["reindex", "--yes", "--index", "works", "--rebuild", "--json"], env)

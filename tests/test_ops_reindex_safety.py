@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from core.exit_codes import EXIT_ALREADY_RUNNING
-from core.items import WorkItem
-from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item
-from indexing.connection import OpenSearchConfig
-from indexing.indices import LOCK_INDEX, MAPPINGS_DIR, alias_name, ensure_plain_index
-from ops import console
-from ops.lock import AliasBusy, AliasLock, LockLost
-from ops.reindex import ReindexFailed, ReindexOptions, reindex
+from scholarindex.core.exit_codes import EXIT_ALREADY_RUNNING
+from scholarindex.core.items import WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import LOCK_INDEX, MAPPINGS_DIR, alias_name, ensure_plain_index
+from scholarindex.ops import console
+from scholarindex.ops.lock import AliasBusy, AliasLock, LockLost
+from scholarindex.ops.reindex import ReindexFailed, ReindexOptions, reindex
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import (

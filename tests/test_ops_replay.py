@@ -8,19 +8,19 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch
 
-from core.items import WorkItem
-from indexing.bulk import BulkWriter
-from indexing.changes import (
+from scholarindex.core.items import WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import (
     change_from_item,
     changes_from_item,
     changes_from_records,
     enrichment_change,
 )
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
-from indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
-from indexing.replay import replay
-from ops import console
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import MISSING, DeadLetterFile, dead_letter, read_lines
+from scholarindex.indexing.indices import alias_name, alias_target, ensure_aliases, set_write_block
+from scholarindex.indexing.replay import replay
+from scholarindex.ops import console
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli

@@ -12,11 +12,11 @@ from opensearchpy import OpenSearch
 
 from crawler.extensions.report import build_report, store_report, write_report
 from crawler.extensions.verdict import Verdict
-from indexing.bulk import BulkWriter
-from indexing.changes import enrichment_change
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile, dead_letter
-from indexing.indices import alias_name
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import enrichment_change
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile, dead_letter
+from scholarindex.indexing.indices import alias_name
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, mappings_dir, run_cli
 

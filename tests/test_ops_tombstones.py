@@ -9,16 +9,16 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from core.items import ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import EXPIRED, read_lines
-from indexing.documents import timestamp
-from indexing.indices import TOMBSTONES_INDEX, alias_name
-from indexing.tombstones import retention_cutoff
-from ops import console
-from ops.tombstones import PruneReport, _prune_one
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import EXPIRED, read_lines
+from scholarindex.indexing.documents import timestamp
+from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
+from scholarindex.indexing.tombstones import retention_cutoff
+from scholarindex.ops import console
+from scholarindex.ops.tombstones import PruneReport, _prune_one
 from tests.support.ops import cli_env, json_out, run_cli
 from tests.support.settings import RETENTION_DAYS
 

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from bench.search_data import fixture_changes, synthetic_works
-from indexing.changes import Change, apply_change, enrichment_change
-from indexing.indices import load_mapping, read_mapping
-from ops.mappings import diff_mapping
-from ops.rebuild import document_changes, rebuild
-from ops.runs import flag_drops
-from ops.verify import TOP_HITS, Snapshot, compare
+from scholarindex.indexing.changes import Change, apply_change, enrichment_change
+from scholarindex.indexing.indices import load_mapping, read_mapping
+from scholarindex.ops.mappings import diff_mapping
+from scholarindex.ops.rebuild import document_changes, rebuild
+from scholarindex.ops.runs import flag_drops
+from scholarindex.ops.verify import TOP_HITS, Snapshot, compare
 
 
 def fixture_documents() -> dict[tuple[str, str], dict[str, Any]]:

@@ -106,18 +106,26 @@ def test_a_parser_error_in_a_worker_is_raised_in_the_crawl() -> None:
 
 
 def test_crawl_items_are_the_same_with_and_without_parser_processes(tmp_path: Path) -> None:
+    # (processes, pages parsed here before they start): none; from the first page; after 3.
+    setups = {"none": (0, 0), "at once": (1, 0), "after 3": (1, 3), "never": (1, 1000)}
     with SiteServer(FIXTURES / "site") as site:
         urls = ",".join(site.url(line) for line in (FIXTURES / "site" / "urls.txt")
                         .read_text().split() if line.startswith("/"))
-        runs = {n: crawl_profiles(tmp_path / str(n), {"PARSE_PROCESSES": str(n)}, urls=urls)
-                for n in (0, 1)}
+        runs = {name: crawl_profiles(tmp_path / name.replace(" ", "-"),
+                                     {"PARSE_PROCESSES": str(n), "PARSE_PROCESSES_AFTER": str(k)},
+                                     urls=urls)
+                for name, (n, k) in setups.items()}
     def key(item: dict) -> tuple:
         return item["kind"], item.get("work_id") or item["id"], item.get("researcher_id") or ""
 
-    assert sorted(runs[0].items, key=key) == sorted(runs[1].items, key=key)
-    assert len(runs[1].items) > 20
-    assert runs[1].stats["cpu/parse_processes"] == 1
-    assert runs[0].stats["cpu/parse_processes"] == 0
+    expected = sorted(runs["none"].items, key=key)
+    assert len(expected) > 20
+    assert all(sorted(run.items, key=key) == expected for run in runs.values())
+    processes = {name: run.stats["cpu/parse_processes"] for name, run in runs.items()}
+    assert processes == {"none": 0, "at once": 1, "after 3": 1, "never": 0}
+    here = {name: run.stats["cpu/pages_parsed_in_crawl_process"] for name, run in runs.items()}
+    assert here["never"] == here["none"] > 3
+    assert here["after 3"] >= 3  # the first three always, then more until a worker is up
 
 
 def test_workers_exit_when_the_crawl_is_killed(tmp_path: Path) -> None:

@@ -20,12 +20,18 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from core.items import ResearcherItem, WorkItem
 from crawler.extract import parse_profile
-from indexing.bulk import BulkWriter
-from indexing.changes import Change, change_from_item, fold_change, unlist_change, unlist_changes
-from indexing.deadletter import DeadLetter
-from indexing.documents import merge_listing, merge_researcher, unlist_listing
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import (
+    Change,
+    change_from_item,
+    fold_change,
+    unlist_change,
+    unlist_changes,
+)
+from scholarindex.indexing.deadletter import DeadLetter
+from scholarindex.indexing.documents import merge_listing, merge_researcher, unlist_listing
 from standins.site import SiteServer
 from tests.support.crawl import ROOT, CrawlResult, crawl_profiles
 

@@ -1,12 +1,12 @@
-"""core.resolution.authors: who an atom's people are, and when they rule a pair out."""
+"""scholarindex.core.resolution.authors: who an atom's people are, and when they rule a pair out."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.names import parse_name
-from core.resolution import Atom
-from core.resolution.authors import compare_people, maybe_same_person, people_of
+from scholarindex.core.names import parse_name
+from scholarindex.core.resolution import Atom
+from scholarindex.core.resolution.authors import compare_people, maybe_same_person, people_of
 
 
 def atom(owners: tuple[str, ...] = (), authors: tuple[str, ...] = (),

@@ -1,9 +1,9 @@
-"""core.resolution.blocking: the combined keys that survive titles of common words."""
+"""scholarindex.core.resolution.blocking: the combined keys that survive titles of common words."""
 
 from __future__ import annotations
 
-from core.resolution import Atom, candidate_pairs
-from core.resolution.blocking import MAX_POSTING
+from scholarindex.core.resolution import Atom, candidate_pairs
+from scholarindex.core.resolution.blocking import MAX_POSTING
 
 
 def atom(work_id: str, title: str) -> Atom:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.resolution import clean_title, is_generic_title
-from core.resolution.clean import repair_text
+from scholarindex.core.resolution import clean_title, is_generic_title
+from scholarindex.core.resolution.clean import repair_text
 
 
 @pytest.mark.parametrize(("damaged", "repaired"), [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.resolution import Atom, candidate_pairs, resolve
+from scholarindex.core.resolution import Atom, candidate_pairs, resolve
 
 
 def listing(work_id: str, title: str, owner: str, year: int | None = 2020,

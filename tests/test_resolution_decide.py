@@ -1,11 +1,11 @@
-"""core.resolution.decide and .similarity: near misses on both sides of the rule."""
+"""scholarindex.core.resolution.decide and .similarity: near misses on both sides of the rule."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.resolution import Atom, decide
-from core.resolution.similarity import compare_titles
+from scholarindex.core.resolution import Atom, decide
+from scholarindex.core.resolution.similarity import compare_titles
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 
@@ -271,7 +271,7 @@ SWAPPED = [
 
 @pytest.mark.parametrize(("a", "b", "swapped"), SWAPPED)
 def test_a_swapped_word_is_not_a_typo(a: str, b: str, swapped: bool) -> None:
-    from core.resolution.similarity import word_swapped
+    from scholarindex.core.resolution.similarity import word_swapped
     assert word_swapped(a, b) is swapped
 
 
@@ -287,5 +287,5 @@ def test_one_word_swapped_with_an_author_is_a_template_sibling() -> None:
     assert not decide(listing("x", a, "Olivia Berg"), listing("y", b, "Olivia Berg")).match
     reworded = "Business Data Management for B2B Electronic Commerce: Design and Practice"
     other = "Business data management for business-to-business electronic commerce: design"
-    from core.resolution.similarity import one_word_swapped
+    from scholarindex.core.resolution.similarity import one_word_swapped
     assert not one_word_swapped(reworded, other)  # reworded in several places: rule 8 reads it

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.identity import work_id
-from core.resolution.listing import listing_work_id, listing_work_ids, salted_work_id
+from scholarindex.core.identity import work_id
+from scholarindex.core.resolution.listing import listing_work_id, listing_work_ids, salted_work_id
 
 TITLE = "QuickStore: A High Performance Mapped Object Store"
 

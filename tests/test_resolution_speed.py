@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from bench.resolution_speed import main, synthetic_atoms
-from core.resolution import resolve
+from scholarindex.core.resolution import resolve
 
 
 def test_a_few_thousand_synthetic_atoms_resolve_quickly() -> None:

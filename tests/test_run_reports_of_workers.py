@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ops.runs import merge_parts, run_summary
+from scholarindex.ops.runs import merge_parts, run_summary
 
 
 def report(worker: str | None, started: str, finished: str, parsed: int,

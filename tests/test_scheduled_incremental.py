@@ -18,7 +18,7 @@ import pytest
 from scrapy.exceptions import NotConfigured
 
 from crawler.extensions.verdict import EXIT_DATA_LOST, EXIT_OK
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import OpenSearchConfig
 from standins.site import SiteServer
 from tests.support.incremental import DATA_LOST, IncrementalRun
 from tests.support.scheduled import SEEDS, Run, crawl, file_urls, page_state, side_by_side

@@ -44,9 +44,10 @@ def test_interrupted_run_resumes_without_loss_or_repeats(tmp_path: Path) -> None
                          for p in PROFILES)
 
     with SiteServer(root) as site:
-        # One page at a time, half a second apart: slow enough to interrupt mid-crawl.
+        # One page at a time, two seconds apart: slow enough to interrupt mid-crawl even
+        # when the overlap check below takes a loaded machine several seconds to start.
         settings = {"RUN_JOB": "resume", "STATE_DIR": str(workdir / "state"),
-                    "JOBDIR": str(workdir / "jobdir"), "DOWNLOAD_DELAY": "0.5",
+                    "JOBDIR": str(workdir / "jobdir"), "DOWNLOAD_DELAY": "2",
                     "DOWNLOAD_DELAY_JITTER": "0", "CONCURRENT_REQUESTS": "1"}
         args = crawl_args(",".join(site.url(p.name) for p in PROFILES), settings,
                           "-o", f"{items}:jsonl")  # -o appends: both parts land in one file

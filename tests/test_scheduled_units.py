@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from core.distinct import DistinctCounter
-from core.exit_codes import (
+from crawler.commands.runlock import RunLock
+from crawler.extensions.report import build_report, report_to_document, summary_line
+from crawler.extensions.verdict import judge
+from crawler.job import derive_job_name, run_id, safe_name
+from crawler.state import PageStateStore
+from scholarindex.core.distinct import DistinctCounter
+from scholarindex.core.exit_codes import (
     EXIT_ALREADY_RUNNING,
     EXIT_DATA_LOST,
     EXIT_FAILED,
@@ -18,12 +23,7 @@ from core.exit_codes import (
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
 )
-from core.urls import redact_url
-from crawler.commands.runlock import RunLock
-from crawler.extensions.job import derive_job_name, run_id, safe_name
-from crawler.extensions.report import build_report, report_to_document, summary_line
-from crawler.extensions.verdict import judge
-from crawler.state import PageStateStore
+from scholarindex.core.urls import redact_url
 
 CLEAN = {"profiles/requested": 5, "profiles/parsed": 5, "profiles/listings": 26}
 

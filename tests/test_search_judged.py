@@ -1,5 +1,5 @@
 """A small judged query set on the fixture index: each query, the works it must rank
-first (in order), and the match level that must answer (``webui.matching``).
+first (in order), and the match level that must answer (``scholarindex.search.matching``).
 
 The fixture pages go through the real parser and writer into the test cluster; the
 queries go through ``/api/search`` as a visitor's would.

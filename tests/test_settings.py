@@ -14,9 +14,9 @@ from scrapy.utils.test import get_crawler
 
 from crawler import settings as declared
 from crawler.environment import Environment, project_settings
-from indexing.batching import Batching
-from indexing.connection import OpenSearchConfig
-from ops.settings import OpsSettings, enrichment_config
+from scholarindex.indexing.batching import Batching
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.ops.settings import OpsSettings, enrichment_config
 from tests.support.crawl import run_crawl
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -4,7 +4,6 @@ from datetime import date
 
 import pytest
 
-from core.text import decode_entities
 from crawler.extract.values import (
     looks_like_authors,
     printed_date,
@@ -13,6 +12,7 @@ from crawler.extract.values import (
     to_int,
     to_number,
 )
+from scholarindex.core.text import decode_entities
 
 TODAY = date(2026, 11, 22)
 

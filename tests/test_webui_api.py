@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from indexing.client import build_client
+from scholarindex.indexing.client import build_client
+from scholarindex.search.facets import FACETS
+from scholarindex.search.params import MAX_PAGE, SearchRequest
+from scholarindex.webui.service import SearchService
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for
 from tests.support.settings import opensearch_config_with
-from webui.facets import FACETS
-from webui.params import MAX_PAGE, SearchRequest
-from webui.service import SearchService
 
 FACET_NAMES = [f.name for f in FACETS]
 # Where each facet's values sit in an API hit, to check filters against the hits themselves.

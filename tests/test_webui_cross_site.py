@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from core.names import same_full_name
+from scholarindex.core.names import same_full_name
+from scholarindex.search.query import namesakes_body, shared_works_body
+from scholarindex.webui.cross_site import linked, namesakes
 from tests.support.search_site import FixtureSite, add_profiles, tags
-from webui.cross_site import linked, namesakes
-from webui.query import namesakes_body, shared_works_body
 
 RESNEST = "ResNeSt: split attention networks"  # Haibin Lin's ResNeSt, as another site prints it
 M3BERT = "m3BERT: A Modern, Multi-lingual, Matryoshka Bidirectional Encoder"

@@ -6,9 +6,7 @@ import json
 
 import pytest
 
-from tests.support.search_site import FixtureSite, add_profiles, tags
-from webui.browse_cache import BrowseCache, index_state
-from webui.matching import (
+from scholarindex.search.matching import (
     MOST_WORDS,
     QueryWords,
     loose_clause,
@@ -16,7 +14,9 @@ from webui.matching import (
     ranking_clauses,
     read_as_printed,
 )
-from webui.query import text_query
+from scholarindex.search.query import text_query
+from scholarindex.webui.browse_cache import BrowseCache, index_state
+from tests.support.search_site import FixtureSite, add_profiles, tags
 
 # --- reading the query ----------------------------------------------------------------
 

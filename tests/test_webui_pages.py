@@ -9,9 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bench.search_data import refresh
-from indexing.bulk import BulkWriter
-from indexing.changes import enrichment_change
-from indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import enrichment_change
+from scholarindex.indexing.deadletter import DeadLetterFile
 from tests.support.search_site import (
     SCRIPT_ESCAPED,
     SCRIPT_TEXT,
@@ -53,7 +53,7 @@ def test_script_is_text_on_the_researcher_page_and_in_highlights(site):
 
 
 def test_templates_escape_everything():
-    from webui.templating import make_templates
+    from scholarindex.webui.templating import make_templates
 
     env = make_templates().env
     assert env.autoescape is True

@@ -8,12 +8,19 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from markupsafe import Markup
 
-from webui.facets import FACETS
-from webui.highlight import MARK_CLOSE, MARK_OPEN, join_fragments, mark, plain
-from webui.http_errors import InvalidRequest
-from webui.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
-from webui.query import TEXT_MATCHES, query_text, search_body, text_query
-from webui.results import parse_hit, safe_url
+from scholarindex.search.facets import FACETS
+from scholarindex.search.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
+from scholarindex.search.query import (
+    MARK_CLOSE,
+    MARK_OPEN,
+    TEXT_MATCHES,
+    query_text,
+    search_body,
+    text_query,
+)
+from scholarindex.webui.highlight import join_fragments, mark, plain
+from scholarindex.webui.http_errors import InvalidRequest
+from scholarindex.webui.results import parse_hit, safe_url
 
 
 def _roundtrip(request: SearchRequest) -> SearchRequest:

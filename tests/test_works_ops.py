@@ -10,9 +10,9 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
-from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.ops import cli_env, run_cli
 from tests.support.search_site import app_for
 from tests.support.works import LISTINGS, ORIGINAL, T1, TYPO

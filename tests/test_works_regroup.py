@@ -13,12 +13,17 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.items import WorkItem
-from core.resolution import Atom, resolve
-from indexing.changes import apply_change, change_from_item, enrichment_change
-from indexing.documents import doc_work_ids, merge_works, regroup_works, resolution_link
-from indexing.resolution import atoms_of, plan
-from indexing.resolution import why_joined as why
+from scholarindex.core.items import WorkItem
+from scholarindex.core.resolution import Atom, resolve
+from scholarindex.indexing.changes import apply_change, change_from_item, enrichment_change
+from scholarindex.indexing.documents import (
+    doc_work_ids,
+    merge_works,
+    regroup_works,
+    resolution_link,
+)
+from scholarindex.indexing.resolution import atoms_of, plan
+from scholarindex.indexing.resolution import why_joined as why
 
 T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
 

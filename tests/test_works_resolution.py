@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from indexing.bulk import BulkWriter
-from indexing.changes import change_from_item, unlist_change
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from indexing.decisions import DecisionStore, decision
-from indexing.indices import alias_name, ensure_aliases
-from indexing.resolution import ResolutionPass
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item, unlist_change
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.decisions import DecisionStore, decision
+from scholarindex.indexing.indices import alias_name, ensure_aliases
+from scholarindex.indexing.resolution import ResolutionPass
 from tests.support.crawl import crawl_profiles
 from tests.support.index_contents import snapshot, untimed
 from tests.support.works import (

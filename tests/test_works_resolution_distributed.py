@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
 from standins.site import SiteServer
 from tests.support.crawl import crawl_profiles
 from tests.support.distributed import start_worker

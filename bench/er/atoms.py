@@ -1,9 +1,9 @@
 """Work items to the index's work documents, and documents to resolution atoms.
 
 ``documents(items)`` folds the work items with the index's own pure merge
-(``indexing.changes.change_from_item`` + ``fold_change``), so the documents are
+(``scholarindex.indexing.changes.change_from_item`` + ``fold_change``), so the documents are
 the ones a crawl into an empty index would hold before any resolution: one per
-``work_id``. The resolution pass's own ``indexing.resolution.atoms_of`` reads them as
+``work_id``. The resolution pass's own ``scholarindex.indexing.resolution.atoms_of`` reads them as
 atoms, so the evaluator and the index see the same evidence.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from indexing.changes import change_from_item, fold_change
+from scholarindex.indexing.changes import change_from_item, fold_change
 
 SEEN_AT = "2026-11-22T00:00:00Z"  # one crawl: every listing seen at the same time
 

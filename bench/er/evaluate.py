@@ -11,8 +11,8 @@ into works, and each work's records (``bench.er.listings``) are scored pairwise
 over the full tables (``bench.er.score``) against the gold pairs, beside the
 exact-title baseline (every atom its own work: what the index holds today).
 
-Resolvers: ``exact`` (the baseline alone) and ``full`` (``core.resolution.resolve``,
-once that package is on the branch). When ``core.resolution.candidate_pairs``
+Resolvers: ``exact`` (the baseline alone) and ``full`` (``scholarindex.core.resolution.resolve``,
+once that package is on the branch). When ``scholarindex.core.resolution.candidate_pairs``
 exists, blocking's pair completeness and reduction ratio are printed too, and the
 completeness with the posting cap scaled down as a 70,000-atom crawl of the same
 vocabulary would fill the postings (``scaled_cap``): how blocking holds at scale.
@@ -38,10 +38,10 @@ from bench.er.listings import Matched
 from bench.er.score import PairScore, blocking, pairwise
 from bench.er.site import Site, build_sites
 from bench.generate import CRAWL_DATE, LAYOUT_B
-from core.identity import work_id
-from core.resolution import Atom
 from crawler.extract import parse_profile
-from indexing.resolution import atoms_of as document_atoms
+from scholarindex.core.identity import work_id
+from scholarindex.core.resolution import Atom
+from scholarindex.indexing.resolution import atoms_of as document_atoms
 
 RESOLVERS = ("exact", "full")
 
@@ -119,14 +119,14 @@ def scaled_cap(atoms: int) -> int:
     """The posting cap that, on ``atoms`` atoms, cuts as deep into the vocabulary as
     the real cap would on ``SCALE_ATOMS`` atoms of the same vocabulary: postings
     grow with the crawl, so a word under the cap here would be over it there."""
-    from core.resolution.blocking import MAX_POSTING
+    from scholarindex.core.resolution.blocking import MAX_POSTING
     return max(2, round(MAX_POSTING * atoms / SCALE_ATOMS))
 
 
 def resolution() -> Any | None:
-    """``core.resolution`` if it is on this branch."""
+    """``scholarindex.core.resolution`` if it is on this branch."""
     try:
-        import core.resolution as module
+        import scholarindex.core.resolution as module
     except ImportError:
         return None
     return module

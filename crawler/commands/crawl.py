@@ -18,12 +18,17 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
 from scrapy.settings import BaseSettings
 
-from core import stat_keys
-from core.exit_codes import EXIT_ALREADY_RUNNING, EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE
 from crawler.commands.runlock import RunLock
 from crawler.distributed.addon import distributed_enabled
-from crawler.extensions.job import job_name, state_dir
 from crawler.extensions.verdict import judge
+from crawler.job import job_name, state_dir
+from scholarindex.core import stat_keys
+from scholarindex.core.exit_codes import (
+    EXIT_ALREADY_RUNNING,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+)
 
 logger = logging.getLogger("scholarindex.run")
 
@@ -107,9 +112,9 @@ def _distributed_refusal(settings: BaseSettings, job: str,
     may not run."""
     # Imported here: without REDIS_URL the crawl never loads Redis.
     from crawler.distributed.scheduler import job_definition
-    from distributed.connection import RedisConfig, RedisLink, RedisUnavailable
-    from distributed.jobs import join
-    from distributed.keys import JobKeys
+    from scholarindex.distributed.connection import RedisConfig, RedisLink, RedisUnavailable
+    from scholarindex.distributed.jobs import join
+    from scholarindex.distributed.keys import JobKeys
 
     config = RedisConfig.from_settings(settings)
     link = RedisLink.from_config(config)

@@ -27,6 +27,11 @@ class DistributedCrawl:
         if not distributed_enabled(settings):
             return
         settings.set("SCHEDULER", SCHEDULER, priority="addon")
+        # Follows each leased page until its items are through the pipelines (the scheduler
+        # and the tracking middleware find it with crawler.get_extension).
+        from crawler.distributed.tracking import PageTracker
+
+        settings.set_in_component_priority_dict("EXTENSIONS", PageTracker, 0)
         middlewares = settings.getdict("SPIDER_MIDDLEWARES")
         settings.set("SPIDER_MIDDLEWARES", {**middlewares, **SPIDER_MIDDLEWARES},
                      priority="addon")

@@ -25,13 +25,16 @@ T = TypeVar("T")
 
 class RedisCalls:
     def __init__(self, name: str = "redis") -> None:
+        # Started at the first call: a scheduler that fails while it is built leaves no
+        # thread behind to keep the process alive.
         self._pool = ThreadPool(minthreads=1, maxthreads=1, name=name)
-        self._pool.start()
         self.queued = 0  # calls handed over and not yet done (the line behind a slow one)
         self.answered_at = time.monotonic()  # when a call last ended
 
     def run(self, fn: Callable[..., T], *args: Any) -> Deferred[T]:
         """``fn(*args)`` on the Redis thread; the Deferred fires on the reactor."""
+        if not self._pool.started:
+            self._pool.start()
         self.queued += 1
         d: Deferred[T] = deferToThreadPool(reactor, self._pool, fn, *args)
 

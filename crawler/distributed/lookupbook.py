@@ -1,5 +1,5 @@
 """Which arXiv lookups this worker must keep in Redis, and when each may go
-(``distributed.lookups`` says why): pure bookkeeping, the scheduler makes the calls.
+(``scholarindex.distributed.lookups`` says why): pure bookkeeping, the scheduler makes the calls.
 
 - ``page_item``: a work item of a leased page left the pipelines ``pending`` with the
   reason ``queued`` (the arXiv stage looks it up in the background): its evidence is
@@ -21,13 +21,13 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.enrichment_status import PENDING, QUEUED
+from scholarindex.core.enrichment_status import PENDING, QUEUED
 
 _RECENT = 10_000
 
 
 # The fields of a work item the arXiv stage takes its evidence from
-# (``enrichment.models.listing_from_item``, which the arXiv stage applies on adoption).
+# (``scholarindex.enrichment.models.listing_from_item``, which the arXiv stage applies on adoption).
 EVIDENCE_FIELDS = ("work_id", "title", "year", "researcher_name", "authors")
 
 

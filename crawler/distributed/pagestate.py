@@ -2,7 +2,7 @@
 
 With ``REDIS_URL`` the incremental middleware keeps the page state of the job in Redis,
 so a page fetched by another machine than last time is still asked conditionally and
-recognised as unchanged. Keys, under the job's (``distributed.keys``):
+recognised as unchanged. Keys, under the job's (``scholarindex.distributed.keys``):
 
     job:NAME:pages:TARGET                    hash url -> JSON (hash, etag, last_modified)
     job:NAME:pending:TARGET:RUN:WORKER       hash url -> JSON, this worker's pending entries
@@ -19,8 +19,8 @@ import json
 from typing import Any
 
 from crawler.state import PageState
-from distributed.connection import RedisLink
-from distributed.keys import JobKeys
+from scholarindex.distributed.connection import RedisLink
+from scholarindex.distributed.keys import JobKeys
 
 # KEYS: pending, committed. Promote every pending entry, then drop the pending hash.
 _COMMIT = """
@@ -65,7 +65,7 @@ class RedisPageStateStore:
         """Forget the pending entries of other runs (any worker); returns how many."""
         self._run_id = run_id
 
-        def drop(c):  # type: ignore[no-untyped-def]
+        def drop(c):
             dropped = 0
             for key in c.scan_iter(match=f"{self.pending_prefix}*", count=500):
                 name = key.decode() if isinstance(key, bytes) else key

@@ -14,14 +14,14 @@ acknowledged: at that many it takes nothing more and asks the index to flush now
 are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker.
 
 The works of a page that the arXiv stage queued are written to this worker's lookups in
-Redis before the page's acknowledgement (``distributed.lookups``, ``lookupbook``), and
+Redis before the page's acknowledgement (``scholarindex.distributed.lookups``, ``lookupbook``), and
 taken out once their answers are in the index; the idle check adopts the lookups of
 workers whose heartbeat lapsed and hands them to the arXiv stage (``lookups_adopted``).
 
 Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
 crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
 Redis is unreachable (restarting) the calls are retried for up to
-``REDIS_RETRY_SECONDS`` (``distributed.connection``): the pages in flight finish and
+``REDIS_RETRY_SECONDS`` (``scholarindex.distributed.connection``): the pages in flight finish and
 reach the index, nothing new is taken (a take waits in line), and the acknowledgements
 go when Redis answers again. Past that time the worker closes with
 ``redis_unavailable`` (exit 3). Told to stop (SIGTERM) it waits for Redis at most
@@ -46,7 +46,6 @@ from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -57,35 +56,40 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.flags import as_bool
 from crawler.distributed.calls import RedisCalls
 from crawler.distributed.lookupbook import LookupBook
 from crawler.distributed.tracking import FP_META, PageTracker
-from crawler.extensions.job import safe_name
-from crawler.spiders.profiles import read_url_list
-from distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
-from distributed.frontier import Frontier, FrontierState, Taken
-from distributed.jobs import definition_digest, finish, heartbeat, join, leave, worker_id
-from distributed.keys import JobKeys
-from distributed.lookups import Lookups
-from pipelines.signals import (
+from crawler.job import safe_name
+from crawler.signals import (
     index_delivered,
     index_flush_soon,
     index_ticket,
     lookups_adopted,
     work_enriched,
 )
+from scholarindex.core import stat_keys
+from scholarindex.core.flags import as_bool
+from scholarindex.core.urls import read_url_list
+from scholarindex.distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
+from scholarindex.distributed.frontier import Frontier, FrontierState, Taken
+from scholarindex.distributed.jobs import (
+    definition_digest,
+    finish,
+    heartbeat,
+    join,
+    leave,
+    worker_id,
+)
+from scholarindex.distributed.keys import JobKeys
+from scholarindex.distributed.lookups import Lookups
 
 logger = logging.getLogger(__name__)
 
-INDEX_PIPELINE = "pipelines.index.OpenSearchIndexPipeline"
 # The close reason when Redis stayed unreachable: the verdict makes it exit 3.
 CLOSE_REASON = "redis_unavailable"
 _PUSH_BATCH = 500
 _STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
 _SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
-_SCHEDULERS: WeakKeyDictionary[Crawler, RedisScheduler] = WeakKeyDictionary()
 
 
 class JobRefused(RuntimeError):
@@ -122,10 +126,6 @@ class RedisScheduler:
         self.worker = worker_id()
         self.frontier = Frontier(self.link, self.keys, self.worker, config.lease_seconds,
                                  max_deliveries)
-        pipelines = crawler.settings.getwithbase("ITEM_PIPELINES")
-        # With the index on, a page is acknowledged when its items are in the index.
-        self.wait_for_index = (crawler.settings.getbool("INDEX_ENABLED")
-                               and pipelines.get(INDEX_PIPELINE) is not None)
         self.run_id = ""
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
@@ -157,7 +157,6 @@ class RedisScheduler:
         # Connected after the pipelines (built with the engine): the index pipeline has
         # buffered an answer's update when this handler asks for its ticket.
         crawler.signals.connect(self._on_enriched, signal=work_enriched)
-        _SCHEDULERS[crawler] = self
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -168,10 +167,6 @@ class RedisScheduler:
         return cls(crawler, RedisConfig.from_settings(settings),
                    settings.getint("REDIS_TAKE_BATCH"), settings.getint("REDIS_MAX_DELIVERIES"),
                    settings.getint("REDIS_MAX_UNACKED"))
-
-    @classmethod
-    def of(cls, crawler: Crawler) -> RedisScheduler | None:
-        return _SCHEDULERS.get(crawler)
 
     # --- Scrapy's scheduler interface ---------------------------------------------------
 
@@ -370,7 +365,7 @@ class RedisScheduler:
         hold = self.book.page_done(fp)
         if hold:  # in Redis before the page's acknowledgement (the calls run in order)
             self.calls.run(self.lookups.hold, hold).addErrback(self._failed, "hold lookups")
-        ticket = self._index_ticket() if items and self.wait_for_index else 0
+        ticket = self._index_ticket() if items else 0
         if ticket > self._delivered:
             self._waiting.append((fp, ticket, time.monotonic()))
             if len(self._waiting) >= self.max_unacked // 2:
@@ -381,7 +376,8 @@ class RedisScheduler:
                 self._send_acks()
 
     def _index_ticket(self) -> int:
-        """The index flush that carries the items buffered so far (``index_ticket``)."""
+        """The index flush that carries the items buffered so far (``index_ticket``); 0,
+        nothing to wait for, when no index pipeline answers (indexing off)."""
         answers = self.crawler.signals.send_catch_log(index_ticket)
         return max((n for _, n in answers if isinstance(n, int)), default=0)
 
@@ -394,7 +390,7 @@ class RedisScheduler:
         """A work's arXiv answer went to the index: dropped from Redis once delivered."""
         if not self.book.answered(work_id):
             return
-        ticket = self._index_ticket() if self.wait_for_index else 0
+        ticket = self._index_ticket()
         if ticket > self._delivered:
             self.book.wait(work_id, ticket)
         else:

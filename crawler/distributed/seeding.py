@@ -35,8 +35,8 @@ class SeedOnce:
         return cls(crawler)
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        scheduler = RedisScheduler.of(self.crawler)
-        if scheduler is None:  # not the Redis scheduler (SCHEDULER set by hand)
+        scheduler = self.crawler.engine.scheduler
+        if not isinstance(scheduler, RedisScheduler):  # SCHEDULER set by hand
             async for request in start:
                 yield request
             return

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from itemadapter import is_item
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from crawler.spiders.profiles import page_failed
+from crawler.signals import page_failed
 
 FP_META = "frontier_fingerprint"
-_TRACKERS: WeakKeyDictionary[Crawler, PageTracker] = WeakKeyDictionary()
 
 
 def fingerprint_of(source: Any) -> str | None:
@@ -35,7 +34,8 @@ def fingerprint_of(source: Any) -> str | None:
 
 
 class PageTracker:
-    """Counts each leased page's items in flight; calls ``on_done(fp, items)`` once per page."""
+    """Extension: counts each leased page's items in flight; calls ``on_done(fp, items)``
+    once per page (the scheduler sets it)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.on_done: Callable[[str, int], None] = lambda fp, items: None
@@ -49,10 +49,17 @@ class PageTracker:
         crawler.signals.connect(self._failed, signal=page_failed)
 
     @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PageTracker:
+        return cls(crawler)
+
+    @classmethod
     def of(cls, crawler: Crawler) -> PageTracker:
-        if crawler not in _TRACKERS:
-            _TRACKERS[crawler] = cls(crawler)
-        return _TRACKERS[crawler]
+        """The crawl's tracker (an extension the distributed add-on enables)."""
+        tracker = crawler.get_extension(cls)
+        if tracker is None:
+            raise NotConfigured("the distributed crawl needs the PageTracker extension "
+                                "(crawler.distributed.addon enables it with REDIS_URL)")
+        return tracker
 
     def item_started(self, fp: str) -> None:
         self._in_flight[fp] = self._in_flight.get(fp, 0) + 1

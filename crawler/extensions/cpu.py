@@ -13,7 +13,7 @@ import time
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from core import stat_keys
+from scholarindex.core import stat_keys
 
 
 class CpuAccounting:

@@ -1,10 +1,11 @@
 """One receiver of Scrapy's item signals for the project's extensions that watch every item.
 
 Scrapy sends ``item_scraped``, ``item_dropped`` and ``item_error`` with
-``send_catch_log_async``, which runs each receiver in an asyncio task of its own:
-about 15 µs of the reactor thread per receiver and page. The record counts
+``send_catch_log_async``, which runs each receiver in an asyncio task of its own, on
+the reactor thread, for every page (measured in docs/performance.md). The record counts
 (``records.RecordCounts``) and the run report's distinct works (``report.RunReport``)
-register plain callbacks here instead, and this hub is the one receiver they cost.
+register plain callbacks with this extension instead (``watch_items``, once the engine
+starts: ``crawler.get_extension``), and it is the one receiver they cost.
 A callback that raises is logged, as Scrapy logs a receiver's error, and the others
 still run.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.crawler import Crawler
@@ -22,11 +22,26 @@ from scrapy.crawler import Crawler
 logger = logging.getLogger(__name__)
 
 ITEM_SIGNALS = (signals.item_scraped, signals.item_dropped, signals.item_error)
-_hubs: WeakKeyDictionary[Crawler, ItemSignals] = WeakKeyDictionary()
+
+
+def watch_items(crawler: Crawler, callback: Callable[..., None], *item_signals: object) -> None:
+    """Call ``callback`` on each of ``item_signals``: through the ``ItemSignals`` extension
+    when it is enabled, else as a receiver of Scrapy's own."""
+
+    def attach() -> None:
+        hub = crawler.get_extension(ItemSignals)
+        for signal in item_signals:
+            if hub is None:
+                crawler.signals.connect(callback, signal=signal)
+            else:
+                hub.connect(callback, signal)
+
+    crawler.signals.connect(attach, signal=signals.engine_started, weak=False)
 
 
 class ItemSignals:
-    """Callbacks by item signal; each is called with the signal's keyword arguments."""
+    """Extension: callbacks by item signal; each is called with the signal's keyword
+    arguments."""
 
     def __init__(self, crawler: Crawler) -> None:
         self._callbacks: dict[object, list[Callable[..., None]]] = {s: [] for s in ITEM_SIGNALS}
@@ -34,12 +49,8 @@ class ItemSignals:
             crawler.signals.connect(self._receiver(signal), signal=signal, weak=False)
 
     @classmethod
-    def of(cls, crawler: Crawler) -> ItemSignals:
-        """The crawler's hub, made (and connected) at first use."""
-        hub = _hubs.get(crawler)
-        if hub is None:
-            hub = _hubs[crawler] = cls(crawler)
-        return hub
+    def from_crawler(cls, crawler: Crawler) -> ItemSignals:
+        return cls(crawler)
 
     def connect(self, callback: Callable[..., None], signal: object) -> None:
         """Call ``callback(item=..., response=..., spider=..., [exception|failure]=...)``."""

@@ -19,7 +19,7 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from crawler.extensions.job import RUN_FILE
+from crawler.job import RUN_FILE
 
 logger = logging.getLogger(__name__)
 # What Scrapy's RFPDupeFilter keeps in a JOBDIR (the request queue is empty after an end).

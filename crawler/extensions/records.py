@@ -1,6 +1,6 @@
 """Item counts in records: a page item counts as its researcher plus its listings.
 
-The spider yields one ``PageItem`` a page (``core.items``), and Scrapy counts one
+The spider yields one ``PageItem`` a page (``scholarindex.core.items``), and Scrapy counts one
 item per item (``CoreStats``). Exports, the run report and the people reading the
 stats count records (one per researcher and per listing, one line each in a feed),
 as before pages became the item: this adds the rest of each page's records to
@@ -15,17 +15,16 @@ from typing import Any
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from core import stat_keys
-from core.items import PageItem
-from crawler.extensions.itemsignals import ItemSignals
+from crawler.extensions.itemsignals import watch_items
+from scholarindex.core import stat_keys
+from scholarindex.core.items import PageItem
 
 
 class RecordCounts:
     def __init__(self, crawler: Crawler) -> None:
         self.stats = crawler.stats
-        hub = ItemSignals.of(crawler)  # one signal receiver with the run report's
-        hub.connect(self.item_scraped, signals.item_scraped)
-        hub.connect(self.item_dropped, signals.item_dropped)
+        watch_items(crawler, self.item_scraped, signals.item_scraped)
+        watch_items(crawler, self.item_dropped, signals.item_dropped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RecordCounts:

@@ -12,7 +12,7 @@ within ``OPENSEARCH_TIMEOUT`` seconds: one document per run part (``_id``
 whose workers share the job's ``run_id``), so the two parts of a paused and resumed run, which
 share ``run_id``, add up. The alias points at a versioned index built from
 ``index_mappings/crawl-runs.json``, created on first use by
-``indexing.indices.ensure_alias`` like the works and researchers ones. A report
+``scholarindex.indexing.indices.ensure_alias`` like the works and researchers ones. A report
 that cannot be stored is a warning and the stat ``run/report_not_indexed``, never
 a failed run (the JSON file and the log line still carry it).
 """
@@ -37,16 +37,17 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import TimeoutError as DeferredTimeout
 from twisted.internet.threads import deferToThread
 
-from core import stat_keys
-from core.distinct import DistinctCounter
-from core.items import PageItem
-from crawler.extensions.itemsignals import ITEM_SIGNALS, ItemSignals
-from crawler.extensions.job import run_identity
-from crawler.extensions.verdict import Verdict, run_verdict
-from indexing.client import build_client, translate_errors
-from indexing.connection import OpenSearchConfig
-from indexing.errors import IndexUnavailable
-from indexing.indices import RUNS_INDEX, alias_name, ensure_alias
+from crawler.extensions.itemsignals import ITEM_SIGNALS, watch_items
+from crawler.extensions.verdict import Verdict
+from crawler.job import run_identity
+from crawler.signals import run_verdict
+from scholarindex.core import stat_keys
+from scholarindex.core.distinct import DistinctCounter
+from scholarindex.core.items import PageItem
+from scholarindex.indexing.client import build_client, translate_errors
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.indexing.indices import RUNS_INDEX, alias_name, ensure_alias
 
 logger = logging.getLogger(__name__)
 
@@ -218,9 +219,7 @@ class RunReport:
         self.started = time.monotonic()
         self.report: dict[str, Any] | None = None
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
-        hub = ItemSignals.of(crawler)  # one signal receiver with the record counts'
-        for signal in ITEM_SIGNALS:
-            hub.connect(self.item_seen, signal)
+        watch_items(crawler, self.item_seen, *ITEM_SIGNALS)
         crawler.signals.connect(self.on_verdict, signal=run_verdict)
         # RunVerdict (listed before us in EXTENSIONS) connected first, so its
         # spider_closed handler, which sends run_verdict, runs before this one.

@@ -22,12 +22,12 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from core import stat_keys
-from core.retry import RetryPolicy
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.errors import IndexUnavailable
-from indexing.resolution import ResolutionPass, ResolutionReport
+from scholarindex.core import stat_keys
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport
 
 logger = logging.getLogger(__name__)
 

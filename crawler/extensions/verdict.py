@@ -32,8 +32,10 @@ from typing import Any
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
-from core import stat_keys
-from core.exit_codes import (
+from crawler.job import run_identity
+from crawler.signals import run_verdict
+from scholarindex.core import stat_keys
+from scholarindex.core.exit_codes import (
     EXIT_ALREADY_RUNNING,
     EXIT_DATA_LOST,
     EXIT_FAILED,
@@ -42,11 +44,7 @@ from core.exit_codes import (
     EXIT_USAGE,
     most_severe,
 )
-from core.urls import redact_url
-from crawler.extensions.job import run_identity
-
-# Sent once per crawl, at spider_closed, with ``verdict`` (a Verdict) and ``reason``.
-run_verdict = object()
+from scholarindex.core.urls import redact_url
 
 
 @dataclass(frozen=True)

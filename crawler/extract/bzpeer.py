@@ -145,7 +145,8 @@ def _bar(pieces: list[str]) -> dict:
         text = text[: found.start()]
     text = text.strip()
     role, rest = _split_role(text)
-    affiliation = re.sub(r"^affiliation\s*:?\s*", "", rest.replace("\n", " "), flags=re.I).strip()
+    affiliation: str | None = re.sub(r"^affiliation\s*:?\s*", "", rest.replace("\n", " "),
+                                     flags=re.I).strip()
     if not affiliation or re.fullmatch(r"not imported|none|unknown|—|-", affiliation, re.I):
         affiliation = None
     return {"role": role, "affiliation": affiliation, "open_to_collaborate": open_to_collaborate}

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from urllib.parse import urldefrag, urljoin
 
-from core.identity import researcher_id, title_key
-from core.items import ResearcherItem, WorkItem
-from core.resolution.listing import listing_work_ids
 from crawler.extract import bzpeer, papercards, structured
 from crawler.extract.lines import PageText, page_text
+from scholarindex.core.identity import researcher_id, title_key
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.core.resolution.listing import listing_work_ids
 
 
 @dataclass

@@ -61,7 +61,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import date
 
-from core.identity import title_key
 from crawler.extract.bzpeer import Parsed
 from crawler.extract.lines import find_listings, match_across
 from crawler.extract.values import (
@@ -71,6 +70,7 @@ from crawler.extract.values import (
     to_int,
     to_number,
 )
+from scholarindex.core.identity import title_key
 
 SOURCE = "papercards"
 
@@ -213,12 +213,12 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
                                  known_titles) for meta, body in runs]
         chosen = _choose(found, places, listed, dated, problems)
     works: list[dict] = []
-    for (meta, body), starts in zip(runs, chosen, strict=True):
-        if meta is not None:
-            works.append(_card(meta, body[:starts[0].at] if starts else body, today))
-        for n, start in enumerate(starts):
+    for (dated_meta, body), starts in zip(runs, chosen, strict=True):
+        if dated_meta is not None:
+            works.append(_card(dated_meta, body[:starts[0].at] if starts else body, today))
+        for n, card in enumerate(starts):
             end = starts[n + 1].at if n + 1 < len(starts) else len(body)
-            works.append(_card(start.meta, body[start.at + start.used:end], today))
+            works.append(_card(card.meta, body[card.at + card.used:end], today))
     if listed is not None and len(works) > listed:
         problems.append(f"{AMBIGUOUS} card split: {len(works)} cards read, {listed} announced")
     return works

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.identity import title_key
 from crawler.extract.lines import PageText
+from scholarindex.core.identity import title_key
 
 PERSON_TYPES = {"Person", "ProfilePage"}
 ARTICLE_TYPES = {"ScholarlyArticle", "Article", "CreativeWork", "Report", "Thesis", "Book"}

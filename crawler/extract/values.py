@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.names import PARTICLES, SUFFIXES
-from core.text import decode_entities
+from scholarindex.core.names import PARTICLES, SUFFIXES
+from scholarindex.core.text import decode_entities
 
 MONTHS = {
     name: number

@@ -43,18 +43,18 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.flags import as_bool
-from core.urls import redact_url
 from crawler.distributed.addon import distributed_enabled
-from crawler.extensions.job import run_identity, state_dir
-from crawler.extensions.verdict import Verdict, run_verdict
+from crawler.extensions.verdict import RunVerdict, Verdict
+from crawler.job import run_identity, state_dir
+from crawler.signals import run_verdict
 from crawler.state import PageStateStore
+from scholarindex.core import stat_keys
+from scholarindex.core.flags import as_bool
+from scholarindex.core.urls import redact_url
 
 logger = logging.getLogger(__name__)
 
 _CONDITIONAL_SCHEMES = ("http", "https")
-VERDICT_EXTENSION = "crawler.extensions.verdict.RunVerdict"
 
 
 class IncrementalMiddleware:
@@ -72,9 +72,9 @@ class IncrementalMiddleware:
     def from_crawler(cls, crawler: Crawler) -> IncrementalMiddleware:
         if not incremental_enabled(crawler.settings):
             raise NotConfigured  # switched off on purpose: no warning
-        if not crawler.settings.getwithbase("EXTENSIONS").get(VERDICT_EXTENSION):
+        if crawler.get_extension(RunVerdict) is None:
             # Without a verdict nothing would ever be committed: every run would be full.
-            raise NotConfigured(f"incremental runs need the {VERDICT_EXTENSION} extension")
+            raise NotConfigured("incremental runs need the RunVerdict extension")
         return cls(crawler)
 
     def spider_opened(self, spider: Spider) -> None:
@@ -101,11 +101,12 @@ class IncrementalMiddleware:
             return PageStateStore(state_dir(settings) / f"{job}.{target}.sqlite")
         # The distributed crawl: the job's page state is shared by its workers, in Redis.
         from crawler.distributed.pagestate import RedisPageStateStore
-        from distributed.connection import RedisConfig, RedisLink
-        from distributed.keys import JobKeys
+        from scholarindex.distributed.connection import RedisConfig, RedisLink
+        from scholarindex.distributed.keys import JobKeys
 
         config = RedisConfig.from_settings(settings)
         worker = str(self.crawler.stats.get_value(stat_keys.RUN_WORKER) or "")
+        # The same methods as the local store, kept in Redis; no common base class.
         return RedisPageStateStore(RedisLink.from_config(config),  # type: ignore[return-value]
                                    JobKeys(config.key_prefix, job), target, worker)
 

@@ -22,29 +22,18 @@ from scrapy import signals
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from core import stat_keys
-from core.flags import as_bool
-from core.items import PageItem
 from crawler.cpu import CpuTally
 from crawler.parse_pool import ParsePool
+from crawler.signals import page_failed
+from scholarindex.core import stat_keys
+from scholarindex.core.flags import as_bool
+from scholarindex.core.items import PageItem
+from scholarindex.core.urls import read_url_list
 
 _SCHEMES = ("http", "https", "file")
-# Sent by ``failed`` with ``request=``: the errback ran, the page is done (with no items).
-# The distributed crawl acknowledges the page's lease on it (crawler/distributed/).
-page_failed = object()
 _NOT_PAGES = re.compile(
     r"\.(?:css|js|json|xml|png|jpe?g|gif|svg|ico|webp|pdf|zip|gz|tar|mp4|woff2?)$", re.I
 )
-
-
-def read_url_list(text: str) -> list[str]:
-    """URLs from a url_file: one a line; blank lines and '#' comments ignored."""
-    urls = []
-    for line in text.splitlines():
-        line = re.split(r"\s#", line, maxsplit=1)[0].strip()
-        if line and not line.startswith("#"):
-            urls.append(line)
-    return urls
 
 
 def path_shape(url: str) -> tuple[str, str, tuple[str, ...]]:
@@ -83,7 +72,8 @@ class ProfilesSpider(scrapy.Spider):
     def parser(self) -> ParsePool:
         """Where pages are parsed; made at first use, from the crawl's settings."""
         if self._parser is None:
-            self._parser = ParsePool(self.settings.getint("PARSE_PROCESSES"))
+            self._parser = ParsePool(self.settings.getint("PARSE_PROCESSES"),
+                                     self.settings.getint("PARSE_PROCESSES_AFTER"))
         return self._parser
 
     @property
@@ -119,7 +109,7 @@ class ProfilesSpider(scrapy.Spider):
         if response.meta.get("unchanged"):  # not changed since the last good run
             stats.inc_value(stat_keys.PROFILES_UNCHANGED)
             return
-        content_type = response.headers.get("Content-Type", b"").decode("latin-1") or None
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1") or None
         if content_type is None and response.url.lower().endswith(".txt"):
             content_type = "text/plain"
         page = await self.parser.parse(response.url, response.body, content_type, self.today)

@@ -26,9 +26,9 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
-from core.items import records
-from crawler.extensions.job import job_name
 from crawler.extensions.report import RunReport
+from crawler.job import job_name
+from scholarindex.core.items import records
 from tests.support.reactor import call_in_reactor
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,9 +22,9 @@ from scrapy.crawler import Crawler
 from twisted.internet.task import LoopingCall
 from twisted.python import threadable
 
-from core.identity import work_id
-from core.items import ResearcherItem, WorkItem
-from pipelines.signals import work_enriched
+from crawler.signals import work_enriched
+from scholarindex.core.identity import work_id
+from scholarindex.core.items import ResearcherItem, WorkItem
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn, profile_works
 from tests.support.crawl import run_spider
 from tests.support.settings import settings_with

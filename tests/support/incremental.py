@@ -15,8 +15,8 @@ from scrapy import Request
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
-from crawler.extensions.verdict import Verdict
-from crawler.middlewares.incremental import VERDICT_EXTENSION, IncrementalMiddleware
+from crawler.extensions.verdict import RunVerdict, Verdict
+from crawler.middlewares.incremental import IncrementalMiddleware
 from crawler.spiders.profiles import ProfilesSpider
 
 OK = Verdict(True, 0, "run ok (exit 0)")
@@ -30,7 +30,7 @@ class IncrementalRun:
                  spider_args: dict[str, str] | None = None, **settings: Any) -> None:
         crawler = get_crawler(ProfilesSpider, {
             "STATE_DIR": str(state_dir), "RUN_JOB": job, "INDEX_ENABLED": "false",
-            "INCREMENTAL_ENABLED": "true", "EXTENSIONS": {VERDICT_EXTENSION: 500}, **settings})
+            "INCREMENTAL_ENABLED": "true", "EXTENSIONS": {RunVerdict: 500}, **settings})
         self.spider = ProfilesSpider.from_crawler(crawler, **(spider_args or {}))
         crawler.spider = self.spider
         self.stats = crawler.stats

@@ -19,12 +19,12 @@ from typing import Any
 from click.testing import CliRunner, Result
 from opensearchpy import OpenSearch
 
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.indices import MAPPINGS_DIR, alias_name, alias_target, list_versions
-from ops.cli import main
-from ops.verify import FACET_FIELDS
-from webui.query import text_query
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import MAPPINGS_DIR, alias_name, alias_target, list_versions
+from scholarindex.ops.cli import main
+from scholarindex.ops.verify import FACET_FIELDS
+from scholarindex.search.query import text_query
 
 SCHOLARINDEX = Path(sys.executable).with_name("scholarindex")
 

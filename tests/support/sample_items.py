@@ -6,7 +6,7 @@ dates and sources, so the writer has something to merge.
 
 from __future__ import annotations
 
-from core.items import WorkItem
+from scholarindex.core.items import WorkItem
 
 T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from core.items import records
+from scholarindex.core.items import records
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = sorted((REPO / "fixtures" / "seeds").glob("*.txt"))

@@ -16,15 +16,15 @@ from opensearchpy import OpenSearch
 
 from bench.cluster import writer_retry
 from bench.search_data import SEEN_AT, index_fixtures, refresh
-from core.identity import researcher_id, work_id
-from core.items import ResearcherItem, WorkItem
-from indexing.bulk import BulkWriter
-from indexing.changes import Change, change_from_item
-from indexing.client import build_client
-from indexing.connection import OpenSearchConfig
-from indexing.deadletter import DeadLetterFile
-from webui.app import create_app
-from webui.service import SearchService
+from scholarindex.core.identity import researcher_id, work_id
+from scholarindex.core.items import ResearcherItem, WorkItem
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import Change, change_from_item
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.webui.app import create_app
+from scholarindex.webui.service import SearchService
 
 # The held-out page with "<script>alert(1)</script>" inside an abstract.
 SCRIPT_TEXT = "<script>alert(1)</script>"

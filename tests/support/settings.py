@@ -7,13 +7,13 @@ from typing import Any
 
 from scrapy.settings import Settings
 
-from core.retry import RetryPolicy
 from crawler import settings as declared
 from crawler.environment import project_settings
-from enrichment.config import EnrichmentConfig
-from indexing.connection import OpenSearchConfig
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.enrichment.config import EnrichmentConfig
+from scholarindex.indexing.connection import OpenSearchConfig
 
-# The declared tombstone retention, for the tests that call ``indexing.replay.replay``.
+# The declared tombstone retention, for the tests that call ``scholarindex.indexing.replay.replay``.
 RETENTION_DAYS = float(declared.TOMBSTONE_RETENTION_DAYS)
 
 

@@ -10,9 +10,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from core.items import WorkItem
-from core.resolution.listing import listing_work_id
-from core.retry import RetryPolicy
+from scholarindex.core.items import WorkItem
+from scholarindex.core.resolution.listing import listing_work_id
+from scholarindex.core.retry import RetryPolicy
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"
 POLICY = RetryPolicy(attempts=4, initial_wait=0.05, max_wait=0.3, jitter=0.05)

@@ -1,0 +1,5 @@
+"""`python -m demo` (`make demo`)."""
+
+from demo import main
+
+main()

@@ -1,0 +1,140 @@
+"""Blocking: which pairs of atoms are worth a decision.
+
+Comparing every pair is quadratic (70,000 atoms: 2.4 billion pairs). A pair is a
+candidate when the two atoms share a rare title word and another, so typos,
+truncation and word order all survive:
+
+* every atom is indexed under each distinctive word of its cleaned titles
+  (``similarity.title_words`` without function words) that at most
+  ``MAX_POSTING`` (50) atoms hold: a word more atoms share tells little, and the
+  cap keeps the work linear in the number of atoms;
+* each atom looks up its ``RARE_WORDS`` (3) rarest such words (ties by the word)
+  and pairs with every atom found there that shares at least half
+  (``SHARED_SHARE``) of the shorter title's distinctive words and at least
+  ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
+  cannot reach the decision's thresholds unless most of their words are typos;
+* atoms whose titles have fewer than two usable rare words (generic or very
+  short titles) are paired through their whole folded title instead
+  (``title_key``), in blocks of at most ``MAX_POSTING``; and through that title
+  plus each of their people's surnames, so that a title thousands of profiles
+  print ("Introduction") still brings together the listings that share a person,
+  the only ones such a title may join (``decide``);
+* **combined keys**, for titles whose words are all common (in a large crawl
+  "query", "optimization", "distributed" each sit in thousands of atoms, beyond
+  the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
+  rarest words, whatever their postings, and under each title's first
+  ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short, or with
+  words glued at its end, keeps its start). A pair of common words is rare
+  where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
+  members under the same share test as above. At most 4 keys per title: still
+  linear. (Measured by capping postings as a large crawl would fill them:
+  ``docs/resolution.md``.)
+
+Deterministic: the pairs depend only on the atoms, each (i, j) is yielded once,
+i < j, in increasing order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+
+from scholarindex.core.identity import title_key
+from scholarindex.core.resolution.decide import features
+from scholarindex.core.resolution.model import Atom
+from scholarindex.core.resolution.similarity import title_words
+from scholarindex.core.titles import FUNCTION_WORDS
+
+RARE_WORDS = 3
+MIN_SHARED = 2
+SHARED_SHARE = 0.5
+MAX_POSTING = 50
+PAIR_WORDS = 3
+PREFIX_WORDS = 3
+
+
+def _needed(a: int, b: int) -> int:
+    shorter = min(a, b)
+    return min(shorter, max(MIN_SHARED, math.ceil(SHARED_SHARE * shorter)))
+
+
+def title_terms(titles: Sequence[str]) -> set[str]:
+    """The distinctive words of cleaned titles (no function words, plurals singular)."""
+    return {w for t in titles for w in title_words(t) if w not in FUNCTION_WORDS and len(w) > 1}
+
+
+def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
+                                surnames: Sequence[Iterable[str]] | None = None,
+                                max_posting: int = MAX_POSTING,
+                                ) -> Iterator[tuple[int, int]]:
+    """``candidate_pairs`` over each atom's cleaned titles (and its people's surnames)."""
+    limit = max_posting
+    terms = [title_terms(t) for t in titles]
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, words in enumerate(terms):
+        for word in words:
+            postings[word].append(i)
+    exact: dict[str, list[int]] = defaultdict(list)
+    pairs: set[tuple[int, int]] = set()
+    longest = max((len(t) for t in terms), default=0)
+    needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
+    sizes = [len(t) for t in terms]
+    for i, words in enumerate(terms):
+        usable = sorted((len(postings[w]), w) for w in words if len(postings[w]) <= limit)
+        if len(usable) < 2:  # too little rare text to block on: its whole title
+            for t in titles[i]:
+                key = title_key(t)
+                exact[key].append(i)
+                for surname in surnames[i] if surnames is not None else ():
+                    exact[f"{key}|{surname}"].append(i)
+        seen = {i}
+        size = sizes[i]
+        for _, word in usable[:RARE_WORDS]:
+            for j in postings[word]:
+                if j in seen:
+                    continue
+                seen.add(j)
+                if len(words & terms[j]) >= needed[min(size, sizes[j])]:
+                    pairs.add((i, j) if i < j else (j, i))
+    for members in exact.values():
+        if 1 < len(members) <= limit:
+            for x, i in enumerate(members):
+                for j in members[x + 1:]:
+                    if i != j:
+                        pairs.add((i, j) if i < j else (j, i))
+    for members in _combined_keys(titles, terms, postings).values():
+        if 1 < len(members) <= limit:
+            for x, i in enumerate(members):
+                for j in members[x + 1:]:
+                    if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
+                        pairs.add((i, j) if i < j else (j, i))
+    yield from sorted(pairs)
+
+
+def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
+                   postings: dict[str, list[int]]) -> dict[tuple[str, ...], list[int]]:
+    """Keys that stay rare when every word of a title is common (see the module doc):
+    each pair of the atom's ``PAIR_WORDS`` rarest words, and each title's first
+    ``PREFIX_WORDS`` distinctive words in order."""
+    blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, words in enumerate(terms):
+        rarest = sorted(words, key=lambda w: (len(postings[w]), w))[:PAIR_WORDS]
+        keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
+        for title in titles[i]:
+            start = [w for w in title_words(title) if w in words][:PREFIX_WORDS]
+            if len(start) == PREFIX_WORDS:
+                keys.add((">", *start))
+        for key in keys:
+            blocks[key].append(i)
+    return blocks
+
+
+def candidate_pairs(atoms: Sequence[Atom], max_posting: int = MAX_POSTING
+                    ) -> Iterator[tuple[int, int]]:
+    """Index pairs (i, j), i < j, of atoms worth comparing (see the module doc).
+    ``max_posting``: the cap (a smaller one imitates a larger crawl's postings)."""
+    feats = [features(a) for a in atoms]
+    yield from candidate_pairs_from_titles([f.titles for f in feats],
+                                           [f.surnames for f in feats], max_posting)

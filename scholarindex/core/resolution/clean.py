@@ -1,0 +1,205 @@
+"""Titles and names as they were meant to be printed.
+
+Profile sites and the records behind them damage text in a few recurring ways;
+``repair_text`` undoes the ones that can be undone, ``clean_title`` also removes
+what other fields left glued to a title. Both are pure and idempotent.
+
+* **HTML entities**, named or numeric, escaped once or twice: ``Lud&#228;scher``,
+  ``&rho;``, ``&#961;``, ``&amp;#228;`` -> ``Ludäscher``, ``ρ``, ``ρ``, ``ä``.
+* **Mojibake**: UTF-8 bytes read as Latin-1 or Windows-1252. Each run of a UTF-8
+  lead character (``Ã``, ``Â``, ``â``, ``ð``...) followed by continuation characters
+  is re-encoded and decoded again when that yields valid UTF-8: ``SjÃ¶strÃ¶m`` ->
+  ``Sjöström``, ``â€™`` -> ``’``. A run whose continuation bytes were lost to
+  ``?`` cannot be restored: ``â??`` (almost always a curly quote or a dash) reads as
+  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``.
+* **LaTeX** is left to ``scholarindex.core.text.fold`` (every comparison folds), so a cleaned
+  title still shows ``$\\alpha$`` as printed.
+* **Glued fields** (``clean_title`` only), removed when what remains still has at
+  least ``MIN_TITLE_WORDS`` words:
+  - the kind of contribution, which one listing prints and another does not:
+    ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
+    Abstract]``, ``(tutorial session)`` wherever they stand, ``Tutorial:``,
+    ``Panel:`` at the start (not "(extended version)": that is another
+    publication);
+  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
+  - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
+  - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
+    ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
+    ...``, ``. Technical Report ...`` (and the same after ``,`` or `` - ``) to the
+    end; and any of the atom's own ``venues`` printed at the end;
+  - leading or trailing authors: a segment before a ``:`` or ``. `` (or after a
+    ``. ``) of at most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which
+    (split at ``,``, ``;``, ``and``, ``&``) is a name and at least one of which is
+    one of the atom's own ``people`` (``scholarindex.core.names.same_person``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from scholarindex.core.names import parse_name, same_person
+from scholarindex.core.text import words
+
+MIN_TITLE_WORDS = 3
+MAX_AUTHOR_SEGMENT_WORDS = 16
+
+# Windows-1252 (and Latin-1 for its five holes) character -> the byte it came from.
+_BYTE_OF: dict[str, int] = {}
+for _byte in range(0x80, 0x100):
+    _BYTE_OF[chr(_byte)] = _byte  # read as Latin-1
+    with contextlib.suppress(UnicodeDecodeError):  # cp1252 leaves five bytes undefined
+        _BYTE_OF[bytes([_byte]).decode("cp1252")] = _byte
+_CONTINUATION = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0x80 <= b <= 0xBF)
+_LEAD = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0xC2 <= b <= 0xF4)
+_MOJIBAKE = re.compile(f"[{_LEAD}][{_CONTINUATION}]{{1,3}}")
+_LOST_QUOTE = re.compile(r"â\?\?")
+_LOST_ANY = re.compile(f"[{_LEAD}]\\?")
+
+
+def _expected_length(lead: int) -> int:
+    return 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _repair_run(match: re.Match[str]) -> str:
+    run = match.group()
+    raw = bytes(_BYTE_OF[ch] for ch in run)
+    size = _expected_length(raw[0])
+    if len(raw) < size:
+        return run
+    try:
+        return raw[:size].decode("utf-8") + run[size:]
+    except UnicodeDecodeError:
+        return run
+
+
+def repair_text(text: str) -> str:
+    """HTML entities decoded and mojibake repaired (see the module doc)."""
+    if "&" in text:
+        for _ in range(3):  # "&amp;#228;" is escaped twice
+            unescaped = html.unescape(text)
+            if unescaped == text:
+                break
+            text = unescaped
+    if not text.isascii():
+        text = _MOJIBAKE.sub(_repair_run, text)
+        text = _LOST_QUOTE.sub("'", text)
+    text = text.replace("\u00a0", " ")
+    return " ".join(text.split())
+
+
+_KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+)?"
+          r"(?:abstract|panel|panel\s+summary|panel\s+session|summary|experience\s+paper|tutorial"
+          r"|tutorial\s+session|demo|demonstration|poster|talk|keynote|paper|session)")
+# "(panel)", "(Experience Paper)", "[Extended Abstract]" anywhere; "Tutorial:" at the start.
+_ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
+_KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster)\s*:\s*", re.I)
+_TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
+_TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
+_VENUE_TAIL = re.compile(
+    r"(?:[.,;]\s+|\s+[-–—]\s+)(?:In:?\s+\S|Proc\b|Proc\.|Proceedings\b|Journal\b|"
+    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
+    re.IGNORECASE,
+)
+_NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
+
+
+def _word_count(text: str) -> int:
+    return len(words(text))
+
+
+def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
+    if not people or _word_count(segment) > MAX_AUTHOR_SEGMENT_WORDS:
+        return False
+    parts = [p for p in _NAME_SPLIT.split(segment.strip(" .")) if p and p.lower() != "et al"]
+    if not parts or any(len(p.split()) > 4 or parse_name(p) is None for p in parts):
+        return False
+    return any(same_person(part, person) for part in parts for person in people)
+
+
+def _strip_authors(title: str, people: tuple[str, ...]) -> str:
+    if not people or (":" not in title and ". " not in title):
+        return title
+    head, sep, rest = title.partition(":")
+    if sep and _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
+        title = rest.strip()
+    # A leading "A. Name, and B. Name. ...": the first full stop before which all is names.
+    for match in re.finditer(r"\. ", title):
+        head, rest = title[: match.start()], title[match.end():]
+        if _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
+            title = rest.strip()
+            break
+    # A trailing "... . A. Name, B. Name": the first full stop after which all is names.
+    for match in re.finditer(r"\. ", title):
+        body, tail = title[: match.start()], title[match.end():]
+        if _word_count(body) >= MIN_TITLE_WORDS and _is_name_list(tail, people):
+            return body.strip()
+    return title
+
+
+def _strip_venue(title: str, venues: tuple[str, ...]) -> str:
+    match = _VENUE_TAIL.search(title)
+    if match and _word_count(title[: match.start()]) >= MIN_TITLE_WORDS:
+        title = title[: match.start()]
+    if not venues:
+        return title
+    folded_title = " ".join(words(title))
+    for venue in venues:
+        folded_venue = " ".join(words(venue))
+        if (folded_venue and folded_title.endswith(" " + folded_venue)
+                and _word_count(title) - _word_count(venue) >= MIN_TITLE_WORDS):
+            # Cut the printed title where its last len(venue) words begin.
+            keep = _word_count(title) - _word_count(venue)
+            title = _cut_after_words(title, keep)
+            folded_title = " ".join(words(title))
+    return title
+
+
+def _cut_after_words(text: str, count: int) -> str:
+    seen = 0
+    for match in re.finditer(r"[A-Za-z0-9\u00c0-\uffff]+", text):
+        if words(match.group()):
+            seen += len(words(match.group()))
+        if seen >= count:
+            return text[: match.end()]
+    return text
+
+
+@lru_cache(maxsize=65_536)
+def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
+    title = repair_text(title)
+    tagless = _TAGS.sub("", title)
+    if tagless != title and _word_count(tagless) >= 1:
+        title = tagless
+    for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
+        before = title
+        for pattern in (_ANNOTATION, _KIND_PREFIX):
+            bare = pattern.sub("", title)
+            if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
+                title = bare
+        yearless = _TRAILING_YEAR.sub("", title)
+        if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
+            title = yearless
+        title = _strip_venue(title, venues)
+        title = _strip_authors(title, people)
+        if title == before:
+            break
+    return title.strip(" .,;:-–—")
+
+
+def clean_title(title: str, *, venues: Iterable[str] = (), people: Iterable[str] = ()) -> str:
+    """The title with entities, mojibake and glued fields removed (see the module doc).
+
+    ``venues`` and ``people`` are the atom's own venues and names: only those are
+    recognised when glued to the title.
+    """
+    return _clean(title, tuple(venues), tuple(people)) or title.strip()
+
+
+def fold_name(name: str) -> str:
+    """A printed name repaired (entities, mojibake) for ``core.names``: ``Lud&#228;scher``."""
+    return repair_text(name)
+

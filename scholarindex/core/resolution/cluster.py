@@ -1,0 +1,221 @@
+"""From pairwise decisions to works: a partition that does not chain weak links.
+
+``resolve`` reads the whole set of atoms:
+
+1. Atoms are taken in work_id order (atoms sharing a work_id are one atom, their
+   evidence pooled); blocking (``blocking``) proposes pairs, ``decide`` judges them.
+2. **Cannot-links**: the operators' ``cannot_link`` pairs and every candidate
+   pair's decision with a ``conflict`` (different verified keys, years far apart,
+   a note on a paper beside the paper, an owner missing from a complete author
+   list). Two groups are never joined while any cannot-link runs between them,
+   whatever links them otherwise.
+3. Groups are joined by links in this order, each join guarded by step 2:
+   a. ``must_link`` pairs (operators' decisions, verified shared arXiv id / DOI),
+      in work_id order;
+   b. **strong** matches (``decide``: a shared key, or a shared person with
+      near-identical titles), best score first, then closest years (the least
+      gap between the two atoms' years; ``UNKNOWN_YEAR_GAP`` = 1 when either has
+      none), ties by the pair's work_ids: these may chain, as each is good
+      evidence on its own. A strong match is skipped when one of its atoms has
+      another strong match just as good (same score, same year gap) to an atom
+      that a cannot-link keeps from the first partner: a listing equally like
+      both of one profile's two listings of a title (``decide``) is thin evidence
+      for either, so it joins neither by this step;
+   c. **weak** matches (the rest: other wording, cut-short titles, generic titles,
+      titles with no author evidence) only when **mutual best** between the
+      groups step b made: each atom's highest-scoring match outside its own group
+      lies in the other's group, and uniquely so (equally good matches in two
+      different groups link neither: ambiguous). A weak link never joins an atom
+      to something merely similar to something similar to it.
+4. Every group is one work: ``clusters`` lists them (each sorted, the list
+   sorted); ``links`` says, for every atom but its group's smallest work_id, which
+   atom it joined, towards that smallest one, and on what evidence.
+
+Nothing depends on the order the atoms arrive in: every order above is by
+score and work_id.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Iterable, Sequence
+
+from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
+from scholarindex.core.resolution.decide import STRONG, decide_features, features
+from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution
+
+MUST_LINK = Decision(True, 1.0, ("must-link",))
+UNKNOWN_YEAR_GAP = 1
+
+
+def year_gap(a: Atom, b: Atom) -> int:
+    """The least distance between a year of ``a`` and one of ``b``; ``UNKNOWN_YEAR_GAP``
+    when either has none."""
+    if not a.years or not b.years:
+        return UNKNOWN_YEAR_GAP
+    return min(abs(x - y) for x in a.years for y in b.years)
+
+
+def _pool(atoms: Iterable[Atom]) -> list[Atom]:
+    """One atom per work_id (evidence pooled), sorted by work_id."""
+    by_id: dict[str, list[Atom]] = defaultdict(list)
+    for atom in atoms:
+        by_id[atom.work_id].append(atom)
+    pooled = []
+    for work_id in sorted(by_id):
+        group = by_id[work_id]
+        if len(group) == 1:
+            pooled.append(group[0])
+            continue
+        def merged(field: str, group: list[Atom] = group) -> tuple:
+            return tuple(dict.fromkeys(v for a in group for v in getattr(a, field)))
+        pooled.append(Atom(work_id, merged("titles"), merged("authors"),
+                           any(a.authors_truncated for a in group), merged("owners"),
+                           merged("years"), merged("venues"), merged("types"),
+                           merged("strong_keys"), merged("profiles")))
+    return pooled
+
+
+class _Groups:
+    """Union-find with member lists and a cannot-link guard."""
+
+    def __init__(self, n: int, cannot: dict[int, set[int]]):
+        self.root = list(range(n))
+        self.members = [[i] for i in range(n)]
+        self.cannot = cannot
+
+    def find(self, i: int) -> int:
+        while self.root[i] != i:
+            self.root[i] = self.root[self.root[i]]
+            i = self.root[i]
+        return i
+
+    def join(self, i: int, j: int) -> bool:
+        """Join the groups of i and j unless a cannot-link runs between them."""
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return False
+        if len(self.members[ri]) > len(self.members[rj]):
+            ri, rj = rj, ri
+        if any(self.find(k) == rj for m in self.members[ri] for k in self.cannot.get(m, ())):
+            return False
+        self.root[ri] = rj
+        self.members[rj].extend(self.members[ri])
+        self.members[ri] = []
+        return True
+
+
+def _sharing_a_key(atoms: list[Atom]) -> set[tuple[int, int]]:
+    """Pairs of atoms with a verified key in common, whatever their titles (a preprint
+    under its first title and the paper under arXiv's later one): titles alone would
+    not make them candidates."""
+    holders: dict[str, list[int]] = defaultdict(list)
+    for i, atom in enumerate(atoms):
+        for key in set(atom.strong_keys):
+            holders[key.strip().lower()].append(i)
+    return {(a, b) for group in holders.values() for n, a in enumerate(group)
+            for b in group[n + 1:]}
+
+
+def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
+            cannot_link: Iterable[tuple[str, str]] = ()) -> Resolution:
+    """The partition of ``atoms`` into works (see the module doc)."""
+    pooled = _pool(atoms)
+    index = {a.work_id: i for i, a in enumerate(pooled)}
+    feats = [features(a) for a in pooled]
+    decisions: dict[tuple[int, int], Decision] = {}
+    for i, j in {*candidate_pairs_from_titles([f.titles for f in feats],
+                                              [f.surnames for f in feats]),
+                 *_sharing_a_key(pooled)}:
+        decisions[(i, j)] = decide_features(feats[i], feats[j])
+
+    cannot: dict[int, set[int]] = defaultdict(set)
+    for a, b in cannot_link:
+        if a in index and b in index and a != b:
+            cannot[index[a]].add(index[b])
+            cannot[index[b]].add(index[a])
+    for (i, j), decision in decisions.items():
+        if decision.conflict:
+            cannot[i].add(j)
+            cannot[j].add(i)
+
+    groups = _Groups(len(pooled), cannot)
+    tree: dict[int, list[tuple[int, Decision]]] = defaultdict(list)
+
+    def link(i: int, j: int, decision: Decision) -> None:
+        if groups.join(i, j):
+            tree[i].append((j, decision))
+            tree[j].append((i, decision))
+
+    musts = sorted({tuple(sorted((index[a], index[b])))
+                    for a, b in must_link if a in index and b in index and a != b})
+    for i, j in musts:
+        link(i, j, MUST_LINK)
+
+    matches = sorted(((d.score, i, j, d) for (i, j), d in decisions.items() if d.match),
+                     key=lambda m: (-m[0], m[1], m[2]))
+    strong = sorted(((d.score, year_gap(pooled[i], pooled[j]), i, j, d) for _, i, j, d in matches
+                     if STRONG in d.evidence), key=lambda m: (-m[0], m[1], m[2], m[3]))
+    for i, j, decision in _unambiguous(strong, cannot):
+        link(i, j, decision)
+
+    # Mutual best between the groups the strong links made: an atom's best partner
+    # counts by its group, so two equally good partners in one group are no tie.
+    group = [groups.find(k) for k in range(len(pooled))]
+    best: dict[int, tuple[float, int]] = {}  # atom -> (score, the best partner's group)
+    tied: set[int] = set()  # atoms whose best match is not unique
+    for score, i, j, _ in matches:  # best score first; partners in one's own group do not count
+        if group[i] == group[j]:
+            continue
+        for here, there in ((i, j), (j, i)):
+            if here not in best:
+                best[here] = (score, group[there])
+            elif best[here][0] == score and best[here][1] != group[there]:
+                tied.add(here)
+    for _, i, j, decision in matches:
+        if (STRONG not in decision.evidence and i in best and j in best
+                and best[i][1] == group[j] and best[j][1] == group[i]
+                and i not in tied and j not in tied):
+            link(i, j, decision)
+
+    return _resolution(pooled, groups, tree)
+
+
+def _unambiguous(strong: list[tuple[float, int, int, int, Decision]],
+                 cannot: dict[int, set[int]]) -> list[tuple[int, int, Decision]]:
+    """The strong matches in order, without those an equally good match to a
+    cannot-linked rival makes ambiguous (see the module doc, step 3b)."""
+    rivals: dict[tuple[int, float, int], set[int]] = defaultdict(set)
+    for score, gap, i, j, _ in strong:
+        rivals[(i, score, gap)].add(j)
+        rivals[(j, score, gap)].add(i)
+    out = []
+    for score, gap, i, j, decision in strong:
+        if any(cannot.get(partner, set()) & rivals[(here, score, gap)]
+               for here, partner in ((i, j), (j, i))):
+            continue
+        out.append((i, j, decision))
+    return out
+
+
+def _resolution(pooled: Sequence[Atom], groups: _Groups,
+                tree: dict[int, list[tuple[int, Decision]]]) -> Resolution:
+    clusters = []
+    links: dict[str, Link] = {}
+    for members in groups.members:
+        if not members:
+            continue
+        ordered = sorted(members)
+        clusters.append(tuple(pooled[i].work_id for i in ordered))
+        seen = {ordered[0]}
+        queue = deque([ordered[0]])
+        while queue:  # the tree of joins, walked from the smallest work_id
+            here = queue.popleft()
+            for there, decision in sorted(tree[here], key=lambda e: e[0]):
+                if there not in seen:
+                    seen.add(there)
+                    queue.append(there)
+                    links[pooled[there].work_id] = Link(pooled[here].work_id, decision.score,
+                                                       decision.evidence)
+    clusters.sort()
+    return Resolution(clusters, links)

@@ -1,0 +1,250 @@
+"""One rule: are two atoms one work?
+
+Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
+best-scoring pair of titles counts):
+
+* ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
+  ``overlap``: the order-free soft word overlap; ``prefix``/``extra``: one title is
+  the other cut short or with a subtitle dropped (``similarity``).
+* authors (``authors``): ``shared`` people, or a ``conflict`` (a complete author
+  list without the other's profile owner).
+* years: ``far`` when both atoms have years and no two are within ``YEAR_TOLERANCE``
+  (1) of each other; a missing year says nothing.
+* generic titles (``generic.is_generic_title``) on either side.
+* numbers: two titles whose numbers or roman numerals differ ("Part I" and "Part
+  II", "Version 2" and "Version 3") are never compared as alike.
+* verified strong keys ("arxiv:...", "doi:...").
+
+The rule, first that applies:
+
+1. A strong key in common: **match** (score 1). Keys of the same kind on both
+   sides and none in common: **apart, conflict**.
+   **One profile's listings** (a profile lists both atoms, neither title
+   generic): both print venues and none in common: **apart, conflict** (the
+   owner lists two entries in two venues: a conference paper and its journal
+   version, under one title or a variant of it). Otherwise, when they share a
+   title (``scholarindex.core.identity.title_key``; ``listing.listing_work_ids`` gave each its
+   own id because the profile lists it with another year or venue): one venue
+   and years far apart, **apart, conflict** (two issues of a column); else a
+   **strong match** (score 1): only the year differs, and a list that repeats a
+   title across years (a preprint and its publication, citations of one paper)
+   is no evidence of two works; they stay one, as under one id.
+2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
+3. Years far apart: **apart, conflict** (a conference paper and its journal
+   version, a preprint years before, a column's other year: precision first).
+4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
+   and the other not: **apart, conflict**.
+5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
+   **apart**. A reworded title a year later is, as often as not, the journal
+   version of a conference paper: another work. The same title a year apart
+   (a preprint and its publication, one printed with mojibake) goes on.
+6. An author conflict: **match** (weak) only when the titles are near-identical
+   (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
+   list printed short or a name spelt apart; otherwise **apart, conflict**.
+7. A generic title on either side: **match** (weak) only with at least
+   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``:
+   two people's "Introduction" are two works, one editor's column of 2001 is not
+   that of 2002. One editor's four "Editor's Notes" of one year are four atoms
+   (``listing.listing_work_ids`` gives each entry its own id), each equally like
+   the other site's four: clustering sees the tie and joins none.
+8. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
+   (0.85), or one title is the other cut short (``prefix``): typos, other
+   wording, moved words, a dropped subtitle; but not when the titles differ by
+   exactly one word swapped for another, the rest word for word
+   (``similarity.one_word_swapped``: one author's "... of Distributed X" and
+   "... of Incremental X" are two papers). Strong when ``ratio`` ≥ ``NEAR``
+   and not cut short.
+9. No author evidence either way (no names on one side, or only owners that
+   do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
+   neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
+   a title plus "Systems" or a subtitle is a follow-up paper until an author says
+   otherwise; a word inside, "improving (the) performance", is not an
+   extension), and no word of one swapped for another word of the other
+   (``similarity.word_swapped``: "Is Indexing the Bottleneck of X?" / "Is
+   Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
+   Rule 6's "near-identical" reads the same. Word order counts here: "Age of
+   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
+
+A **conflict** is a cannot-link in clustering: no chain of other links may join
+the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
+a cut-short title), in [0, 1]; a match is **strong** (may chain in clustering,
+``cluster``) when it rests on a strong key, or a shared person and ``ratio`` ≥
+``NEAR`` without a cut-short title; every other match is weak.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scholarindex.core.identity import title_key
+from scholarindex.core.resolution.authors import People, compare_people, people_of
+from scholarindex.core.resolution.clean import clean_title
+from scholarindex.core.resolution.generic import is_generic_title
+from scholarindex.core.resolution.model import Atom, Decision
+from scholarindex.core.resolution.similarity import (
+    RATIO_FROM,
+    compare_titles,
+    follow_up,
+    numbers_differ,
+    one_word_swapped,
+    title_words,
+    word_swapped,
+)
+from scholarindex.core.titles import extra_words, title_similarity
+
+YEAR_TOLERANCE = 1
+NEAR = 0.93
+GENERIC_SHARED = 1
+WITH_AUTHOR = 0.85
+PREFIX_SCORE = 0.9
+STRONG = "strong"  # the evidence tag of a match that may chain
+SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
+
+
+@dataclass(frozen=True)
+class Features:
+    """What ``decide`` reads of one atom, computed once."""
+
+    atom: Atom
+    titles: tuple[str, ...]  # cleaned, distinct
+    generic: bool
+    follow_up: bool  # "Addendum to ...", "Response to ..."
+    people: People
+    keys: frozenset[str]
+    title_keys: frozenset[str]  # ``title_key`` of each printed title
+    profiles: frozenset[str]
+    venue_keys: frozenset[str]
+
+    @property
+    def surnames(self) -> frozenset[str]:
+        """The surnames of the atom's people (blocking's key for generic titles)."""
+        return frozenset(person.surname for person in self.people.everyone)
+
+
+def features(atom: Atom) -> Features:
+    """The atom's cleaned evidence."""
+    names = atom.owners + atom.authors
+    titles = tuple(dict.fromkeys(
+        t for t in (clean_title(raw, venues=atom.venues, people=names) for raw in atom.titles)
+        if title_words(t)))
+    generic = not titles or any(is_generic_title(t) for t in titles)
+    return Features(atom, titles, generic, any(follow_up(t) for t in titles), people_of(atom),
+                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()),
+                    frozenset(title_key(t) for t in atom.titles) - {""},
+                    frozenset(atom.profiles),
+                    frozenset(title_key(v) for v in atom.venues) - {""})
+
+
+def _years_far(a: Atom, b: Atom) -> bool:
+    if not a.years or not b.years:
+        return False
+    return min(abs(x - y) for x in a.years for y in b.years) > YEAR_TOLERANCE
+
+
+def _years_differ(a: Atom, b: Atom) -> bool:
+    return bool(a.years) and bool(b.years) and not set(a.years) & set(b.years)
+
+
+def _same_year(a: Atom, b: Atom) -> bool:
+    return bool(set(a.years) & set(b.years))
+
+
+def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    kinds = {k.partition(":")[0] for k in a} & {k.partition(":")[0] for k in b}
+    return any({k for k in a if k.startswith(kind + ":")}.isdisjoint(
+        {k for k in b if k.startswith(kind + ":")}) for kind in kinds)
+
+
+@dataclass(frozen=True)
+class _Titles:
+    ratio: float
+    overlap: float
+    prefix: bool
+    extends: bool
+    swapped: bool  # no near-identical pair of titles without a swapped word
+    one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
+
+
+def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
+    best = _Titles(0.0, 0.0, False, True, True, True)
+    for x in a:
+        for y in b:
+            if title_words(x) == title_words(y):
+                return _Titles(1.0, 1.0, False, False, False, False)
+            match = compare_titles(x, y)
+            if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
+                continue
+            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
+            best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
+                           best.prefix or match.prefix,
+                           best.extends and (match.prefix or extra_words(x, y) > 0),
+                           best.swapped and (ratio < NEAR or word_swapped(x, y)),
+                           best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
+                                              or one_word_swapped(x, y)))
+    return best
+
+
+def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
+    """Rule 1b (module doc): two atoms one profile lists under two ids."""
+    if a.profiles.isdisjoint(b.profiles) or a.generic or b.generic:
+        return None
+    venues = bool(a.venue_keys) and bool(b.venue_keys)
+    if venues and a.venue_keys.isdisjoint(b.venue_keys):
+        return Decision(False, 0.0, ("one profile lists both, in two venues",), conflict=True)
+    if not a.title_keys & b.title_keys:
+        return None
+    if venues and _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("one profile lists the title in two issues",),
+                        conflict=True)
+    return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
+
+
+def decide_features(a: Features, b: Features) -> Decision:
+    """``decide`` on precomputed ``Features``."""
+    if a.keys & b.keys:
+        return Decision(True, 1.0, (STRONG, SHARED_KEY + min(a.keys & b.keys)))
+    if _keys_differ(a.keys, b.keys):
+        return Decision(False, 0.0, ("different verified keys",), conflict=True)
+    if decision := _one_profiles_listings(a, b):
+        return decision
+    titles = _compare_titles(a.titles, b.titles)
+    if titles.overlap < RATIO_FROM and not titles.prefix:
+        return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+    if _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("years more than one apart",), conflict=True)
+    if a.follow_up != b.follow_up:
+        return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
+    if titles.ratio < 1.0 and _years_differ(a.atom, b.atom):
+        return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
+    people = compare_people(a.people, b.people)
+    generic = a.generic or b.generic
+    near = titles.ratio >= NEAR and not titles.extends and not titles.swapped
+    title = f"title {titles.ratio:.2f}"
+    if people.conflict:
+        if near and not generic:  # an author list printed short, a name spelt apart
+            return Decision(True, titles.ratio, (title, "despite an owner missing from a list"))
+        return Decision(False, 0.0, ("an owner is missing from a complete author list",),
+                        conflict=True)
+    shared = f"{people.shared} shared author(s)"
+    if generic:
+        if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
+                and _same_year(a.atom, b.atom)):
+            return Decision(True, titles.ratio, ("generic title", title, shared))
+        return Decision(False, titles.ratio, ("generic title without author evidence",))
+    if people.shared:
+        if titles.ratio >= NEAR and not titles.prefix:
+            return Decision(True, titles.ratio, (STRONG, title, shared))
+        score = max(titles.ratio, titles.overlap)
+        if score >= WITH_AUTHOR and not titles.one_swap:
+            return Decision(True, score, (f"title {score:.2f}", shared))
+        if titles.prefix:
+            return Decision(True, PREFIX_SCORE, ("title cut short", shared))
+        return Decision(False, score, (f"title {score:.2f}", shared))
+    if near:
+        return Decision(True, titles.ratio, (title, "no author evidence"))
+    return Decision(False, titles.ratio, (title, "no shared author"))
+
+
+def decide(a: Atom, b: Atom) -> Decision:
+    """Whether two atoms are one work (see the module doc)."""
+    return decide_features(features(a), features(b))

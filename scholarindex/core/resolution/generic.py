@@ -1,0 +1,74 @@
+"""Generic titles: titles that many different works carry.
+
+Front matter and recurring columns ("Editor's Notes", "Reminiscences on
+Influential Papers", "Chair's Message", "Preface") name a slot, not a paper: two
+listings with such a title are one work only when they also share an author.
+``is_generic_title`` decides, on the title's folded words (``scholarindex.core.text.words``,
+plurals read as singular, a trailing number or roman numeral dropped: "Editor's
+Notes 3", "Preface II"):
+
+* **Curated**: the words equal one of ``GENERIC_TITLES`` ("editor note", "preface",
+  "book review column"...), or begin with one of ``GENERIC_PREFIXES`` ("in
+  memoriam ...", "guest editor introduction ...", "book review ...", "review of
+  ...", "introduction to the special issue ...", "letter from the ...",
+  "message from the ...") followed by fewer than ``PREFIX_REST_WORDS`` (3)
+  distinctive words: "In Memoriam: Jim Gray" is generic, "Review of Data on the
+  Web: From Relations to Semistructured Data" names one review.
+* **Structural**: the title has fewer than ``MIN_DISTINCTIVE_WORDS`` (2) distinctive
+  words (``scholarindex.core.titles.distinctive_words``: no function words), e.g. "Standards",
+  "Introduction", "Aurora", "On the Web": too little text to name one paper.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from scholarindex.core.text import words
+from scholarindex.core.titles import FUNCTION_WORDS, singular
+
+MIN_DISTINCTIVE_WORDS = 2
+PREFIX_REST_WORDS = 3
+
+GENERIC_TITLES = frozenset({
+    "abstract", "acknowledgment", "acknowledgement", "announcement", "article", "author index",
+    "back matter", "book review", "book review column", "call for paper", "call for participation",
+    "career forum", "chair message", "chairman message", "chairs message", "closing remark",
+    "column", "concluding remark", "conclusion", "conference report", "correction", "corrigendum",
+    "database principle", "distinguished database profile", "editor note", "editorial",
+    "editor introduction", "editor letter", "editor message", "erratum", "errata",
+    "foreword", "forward", "front matter", "guest editor introduction", "guest editorial",
+    "guest editors introduction", "in memoriam", "index", "influential paper",
+    "interview", "introduction", "invited talk", "keynote", "keynote address", "keynote talk",
+    "letter from the editor", "letter to the editor", "list of reviewer", "message from the chair",
+    "message from the editor", "message from the president", "new", "news", "obituary",
+    "opening remark", "panel", "panel discussion", "panel session", "position statement",
+    "president message", "president letter", "preface", "program committee", "prologue",
+    "epilogue", "referee", "reminiscence on influential paper", "report", "research center",
+    "reviewer", "standard", "summary", "table of content", "trade press news", "treasurer message",
+    "tutorial", "welcome", "welcome message", "workshop report", "sigmod record",
+})
+GENERIC_PREFIXES = (
+    "in memoriam", "in memory of", "guest editor introduction", "guest editors introduction",
+    "guest editorial", "book review", "review of", "introduction to the special issue",
+    "introduction to this special issue", "letter from the", "message from the", "editor note",
+    "chair message", "remembering",
+)
+_PREFIXED = re.compile("^(?:" + "|".join(re.escape(p) for p in GENERIC_PREFIXES) + ")(?: |$)")
+_NUMBERING = re.compile(r"(?: (?:\d+|[ivx]+|part \w+|no \d+|vol \d+))+$")
+
+
+@lru_cache(maxsize=65_536)
+def is_generic_title(title: str) -> bool:
+    """Whether a title names a slot many works share (see the module doc)."""
+    tokens = [singular(w) for w in words(title)]
+    text = _NUMBERING.sub("", " ".join(tokens))
+    if not text:
+        return True
+    if text in GENERIC_TITLES:
+        return True
+    if prefixed := _PREFIXED.match(text):  # "In Memoriam: Jim Gray", not "Review of <a book>"
+        rest = text[prefixed.end():].split()
+        return len({w for w in rest if w not in FUNCTION_WORDS}) < PREFIX_REST_WORDS
+    distinctive = {w for w in text.split() if w not in FUNCTION_WORDS}
+    return len(distinctive) < MIN_DISTINCTIVE_WORDS

@@ -1,0 +1,202 @@
+"""How alike two cleaned titles are, surviving typos, truncation and word order.
+
+A title is read as its folded words (``scholarindex.core.text.words``), plurals as singular
+(``scholarindex.core.titles.singular``). Two measures, the larger wins:
+
+* **Soft word overlap** (Dice): 2·matched / (words of a + words of b), where a
+  word matches an equal word of the other title, or failing that a word one
+  typo away (a letter added, dropped, changed, or two neighbours swapped; both
+  at least ``TYPO_MIN_LENGTH`` = 4 letters): "Sytems" is "Systems", "Databse" is
+  "Database". Order does not count, so moved words cost nothing.
+* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (difflib over the letters),
+  which sees words split or joined ("data base" / "database"). It is quadratic,
+  so it runs only when the overlap is at least ``RATIO_FROM`` (0.6) and below 1.
+
+``TitleMatch.prefix`` is true when the shorter title (at least
+``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
+tolerance, the start of the longer one, or the longer one's part before its
+first colon: a title cut short, or a subtitle dropped or added. (The part after
+the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
+talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
+how many words the longer title has beyond the shorter one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scholarindex.core.text import words
+from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
+
+TYPO_MIN_LENGTH = 4
+RATIO_FROM = 0.6
+PREFIX_MIN_WORDS = 3
+
+
+@dataclass(frozen=True)
+class TitleMatch:
+    """The similarity of two titles in [0, 1] and whether one is a cut-short other."""
+
+    score: float
+    prefix: bool
+    extra: int
+
+
+@lru_cache(maxsize=131_072)
+def title_words(title: str) -> tuple[str, ...]:
+    """The title's comparison words: folded, plurals singular."""
+    return tuple(singular(w) for w in words(title))
+
+
+@lru_cache(maxsize=131_072)
+def _colon_parts(title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    head, sep, tail = title.partition(":")
+    return (title_words(head), title_words(tail)) if sep else ((), ())
+
+
+@lru_cache(maxsize=262_144)
+def variants(word: str) -> frozenset[str]:
+    """The word and every spelling of it with one letter deleted (empty for short words).
+
+    Two words of at least ``TYPO_MIN_LENGTH`` letters are one edit apart (a letter
+    added, dropped, changed, or two neighbours swapped) exactly when their
+    variants meet, so a typo costs a set intersection, not an edit distance.
+    """
+    if len(word) < TYPO_MIN_LENGTH:
+        return frozenset()
+    return frozenset({word} | {word[:k] + word[k + 1:] for k in range(len(word))})
+
+
+@lru_cache(maxsize=262_144)
+def same_word(a: str, b: str) -> bool:
+    """Equal, or one typo apart (see the module doc)."""
+    if a == b:
+        return True
+    return not variants(a).isdisjoint(variants(b))
+
+
+@lru_cache(maxsize=131_072)
+def _typo_targets(title_words_: tuple[str, ...]) -> frozenset[str]:
+    return frozenset().union(*(variants(w) for w in title_words_))
+
+
+def soft_overlap(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many words of ``a`` match a word of ``b``: equal, or else one typo away."""
+    set_b = set(b)
+    matched = 0
+    targets = None
+    for word in a:
+        if word in set_b:
+            matched += 1
+        elif len(word) >= TYPO_MIN_LENGTH:
+            if targets is None:
+                targets = _typo_targets(b)
+            if not variants(word).isdisjoint(targets):
+                matched += 1
+    return min(matched, len(b))
+
+
+def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    if len(short) > len(long):
+        return False
+    return all(same_word(x, y) for x, y in zip(short, long[: len(short)], strict=True))
+
+
+def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
+    (short, short_title), (long, long_title) = sorted(((wa, a), (wb, b)), key=lambda p: len(p[0]))
+    if len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS:
+        return False
+    if same_word(short[0], long[0]) and _is_start(short, long):
+        return True
+    head = _colon_parts(long_title)[0]
+    if head and head == short:
+        return True
+    head = _colon_parts(short_title)[0]  # both have subtitles, one subtitle dropped
+    return bool(head) and head == long[: len(head)] and len(head) >= PREFIX_MIN_WORDS
+
+
+_ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
+
+
+@lru_cache(maxsize=131_072)
+def numbers(title: str) -> frozenset[str]:
+    """The title's numbers and roman numerals: "Part II" -> {"ii"}."""
+    return frozenset(w for w in words(title) if w.isdigit() or w in _ROMAN)
+
+
+_FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "comment on",
+              "comments on", "response to", "reply to", "rejoinder", "a reply to",
+              "a response to", "a comment on", "remarks on", "review of", "retraction")
+
+
+@lru_cache(maxsize=131_072)
+def follow_up(title: str) -> bool:
+    """Whether the title names a note on another paper: "Addendum to ...", "Response to ...".
+
+    A trailing "- Book Review" is not read so: listings of a review print it as the
+    book's title with or without that suffix.
+    """
+    text = " ".join(words(title))
+    return any(text == m or text.startswith(m + " ") for m in _FOLLOW_UP)
+
+
+def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
+    """The words of ``a`` that no word of ``b`` matches, even one typo away; each word
+    of ``b`` matches once ("routing ... routing" against one "routing")."""
+    left = list(b)
+    out = []
+    for word in a:
+        if word in left:
+            left.remove(word)
+            continue
+        near = next((w for w in left if same_word(word, w)), None)
+        if near is not None:
+            left.remove(near)
+        else:
+            out.append(word)
+    return out
+
+
+@lru_cache(maxsize=131_072)
+def word_swapped(a: str, b: str) -> bool:
+    """Each title has a word the other lacks, at least one of them distinctive (not a
+    typo, nor words split or joined: "data base" / "database"; "a" for "the" is no
+    swap): "Is Indexing the Bottleneck of X?" and "Is Serving the Bottleneck of X?",
+    "Towards X" and "CoSparse: X" are two papers however alike their letters."""
+    wa, wb = title_words(a), title_words(b)
+    only_a, only_b = _unmatched(wa, wb), _unmatched(wb, wa)
+    if not only_a or not only_b or "".join(only_a) == "".join(only_b):
+        return False
+    return any(w not in FUNCTION_WORDS for w in only_a + only_b)
+
+
+@lru_cache(maxsize=131_072)
+def one_word_swapped(a: str, b: str) -> bool:
+    """``word_swapped`` by a single word each way, the rest word for word: a sibling
+    title of one template ("Is Sampling the Bottleneck of Distributed X?" /
+    "... of Incremental X?"), not a title retyped with other wording."""
+    wa, wb = title_words(a), title_words(b)
+    return (len(_unmatched(wa, wb)) == 1 == len(_unmatched(wb, wa))
+            and word_swapped(a, b))
+
+
+def numbers_differ(a: str, b: str) -> bool:
+    """Both titles hold numbers and not the same ones: part I and part II, two editions."""
+    na, nb = numbers(a), numbers(b)
+    return bool(na) and bool(nb) and na != nb
+
+
+def compare_titles(a: str, b: str) -> TitleMatch:
+    """The ``TitleMatch`` of two cleaned titles (see the module doc)."""
+    wa, wb = title_words(a), title_words(b)
+    if not wa or not wb:
+        return TitleMatch(0.0, False, 0)
+    if wa == wb:
+        return TitleMatch(1.0, False, 0)
+    total = len(wa) + len(wb)
+    score = min(1.0, (soft_overlap(wa, wb) + soft_overlap(wb, wa)) / total)
+    if RATIO_FROM <= score < 1.0:
+        score = max(score, title_similarity(a, b))
+    extra = abs(len(wa) - len(wb))
+    return TitleMatch(score, extra > 0 and _prefix(a, b, wa, wb), extra)

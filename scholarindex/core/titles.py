@@ -1,0 +1,81 @@
+"""Comparing titles: how alike two titles are, and which of their words tell papers apart.
+
+Shared by arXiv verification (``scholarindex.enrichment.matching``) and work resolution
+(``scholarindex.core.resolution``); each states its own thresholds.
+
+* ``title_similarity`` is difflib's ratio (2·matches / total length) over the
+  titles' letters and digits once folded (``text.words`` joined without spaces),
+  so case, punctuation, dashes, accents, LaTeX and "multi-lingual" vs
+  "multilingual" cost nothing, while every extra, missing or reordered word does.
+* ``distinctive_words``: a title's words without function words ("of", "for",
+  "via"), a plural read as its singular; ``title_containment`` is the share of one
+  title's distinctive words the other holds.
+* ``extra_words``: how many words a title adds around the whole of another.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from scholarindex.core.text import words
+
+
+def title_similarity(a: str, b: str, at_least: float = 0.0) -> float:
+    """Similarity in [0, 1] of two titles once folded (see the module doc).
+
+    With ``at_least``, titles that cannot reach it get a cheap upper bound below
+    it instead of the exact figure: enough to reject them, and most candidates
+    are rejected, so the quadratic matcher runs only on near-matches.
+    """
+    squashed_a, squashed_b = "".join(words(a)), "".join(words(b))
+    if not squashed_a or not squashed_b:
+        return 0.0
+    if squashed_a == squashed_b:
+        return 1.0
+    total = len(squashed_a) + len(squashed_b)
+    bound = 2 * min(len(squashed_a), len(squashed_b)) / total  # every letter of the shorter
+    if bound >= at_least > 0:
+        bound = 2 * sum((Counter(squashed_a) & Counter(squashed_b)).values()) / total
+    if bound < at_least:
+        return bound
+    return SequenceMatcher(None, squashed_a, squashed_b, autojunk=False).ratio()
+
+
+# Words that say nothing about which paper a title names.
+FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "of", "for", "and", "or", "in", "on", "at", "to", "by", "with", "via",
+    "from", "into", "over", "under", "through", "toward", "towards", "using", "based", "is",
+    "are", "its", "their", "as", "we", "our", "vs", "versus",
+})
+
+
+# Runs for every candidate the similarity check rejects, mostly on the titles of one
+# decision; an entry (a frozenset) is over a kilobyte, so the cache stays small.
+@lru_cache(maxsize=2048)
+def distinctive_words(title: str) -> frozenset[str]:
+    """The words of a title that tell papers apart: no function words, plurals singular."""
+    return frozenset(singular(w) for w in words(title) if w not in FUNCTION_WORDS)
+
+
+def singular(word: str) -> str:
+    """A plural read as its singular: "networks" -> "network" ("class" stays)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def title_containment(listed: str, entry: str) -> float:
+    """The share of ``listed``'s distinctive words that ``entry`` holds, in [0, 1]."""
+    mine = distinctive_words(listed)
+    return len(mine & distinctive_words(entry)) / len(mine) if mine else 0.0
+
+
+def extra_words(a: str, b: str) -> int:
+    """How many words the longer title adds around the whole of the shorter one (0 if not)."""
+    short, long = sorted((words(a), words(b)), key=len)
+    span = len(short)
+    if not span or span == len(long):
+        return 0
+    if any(long[i:i + span] == short for i in range(len(long) - span + 1)):
+        return len(long) - span
+    return 0

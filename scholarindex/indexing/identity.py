@@ -1,0 +1,423 @@
+"""One work per paper beyond the title: documents under several ``work_id``s joined.
+
+``scholarindex.core.identity.work_id`` makes listings with the same folded title one work. A paper
+listed under its preprint title on one profile and its later title on another gets
+two ``work_id``s; once both documents carry the same verified arXiv paper (or the
+same DOI), they are one work. ``WorkJoiner`` joins them after the writer delivered
+them; ``redirects`` sends later changes of a joined id to the document holding it.
+
+Identity keys: ``arxiv:<id>`` and ``doi:<doi>`` of a verified match (``identity_keys``), one
+``doi:`` key per DOI when the field holds several (``scholarindex.core.identity.split_dois``).
+Index ``{prefix}work-identities`` (plain, never reindexed) holds two kinds of document:
+
+- a *key* (``_id`` the key): the ``work_ids`` whose documents carried it. It is the
+  rendezvous of concurrent writers: each writes its document first, then adds its id
+  to the key (``create``, or ``index`` with ``if_seq_no``: a 409 re-reads), then reads
+  the key's documents. Of two writers bringing the two titles at once, the one that
+  adds its id second sees the other's id, and that document already holds what the
+  other wrote, so at least one of them merges everything;
+- a *redirect* (``_id`` ``redirect:<work_id>``): that id was merged into
+  ``merged_into``.
+
+Joining a group (``_join_group``), with the documents read (``_seq_no``) as of now:
+
+1. the canonical document is the smallest ``work_id`` among the live documents, so
+   two writers agree (``documents.merge_works`` folds them: listings keep the id
+   they came under, ``work_ids`` lists every id);
+2. the redirects of the others are written, and the canonical document and its
+   tombstone (the group's tombstones merged) with ``if_seq_no`` (one bulk request);
+   only when all landed
+3. the others are deleted with ``if_seq_no`` (a second request).
+
+A 409 anywhere re-reads the group and merges again (merges are idempotent). The
+search never misses the paper: the canonical document holds everything before the
+others go, so for an instant (one bulk request, or until a conflict's re-merge) both
+may be visible, never neither. A redirect lives outside ``works``, so searches,
+facets, counts, status, reindex and verification see only live documents, as with
+tombstones.
+
+Later changes (``redirects``): a change for a ``work_id`` the works index does not
+hold follows its redirect (chains too) to a document that lists the id in
+``work_ids``; the redirect is written before the document is deleted, so a writer
+that reads the document after the delete finds the redirect. A redirect to a
+document that no longer holds the id (deleted when its last profile unlisted it) is
+not followed: the change makes a document of its own, as for a new work.
+
+The tombstones of the absorbed documents (``scholarindex.indexing.tombstones``) join the canonical
+document's in the first request, so a listing older than an unlist made before the
+join, replayed after it, still stays out.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from scholarindex.core.enrichment_status import DONE
+from scholarindex.core.identity import split_dois
+from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.client import classify_item, translate_errors
+from scholarindex.indexing.documents import (
+    doc_work_ids,
+    merge_works,
+    regroup_works,
+    resolution_link,
+    timestamp,
+    unlist_listing,
+)
+from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.indexing.indices import (
+    IDENTITIES_INDEX,
+    TOMBSTONES_INDEX,
+    alias_name,
+    ensure_plain_index,
+)
+from scholarindex.indexing.tombstones import merge_tombstones
+
+logger = logging.getLogger(__name__)
+
+REDIRECT_PREFIX = "redirect:"
+MAX_HOPS = 8  # redirect chains (a merged work merged again) and closure rounds
+
+
+def identity_keys(doc: Mapping[str, Any] | None) -> list[str]:
+    """The keys that make documents one work: a verified arXiv id and each of its DOIs."""
+    if not doc or (doc.get("enrichment") or {}).get("status") != DONE:
+        return []
+    keys = []
+    if isinstance(doc.get("arxiv_id"), str) and doc["arxiv_id"]:
+        keys.append(f"arxiv:{doc['arxiv_id']}")
+    doi = (doc.get("arxiv") or {}).get("doi")
+    if isinstance(doi, str):  # a field may hold several DOIs: one key each
+        keys.extend(f"doi:{one.lower()}" for one in split_dois(doi))
+    return keys
+
+
+def redirect_doc(work_id: str, merged_into: str, at: str | None = None) -> dict[str, Any]:
+    """The record that ``work_id`` now lives in document ``merged_into``."""
+    return {"work_id": work_id, "merged_into": merged_into, "merged_at": timestamp(at)}
+
+
+@dataclass
+class JoinReport:
+    """What one ``WorkJoiner.join`` did."""
+
+    works_joined: int = 0  # documents merged into another (now redirects)
+    docs_written: int = 0  # canonical documents written
+    conflicts: int = 0
+    bulk_requests: int = 0
+    written: set[str] = field(default_factory=set)  # canonical work_ids written
+
+
+@dataclass
+class RegroupReport:
+    """What one ``WorkJoiner.regroup`` did."""
+
+    conflict: bool = False  # a document changed since the caller read it: nothing done
+    written: set[str] = field(default_factory=set)  # documents written (new or changed)
+    deleted: set[str] = field(default_factory=set)  # documents no group keeps
+
+
+@dataclass
+class _Read:
+    doc: Mapping[str, Any] | None
+    seq: tuple[int | None, int | None]
+    index: str | None
+
+
+class _Conflict(Exception):
+    """Another writer changed what this join read: read again."""
+
+
+class WorkJoiner:
+    """Joins the documents of one paper (see the module doc) and follows redirects."""
+
+    def __init__(self, client: OpenSearch, prefix: str, policy: RetryPolicy,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.client = client
+        self.prefix = prefix
+        self.policy = policy
+        self._sleep = sleep
+        self._index: str | None = None
+        self._tombstone_index: str | None = None
+
+    @property
+    def index(self) -> str:
+        """The identities index, created on first use."""
+        if self._index is None:
+            self._index = ensure_plain_index(self.client, self.prefix, IDENTITIES_INDEX)
+        return self._index
+
+    def _tombstones(self) -> str:
+        if self._tombstone_index is None:
+            self._tombstone_index = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+        return self._tombstone_index
+
+    # --- later changes: follow redirects ------------------------------------------------
+
+    def redirects(self, work_ids: Iterable[str]) -> dict[str, str]:
+        """For ids the works index does not hold: the live document holding each, if any.
+
+        Follows chains (an id merged into one that was merged again); the target must
+        list the id in its ``work_ids``. Raises ``IndexUnavailable``.
+        """
+        found: dict[str, str] = {}
+        current = {wid: wid for wid in dict.fromkeys(work_ids)}  # original -> id to look up
+        for _ in range(MAX_HOPS):
+            if not current:
+                break
+            hops = self._mget(self.index, [REDIRECT_PREFIX + v for v in set(current.values())])
+            targets = {key.removeprefix(REDIRECT_PREFIX): read.doc["merged_into"]
+                       for key, read in hops.items() if read.doc}
+            current = {wid: targets[via] for wid, via in current.items() if via in targets}
+            if not current:
+                break
+            docs = self._mget(alias_name(self.prefix, "works"), set(current.values()))
+            for wid, target in list(current.items()):
+                doc = docs[target].doc
+                if doc is not None:
+                    del current[wid]
+                    if wid in doc_work_ids(doc):
+                        found[wid] = target
+        return found
+
+    # --- joining ------------------------------------------------------------------------
+
+    def join(self, docs: Mapping[str, Mapping[str, Any]]) -> JoinReport:
+        """Register each delivered work document under its keys, and join each group of
+        live documents sharing a key into one. ``docs``: work_id -> document as written.
+
+        Raises ``IndexUnavailable`` when the cluster fails past the retries; what was
+        not joined then is joined by the next write of any document of the group.
+        """
+        report = JoinReport()
+        keys_of = {wid: identity_keys(doc) for wid, doc in docs.items()}
+        keys_of = {wid: keys for wid, keys in keys_of.items() if keys}
+        if not keys_of:
+            return report
+        members = self._retry(report, lambda: self._register(keys_of, report))
+        done: set[str] = set()
+        for wid in sorted(keys_of):
+            group = {m for key in keys_of[wid] for m in members.get(key, ())}
+            if wid in done or len(group) < 2:
+                continue
+            joined = self._retry(report, partial(self._join_group, wid, keys_of[wid], group,
+                                                 report))
+            done |= joined
+        return report
+
+    def _retry(self, report: JoinReport, step: Callable[[], Any]) -> Any:
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                return step()
+            except _Conflict:
+                report.conflicts += 1
+                self._sleep(random.uniform(0, 0.05))
+            except IndexUnavailable as exc:
+                if not exc.retryable or attempt == self.policy.attempts:
+                    raise
+                self._sleep(self.policy.delay_after(attempt, exc.retry_after))
+        raise IndexUnavailable(f"joining works: still conflicting after "
+                               f"{self.policy.attempts} attempts", retryable=True)
+
+    def _register(self, keys_of: Mapping[str, list[str]],
+                  report: JoinReport) -> dict[str, list[str]]:
+        """Every key's ids once ours are added (written with OCC); key -> work_ids."""
+        wanted: dict[str, set[str]] = {}
+        for wid, keys in keys_of.items():
+            for key in keys:
+                wanted.setdefault(key, set()).add(wid)
+        stored = self._mget(self.index, wanted)
+        members: dict[str, list[str]] = {}
+        actions = []
+        for key, ids in wanted.items():
+            read = stored[key]
+            have = set((read.doc or {}).get("work_ids") or ())
+            members[key] = sorted(have | ids)
+            if ids <= have:
+                continue
+            action: dict[str, Any] = {"_index": self.index, "_id": key,
+                                      "_source": {"key": key, "work_ids": members[key]}}
+            actions.append(_conditional(action, read))
+        if actions and not self._bulk(actions, report):
+            raise _Conflict()
+        return members
+
+    def _join_group(self, seed: str, seed_keys: list[str], group: set[str],
+                    report: JoinReport) -> set[str]:
+        """Join the live documents of ``seed``'s group; returns the ids looked at."""
+        works = alias_name(self.prefix, "works")
+        ids = set(group) | {seed}
+        keys = set(seed_keys)
+        live: dict[str, _Read] = {}
+        for _ in range(MAX_HOPS):  # the closure: live documents sharing a key of the group
+            ids |= {m for r in self._mget(self.index, keys).values()
+                    for m in (r.doc or {}).get("work_ids") or ()}
+            live = {wid: r for wid, r in self._mget(works, ids).items()
+                    if r.doc is not None and set(identity_keys(r.doc)) & keys}
+            grown = keys | {k for r in live.values() for k in identity_keys(r.doc)}
+            if grown == keys:
+                break
+            keys = grown
+        if len(live) < 2:
+            return ids
+        canonical = min(live)
+        tombstones = self._mget(self._tombstones(), live)  # after the works, as the writer
+        tombstone = merge_tombstones(canonical, (t.doc for t in tombstones.values()))
+        why = [resolution_link(wid, canonical, "identity", evidence=[f"same {key}" for key in
+                                                                      sorted(keys)])
+               for wid in live if wid != canonical]
+        merged: Mapping[str, Any] | None = merge_works(
+            (r.doc for r in live.values() if r.doc is not None), why)
+        for entry in (tombstone or {}).get("unlisted") or ():
+            # A listing a stale copy still held after its profile unlisted it stays out.
+            merged = unlist_listing(merged, entry["researcher_id"], entry["unlisted_at"])
+        if merged is None:  # every listing unlisted meanwhile: the unlists delete them
+            return ids
+        absorbed = sorted(wid for wid in live if wid != canonical)
+        first: list[dict[str, Any]] = [
+            {"_op_type": "index", "_index": self.index, "_id": REDIRECT_PREFIX + wid,
+             "_source": redirect_doc(wid, canonical)} for wid in absorbed]
+        target = live[canonical]
+        if tombstone is not None and tombstone != tombstones[canonical].doc:
+            first.append(_conditional({"_index": self._tombstones(), "_id": canonical,
+                                       "_source": tombstone}, tombstones[canonical]))
+        if merged != target.doc:
+            first.append(_conditional({"_index": target.index or works, "_id": canonical,
+                                       "_source": merged}, target))
+        if not self._bulk(first, report):
+            raise _Conflict()
+        if merged != target.doc:
+            report.docs_written += 1
+            report.written.add(canonical)
+        deletes = [{"_op_type": "delete", "_index": live[wid].index or works, "_id": wid,
+                    "if_seq_no": live[wid].seq[0], "if_primary_term": live[wid].seq[1]}
+                   for wid in absorbed]
+        if not self._bulk(deletes, report):
+            raise _Conflict()
+        report.works_joined += len(absorbed)
+        logger.info("joined work(s) %s into %s (keys %s)", ", ".join(absorbed), canonical,
+                    ", ".join(sorted(keys)))
+        return ids
+
+    # --- regrouping: the resolution pass's joins and splits -----------------------------
+
+    def regroup(self, held: Mapping[str, Iterable[str]], groups: Iterable[Iterable[str]],
+                links: Iterable[Mapping[str, Any]] = ()) -> RegroupReport:
+        """Make each of ``groups`` (sets of work_ids) one document.
+
+        ``held``: the documents involved as the caller read them (doc id -> the work_ids
+        it held); they are read again, and if one changed (a crawl wrote it meanwhile)
+        nothing is written and ``RegroupReport.conflict`` is set: the caller plans again
+        from a fresh read. The new documents and their redirects and tombstones go first,
+        with ``if_seq_no``, the documents no group keeps are deleted after (a second
+        request, conditional too), so a search sees the paper throughout, as in a join.
+        Raises ``IndexUnavailable``.
+        """
+        works = alias_name(self.prefix, "works")
+        report = RegroupReport()
+        expected = {doc_id: set(ids) for doc_id, ids in held.items()}
+        reads = self._mget(works, expected)
+        if any(read.doc is None or set(doc_work_ids(read.doc)) != expected[doc_id]
+               for doc_id, read in reads.items()):
+            report.conflict = True
+            return report
+        live = {doc_id: read.doc for doc_id, read in reads.items() if read.doc is not None}
+        new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
+        if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
+            return report
+        tombstones = self._mget(self._tombstones(), set(live) | set(new_docs))
+        old_tombstone = merge_tombstones("", (t.doc for t in tombstones.values()))
+        first: list[dict[str, Any]] = []
+        for doc_id, doc in sorted(new_docs.items()):
+            for wid in doc_work_ids(doc):
+                if wid != doc_id:
+                    first.append({"_op_type": "index", "_index": self.index,
+                                  "_id": REDIRECT_PREFIX + wid,
+                                  "_source": redirect_doc(wid, doc_id)})
+            if old_tombstone is not None:  # each part keeps every unlist, as a join does
+                tombstone = {**old_tombstone, "work_id": doc_id}
+                if tombstone != tombstones[doc_id].doc:
+                    first.append(_conditional({"_index": self._tombstones(), "_id": doc_id,
+                                               "_source": tombstone}, tombstones[doc_id]))
+            read = reads.get(doc_id) or _Read(None, (None, None), None)
+            if doc != read.doc:
+                first.append(_conditional({"_index": read.index or works, "_id": doc_id,
+                                           "_source": doc}, read))
+                report.written.add(doc_id)
+        if not self._bulk(first, JoinReport()):
+            report.conflict, report.written = True, set()
+            return report
+        gone = sorted(set(live) - set(new_docs))
+        deletes = [{"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
+                    "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
+                   for wid in gone]
+        if not self._bulk(deletes, JoinReport()):
+            report.conflict = True  # a crawl wrote one meanwhile: the next pass sees it
+        report.deleted = set(gone)
+        return report
+
+    # --- requests -----------------------------------------------------------------------
+
+    def _mget(self, index: str, ids: Iterable[str]) -> dict[str, _Read]:
+        ids = sorted(set(ids))
+        if not ids:
+            return {}
+        body = {"docs": [{"_index": index, "_id": i} for i in ids]}
+        with translate_errors(f"mget {index}"):
+            hits = self.client.mget(body=body)["docs"]
+        reads = {}
+        for wid, hit in zip(ids, hits, strict=True):
+            if "error" in hit:
+                raise IndexUnavailable(f"mget {index}: {hit['error']}", retryable=False)
+            found = bool(hit.get("found"))
+            reads[wid] = _Read(hit.get("_source") if found else None,
+                               (hit.get("_seq_no"), hit.get("_primary_term")),
+                               hit.get("_index") if found else None)
+        return reads
+
+    def _bulk(self, actions: list[dict[str, Any]], report: JoinReport) -> bool:
+        """Send ``actions`` in one request; False when one of them conflicted."""
+        if not actions:
+            return True
+        lines: list[Any] = []
+        for action in actions:
+            meta = {k: v for k, v in action.items() if k not in ("_op_type", "_source")}
+            lines.append({action["_op_type"]: meta})
+            if action["_op_type"] != "delete":
+                lines.append(action["_source"])
+        with translate_errors("bulk work-identities"):
+            answer = self.client.bulk(body=lines)
+        report.bulk_requests += 1
+        conflict = False
+        for item in answer["items"]:
+            result = classify_item(next(iter(item.values())))
+            if result.outcome == "conflict":
+                conflict = True
+            elif result.outcome == "retry":
+                raise IndexUnavailable(f"joining works: {result.reason}", retryable=True)
+            elif result.outcome != "ok" and not _already_gone(item):
+                raise IndexUnavailable(f"joining works: {result.reason}", retryable=False)
+        return not conflict
+
+
+def _conditional(action: dict[str, Any], read: _Read) -> dict[str, Any]:
+    """``create`` when ``read`` found nothing, else ``index`` only over what was read."""
+    if read.doc is None:
+        return {**action, "_op_type": "create"}
+    return {**action, "_op_type": "index", "if_seq_no": read.seq[0],
+            "if_primary_term": read.seq[1]}
+
+
+def _already_gone(item: Mapping[str, Any]) -> bool:
+    """A delete of a document another writer deleted first: the same end."""
+    info = item.get("delete") or {}
+    return info.get("status") == 404
+

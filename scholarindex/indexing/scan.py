@@ -1,0 +1,32 @@
+"""Every hit of a search, read through opensearch-py's ``helpers.scan``, with our errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from opensearchpy import OpenSearch, helpers
+from opensearchpy.helpers.errors import ScanError
+
+from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.errors import IndexUnavailable
+
+KEEP_ALIVE = "5m"  # how long the scroll waits between two pages
+
+
+def scan(client: OpenSearch, index: str, body: Mapping[str, Any], page_size: int = 1000,
+         request_timeout: float | None = None) -> Iterator[dict[str, Any]]:
+    """Every hit of ``body``'s query on ``index``, in index order (``_doc``), page by page.
+
+    The scroll is cleared at the end, also when the caller stops early. A failed
+    request, or a page some shards could not answer (the hits would not be all of
+    them), raises ``IndexUnavailable``. ``request_timeout`` bounds every request.
+    """
+    scroll_kwargs = {"request_timeout": request_timeout} if request_timeout else {}
+    try:
+        with translate_errors(f"scan {index}"):
+            yield from helpers.scan(client, query=dict(body), index=index, size=page_size,
+                                    scroll=KEEP_ALIVE, request_timeout=request_timeout,
+                                    scroll_kwargs=scroll_kwargs)
+    except ScanError as exc:
+        raise IndexUnavailable(f"scan {index}: {exc}", retryable=True) from exc

@@ -1,0 +1,74 @@
+"""``scholarindex works``: see why listings are one work, and overrule the matcher.
+
+- ``resolve [--dry-run]``: run the resolution pass now (a finished crawl runs it too);
+- ``explain ID``: the work document holding a work_id, its listings, and why each
+  work_id joined it;
+- ``keep-apart A B`` / ``join A B``: record a decision (``scholarindex.indexing.decisions``) and run
+  the pass, so the index follows at once; every later pass keeps to it;
+- ``forget A B``: drop the decisions on a pair; ``decisions``: list them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.decisions import Decision, DecisionStore
+from scholarindex.indexing.identity import WorkJoiner
+from scholarindex.indexing.indices import alias_name
+from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport
+from scholarindex.ops.settings import OpsSettings
+
+
+def resolve(settings: OpsSettings, dry_run: bool = False) -> ResolutionReport:
+    return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry).run(dry_run)
+
+
+def decide(settings: OpsSettings, decision: Decision) -> ResolutionReport:
+    """Record ``decision``, then resolve so the index follows it."""
+    DecisionStore(settings.client(), settings.prefix).record(decision)
+    return resolve(settings)
+
+
+def forget(settings: OpsSettings, first: str, second: str) -> int:
+    return DecisionStore(settings.client(), settings.prefix).forget(first, second)
+
+
+def decisions(settings: OpsSettings) -> list[Decision]:
+    return DecisionStore(settings.client(), settings.prefix).all()
+
+
+def explain(settings: OpsSettings, work_id: str) -> dict[str, Any] | None:
+    """The document holding ``work_id`` (directly or through a redirect), summarised."""
+    client = settings.client()
+    doc = _holder(client, settings, work_id)
+    if doc is None:
+        return None
+    why = {link["work_id"]: link for link in doc.get("resolution") or ()}
+    listings = [{"work_id": e.get("work_id") or doc["work_id"], "title": e.get("title"),
+                 "researcher": e.get("researcher_name"), "researcher_url": e.get("researcher_url"),
+                 "year": e.get("year"), "venue": e.get("venue"), "authors": e.get("authors")}
+                for e in doc.get("listings") or ()]
+    return {"work_id": doc["work_id"], "title": doc.get("title"), "asked": work_id,
+            "work_ids": doc.get("work_ids") or [doc["work_id"]], "arxiv_id": doc.get("arxiv_id"),
+            "listings": listings,
+            "joined": [why.get(wid) or {"work_id": wid, "by": "title",
+                                        "evidence": ["the same title"]}
+                       for wid in sorted({item["work_id"] for item in listings})
+                       if wid != doc["work_id"]]}
+
+
+def _holder(client: OpenSearch, settings: OpsSettings, work_id: str) -> dict[str, Any] | None:
+    works = alias_name(settings.prefix, "works")
+    with translate_errors(f"get {works}"):
+        found = client.get(index=works, id=work_id, ignore=404)
+    if found.get("found"):
+        return found["_source"]
+    target = WorkJoiner(client, settings.prefix, settings.writer_retry).redirects([work_id])
+    if work_id not in target:
+        return None
+    with translate_errors(f"get {works}"):
+        found = client.get(index=works, id=target[work_id], ignore=404)
+    return found["_source"] if found.get("found") else None
