@@ -226,12 +226,14 @@ def _config(dep: Deployment, prefix: str) -> OpenSearchConfig:
                             prefix=prefix)
 
 
-def reference(dep: Deployment) -> dict[str, dict[str, Any]]:
+def reference(dep: Deployment, timeout: float) -> dict[str, dict[str, Any]]:
     """A single-process crawl of the same site into an index of its own."""
     prefix = f"ref{uuid.uuid4().hex[:6]}_"
     single = dep.start("reference", prefix)
-    if not wait_all([single], 600) or single.process.returncode != 0:
-        raise RuntimeError(f"the single-process reference crawl failed: see {single.log}")
+    if not wait_all([single], timeout) or single.process.returncode != 0:
+        tail = Path(single.log).read_text(errors="replace").splitlines()[-15:]
+        raise RuntimeError("the single-process reference crawl failed (exit "
+                           f"{single.process.returncode}); its log ends:\n" + "\n".join(tail))
     dep.site.requests.clear()
     return index_contents(build_client(_config(dep, prefix)), prefix)
 
@@ -262,7 +264,7 @@ def kill_loop(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     with tempfile.TemporaryDirectory(prefix="chaos-") as tmp, \
             deployment(Path(tmp), args.profiles) as dep:
-        want = reference(dep)
+        want = reference(dep, max(600.0, args.timeout))
         for n in range(args.runs):
             kill_at = args.kill_at[n % len(args.kill_at)]
             dep.redis.client().flushall()
@@ -444,7 +446,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
                              "DOWNLOAD_DELAY": str(args.download_delay),
                              "OPENSEARCH_TIMEOUT": str(args.opensearch_timeout)})
         started = time.monotonic()
-        want = reference(dep)
+        want = reference(dep, max(600.0, args.timeout))
         reference_seconds = time.monotonic() - started
         arxiv_reference = arxiv_api.request_count
         arxiv_api.reset()
