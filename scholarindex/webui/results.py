@@ -339,7 +339,7 @@ def parse_suggestions(responses: Iterable[Mapping[str, Any]], limit: int) -> lis
 
 def _facet_agg(aggs: Mapping[str, Any], facet: Facet) -> Mapping[str, Any]:
     """A facet's aggregation as ``_facet`` reads it: a top-level terms aggregation
-    (``webui.query.facet_aggs``: no other facet's filter) is put in the filter's shape."""
+    (``search.query.facet_aggs``: no other facet's filter) is put in the filter's shape."""
     agg = aggs.get(facet.name) or {}
     if "buckets" not in agg:
         return agg
