@@ -19,8 +19,7 @@ crawl's bottleneck. (The figures: docs/performance.md.)
 call). Workers are spawned, not forked (the crawl runs threads), once the crawl has
 parsed ``PARSE_PROCESSES_AFTER`` pages itself: a worker is a fresh interpreter
 importing the parsers, which a crawl of a few pages never earns back. Until one has
-started (a fresh interpreter importing the parsers
-takes a fraction of a second) pages are parsed in the crawl's process, so the
+started (a fraction of a second) pages are parsed in the crawl's process, so the
 first pages do not wait for it. If a worker cannot start or dies (a crawl run
 from a script without a ``__main__`` guard, which spawn needs, or a crash in a
 parser library), the pages it held and the rest of the run are parsed in the

@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from markupsafe import Markup
 
+from scholarindex.search.errors import InvalidRequest
 from scholarindex.search.facets import FACETS
 from scholarindex.search.params import MAX_PAGE, MAX_QUERY_CHARS, SearchRequest
 from scholarindex.search.query import (
@@ -19,7 +20,6 @@ from scholarindex.search.query import (
     text_query,
 )
 from scholarindex.webui.highlight import join_fragments, mark, plain
-from scholarindex.webui.http_errors import InvalidRequest
 from scholarindex.webui.results import parse_hit, safe_url
 
 

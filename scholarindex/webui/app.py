@@ -21,8 +21,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.search.errors import SearchError
 from scholarindex.webui import api, pages
-from scholarindex.webui.http_errors import SearchError
 from scholarindex.webui.service import SearchService
 from scholarindex.webui.templating import make_templates
 

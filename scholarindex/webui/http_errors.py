@@ -15,16 +15,7 @@ from opensearchpy import exceptions as os_exc
 
 from scholarindex.core.retry import is_retryable_status
 from scholarindex.indexing.client import describe
-from scholarindex.search.errors import (
-    InvalidRequest,
-    NotFound,
-    SearchError,
-    SearchFailed,
-    ServiceUnavailable,
-)
-
-__all__ = ["InvalidRequest", "NotFound", "SearchError", "SearchFailed", "ServiceUnavailable",
-           "opensearch_errors"]
+from scholarindex.search.errors import SearchFailed, ServiceUnavailable
 
 logger = logging.getLogger(__name__)
 

@@ -19,6 +19,7 @@ from tenacity import Retrying, retry_if_exception
 
 from scholarindex.core.retry import RetryPolicy, is_retryable_status
 from scholarindex.indexing.indices import alias_name
+from scholarindex.search.errors import InvalidRequest, NotFound, ServiceUnavailable
 from scholarindex.search.matching import loose_levels
 from scholarindex.search.params import SearchRequest
 from scholarindex.search.query import (
@@ -31,13 +32,7 @@ from scholarindex.search.query import (
 )
 from scholarindex.webui.browse_cache import BrowseCache, IndexState, index_state
 from scholarindex.webui.cross_site import linked, namesakes
-from scholarindex.webui.http_errors import (
-    UNAVAILABLE_MESSAGE,
-    InvalidRequest,
-    NotFound,
-    ServiceUnavailable,
-    opensearch_errors,
-)
+from scholarindex.webui.http_errors import UNAVAILABLE_MESSAGE, opensearch_errors
 from scholarindex.webui.results import (
     AlsoOn,
     ResearcherPage,
