@@ -90,6 +90,7 @@ from scholarindex.core.resolution.similarity import (
     title_words,
     word_swapped,
 )
+from scholarindex.core.resolution.venue import venue_kind
 from scholarindex.core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
@@ -114,6 +115,7 @@ class Features:
     title_keys: frozenset[str]  # ``title_key`` of each printed title
     profiles: frozenset[str]
     venue_keys: frozenset[str]
+    venue_kinds: frozenset[str]  # ``venue.venue_kind`` of each printed venue that has one
 
     @property
     def surnames(self) -> frozenset[str]:
@@ -132,7 +134,8 @@ def features(atom: Atom) -> Features:
                     frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()),
                     frozenset(title_key(t) for t in atom.titles) - {""},
                     frozenset(atom.profiles),
-                    frozenset(title_key(v) for v in atom.venues) - {""})
+                    frozenset(title_key(v) for v in atom.venues) - {""},
+                    frozenset(filter(None, map(venue_kind, atom.venues))))
 
 
 def _years_far(a: Atom, b: Atom) -> bool:
@@ -147,6 +150,11 @@ def _years_differ(a: Atom, b: Atom) -> bool:
 
 def _same_year(a: Atom, b: Atom) -> bool:
     return bool(set(a.years) & set(b.years))
+
+
+def _kinds_differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One side printed only in journals, the other only in proceedings."""
+    return len(a) == len(b) == 1 and a != b
 
 
 def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -212,6 +220,9 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
     if _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("years more than one apart",), conflict=True)
+    if _years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
+        return Decision(False, 0.0, ("a journal and proceedings of another year",),
+                        conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
     if titles.ratio < 1.0 and _years_differ(a.atom, b.atom):
