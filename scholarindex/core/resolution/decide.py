@@ -14,6 +14,8 @@ best-scoring pair of titles counts):
 * numbers: two titles whose numbers or roman numerals differ ("Part I" and "Part
   II", "Version 2" and "Version 3") are never compared as alike.
 * verified strong keys ("arxiv:...", "doi:...").
+* venue kinds (``venue.venue_kind``): the journals and proceedings an atom is
+  printed in, where the venue says which.
 
 The rule, first that applies:
 
@@ -32,6 +34,10 @@ The rule, first that applies:
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
+   No year in common (both known), and one atom printed only in journals, the
+   other only in proceedings: **apart, conflict** (a conference paper and its
+   journal version a year later; the cannot-link keeps a third listing from
+   chaining them).
 4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
    and the other not: **apart, conflict**.
 5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
