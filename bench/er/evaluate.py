@@ -142,7 +142,8 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
 def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
     crawled = crawl_offline(data)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
-    baseline = pairwise(exact_title_clusters(crawled), data.gold, data.cross_source)
+    baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
+                        data.gold, data.cross_source)
     result: dict[str, Any] = {
         "data": data.name, "records": len(data.records),
         "tables": {name: len(rows) for name, rows in data.tables.items()},
@@ -185,12 +186,13 @@ def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
     return result
 
 
-def exact_title_clusters(crawled: Crawled) -> list[list[str]]:
+def exact_title_clusters(items: Sequence[Any], record_keys: Callable[[str, str], list[str]]
+                         ) -> list[list[str]]:
     """The parsed listings' records grouped by their title alone (``work_id(title)``):
     the exact normalised title rule, with nothing else read."""
     groups: dict[str, set[str]] = {}
-    for item in crawled.items:
-        keys = crawled.matched.record_keys(item["researcher_url"], item["work_id"])
+    for item in items:
+        keys = record_keys(item["researcher_url"], item["work_id"])
         groups.setdefault(work_id(item["title"]), set()).update(keys)
     return [sorted(keys) for keys in groups.values()]
 
