@@ -166,7 +166,7 @@ def test_end_to_end_bench_scores_the_index_it_crawled(tmp_path: Path) -> None:
         for record in shown[path]:
             if (" ".join(record.title.split()) == " ".join(item["title"].split())
                     and record.year == item["year"]):
-                record_work[record.key] = item["work_id"]
+                record_work[record.key] = work_id(item["title"])
     predicted = true = 0
     for a, b in combinations(sorted(record_work), 2):
         if a.split(":")[0] != b.split(":")[0] and record_work[a] == record_work[b]:
