@@ -16,11 +16,11 @@ differences that profile sites introduce are removed:
 Everything else is kept, in order, so a title that extends another, shares only
 its first words, or reorders its words is a different work.
 
-A listing printed in a publication venue also holds its year
-(``scholarindex.core.resolution.listing``): one title published in two years is
-as often two papers (a conference paper and its journal version) as one, and
-one id would pool them for good. A preprint's year, or no year, says little, so
-such listings start under the title alone. The resolution pass then joins
+A listing that names the journal or proceedings it was published in also holds
+its year (``scholarindex.core.resolution.listing``): one title published in two
+years is as often two papers (a conference paper and its journal version) as one,
+and one id would pool them for good. A preprint's year, or a listing with no such
+venue, says little, so those start under the title alone. The resolution pass then joins
 the ids of one paper on the rest of the evidence (a verified arXiv id or DOI in
 common; the same title within a year with author evidence).
 

@@ -46,7 +46,8 @@ def salted_work_id(title: str, researcher_id: str, year: int | None = None,
 
 def listing_work_id(title: str, researcher_id: str, year: int | None = None,
                     venue: str | None = None, work_type: str | None = None) -> str:
-    """``work_id(title, year)`` (the year left out for a preprint: module doc); for a
+    """``work_id(title, year)``, the year only where the listing names the journal or
+    proceedings it was published in (module doc); for a
     generic title, an id that also holds the listing's profile, year and venue, so
     that different people's "Preface" start apart."""
     if not is_generic_title(title):
