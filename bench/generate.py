@@ -33,7 +33,6 @@ from pathlib import Path
 
 from crawler.extract import parse_profile
 from scholarindex.core.identity import work_id
-from scholarindex.core.resolution.listing import listing_work_id
 
 # Listings dated without a year are read relative to this day (the crawl's CRAWL_DATE).
 CRAWL_DATE = date(2026, 11, 22)
@@ -182,11 +181,8 @@ class Work:
     arxiv: bool = False
     decoy: bool = False
 
-    def work_id(self, layout: str) -> str:
-        """The id its listing carries on a page of ``layout``: layout A prints the venue,
-        so a journal's or proceedings' listing holds its year; layout B prints none."""
-        if layout == LAYOUT_A:
-            return listing_work_id(self.title, "", self.year, self.venue, self.type)
+    @property
+    def work_id(self) -> str:
         return work_id(self.title)
 
 
@@ -627,7 +623,7 @@ def _check_page(person: Profile, works: Sequence[Work], body: bytes) -> None:
     for item, listing in zip(page.works, person.listings, strict=True):
         work = works[listing.work]
         _expect("title", item.title, listing.title, person)
-        _expect("work_id", item.work_id, work.work_id(person.layout), person)
+        _expect("work_id", item.work_id, work.work_id, person)
         _expect("abstract", item.abstract, work.abstract, person)
         _expect("year", item.year, work.year, person)
         if person.layout == LAYOUT_A:

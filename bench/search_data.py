@@ -1,9 +1,8 @@
 """Data to search: the fixture pages through the real parser and writer, or synthetic works.
 
 Used by the tests (fixture index) and by ``bench.search`` (both). The
-fixture route is the honest one: pages parsed with ``crawler.extract``,
-merged into documents by ``scholarindex.indexing.bulk.BulkWriter`` and regrouped by
-the resolution pass, as a crawl job would.
+fixture route is the honest one: pages parsed with ``crawler.extract`` and
+merged into documents by ``scholarindex.indexing.bulk.BulkWriter``, as a crawl would.
 Synthetic works go through ``scholarindex.indexing.documents`` too, so they have exactly the
 index's document shape, and are bulk-loaded directly (a benchmark needs 100k).
 """
@@ -25,7 +24,6 @@ from scholarindex.indexing.changes import Change, change_from_item
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.documents import merge_listing, work_doc_from_listing
 from scholarindex.indexing.indices import alias_name, ensure_aliases
-from scholarindex.indexing.resolution import ResolutionPass
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_PAGES = (ROOT / "fixtures" / "seeds", ROOT / "fixtures" / "heldout")
@@ -56,8 +54,6 @@ def index_fixtures(client: OpenSearch, prefix: str, dead_letters: Path) -> int:
     report = writer.write(fixture_changes())
     if report.dead_lettered or report.fatal:
         raise RuntimeError(f"fixture indexing lost documents: {report}")
-    refresh(client, prefix)
-    ResolutionPass(client, prefix, writer_retry()).run()  # as the crawl job does at its end
     refresh(client, prefix)
     return int(client.count(index=alias_name(prefix, "works"))["count"])
 

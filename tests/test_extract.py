@@ -14,7 +14,6 @@ import pytest
 
 from crawler.extract import parse_profile
 from scholarindex.core.identity import work_id
-from scholarindex.core.resolution.listing import listing_work_id
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 TODAY = date(2026, 11, 22)
@@ -63,8 +62,7 @@ def test_every_field(stem: str, markup: str) -> None:
     ]
     assert page.truncated == bool(want.get("truncated"))
     for work in page.works:
-        assert work.work_id == listing_work_id(work.title, work.researcher_id, work.year,
-                                               work.venue, work.type)
+        assert work.work_id == work_id(work.title)
         assert work.researcher_id == page.researcher.id
         assert work.researcher_name == page.researcher.name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarindex.core.resolution.venue import is_preprint, published, venue_kind
+from scholarindex.core.resolution.venue import is_preprint, venue_kind
 
 
 @pytest.mark.parametrize(("venue", "kind"), [
@@ -36,9 +36,4 @@ def test_preprints() -> None:
     assert is_preprint("Journal of X", "preprint")
     assert not is_preprint("Harvard Law Review") and not is_preprint(None)
     assert not is_preprint("Hallucination in LLMs Workshop")  # "hal" only as a word
-
-
-def test_published_needs_a_kind_and_no_preprint() -> None:
-    assert published("VLDB J.") and published("SIGMOD Conference", "article")
-    assert not published("VLDB") and not published("SSRN Electronic Journal")
-    assert not published("VLDB J.", "preprint")
+    assert venue_kind("SSRN Electronic Journal") is None

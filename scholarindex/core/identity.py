@@ -14,15 +14,9 @@ differences that profile sites introduce are removed:
   are one spelling.
 
 Everything else is kept, in order, so a title that extends another, shares only
-its first words, or reorders its words is a different work.
-
-A listing that names the journal or proceedings it was published in also holds
-its year (``scholarindex.core.resolution.listing``): one title published in two
-years is as often two papers (a conference paper and its journal version) as one,
-and one id would pool them for good. A preprint's year, or a listing with no such
-venue, says little, so those start under the title alone. The resolution pass then joins
-the ids of one paper on the rest of the evidence (a verified arXiv id or DOI in
-common; the same title within a year with author evidence).
+its first words, or reorders its words is a different work. The year is not
+part of the identity: a preprint and its published version are listed with
+different years and are still one work.
 
 Generic titles are the exception (``scholarindex.core.resolution.is_generic_title``: front matter
 and columns such as "Preface", "Editor's Notes", "Keynote Address"): different people
@@ -55,11 +49,9 @@ def title_key(title: str) -> str:
     return _NOT_ALNUM.sub("", folded)
 
 
-def work_id(title: str, year: int | None = None) -> str:
-    """The identifier of a title (and of its year, when given): 16 hex digits."""
+def work_id(title: str) -> str:
+    """The identifier shared by every listing of one work: 16 hex digits."""
     key = title_key(title) or title.strip()
-    if year:
-        key = f"{key}|{year}"  # a title key is letters and digits only: no "|"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 

@@ -1,7 +1,6 @@
 """One work per paper beyond the title: documents under several ``work_id``s joined.
 
-``scholarindex.core.identity.work_id`` makes listings with the same folded title (and
-publication year, where they name a journal or proceedings) one work. A paper
+``scholarindex.core.identity.work_id`` makes listings with the same folded title one work. A paper
 listed under its preprint title on one profile and its later title on another gets
 two ``work_id``s; once both documents carry the same verified arXiv paper (or the
 same DOI), they are one work. ``WorkJoiner`` joins them after the writer delivered

@@ -1,11 +1,9 @@
 """The resolution pass: one work document per paper, decided over the whole index.
 
-The crawl writes each listing under its ``work_id`` (its folded title, with its year where
-it names a journal or proceedings; a generic title's is salted with the listing's own
-evidence, ``scholarindex.core.identity``), so the listings of one paper printed
-differently (a typo, a title cut short, mojibake, the venue glued to it, the year of a
-preprint beside its journal's) arrive as separate documents. After the crawl, this pass
-reads every work document,
+The crawl writes each listing under its ``work_id`` (its folded title; a generic title's
+is salted with the listing's own evidence, ``scholarindex.core.identity``), so the listings of one
+paper printed differently (a typo, a title cut short, mojibake, the venue glued to it)
+arrive as separate documents. After the crawl, this pass reads every work document,
 gives ``scholarindex.core.resolution.resolve`` one *atom* per ``work_id`` (the evidence of the
 listings under it) with ops' decisions (``scholarindex.indexing.decisions``) and the verified arXiv
 ids and DOIs as hard links, and regroups the documents so that each resulting cluster

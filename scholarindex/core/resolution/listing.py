@@ -1,12 +1,5 @@
 """A listing's ``work_id``: where its work starts before resolution (``core.identity``).
 
-A listing that names the journal or proceedings it was published in
-(``venue.published``) starts under its title and year: a conference paper and its
-journal version under one title, on two co-authors' profiles, start apart, and
-the resolver decides which other listings join which. Every other listing (a
-preprint, a venue that says neither, no venue, no year) starts under its title
-alone: its year says too little to split on.
-
 Two rules salt the title's id with the listing's own evidence (profile, year,
 venue), so that listings which the title alone would pool start apart:
 
@@ -31,7 +24,6 @@ from typing import Any
 
 from scholarindex.core.identity import title_key, work_id
 from scholarindex.core.resolution.generic import is_generic_title
-from scholarindex.core.resolution.venue import published
 
 
 def salted_work_id(title: str, researcher_id: str, year: int | None = None,
@@ -45,13 +37,11 @@ def salted_work_id(title: str, researcher_id: str, year: int | None = None,
 
 
 def listing_work_id(title: str, researcher_id: str, year: int | None = None,
-                    venue: str | None = None, work_type: str | None = None) -> str:
-    """``work_id(title, year)``, the year only where the listing names the journal or
-    proceedings it was published in (module doc); for a
-    generic title, an id that also holds the listing's profile, year and venue, so
-    that different people's "Preface" start apart."""
+                    venue: str | None = None) -> str:
+    """``work_id(title)``; for a generic title, an id that also holds the listing's
+    profile, year and venue, so that different people's "Preface" start apart."""
     if not is_generic_title(title):
-        return work_id(title, year if published(venue, work_type) else None)
+        return work_id(title)
     return salted_work_id(title, researcher_id, year, venue)
 
 
@@ -81,5 +71,5 @@ def listing_work_ids(listings: Sequence[Mapping[str, Any]], researcher_id: str) 
                                       listing.get("venue")))
         else:
             out.append(listing_work_id(title, researcher_id, listing.get("year"),
-                                       listing.get("venue"), listing.get("type")))
+                                       listing.get("venue")))
     return out

@@ -2,8 +2,8 @@
 
 * **Preprint** (``is_preprint``): the type says so, or the venue is a preprint
   server or repository (arXiv, CoRR, bioRxiv, medRxiv, chemRxiv, SSRN, Research
-  Square, TechRxiv, HAL, "preprint", "e-print"). A preprint listing's year is the
-  year of the version the profile saw, so it says little about which paper it is.
+  Square, TechRxiv, HAL, "preprint", "e-print"): no kind, whatever else it says
+  ("SSRN Electronic Journal").
 * **Kind** (``venue_kind``): ``"journal"`` when the venue names a journal, a
   transactions, letters, magazine, bulletin or record series ("VLDB J.", "ACM Trans.
   Database Syst.", "SIGMOD Record"); ``"proceedings"`` when it names a conference,
@@ -31,12 +31,6 @@ def is_preprint(venue: str | None, work_type: str | None = None) -> bool:
     if work_type and work_type.strip().lower() == "preprint":
         return True
     return bool(venue) and bool(_PREPRINT.search(venue))
-
-
-def published(venue: str | None, work_type: str | None = None) -> bool:
-    """True when the listing names the journal or proceedings it was published in (a
-    ``venue_kind``) and is not a preprint."""
-    return venue_kind(venue) is not None and not is_preprint(venue, work_type)
 
 
 def venue_kind(venue: str | None) -> str | None:
