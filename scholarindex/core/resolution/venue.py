@@ -30,7 +30,7 @@ def is_preprint(venue: str | None, work_type: str | None = None) -> bool:
     """True when the listing is a preprint (module doc)."""
     if work_type and work_type.strip().lower() == "preprint":
         return True
-    return bool(venue) and bool(_PREPRINT.search(venue))
+    return venue is not None and _PREPRINT.search(venue) is not None
 
 
 def venue_kind(venue: str | None) -> str | None:
