@@ -132,11 +132,6 @@ REDIS_TAKE_BATCH = 4
 # leaves for the others to redo. Keep it above CONCURRENT_REQUESTS + REDIS_TAKE_BATCH,
 # or the downloader runs below its concurrency.
 REDIS_MAX_UNACKED = 48
-# When a page of this worker has waited this many seconds for the index (deliveries lag:
-# the index is the bottleneck), the worker takes nothing new until a delivery: the pages
-# it holds then travel in one flush instead of a second batch waiting behind it (half
-# the pages a kill costs, per page delivered; docs/distributed.md). 0: never.
-REDIS_INDEX_LAG_SECONDS = 10.0
 # A request taken this many times without an acknowledgement is set aside (job:NAME:dead).
 REDIS_MAX_DELIVERIES = 5
 # Set by the crawl command: the run of the job it joined, so a worker still starting up
@@ -164,5 +159,5 @@ ENVIRONMENT_SETTINGS = [
     "INDEX_RETRY_AFTER_MAX", "ARXIV_RETRY_AFTER_MAX", "REINDEX_LOCK_STALE_SECONDS",
     "RUN_JOB", "RUN_MAX_ERROR_RATE", "RUN_REPORT", "STATE_DIR", "INCREMENTAL_ENABLED",
     "REDIS_URL", "REDIS_KEY_PREFIX", "REDIS_LEASE_SECONDS", "REDIS_RETRY_SECONDS",
-    "REDIS_MAX_UNACKED", "REDIS_INDEX_LAG_SECONDS",
+    "REDIS_MAX_UNACKED",
 ]

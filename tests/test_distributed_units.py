@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from types import SimpleNamespace
 
 from crawler.distributed.addon import DistributedCrawl
 from crawler.extensions.report import build_report, report_to_document, run_document_id
@@ -68,31 +67,3 @@ def test_without_redis_url_the_crawl_imports_no_redis() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
-
-
-def test_no_page_is_taken_while_a_page_has_waited_past_the_index_lag() -> None:
-    import time as clock
-
-    from scrapy.settings import Settings
-    from scrapy.statscollectors import MemoryStatsCollector
-
-    from crawler.distributed.scheduler import RedisScheduler
-    from scholarindex.distributed.keys import JobKeys
-
-    scheduler = object.__new__(RedisScheduler)  # the rule alone: no Redis, no engine
-    asked: list[str] = []
-    scheduler.index_lag, scheduler._lagging, scheduler._waiting = 10.0, False, []
-    scheduler.stats = MemoryStatsCollector(SimpleNamespace(settings=Settings()))
-    scheduler.keys = JobKeys("t:", "job")
-    scheduler._send_acks = lambda: asked.append("acks")  # type: ignore[method-assign]
-    scheduler._ask_for_a_flush = lambda: asked.append("flush")  # type: ignore[method-assign]
-    now = clock.monotonic()
-    assert not scheduler._index_lags()  # nothing waits for the index
-    scheduler._waiting = [("p1", 2, now - 9.0), ("p2", 2, now - 1.0)]
-    assert not scheduler._index_lags()  # a normal flush's wait
-    scheduler._waiting.append(("p0", 1, now - 11.0))
-    assert scheduler._index_lags() and scheduler._index_lags()
-    assert asked == ["acks", "flush"] * 2  # the waiting pages' flush is asked for at once
-    assert scheduler.stats.get_value("frontier/index_lag_holds") == 1  # once per lag
-    scheduler.index_lag = 0.0  # REDIS_INDEX_LAG_SECONDS=0: never held back
-    assert not scheduler._index_lags()

@@ -117,14 +117,12 @@ def deserialize(payload: bytes, spider: Spider) -> Request:
 
 class RedisScheduler:
     def __init__(self, crawler: Crawler, config: RedisConfig, take_batch: int,
-                 max_deliveries: int, max_unacked: int, index_lag: float = 0.0) -> None:
+                 max_deliveries: int, max_unacked: int) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.config = config
         self.take_batch = max(take_batch, 1)
         self.max_unacked = max(max_unacked, self.take_batch)
-        self.index_lag = index_lag  # REDIS_INDEX_LAG_SECONDS (0: off)
-        self._lagging = False  # the last take was held back for the index
         self.keys = JobKeys(config.key_prefix, safe_name(str(crawler.settings["RUN_JOB"])))
         self.link = RedisLink.from_config(config)
         self.calls = RedisCalls()
@@ -174,8 +172,7 @@ class RedisScheduler:
                              "-s RUN_JOB=NAME (the crawl command sets it)")
         return cls(crawler, RedisConfig.from_settings(settings),
                    settings.getint("REDIS_TAKE_BATCH"), settings.getint("REDIS_MAX_DELIVERIES"),
-                   settings.getint("REDIS_MAX_UNACKED"),
-                   settings.getfloat("REDIS_INDEX_LAG_SECONDS"))
+                   settings.getint("REDIS_MAX_UNACKED"))
 
     # --- Scrapy's scheduler interface ---------------------------------------------------
 
@@ -331,8 +328,6 @@ class RedisScheduler:
         """Take a batch from Redis, in the background, if there is room for it."""
         if self._closing or self._taking is not None or self._job_done:
             return  # (a job found done stays done: no take in flight keeps it open)
-        if self._index_lags():
-            return  # taken again when a delivery acknowledges pages (``_send_acks``)
         room = self.max_unacked - len(self._held)
         if room < self.take_batch:
             self._send_acks()
@@ -349,30 +344,6 @@ class RedisScheduler:
         def done(_: Any) -> None:
             self._taking = None
         d.addBoth(done)
-
-    def _index_lags(self) -> bool:
-        """Whether a page of this worker has waited ``REDIS_INDEX_LAG_SECONDS`` for the index.
-
-        Then the index is the bottleneck and pages taken now would only wait behind the
-        flush in flight, in a second batch: a kill would cost both batches, for one
-        delivery's worth of progress. So nothing is taken until a delivery; the pages
-        parsed meanwhile go in the next flush, asked for at once.
-        """
-        if not self.index_lag or not self._waiting:
-            self._lagging = False
-            return False
-        waited = time.monotonic() - min(at for _, _, at in self._waiting)
-        if waited < self.index_lag:
-            self._lagging = False
-            return False
-        if not self._lagging:
-            self._lagging = True
-            self.stats.inc_value(stat_keys.FRONTIER_LAG_HOLDS)
-            logger.debug("job %s: a page has waited %.0f s for the index; taking nothing "
-                         "until a delivery", self.keys.job, waited)
-        self._send_acks()
-        self._ask_for_a_flush()
-        return True
 
     def _push_and_take(self, pushes: list[tuple[str, bytes, bool]], n: int) -> Taken:
         """On the Redis thread: links found so far become takeable (by anyone), then take."""

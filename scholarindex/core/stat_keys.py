@@ -120,5 +120,4 @@ FRONTIER_TAKEN: Final = "frontier/taken"  # requests leased from the shared queu
 FRONTIER_RECLAIMED: Final = "frontier/reclaimed"  # expired leases this worker put back
 FRONTIER_ACKED: Final = "frontier/acked"  # pages acknowledged (done, items delivered)
 FRONTIER_RELEASED: Final = "frontier/released"  # leases handed back unfinished at close
-FRONTIER_LAG_HOLDS: Final = "frontier/index_lag_holds"  # takes held back: deliveries lag
 FRONTIER_ROUND_TRIPS: Final = "frontier/redis_round_trips"  # calls to Redis by the scheduler
