@@ -12,7 +12,7 @@ left it, and the result says so). The works index is read back: each document's
 ``listings`` are records again through the listing map (``bench.er.listings``,
 matched against the crawl's own items), and the documents are scored pairwise
 over the full tables (``bench.er.score``), beside the exact-title baseline
-computed from the same crawl's items (one work per ``work_id``), with the crawl's
+computed from the same crawl's items (one work per normalised title), with the crawl's
 pages/s.
 
 Checks (``checks_failed`` in the result): every parsed listing is in exactly one
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, available, load
-from bench.er.evaluate import atoms_of, exact_title_of_records
+from bench.er.evaluate import atoms_of, exact_title_clusters, exact_title_of_records
 from bench.er.listings import Matched
 from bench.er.score import pairwise
 from bench.er.site import Site, build_sites, write_sites, write_urls
@@ -106,7 +106,7 @@ def run_data_set(data: DataSet, work: Path, limit: int | None) -> dict[str, Any]
     matched = _match(sites, servers_urls={s.name: servers[s.name].url for s in sites},
                      items=items)
     works = [i for i in items if i.get("kind") == "work"]
-    baseline = atoms_of(works, matched.record_keys)
+    atoms = atoms_of(works, matched.record_keys).atoms
     clusters = [[key for listing in doc.get("listings") or []
                  for key in matched.record_keys(listing["researcher_url"], listing["work_id"])]
                 for doc in docs]
@@ -122,13 +122,14 @@ def run_data_set(data: DataSet, work: Path, limit: int | None) -> dict[str, Any]
         "pages_per_s": round(crawl.stat("profiles/parsed") / seconds, 1) if seconds else 0.0,
         "listings_parsed": len(works), "records_mapped": matched.mapped,
         "records_lost_by_parser": len(matched.lost), "listings_unmapped": len(matched.unmapped),
-        "atoms": len(baseline.atoms), "work_documents": len(docs),
+        "atoms": len(atoms), "work_documents": len(docs),
         "resolution_pass": resolved,
         # The pass the crawl ran when it finished (WORKS_RESOLVE), from its stats.
         "resolution_in_crawl": {key: crawl.stat(f"resolution/{key}") for key in
                                 ("seconds", "documents", "atoms", "works", "groups_changed",
                                  "conflicts")},
-        "exact_title": pairwise(baseline.records, data.gold, data.cross_source).as_dict(),
+        "exact_title": pairwise(exact_title_clusters(works, matched.record_keys), data.gold,
+                                data.cross_source).as_dict(),
         "exact_title_unparsed": exact_title_of_records(data).as_dict(),
         "index": score.as_dict(),
         "checks_failed": _checks(docs, works, crawl.stat("index/dead_lettered"))
@@ -229,8 +230,8 @@ def table(result: dict[str, Any]) -> Iterator[str]:
         for label, key in (("exact title (items)", "exact_title"), ("index", "index"),
                            ("exact title (records)", "exact_title_unparsed")):
             s = r[key]
-            yield (f"  {label:22} P {s['precision']:.3f}  R {s['recall']:.3f}  "
-                   f"F1 {s['f1']:.3f}  ({s['true_positives']} of {s['predicted']} true)")
+            yield (f"  {label:22} P {s['precision']:.4f}  R {s['recall']:.4f}  "
+                   f"F1 {s['f1']:.4f}  ({s['true_positives']} of {s['predicted']} true)")
         for problem in r["checks_failed"]:
             yield f"  CHECK FAILED: {problem}"
 

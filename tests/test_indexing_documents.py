@@ -482,3 +482,16 @@ def test_one_change_per_listing_folds_as_the_two_changes_in_any_order(
     assert fold_changes(combined) == expected
     # A dead-letter file from before, replayed with the new changes: still the same.
     assert fold_changes(split[:2] + combined) == expected
+
+
+def test_joining_a_matched_document_keeps_its_match_whatever_answered_last() -> None:
+    """Two listings of one paper: one verified on arXiv, the other (a journal's year,
+    other authors) found no entry, earlier or later. The joined work is that entry."""
+    other = listing("ada", work_id="zzzz", title="ReLibra: Serving LLMs, the journal version")
+    for first, second in ((T1, T3), (T3, T1)):
+        matched = apply_enrichment(work_doc_from_listing(CHAO, T1), MATCHED, first)
+        unmatched = apply_enrichment(work_doc_from_listing(other, T1), NO_MATCH, second)
+        for docs in permutations([matched, unmatched]):
+            joined = merge_works(docs)
+            assert joined["arxiv_id"] == matched["arxiv_id"] is not None
+            assert joined["enrichment"]["status"] == "done"

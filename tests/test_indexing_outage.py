@@ -196,7 +196,7 @@ def test_an_outage_longer_than_the_wait_dead_letters_what_is_held_and_exits_3(
     assert report.failed_again == 0 and report.delivered == len(letters)
     works = snapshot(opensearch_client, f"{index_prefix}works")
     scraped = {(item["work_id"], item["researcher_id"]) for item in result.kind("work")}
-    assert {(doc_id, listing["researcher_id"]) for doc_id, doc in works.items()
+    assert {(listing["work_id"], listing["researcher_id"]) for doc in works.values()
             for listing in doc["listings"]} == scraped
 
 
@@ -215,7 +215,7 @@ def test_the_crawl_command_rides_out_an_outage_with_its_writer_process(
     assert not (tmp_path / "deadletter.jsonl").exists()
     works = snapshot(opensearch_client, f"{index_prefix}works")
     scraped = {(item["work_id"], item["researcher_id"]) for item in done.kind("work")}
-    assert {(doc_id, listing["researcher_id"]) for doc_id, doc in works.items()
+    assert {(listing["work_id"], listing["researcher_id"]) for doc in works.values()
             for listing in doc["listings"]} == scraped
     assert len(scraped) == done.report["listings"]
 

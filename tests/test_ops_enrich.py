@@ -65,8 +65,8 @@ def test_enrich_pending_completes_every_pending_work(
     docs = snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works"))
     matched = {w: d["arxiv_id"] for w, d in docs.items() if d["enrichment"]["status"] == "done"}
     assert report["matched"] == len(matched) > 0
-    for work, arxiv_id in matched.items():
-        assert EXPECTED.get(work) == arxiv_id  # every id attached is the right one
+    for work, arxiv_id in matched.items():  # every id attached is the right one
+        assert arxiv_id in {EXPECTED.get(w) for w in docs[work]["work_ids"]}
     assert all(d["enrichment"]["status"] in ("done", "none") for d in docs.values())
     assert arxiv_api.request_count >= 1
     status = json_out(run_cli(["status", "--json"], env))

@@ -217,3 +217,29 @@ def test_a_column_one_person_wrote_once_that_year_joins_on_that_person() -> None
 def test_one_persons_several_columns_of_a_year_join_none() -> None:
     atoms = [column("a1"), column("a2"), column("b1"), column("b2")]
     assert clusters_of(resolve(atoms)) == {("a1",), ("a2",), ("b1",), ("b2",)}
+
+
+def version(work_id: str, year: int, venue: str | None, profile: str,
+            title: str = "Garbage Collection in Object Oriented Databases") -> Atom:
+    return Atom(work_id, (title,), (), False, ("Prasan Roy",), (year,),
+                (venue,) if venue else (), (), (), (profile,))
+
+
+def test_a_journal_and_proceedings_of_another_year_never_share_a_work() -> None:
+    """Two co-authors' profiles, one listing the conference paper, the other its journal
+    version: the cannot-link keeps a third listing from chaining them."""
+    atoms = [version("c", 1997, "VLDB Conference", "p1"), version("j", 1998, "VLDB J.", "p2"),
+             version("x", 1997, None, "p3")]
+    assert clusters_of(resolve(atoms)) == {("c", "x"), ("j",)}
+    # the same journal a year apart (online first, then in print) stays one work
+    atoms = [version("j1", 1997, "VLDB J.", "p1"), version("j2", 1998, "The VLDB Journal", "p2")]
+    assert clusters_of(resolve(atoms)) == {("j1", "j2")}
+
+
+def test_a_title_printed_the_same_wins_a_tie_over_one_only_cleaned_alike() -> None:
+    exact = "Tutorial: Application Servers and Associated Technologies"
+    atoms = [version("sigmod", 2002, "SIGMOD Conference", "dblp", exact),
+             version("vldb", 2002, "VLDB", "dblp", "Application Servers and Associated "
+                     "Technologies"),
+             version("card", 2002, None, "acm", exact.lower())]
+    assert clusters_of(resolve(atoms)) == {("card", "sigmod"), ("vldb",)}

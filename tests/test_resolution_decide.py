@@ -82,6 +82,21 @@ MUST_JOIN = [
                  id="shared verified key"),
 ]
 
+MUST_JOIN += [
+    pytest.param(listing("a", "SQL: 1999, formerly known as SQL 3", "Jim Melton", 1999),
+                 card("b", "SQL: 1999, formerly known as SQL3", ("Jim Melton",), 1999),
+                 id="a number glued to its word"),
+    pytest.param(listing("a", "Research in Databases and Data-Intensive Applications",
+                         "Birgitta König-Ries", 1997),
+                 card("b", "Research in databases and data-intensive applications",
+                      ("Brigitta König-Ries",), 1997),
+                 id="a given name spelt one typo apart"),
+    pytest.param(listing("a", "Declarative Specification of Web Sites with Strudel",
+                         "Dan Suciu", 2000),
+                 card("b", "Declarative specification of Web sites with S", ("Dan Suciu",), 2000),
+                 id="the last word cut short"),
+]
+
 MUST_STAY_APART = [
     pytest.param(listing("a", RELIBRA, "Chao Jin", 2026),
                  listing("b", RELIBRA + " Systems", "José Luis Peñalver", 2025),
@@ -153,6 +168,27 @@ MUST_STAY_APART = [
     pytest.param(listing("a", "Efficient Query Processing over Uncertain Data", "Jim Gray", 1995),
                  listing("b", "Efficient Query Processing over Uncertain Data", "Jim Gray", 2003),
                  id="years far apart"),
+]
+
+
+MUST_STAY_APART += [
+    pytest.param(listing("a", "SQL 3: A New Standard", "Jim Melton", 1999),
+                 card("b", "SQL 4: A New Standard", ("Jim Melton",), 1999),
+                 id="glued or not, the numbers differ"),
+    pytest.param(listing("a", "Research in Databases and Data-Intensive Applications at "
+                         "Karlsruhe", "Jan Li"),
+                 card("b", "Research in databases and data-intensive applications", ("Jun Li",)),
+                 id="short given names one letter apart are two people"),
+    pytest.param(Atom("a", ("Query Processing Techniques for Arrays",), (), False,
+                      ("Kenneth Salem",), (1999,), ("SIGMOD Conference",)),
+                 Atom("b", ("Query processing techniques for arrays",), (), False,
+                      ("Kenneth Salem",), (2000,), ("VLDB J.",)),
+                 id="proceedings and a journal a year apart"),
+    pytest.param(listing("a", "Declarative Specification of Web Sites with Strudel",
+                         "Dan Suciu", 2000),
+                 card("b", "Declarative specification of Web sites with Struts",
+                      ("Mary Fernández",), 2000),
+                 id="a last word that is not a cut of the other"),
 ]
 
 

@@ -9,7 +9,7 @@ the work items are folded into the index's documents by the index's own merge
 (one per ``work_id``: the atoms, ``bench.er.atoms``), a resolver groups the atoms
 into works, and each work's records (``bench.er.listings``) are scored pairwise
 over the full tables (``bench.er.score``) against the gold pairs, beside the
-exact-title baseline (every atom its own work: what the index holds today).
+exact-title baseline (listings grouped by their normalised title alone).
 
 Resolvers: ``exact`` (the baseline alone) and ``full`` (``scholarindex.core.resolution.resolve``,
 once that package is on the branch). When ``scholarindex.core.resolution.candidate_pairs``
@@ -142,7 +142,8 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
 def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
     crawled = crawl_offline(data)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
-    baseline = pairwise(built.records, data.gold, data.cross_source)
+    baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
+                        data.gold, data.cross_source)
     result: dict[str, Any] = {
         "data": data.name, "records": len(data.records),
         "tables": {name: len(rows) for name, rows in data.tables.items()},
@@ -183,6 +184,17 @@ def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
         result["full"] = {**score.as_dict(), "works": len(resolved.clusters),
                           "seconds": round(seconds, 2)}
     return result
+
+
+def exact_title_clusters(items: Sequence[Any], record_keys: Callable[[str, str], list[str]]
+                         ) -> list[list[str]]:
+    """The parsed listings' records grouped by their title alone (``work_id(title)``):
+    the exact normalised title rule, with nothing else read."""
+    groups: dict[str, set[str]] = {}
+    for item in items:
+        keys = record_keys(item["researcher_url"], item["work_id"])
+        groups.setdefault(work_id(item["title"]), set()).update(keys)
+    return [sorted(keys) for keys in groups.values()]
 
 
 def exact_title_of_records(data: DataSet) -> PairScore:

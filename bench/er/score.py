@@ -28,7 +28,7 @@ class PairScore:
         return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
 
     def line(self) -> str:
-        return (f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}  "
+        return (f"P {self.precision:.4f}  R {self.recall:.4f}  F1 {self.f1:.4f}  "
                 f"({self.true_positives} of {self.predicted} predicted pairs true, "
                 f"{self.gold} gold)")
 

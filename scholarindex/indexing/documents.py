@@ -151,7 +151,7 @@ def merge_works(docs: Iterable[Mapping[str, Any]],
 
     Its ``work_id`` is the smallest of theirs, so every writer picks the same one; each
     listing keeps the ``work_id`` it came under, and ``work_ids`` names them all. The
-    enrichment state is the one ``apply_enrichment`` would keep. ``links``: why ids
+    enrichment state is ``_best_enrichment``'s. ``links``: why ids
     joined (``resolution_link``), kept beside the documents' own. Pure, idempotent and
     independent of the order of ``docs``: the result merged again with any of them
     (or with itself) is the result.
@@ -236,9 +236,13 @@ def _links(docs: Iterable[Mapping[str, Any]],
 
 
 def _best_enrichment(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """The enrichment state ``apply_enrichment`` would keep among ``docs``'."""
+    """The enrichment state of documents being joined: a verified match before any
+    other answer (one listing matched arXiv's entry, another of the same paper, printed
+    with other authors or a journal's year, found none: the paper is still that
+    entry), then as ``apply_enrichment`` would keep it."""
     enriched = [d for d in docs if d.get("enrichment")]
-    state: Mapping[str, Any] = max(enriched, key=_enrichment_rank) if enriched else {}
+    state: Mapping[str, Any] = max(
+        enriched, key=lambda d: (_matched(d), *_enrichment_rank(d))) if enriched else {}
     return {"arxiv_id": state.get("arxiv_id"), "arxiv": state.get("arxiv"),
             "enrichment": state.get("enrichment")}
 

@@ -10,7 +10,9 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
 * **shared**: how many of one atom's people have a namesake among the other's:
   ``same_person``, or the same surname with one first given name a short form
   of the other, at least ``SHORT_FORM_LETTERS`` (3) letters ("Don Slutz" /
-  "Donald R. Slutz", "Alex Borgida" / "Alexander Borgida").
+  "Donald R. Slutz", "Alex Borgida" / "Alexander Borgida"), or one typo from the
+  other, both at least ``SPELT_APART_LETTERS`` (5) letters long ("Brigitta" /
+  "Birgitta König-Ries"; "Jan Li" / "Jun Li" are two people).
 * **conflict**: one atom prints a complete author list (some listing printed
   authors and none ended in "et al.") and a profile owner of the other atom is
   not on it, even read loosely, while no one is shared. An owner is certainly an
@@ -32,6 +34,7 @@ from scholarindex.core.resolution.model import Atom
 from scholarindex.core.resolution.similarity import same_word
 
 SHORT_FORM_LETTERS = 3
+SPELT_APART_LETTERS = 5
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,14 @@ class AuthorEvidence:
 
 
 def _short_form(a: ParsedName, b: ParsedName) -> bool:
-    """One surname, and one first given name a short form of the other: "Don" / "Donald"."""
+    """One surname, and one first given name a short form of the other ("Don" /
+    "Donald") or the other spelt one typo apart ("Brigitta" / "Birgitta")."""
     if a.surname != b.surname or not a.given or not b.given:
         return False
     x, y = sorted((a.given[0].text, b.given[0].text), key=len)
-    return len(x) >= SHORT_FORM_LETTERS and y.startswith(x)
+    if len(x) >= SHORT_FORM_LETTERS and y.startswith(x):
+        return True
+    return len(x) >= SPELT_APART_LETTERS and same_word(x, y)
 
 
 def same_author(a: ParsedName, b: ParsedName) -> bool:

@@ -13,11 +13,13 @@
    a. ``must_link`` pairs (operators' decisions, verified shared arXiv id / DOI),
       in work_id order;
    b. **strong** matches (``decide``: a shared key, or a shared person with
-      near-identical titles), best score first, then closest years (the least
-      gap between the two atoms' years; ``UNKNOWN_YEAR_GAP`` = 1 when either has
-      none), ties by the pair's work_ids: these may chain, as each is good
-      evidence on its own. A strong match is skipped when one of its atoms has
-      another strong match just as good (same score, same year gap) to an atom
+      near-identical titles), best score first, then closest (``closeness``: a
+      title printed the same on both sides before a title that is the same only
+      once cleaned, "Tutorial: X" beside "X"; then the least gap between the two
+      atoms' years, ``UNKNOWN_YEAR_GAP`` = 1 when either has none), ties by the
+      pair's work_ids: these may chain, as each is good evidence on its own. A
+      strong match is skipped when one of its atoms has another strong match just
+      as good (same score, as close) to an atom
       that a cannot-link keeps from the first partner: a listing equally like
       both of one profile's two listings of a title (``decide``) is thin evidence
       for either, so it joins neither by this step;
@@ -41,7 +43,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
-from scholarindex.core.resolution.decide import STRONG, decide_features, features
+from scholarindex.core.resolution.decide import STRONG, Features, decide_features, features
 from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution
 
 MUST_LINK = Decision(True, 1.0, ("must-link",))
@@ -54,6 +56,12 @@ def year_gap(a: Atom, b: Atom) -> int:
     if not a.years or not b.years:
         return UNKNOWN_YEAR_GAP
     return min(abs(x - y) for x in a.years for y in b.years)
+
+
+def closeness(a: Features, b: Features) -> tuple[bool, int]:
+    """How close two atoms a score leaves tied are, smaller first: whether no printed
+    title is the same on both sides (``title_key``), then ``year_gap``."""
+    return a.title_keys.isdisjoint(b.title_keys), year_gap(a.atom, b.atom)
 
 
 def _pool(atoms: Iterable[Atom]) -> list[Atom]:
@@ -154,7 +162,7 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
 
     matches = sorted(((d.score, i, j, d) for (i, j), d in decisions.items() if d.match),
                      key=lambda m: (-m[0], m[1], m[2]))
-    strong = sorted(((d.score, year_gap(pooled[i], pooled[j]), i, j, d) for _, i, j, d in matches
+    strong = sorted(((d.score, closeness(feats[i], feats[j]), i, j, d) for _, i, j, d in matches
                      if STRONG in d.evidence), key=lambda m: (-m[0], m[1], m[2], m[3]))
     for i, j, decision in _unambiguous(strong, cannot):
         link(i, j, decision)
@@ -181,11 +189,11 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     return _resolution(pooled, groups, tree)
 
 
-def _unambiguous(strong: list[tuple[float, int, int, int, Decision]],
+def _unambiguous(strong: list[tuple[float, tuple[bool, int], int, int, Decision]],
                  cannot: dict[int, set[int]]) -> list[tuple[int, int, Decision]]:
     """The strong matches in order, without those an equally good match to a
     cannot-linked rival makes ambiguous (see the module doc, step 3b)."""
-    rivals: dict[tuple[int, float, int], set[int]] = defaultdict(set)
+    rivals: dict[tuple[int, float, tuple[bool, int]], set[int]] = defaultdict(set)
     for score, gap, i, j, _ in strong:
         rivals[(i, score, gap)].add(j)
         rivals[(j, score, gap)].add(i)

@@ -14,6 +14,8 @@ best-scoring pair of titles counts):
 * numbers: two titles whose numbers or roman numerals differ ("Part I" and "Part
   II", "Version 2" and "Version 3") are never compared as alike.
 * verified strong keys ("arxiv:...", "doi:...").
+* venue kinds (``venue.venue_kind``): the journals and proceedings an atom is
+  printed in, where the venue says which.
 
 The rule, first that applies:
 
@@ -32,6 +34,10 @@ The rule, first that applies:
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
+   No year in common (both known), and one atom printed only in journals, the
+   other only in proceedings: **apart, conflict** (a conference paper and its
+   journal version a year later; the cannot-link keeps a third listing from
+   chaining them).
 4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
    and the other not: **apart, conflict**.
 5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
@@ -90,6 +96,7 @@ from scholarindex.core.resolution.similarity import (
     title_words,
     word_swapped,
 )
+from scholarindex.core.resolution.venue import venue_kind
 from scholarindex.core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
@@ -114,6 +121,7 @@ class Features:
     title_keys: frozenset[str]  # ``title_key`` of each printed title
     profiles: frozenset[str]
     venue_keys: frozenset[str]
+    venue_kinds: frozenset[str]  # ``venue.venue_kind`` of each printed venue that has one
 
     @property
     def surnames(self) -> frozenset[str]:
@@ -132,7 +140,8 @@ def features(atom: Atom) -> Features:
                     frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()),
                     frozenset(title_key(t) for t in atom.titles) - {""},
                     frozenset(atom.profiles),
-                    frozenset(title_key(v) for v in atom.venues) - {""})
+                    frozenset(title_key(v) for v in atom.venues) - {""},
+                    frozenset(filter(None, map(venue_kind, atom.venues))))
 
 
 def _years_far(a: Atom, b: Atom) -> bool:
@@ -147,6 +156,11 @@ def _years_differ(a: Atom, b: Atom) -> bool:
 
 def _same_year(a: Atom, b: Atom) -> bool:
     return bool(set(a.years) & set(b.years))
+
+
+def _kinds_differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One side printed only in journals, the other only in proceedings."""
+    return len(a) == len(b) == 1 and a != b
 
 
 def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -212,6 +226,9 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
     if _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("years more than one apart",), conflict=True)
+    if _years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
+        return Decision(False, 0.0, ("a journal and proceedings of another year",),
+                        conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
     if titles.ratio < 1.0 and _years_differ(a.atom, b.atom):

@@ -15,7 +15,8 @@ A title is read as its folded words (``scholarindex.core.text.words``), plurals 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
 tolerance, the start of the longer one, or the longer one's part before its
-first colon: a title cut short, or a subtitle dropped or added. (The part after
+first colon: a title cut short, or a subtitle dropped or added; or, the titles
+as long, one's last word is cut short ("... with S" / "... with Strudel"). (The part after
 the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
 talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
 how many words the longer title has beyond the shorter one.
@@ -23,6 +24,7 @@ how many words the longer title has beyond the shorter one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -116,13 +118,34 @@ def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
     return bool(head) and head == long[: len(head)] and len(head) >= PREFIX_MIN_WORDS
 
 
+def _last_word_cut(wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
+    """Titles of as many words, one's last word cut short: "... with S" / "... with Strudel"."""
+    if wa[:-1] != wb[:-1] or wa[-1] == wb[-1]:
+        return False
+    x, y = sorted((wa[-1], wb[-1]), key=len)
+    return (y.startswith(x)
+            and len([w for w in wa[:-1] if w not in FUNCTION_WORDS]) >= PREFIX_MIN_WORDS)
+
+
 _ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
+
+
+_DIGITS = re.compile(r"\d+")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 
 
 @lru_cache(maxsize=131_072)
 def numbers(title: str) -> frozenset[str]:
-    """The title's numbers and roman numerals: "Part II" -> {"ii"}."""
-    return frozenset(w for w in words(title) if w.isdigit() or w in _ROMAN)
+    """The title's numbers, also where glued to a word ("SQL3" and "SQL 3" both hold
+    3), and its roman numerals: "Part II" -> {"ii"}. Ordinals are left out: "4th" is
+    printed as often as "fourth"."""
+    found = set()
+    for w in words(title):
+        if w in _ROMAN:
+            found.add(w)
+        elif not _ORDINAL.fullmatch(w):
+            found.update(_DIGITS.findall(w))
+    return frozenset(found)
 
 
 _FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "comment on",
@@ -199,4 +222,5 @@ def compare_titles(a: str, b: str) -> TitleMatch:
     if RATIO_FROM <= score < 1.0:
         score = max(score, title_similarity(a, b))
     extra = abs(len(wa) - len(wb))
-    return TitleMatch(score, extra > 0 and _prefix(a, b, wa, wb), extra)
+    cut = _prefix(a, b, wa, wb) if extra else _last_word_cut(wa, wb)
+    return TitleMatch(score, cut, extra)

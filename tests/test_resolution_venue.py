@@ -1,0 +1,39 @@
+"""core.resolution.venue: preprints, journals and proceedings, as printed."""
+
+from __future__ import annotations
+
+import pytest
+
+from scholarindex.core.resolution.venue import is_preprint, venue_kind
+
+
+@pytest.mark.parametrize(("venue", "kind"), [
+    ("VLDB J.", "journal"),
+    ("The VLDB Journal &mdash; The International Journal on Very Large Data Bases", "journal"),
+    ("ACM Trans. Database Syst.", "journal"),
+    ("ACM Transactions on Database Systems (TODS)", "journal"),
+    ("SIGMOD Record", "journal"),
+    ("IEEE Transactions on Information Theory", "journal"),
+    ("SIGMOD Conference", "proceedings"),
+    ("International Conference on Management of Data", "proceedings"),
+    ("Proc. VLDB Workshop", "proceedings"),
+    ("VLDB", None),  # an acronym alone says neither
+    ("Very Large Data Bases", None),
+    ("Nature Communications", None),
+    ("Journal of Proceedings", None),  # says both
+    ("arXiv", None),
+    ("CoRR", None),
+    ("", None),
+    (None, None),
+])
+def test_venue_kind(venue: str | None, kind: str | None) -> None:
+    assert venue_kind(venue) == kind
+
+
+def test_preprints() -> None:
+    assert is_preprint("arXiv") and is_preprint("arXiv preprint arXiv:2101.00001")
+    assert is_preprint("bioRxiv") and is_preprint("SSRN Electronic Journal")
+    assert is_preprint("Journal of X", "preprint")
+    assert not is_preprint("Harvard Law Review") and not is_preprint(None)
+    assert not is_preprint("Hallucination in LLMs Workshop")  # "hal" only as a word
+    assert venue_kind("SSRN Electronic Journal") is None
