@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -44,6 +45,7 @@ from opensearchpy import OpenSearch
 from bench.arxiv import IndexedArxivStandIn
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
+from scholarindex.distributed.keys import JobKeys
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.scan import scan
@@ -51,6 +53,7 @@ from standins.site import SiteServer
 from tests.support.faultproxy import FaultProxy
 
 ROOT = Path(__file__).resolve().parent.parent
+WORKER_KEY_PREFIX = "scholarindex:"  # REDIS_KEY_PREFIX's default: the workers keep it
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
 # As the distributed crawl's tests run them: a local site needs no politeness, a dead
 # worker's pages come back within seconds, slow enough that a kill lands mid-crawl.
@@ -87,6 +90,7 @@ class Deployment:
     redis: RedisServer
     opensearch_url: str
     settings: dict[str, str] = field(default_factory=dict)
+    index_pid: int | None = None  # the osmem-server process (for its memory and CPU)
 
     @property
     def url_file(self) -> Path:
@@ -134,7 +138,7 @@ def deployment(workdir: Path, profiles: int, seed: int = 4) -> Iterator[Deployme
     with SiteServer(site_root) as site, RedisServer(workdir / "redis") as redis, \
             OsmemServer.start() as server, server.clone() as clone:
         write_site(build_site(profiles, seed=seed), site_root, site.base)
-        yield Deployment(workdir, site, site_root, redis, clone.url)
+        yield Deployment(workdir, site, site_root, redis, clone.url, index_pid=server.pid)
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
@@ -465,6 +469,8 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             proxy.stop()
         fetches = len(dep.profile_fetches())
+        dead = set_aside(dep, job)
+        dead_letters = dead_letter_codes(dep.workdir / "soak")
         got = index_contents(build_client(_config(dep, prefix)), prefix) if ended else {}
         diff = differences(got, want) if ended else -1
         logs = {w.log.parent.name: w.log.read_text(errors="replace")
@@ -485,6 +491,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             "differing_works": differing_works(got, want),
             "arxiv_requests": {"reference": arxiv_reference, "soak": arxiv_api.request_count},
             "proxy_requests": len(proxy.requests),
+            "set_aside": dead, "dead_letters": dead_letters,
         }
         unexpected = [f for f in chaos.failed_exits
                       if not (f["started_in_outage"] and f["exit_code"] == 3)]
@@ -494,6 +501,23 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             subprocess.run(["cp", "-r", str(dep.workdir / "soak"), args.keep_failed],
                            check=False)
         return result
+
+
+def set_aside(dep: Deployment, job: str) -> list[str]:
+    """The URLs the job's frontier set aside (taken ``REDIS_MAX_DELIVERIES`` times without
+    an acknowledgement): pages no worker will do again."""
+    dead = dep.redis.client().hgetall(JobKeys(WORKER_KEY_PREFIX, job).dead)
+    return sorted(pickle.loads(payload)["url"] for payload in dead.values())
+
+
+def dead_letter_codes(workdir: Path) -> dict[str, int]:
+    """Every worker's dead-letter file, counted by reason code."""
+    codes: dict[str, int] = {}
+    for path in sorted(workdir.glob("*/deadletter.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            code = json.loads(line).get("code", "?")
+            codes[code] = codes.get(code, 0) + 1
+    return codes
 
 
 def print_soak(result: dict[str, Any]) -> None:
@@ -515,6 +539,8 @@ def print_soak(result: dict[str, Any]) -> None:
           f"{[(f['worker'], f['exit_code']) for f in result['failed_exits']]})\n"
           f"  index differences from a single-process crawl: {result['index_differences']} "
           f"{result['differing_fields']}\n"
+          f"  pages set aside by the frontier: {len(result['set_aside'])}; "
+          f"dead letters: {result['dead_letters']}\n"
           f"  arXiv requests: {result['arxiv_requests']}\n"
           f"  {'OK' if result['ok'] else 'FAILED'}", flush=True)
 

@@ -147,3 +147,22 @@ def test_a_worker_that_joined_a_run_finished_since_does_not_start_it_again(
     assert (late.outcome, late.run_id) == ("finished", first.run_id)
     assert link.client.hget(KEYS.record, "state") == b"finished"
     assert join(link, KEYS, "def").outcome == "started"  # a new process: the next run
+
+
+def test_a_page_parsed_before_its_worker_died_is_not_counted_towards_setting_it_aside(
+        redis_server: RedisServer) -> None:
+    a = frontier(redis_server, "a", lease=0.1)  # max_deliveries=2
+    join(a.link, KEYS, "def")
+    a.push([("f1", b"r1", False), ("f2", b"r2", False)])
+    for _ in range(4):  # four workers in turn parse f1 and die before its delivery
+        assert [fp for fp, _ in a.take(1).requests] == ["f1"]
+        a.renew(["f1"], parsed=["f1"])
+        about(a, 0.15)  # the lease expires: f1 goes back to the front of the queue
+    assert [fp for fp, _ in a.take(1).requests] == ["f1"]
+    assert a.state().dead == 0
+    b = frontier(redis_server, "b")
+    assert b.renew([], parsed=["f1"]) == 0  # not b's lease: counted still
+    assert int(a.link.client.hget(KEYS.deliveries, "f1")) == 1
+    assert a.ack(["f1"]) == 1
+    a.renew([], parsed=["f1"])  # acknowledged meanwhile: no count left behind
+    assert a.link.client.hget(KEYS.deliveries, "f1") is None

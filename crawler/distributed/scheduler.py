@@ -11,12 +11,15 @@ a worker killed before that leaves the lease to expire, and another worker does 
 page again. A worker holds at most ``REDIS_MAX_UNACKED`` pages leased and not
 acknowledged: at that many it takes nothing more and asks the index to flush now
 (``index_flush_soon``), so a kill leaves at most that many pages to redo. Leases held
-are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker.
+are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker;
+a renewal also names the pages parsed since the last one, whose take then does not count
+towards ``REDIS_MAX_DELIVERIES`` (``frontier``).
 
 The works of a page that the arXiv stage queued are written to this worker's lookups in
-Redis before the page's acknowledgement (``scholarindex.distributed.lookups``, ``lookupbook``), and
-taken out once their answers are in the index; the idle check adopts the lookups of
-workers whose heartbeat lapsed and hands them to the arXiv stage (``lookups_adopted``).
+Redis once the page's items are delivered, before its acknowledgement
+(``scholarindex.distributed.lookups``, ``lookupbook``), and taken out once their answers
+are in the index; the idle check adopts the lookups of workers whose heartbeat lapsed
+and hands them to the arXiv stage (``lookups_adopted``).
 
 Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
 crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
@@ -130,7 +133,10 @@ class RedisScheduler:
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
         self._held: set[str] = set()  # leased by this worker, not acknowledged
+        self._parsed: list[str] = []  # done since the last renewal (not what kills a worker)
         self._waiting: list[tuple[str, int, float]] = []  # (page, index ticket, done at)
+        # The lookups of a waiting page, written to Redis once its items are delivered.
+        self._to_hold: dict[str, dict[str, dict[str, Any]]] = {}
         self._delivered = 0  # the last index flush delivered (index_delivered)
         self._flush_asked = False  # index_flush_soon sent since the last delivery
         self._acks: list[str] = []  # done and delivered, not yet sent
@@ -218,6 +224,7 @@ class RedisScheduler:
         # The pipelines have closed: what they had is in the index or dead-lettered.
         self._acks.extend(fp for fp, _, _ in self._waiting)
         self._waiting = []
+        self._to_hold = {}  # delivered too; the hash is cleared as this worker leaves
         acks, self._acks = self._acks, []
         pushes, self._pushes = self._pushes, []
         unfinished = sorted(self._held.difference(acks))
@@ -362,18 +369,29 @@ class RedisScheduler:
         if fp not in self._held:
             self.book.page_dropped(fp)
             return
+        self._parsed.append(fp)
         hold = self.book.page_done(fp)
-        if hold:  # in Redis before the page's acknowledgement (the calls run in order)
-            self.calls.run(self.lookups.hold, hold).addErrback(self._failed, "hold lookups")
         ticket = self._index_ticket() if items else 0
         if ticket > self._delivered:
             self._waiting.append((fp, ticket, time.monotonic()))
+            if hold:
+                self._to_hold[fp] = hold
             if len(self._waiting) >= self.max_unacked // 2:
                 self._ask_for_a_flush()
         else:
+            self._hold_lookups(hold)
             self._acks.append(fp)
             if len(self._acks) >= self.take_batch:
                 self._send_acks()
+
+    def _hold_lookups(self, hold: dict[str, dict[str, Any]]) -> None:
+        """Write the evidence of delivered works to this worker's lookups in Redis, before
+        their pages' acknowledgement (the calls run in order). Not before the delivery: a
+        worker killed with its works' listings still buffered leaves their pages to be
+        done again, and the lookups with them; held, they were adopted, and the answers
+        for works not in the index were dead-lettered (``missing_document``)."""
+        if hold and not self._unavailable:
+            self.calls.run(self.lookups.hold, hold).addErrback(self._failed, "hold lookups")
 
     def _index_ticket(self) -> int:
         """The index flush that carries the items buffered so far (``index_ticket``); 0,
@@ -403,8 +421,12 @@ class RedisScheduler:
     def _on_delivered(self, number: int) -> None:
         self._delivered = max(self._delivered, number)
         self._flush_asked = False
-        self._drop_lookups(self.book.delivered(number))
         ready = [fp for fp, ticket, _ in self._waiting if ticket <= number]
+        hold: dict[str, dict[str, Any]] = {}
+        for fp in ready:  # in page order: a later page's evidence includes the earlier's
+            hold.update(self._to_hold.pop(fp, {}))
+        self._hold_lookups(hold)  # before the drops of answers this flush delivered
+        self._drop_lookups(self.book.delivered(number))
         if ready:
             self._waiting = [entry for entry in self._waiting if entry[1] > number]
             self._acks.extend(ready)
@@ -444,10 +466,12 @@ class RedisScheduler:
         info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": self._started_at}
         heartbeat(self.link, self.keys, self.worker, self.config.lease_seconds, info)
 
-    def _upkeep(self, held: list[str]) -> None:
+    def _upkeep(self, held: list[str], parsed: list[str]) -> None:
         """On the Redis thread: renew this worker's leases (also telling Redis a worker is
-        about, ``frontier``'s silence rule), then the heartbeat."""
-        self.frontier.renew(held)
+        about, ``frontier``'s silence rule) and name the pages parsed since the last
+        renewal (their take is not counted against ``REDIS_MAX_DELIVERIES``), then the
+        heartbeat."""
+        self.frontier.renew(held, parsed)
         self._beat()
 
     def _tick(self) -> None:
@@ -461,7 +485,8 @@ class RedisScheduler:
         if self._upkeep_running:  # the last one is still waiting for Redis
             return
         self._upkeep_running = True
-        d = self.calls.run(self._upkeep, sorted(self._held))
+        parsed, self._parsed = self._parsed, []
+        d = self.calls.run(self._upkeep, sorted(self._held), parsed)
         d.addErrback(self._failed, "lease renewal")
 
         def done(_: Any) -> None:

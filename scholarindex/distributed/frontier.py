@@ -12,6 +12,11 @@ workers' clocks need not agree.
   that kills every worker that takes it must not stop the job).
 * ``ack``: the page is done (parsed, its items delivered): lease and request go.
 * ``renew``: push the deadline of this worker's leases forward (long pages, backpressure).
+  It also names the pages this worker has parsed since its last renewal: their take no
+  longer counts towards ``max_deliveries``. A page that was parsed cannot be what killed
+  its worker, and with a slow index most of a killed worker's leases are such pages,
+  waiting for their delivery: counted, the same pages went from one killed worker to
+  the next until they were set aside, and were never indexed.
 * A silence: when no worker took or renewed for a whole lease (Redis restarted, or the
   network to it was cut), the first ``take`` or ``renew`` after it gives every lease a
   fresh ``lease_seconds`` instead of letting them all expire at once: the workers that
@@ -110,10 +115,19 @@ if acked > 0 then redis.call('HINCRBY', KEYS[5], ARGV[1], acked) end
 return acked
 """
 
-# KEYS: leases, owners, clock; ARGV: lease ms, worker, fingerprints...
+# KEYS: leases, owners, clock, deliveries;
+# ARGV: lease ms, worker, n parsed, the n parsed fingerprints..., fingerprints to renew...
 _RENEW = _NOW + _after_silence(3, 1, 1) + """
+local parsed = tonumber(ARGV[3])
+for i = 4, 3 + parsed do
+  local fp = ARGV[i]
+  if redis.call('HGET', KEYS[2], fp) == ARGV[2]
+      and tonumber(redis.call('HGET', KEYS[4], fp) or '0') > 0 then
+    redis.call('HINCRBY', KEYS[4], fp, -1)
+  end
+end
 local renewed = 0
-for i = 3, #ARGV do
+for i = 4 + parsed, #ARGV do
   local fp = ARGV[i]
   if redis.call('HGET', KEYS[2], fp) == ARGV[2] then
     redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), fp)
@@ -207,11 +221,14 @@ class Frontier:
             keys=[k.leases, k.requests, k.owners, k.deliveries, k.done],
             args=[self.worker, *fingerprints], client=c), "ack"))
 
-    def renew(self, fingerprints: Sequence[str]) -> int:
-        """Renew these leases of this worker (none: only tell Redis a worker is about)."""
+    def renew(self, fingerprints: Sequence[str], parsed: Sequence[str] = ()) -> int:
+        """Renew these leases of this worker (none: only tell Redis a worker is about);
+        ``parsed``: leases of this worker parsed since the last call, each named once per
+        take (their take is not counted towards ``max_deliveries``)."""
         k = self.keys
         return int(self.link.call(lambda c: self._renew(
-            keys=[k.leases, k.owners, k.clock], args=[self.lease_ms, self.worker, *fingerprints],
+            keys=[k.leases, k.owners, k.clock, k.deliveries],
+            args=[self.lease_ms, self.worker, len(parsed), *parsed, *fingerprints],
             client=c), "renew"))
 
     def release(self, fingerprints: Sequence[str]) -> int:

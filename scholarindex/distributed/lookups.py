@@ -4,11 +4,12 @@ worker that dies does not take them with it.
 A page is acknowledged once its items are in the index; the arXiv answers for its
 works come later (the crawl never waits for arXiv) and reach the index as updates of
 their own. A worker killed in between would leave those works ``pending`` for good:
-the page is acknowledged, so no one redoes it. So before a page's acknowledgement the
-worker writes the works it queued for arXiv (the fields of their listings that the
-lookup takes its evidence from)
-into its own hash, ``{prefix}job:{name}:lookups:{worker}``, and takes each out once
-the answer's update is in the index.
+the page is acknowledged, so no one redoes it. So once a page's items are delivered,
+and before its acknowledgement, the worker writes the works it queued for arXiv (the
+fields of their listings that the lookup takes its evidence from) into its own hash,
+``{prefix}job:{name}:lookups:{worker}``, and takes each out once the answer's update is
+in the index. (Not before the delivery: a worker killed then leaves the page to be done
+again, and an adopted answer for a work not in the index would be dead-lettered.)
 
 ``adopt`` (one script): the hashes of workers whose heartbeat lapsed move into the
 caller's, and their evidence comes back for the caller to look up; it also says how

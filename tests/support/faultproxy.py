@@ -26,6 +26,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -37,11 +38,16 @@ class FaultProxy:
     """Proxy on 127.0.0.1 (a free port) to ``upstream_host:upstream_port``."""
 
     def __init__(self, upstream_host: str, upstream_port: int,
-                 read_timeout: float = _READ_TIMEOUT):
+                 read_timeout: float = _READ_TIMEOUT,
+                 inspect: Callable[[bytes], Any] | None = None):
         self.upstream = (upstream_host, upstream_port)
         self.read_timeout = read_timeout  # a slower answer is cut, as a fault would be
         self.port = 0
         self.requests: list[str] = []  # "METHOD /path" of every request seen
+        # (when sent, "METHOD /path", request bytes, seconds the upstream took to answer,
+        # what ``inspect`` made of the whole request, if given)
+        self.timings: list[tuple[float, str, int, float, Any]] = []
+        self.inspect = inspect
         self.faults_injected = 0
         self._lock = threading.Lock()
         self._faults: list[tuple[str, Any, str]] = []  # (kind, value, match)
@@ -51,12 +57,13 @@ class FaultProxy:
         self._stopped = False
 
     @classmethod
-    def for_url(cls, url: str, read_timeout: float = _READ_TIMEOUT) -> Self:
+    def for_url(cls, url: str, read_timeout: float = _READ_TIMEOUT,
+                inspect: Callable[[bytes], Any] | None = None) -> Self:
         """A proxy for the server at ``url`` (http only)."""
         parts = urlsplit(url)
         if parts.scheme != "http":
             raise ValueError(f"fault proxy needs plain http, got {parts.scheme}")
-        return cls(parts.hostname or "127.0.0.1", parts.port or 80, read_timeout)
+        return cls(parts.hostname or "127.0.0.1", parts.port or 80, read_timeout, inspect)
 
     @property
     def url(self) -> str:
@@ -187,8 +194,13 @@ class FaultProxy:
                     with self._lock:
                         self._conns.add(upstream)
                     upstream_reader = _Reader(upstream)
+                sent = time.monotonic()
                 upstream.sendall(request)
                 response = upstream_reader.response(method)
+                took = time.monotonic() - sent
+                seen = self.inspect(request) if self.inspect is not None else None
+                with self._lock:
+                    self.timings.append((sent, f"{method} {path}", len(request), took, seen))
                 if kind == "drop":
                     return  # the server applied it; the client never hears back
                 conn.sendall(response)
