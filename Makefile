@@ -96,7 +96,8 @@ chaos-distributed: $(STAMP) redis-deps
 # Four workers over 2,000 profiles with arXiv (stand-in) and indexing on, under every
 # fault at once: a worker SIGKILLed and restarted every 20 s, Redis stopped and started
 # once, OpenSearch unreachable for 30 s (a fault proxy). Index compared with a single
-# process's; writes chaos-soak.json. ARGS="--workers 2 --profiles 500" for less.
+# process's; writes chaos-soak.json. ARGS="--workers 2 --profiles 500" for less;
+# ARGS=--use-env against the cluster OPENSEARCH_URL names (http://; also for chaos-distributed).
 soak-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.chaos soak --out chaos-soak.json $(ARGS)
 

@@ -18,6 +18,11 @@ index equals a single-process crawl's.
 
 Prints one line per run and writes every figure as JSON (``--out``); exit 1 when a run
 failed (a worker hung or failed, the index differs, or re-work beyond ``--max-ratio``).
+
+``--use-env`` (both modes): the index is the cluster ``OPENSEARCH_URL``,
+``OPENSEARCH_USER``, ... name instead of a local osmem-server, every index under
+``INDEX_PREFIX`` and a token of the run, deleted at the end. The soak's fault proxy
+speaks plain http, so it needs an ``http://`` endpoint.
 """
 
 from __future__ import annotations
@@ -39,12 +44,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from opensearchpy import OpenSearch
 
 from bench.arxiv import IndexedArxivStandIn
+from bench.cluster import add_cluster_option
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
+from crawler.environment import project_settings
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
@@ -82,15 +90,24 @@ class Worker:
 
 @dataclass
 class Deployment:
-    """One site, one Redis, one OpenSearch; workers started on demand."""
+    """One site, one Redis, one OpenSearch; workers started on demand.
+
+    ``index`` is how this harness reads the index (credentials, certificates); every
+    index name starts with ``index.prefix`` (empty on a fresh osmem-server; ``--use-env``:
+    ``INDEX_PREFIX`` and a token of this run, so runs never meet on a shared cluster).
+    """
 
     workdir: Path
     site: SiteServer
     site_root: Path
     redis: RedisServer
     opensearch_url: str
+    index: OpenSearchConfig
     settings: dict[str, str] = field(default_factory=dict)
-    index_pid: int | None = None  # the osmem-server process (for its memory and CPU)
+
+    def prefix(self, name: str) -> str:
+        """The index prefix of one crawl of this deployment."""
+        return f"{self.index.prefix}{name}"
 
     @property
     def url_file(self) -> Path:
@@ -103,7 +120,7 @@ class Deployment:
         run_dir = self.workdir / name
         run_dir.mkdir(parents=True, exist_ok=True)
         settings = {**WORKER_SETTINGS, **self.settings, "OPENSEARCH_URL": self.opensearch_url,
-                    "INDEX_PREFIX": prefix, "STATE_DIR": str(run_dir / "state"),
+                    "INDEX_PREFIX": self.prefix(prefix), "STATE_DIR": str(run_dir / "state"),
                     "ARXIV_CACHE_DIR": str(run_dir / "arxiv-cache"),
                     "INDEX_DEADLETTER_PATH": str(run_dir / "deadletter.jsonl"),
                     "RUN_REPORT": str(run_dir / "report.json"), **extra}
@@ -130,15 +147,36 @@ class Deployment:
 
 
 @contextmanager
-def deployment(workdir: Path, profiles: int, seed: int = 4) -> Iterator[Deployment]:
-    from osmem_server import OsmemServer  # only the local run needs it
-
+def deployment(workdir: Path, profiles: int, seed: int = 4,
+               use_env: bool = False) -> Iterator[Deployment]:
+    """The site, Redis and an index: a fresh osmem-server, or with ``use_env`` the
+    cluster ``OPENSEARCH_URL`` (and ``OPENSEARCH_USER``, ...) names, whose indices
+    of this run are deleted afterwards."""
     site_root = workdir / "site"
     site_root.mkdir(parents=True)
     with SiteServer(site_root) as site, RedisServer(workdir / "redis") as redis, \
-            OsmemServer.start() as server, server.clone() as clone:
+            _index(use_env) as index:
         write_site(build_site(profiles, seed=seed), site_root, site.base)
-        yield Deployment(workdir, site, site_root, redis, clone.url, index_pid=server.pid)
+        yield Deployment(workdir, site, site_root, redis, index.url, index)
+
+
+@contextmanager
+def _index(use_env: bool) -> Iterator[OpenSearchConfig]:
+    if not use_env:
+        from osmem_server import OsmemServer  # only the local run needs it
+
+        with OsmemServer.start() as server, server.clone() as clone:
+            yield OpenSearchConfig(url=clone.url, verify_certs=False, timeout=30)
+        return
+    configured = OpenSearchConfig.from_settings(project_settings())
+    index = replace(configured, prefix=f"{configured.prefix}chaos{uuid.uuid4().hex[:6]}_")
+    try:
+        yield index
+    finally:
+        client = build_client(index)
+        # By name: clusters may forbid wildcard deletes.
+        for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
+            client.indices.delete(index=name, ignore=404)
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
@@ -226,8 +264,12 @@ def wait_all(workers: list[Worker], timeout: float,
 
 
 def _config(dep: Deployment, prefix: str) -> OpenSearchConfig:
-    return OpenSearchConfig(url=dep.opensearch_url, verify_certs=False, timeout=30,
-                            prefix=prefix)
+    return replace(dep.index, prefix=dep.prefix(prefix))
+
+
+def read_index(dep: Deployment, prefix: str) -> dict[str, dict[str, Any]]:
+    """``index_contents`` of one crawl of ``dep``."""
+    return index_contents(build_client(_config(dep, prefix)), dep.prefix(prefix))
 
 
 def reference(dep: Deployment, timeout: float) -> dict[str, dict[str, Any]]:
@@ -239,7 +281,7 @@ def reference(dep: Deployment, timeout: float) -> dict[str, dict[str, Any]]:
         raise RuntimeError("the single-process reference crawl failed (exit "
                            f"{single.process.returncode}); its log ends:\n" + "\n".join(tail))
     dep.site.requests.clear()
-    return index_contents(build_client(_config(dep, prefix)), prefix)
+    return read_index(dep, prefix)
 
 
 @dataclass
@@ -267,7 +309,7 @@ class Killer:
 def kill_loop(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     with tempfile.TemporaryDirectory(prefix="chaos-") as tmp, \
-            deployment(Path(tmp), args.profiles) as dep:
+            deployment(Path(tmp), args.profiles, use_env=args.use_env) as dep:
         want = reference(dep, max(600.0, args.timeout))
         for n in range(args.runs):
             kill_at = args.kill_at[n % len(args.kill_at)]
@@ -282,8 +324,7 @@ def kill_loop(args: argparse.Namespace) -> list[dict[str, Any]]:
             fetches = len(dep.profile_fetches())
             survivors = workers[:-1]
             codes = [w.process.returncode for w in survivors]
-            client = build_client(_config(dep, prefix))
-            diff = differences(index_contents(client, prefix), want) if ended else -1
+            diff = differences(read_index(dep, prefix), want) if ended else -1
             parsed = [dep.report(f"run{n}/w{i}").get("pages", {}).get("parsed")
                       for i in range(args.workers - 1)]
             result = {"run": n, "kill_at": kill_at, "ended": ended, "wall_seconds": round(wall, 1),
@@ -436,8 +477,11 @@ class Chaos:
 
 def soak(args: argparse.Namespace) -> dict[str, Any]:
     """The long run under every fault at once; one result."""
+    if args.use_env and urlsplit(os.environ.get("OPENSEARCH_URL", "")).scheme != "http":
+        raise SystemExit("soak --use-env: the fault proxy that takes OpenSearch away speaks "
+                         "plain http; set OPENSEARCH_URL to an http:// endpoint of the cluster")
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp, \
-            deployment(Path(tmp), args.profiles) as dep, \
+            deployment(Path(tmp), args.profiles, use_env=args.use_env) as dep, \
             IndexedArxivStandIn(load_entries(dep.site_root)) as arxiv_api:
         # The stand-in is on 127.0.0.1: no politeness delay owed (arXiv's own hosts get 3 s).
         # osmem-server re-indexes on every overwriting bulk request, so past ~1,500 profiles
@@ -471,7 +515,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         fetches = len(dep.profile_fetches())
         dead = set_aside(dep, job)
         dead_letters = dead_letter_codes(dep.workdir / "soak")
-        got = index_contents(build_client(_config(dep, prefix)), prefix) if ended else {}
+        got = read_index(dep, prefix) if ended else {}
         diff = differences(got, want) if ended else -1
         logs = {w.log.parent.name: w.log.read_text(errors="replace")
                 for w in [*chaos.retired, *workers]}
@@ -575,6 +619,8 @@ def main(argv: list[str] | None = None) -> int:
     long.add_argument("--max-ratio", type=float, default=1.3)
     long.add_argument("--keep-failed", help="copy the workers' logs here if the soak fails")
     long.add_argument("--out", type=Path, default=Path("chaos-soak.json"))
+    for mode in (loop, long):
+        add_cluster_option(mode)
     args = parser.parse_args(argv)
     if args.mode == "soak":
         result = soak(args)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from opensearchpy import OpenSearch
 
 from bench.chaos import pauses_in_log
+from scholarindex.indexing.connection import OpenSearchConfig
+from tests.support.ops import cli_env
 from tests.support.redis import redis_available
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,17 +44,24 @@ def test_pause_times_are_read_from_a_workers_log() -> None:
 @pytest.mark.slow
 @pytest.mark.process
 @pytest.mark.skipif(not redis_available(), reason="redis-server not installed (make redis-deps)")
-def test_one_run_of_the_kill_loop_measures_its_figures(tmp_path: Path) -> None:
+def test_one_run_of_the_kill_loop_measures_its_figures(
+        tmp_path: Path, opensearch_config: OpenSearchConfig,
+        opensearch_client: OpenSearch) -> None:
+    """On the cluster the environment names (``--use-env``), which keeps none of the run's
+    indices afterwards."""
     out = tmp_path / "chaos.json"
+    env = {**os.environ, **{k: v for k, v in cli_env(opensearch_config).items() if v}}
     proc = subprocess.run([sys.executable, "-m", "bench.chaos", "kill-loop", "--runs", "1",
                            "--profiles", "60", "--kill-at", "1", "--max-ratio", "2",
-                           "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--use-env", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     (run,) = json.loads(out.read_text())["runs"]
     assert run["ended"] and run["exit_codes"] == [0, 0] and run["index_differences"] == 0
     assert run["fetches"] >= run["profiles"] == 60
     assert run["fetches_when_killed"] is not None
+    assert not opensearch_client.indices.get(index=f"{opensearch_config.prefix}*",
+                                             allow_no_indices=True)
 
 
 @pytest.mark.slow
