@@ -52,14 +52,16 @@ def test_an_expired_lease_goes_back_to_the_front_and_a_stale_owner_cannot_renew(
 
 def test_release_puts_back_unfinished_and_too_many_takes_set_aside(
         redis_server: RedisServer) -> None:
-    a = frontier(redis_server, "a", lease=0.1)
+    # Leases of 0.5 s: shorter ones expire or restart (a silence of a whole lease) on
+    # a loaded machine between two calls of the test itself.
+    a = frontier(redis_server, "a", lease=0.5)
     join(a.link, KEYS, "def")
     a.push([("f1", b"r1", False)])
     a.take(1)
     assert a.release(["f1"]) == 1  # a drain: not counted as a delivery
     for _ in range(2):
         assert a.take(1).requests
-        about(a, 0.15)
+        about(a, 0.7)
     assert a.take(1).requests == []  # the third take: set aside
     assert a.state().dead == 1
 
@@ -151,13 +153,13 @@ def test_a_worker_that_joined_a_run_finished_since_does_not_start_it_again(
 
 def test_a_page_parsed_before_its_worker_died_is_not_counted_towards_setting_it_aside(
         redis_server: RedisServer) -> None:
-    a = frontier(redis_server, "a", lease=0.1)  # max_deliveries=2
+    a = frontier(redis_server, "a", lease=0.5)  # max_deliveries=2; 0.5 s: as above
     join(a.link, KEYS, "def")
     a.push([("f1", b"r1", False), ("f2", b"r2", False)])
     for _ in range(4):  # four workers in turn parse f1 and die before its delivery
         assert [fp for fp, _ in a.take(1).requests] == ["f1"]
         a.renew(["f1"], parsed=["f1"])
-        about(a, 0.15)  # the lease expires: f1 goes back to the front of the queue
+        about(a, 0.7)  # the lease expires: f1 goes back to the front of the queue
     assert [fp for fp, _ in a.take(1).requests] == ["f1"]
     assert a.state().dead == 0
     b = frontier(redis_server, "b")
