@@ -1,9 +1,8 @@
 """What a listing's printed venue says about the paper: a preprint, a journal, proceedings.
 
-* **Preprint** (``is_preprint``): the type says so, or the venue is a preprint
-  server or repository (arXiv, CoRR, bioRxiv, medRxiv, chemRxiv, SSRN, Research
-  Square, TechRxiv, HAL, "preprint", "e-print"): no kind, whatever else it says
-  ("SSRN Electronic Journal").
+* **Preprint** (``is_preprint``): the venue is a preprint server or repository
+  (arXiv, CoRR, bioRxiv, medRxiv, chemRxiv, SSRN, Research Square, TechRxiv, HAL,
+  "preprint", "e-print"): no kind, whatever else it says ("SSRN Electronic Journal").
 * **Kind** (``venue_kind``): ``"journal"`` when the venue names a journal, a
   transactions, letters, magazine, bulletin or record series ("VLDB J.", "ACM Trans.
   Database Syst.", "SIGMOD Record"); ``"proceedings"`` when it names a conference,
@@ -26,10 +25,8 @@ _PROCEEDINGS = re.compile(
     re.IGNORECASE)
 
 
-def is_preprint(venue: str | None, work_type: str | None = None) -> bool:
-    """True when the listing is a preprint (module doc)."""
-    if work_type and work_type.strip().lower() == "preprint":
-        return True
+def is_preprint(venue: str | None) -> bool:
+    """True when the venue is a preprint server or repository (module doc)."""
     return venue is not None and _PREPRINT.search(venue) is not None
 
 
