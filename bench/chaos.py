@@ -49,10 +49,9 @@ from urllib.parse import urlsplit
 from opensearchpy import OpenSearch
 
 from bench.arxiv import IndexedArxivStandIn
-from bench.cluster import add_cluster_option
+from bench.cluster import add_cluster_option, opensearch
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
-from crawler.environment import project_settings
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
@@ -150,8 +149,8 @@ class Deployment:
 def deployment(workdir: Path, profiles: int, seed: int = 4,
                use_env: bool = False) -> Iterator[Deployment]:
     """The site, Redis and an index: a fresh osmem-server, or with ``use_env`` the
-    cluster ``OPENSEARCH_URL`` (and ``OPENSEARCH_USER``, ...) names, whose indices
-    of this run are deleted afterwards."""
+    cluster ``OPENSEARCH_URL`` (and ``OPENSEARCH_USER``, ...) names; the indices of
+    this run are deleted afterwards."""
     site_root = workdir / "site"
     site_root.mkdir(parents=True)
     with SiteServer(site_root) as site, RedisServer(workdir / "redis") as redis, \
@@ -162,21 +161,17 @@ def deployment(workdir: Path, profiles: int, seed: int = 4,
 
 @contextmanager
 def _index(use_env: bool) -> Iterator[OpenSearchConfig]:
-    if not use_env:
-        from osmem_server import OsmemServer  # only the local run needs it
-
-        with OsmemServer.start() as server, server.clone() as clone:
-            yield OpenSearchConfig(url=clone.url, verify_certs=False, timeout=30)
-        return
-    configured = OpenSearchConfig.from_settings(project_settings())
-    index = replace(configured, prefix=f"{configured.prefix}chaos{uuid.uuid4().hex[:6]}_")
-    try:
-        yield index
-    finally:
-        client = build_client(index)
-        # By name: clusters may forbid wildcard deletes.
-        for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
-            client.indices.delete(index=name, ignore=404)
+    """``bench.cluster.opensearch``, every index under a token of this run, deleted at
+    the end (on a shared cluster runs never meet and leave nothing behind)."""
+    with opensearch(use_env) as configured:
+        index = replace(configured, prefix=f"{configured.prefix}chaos{uuid.uuid4().hex[:6]}_")
+        try:
+            yield index
+        finally:
+            client = build_client(index)
+            # By name: clusters may forbid wildcard deletes.
+            for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
+                client.indices.delete(index=name, ignore=404)
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
