@@ -18,6 +18,7 @@ import pytest
 from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
 from bench.er.evaluate import crawl_offline, evaluate
 from bench.er.evaluate import main as evaluate_main
+from bench.er.noise import scholar_name, with_noise
 from bench.er.site import build_site, build_sites
 from bench.generate import CRAWL_DATE
 from crawler.extract import parse_profile
@@ -87,6 +88,26 @@ def test_dblp_profiles_print_type_year_and_venue_but_no_authors() -> None:
 def test_gold_of_a_single_table_is_every_pair_within_its_clusters() -> None:
     assert within_cluster_pairs([("a", "b"), ("b", "c"), ("x", "y")]) == {
         ("a", "b"), ("a", "c"), ("b", "c"), ("x", "y")}
+
+
+@pytest.mark.parametrize(("name", "printed"), [
+    ("Jeffrey D. Ullman", "JD Ullman"), ("H. V. Jagadish", "HV Jagadish"),
+    ("Wil M. P. van der Aalst", "WMP van der Aalst"), ("Hector Garcia-Molina", "H Garcia-Molina"),
+    ("Ullman", "Ullman")])
+def test_scholar_noise_prints_names_as_initials_and_surname(name: str, printed: str) -> None:
+    assert scholar_name(name) == printed
+
+
+def test_noise_rewrites_the_second_table_only_and_keeps_the_gold() -> None:
+    data = DataSet("x", {"DBLP": [_record("DBLP", "1", "T", "Jim Gray", 1999)],
+                         "ACM": [_record("ACM", str(n), "T", "Jim Gray", 1999)
+                                 for n in range(200)]}, {("ACM:1", "DBLP:1")})
+    noisy = with_noise(with_noise(data, "scholar-names"), "no-year")
+    assert noisy.tables["DBLP"] == data.tables["DBLP"] and noisy.gold == data.gold
+    assert {r.authors for r in noisy.tables["ACM"]} == {("J Gray",)}
+    undated = sum(r.year is None for r in noisy.tables["ACM"])
+    assert 60 < undated < 140  # about half, the same records every run
+    assert with_noise(data, "no-year") == with_noise(data, "no-year")
 
 
 def test_the_acceptance_set_needs_its_flag() -> None:

@@ -48,6 +48,12 @@ def entry(arxiv_id: str, title: str, year: int, authors: list[str],
         ("Tomás Ferreira", "Tomas Ferreira", True),
         ("Yinmin Zhong", "Yin Min Zhong", True),
         ("T. S. Eugene Ng", "Tze Sing Eugene Ng", True),
+        ("JD Ullman", "Jeffrey D. Ullman", True),  # initials glued, as Google Scholar prints
+        ("Ullman, JD", "Jeffrey D. Ullman", True),
+        ("PA Bernstein", "Philip A. Bernstein", True),
+        ("KD Ullman", "Jeffrey D. Ullman", False),
+        ("LI WEI", "Wei Li", True),  # all capitals: "LI" stays a name, family name first
+        ("LI WEI", "Lan Wei", False),
         ("Jun Cheng", "Jialiang Cheng", False),
         ("Cheng", "Jialiang Cheng", False),
         ("Chao Jin", "Xin Jin", False),

@@ -20,6 +20,7 @@ def atom(owners: tuple[str, ...] = (), authors: tuple[str, ...] = (),
     (atom(owners=("Bertram Lud&#228;scher",)), atom(authors=("Bertram Ludäscher",))),  # entity
     (atom(owners=("Anna Sj\u00c3\u00b6str\u00c3\u00b6m",)), atom(authors=("Anna Sjöström",))),
     (atom(owners=("Gray, Jim",)), atom(owners=("Jim Gray",))),  # family name first
+    (atom(owners=("Jeffrey D. Ullman",)), atom(authors=("JD Ullman", "J Widom"))),  # Scholar
 ])
 def test_shared_people(a: Atom, b: Atom) -> None:
     evidence = compare_people(people_of(a), people_of(b))
@@ -32,6 +33,14 @@ def test_layout_a_owner_against_a_complete_list_without_them_is_a_conflict() -> 
     evidence = compare_people(people_of(listing), people_of(card))
     assert evidence == compare_people(people_of(card), people_of(listing))
     assert evidence.shared == 0 and evidence.conflict
+
+
+def test_an_owner_with_a_middle_initial_is_on_a_list_of_glued_initials() -> None:
+    listing = atom(owners=("Michael J. Franklin",))
+    card = atom(owners=("S Madden",), authors=("S Madden", "MJ Franklin", "JM Hellerstein"))
+    assert compare_people(people_of(listing), people_of(card)).conflict is False
+    other = atom(owners=("S Madden",), authors=("S Madden", "KJ Franklin"))
+    assert compare_people(people_of(listing), people_of(other)).conflict is True
 
 
 def test_a_list_ending_in_et_al_proves_nothing_by_absence() -> None:

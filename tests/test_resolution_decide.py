@@ -92,6 +92,15 @@ MUST_JOIN = [
                          "Dan Suciu", 2000),
                  card("b", "Declarative specification of Web sites with S", ("Dan Suciu",), 2000),
                  id="the last word cut short"),
+    pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
+                         "Albertas Caplinskas", 2002),
+                 card("b", "Advances in databases and information systems: report of 5th East "
+                      "European Conference ADBIS'2001", ("Albertas Caplinskas", "Johann Eder"),
+                      2002),
+                 id="a parenthesis and a subtitle, one author, one year"),
+    pytest.param(card("a", "Editorial", ("Peter M. G. Apers", "Stefano Ceri"), 2002),
+                 card("b", "Editorial", ("Peter Apers", "Stefano Ceri"), None),
+                 id="generic title, a year missing, two shared people"),
 ]
 
 MUST_STAY_APART = [
@@ -182,6 +191,24 @@ MUST_STAY_APART = [
                  card("b", "Declarative specification of Web sites with Struts",
                       ("Mary Fernández",), 2000),
                  id="a last word that is not a cut of the other"),
+    pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
+                         "Albertas Caplinskas", 2002),
+                 card("b", "Advances in databases and information systems: report of 5th East "
+                      "European Conference ADBIS'2001", ("Albertas Caplinskas", "Johann Eder"),
+                      2003),
+                 id="a title holding the other, another year"),
+    pytest.param(listing("a", "Editorial", "Peter M. G. Apers", 2002),
+                 card("b", "Editorial", ("Peter Apers", "Stefano Ceri"), None),
+                 id="generic title, a year missing, one shared person"),
+    pytest.param(listing("a", "Phrase Matching in XML", "Sihem Amer-Yahia", 2003),
+                 card("b", "PIX: exact and approximate phrase matching in XML",
+                      ("Sihem Amer-Yahia", "Mary Fernández"), 2003),
+                 id="a title holding a short other: a demo beside its paper"),
+    pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
+                         "Albertas Caplinskas", 2002),
+                 card("b", "Advances in databases and information systems: report of 5th East "
+                      "European Conference ADBIS'2001", ("Johann Eder",)),
+                 id="a title holding the other, no shared person"),
 ]
 
 

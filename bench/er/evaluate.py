@@ -2,6 +2,7 @@
 
     python -m bench.er.evaluate --data dblp-acm [--resolver exact|full] [--limit N] [--json F]
     python -m bench.er.evaluate --data dblp-scholar --acceptance   # the held-out set
+    python -m bench.er.evaluate --data dblp-acm --noise scholar-names  # bench.er.noise
 
 No network, no index: each data set is rendered as its profile sites
 (``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
@@ -35,6 +36,7 @@ from typing import Any
 from bench.er.atoms import documents
 from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, load
 from bench.er.listings import Matched
+from bench.er.noise import NOISES, with_noise
 from bench.er.score import PairScore, blocking, pairwise
 from bench.er.site import Site, build_sites
 from bench.generate import CRAWL_DATE, LAYOUT_B
@@ -253,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the first N records of each table")
     parser.add_argument("--acceptance", action="store_true",
                         help=f"allow {ACCEPTANCE}, the held-out acceptance set")
+    parser.add_argument("--noise", choices=sorted(NOISES), action="append", default=[],
+                        help="print the second table as another site would (bench.er.noise); "
+                             "repeatable")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.data == ACCEPTANCE and not args.acceptance:
@@ -265,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     except DataMissing as exc:
         print(exc, file=sys.stderr)
         return 2
+    for noise in args.noise:
+        data = with_noise(data, noise)
     result = evaluate(data, resolver)
     print(report(result))
     if args.json:

@@ -8,10 +8,13 @@ Two questions, two rules:
   listing arrived first.
 * **Possibly the same person?** ``same_person`` compares the way profiles and arXiv
   print names: "Jialiang Cheng", "J. Cheng", "Cheng, Jialiang", "Cheng Jialiang",
-  "Jia-Liang Cheng". Surnames must be equal and the first given names agree (an
-  initial agrees with any name it starts), or a two-part name is written family
-  name first. It tolerates initials on purpose, so it can only confirm an author
-  overlap together with other evidence (title, year), never alone.
+  "Jia-Liang Cheng", "JL Cheng". Surnames must be equal and the first given names
+  agree (an initial agrees with any name it starts), or a two-part name is written
+  family name first. Initials printed together in capitals ("JD Ullman", "Ullman,
+  JD", as Google Scholar prints every name) are initials, unless the whole name is in
+  capitals ("LI WEI": there a short given name cannot be told from initials). It
+  tolerates initials on purpose, so it can only confirm an author overlap together
+  with other evidence (title, year), never alone.
 * **The same full name?** ``same_full_name`` is the stricter form for linking two
   profiles: the same spelling, or ``same_person`` with the first given names written
   out on both sides ("Jia-Liang Cheng" and "Cheng Jialiang", never "J. Cheng").
@@ -32,6 +35,7 @@ _SPACES = re.compile(r"\s+")
 _ET_AL = re.compile(r"^et\.?\s+al\.?$", re.IGNORECASE)
 _LETTER = re.compile(r"[a-z]")
 _NOT_LETTER_OR_DIGIT = re.compile(r"[^a-z0-9]")
+_GLUED_INITIALS = re.compile(r"^[A-Z]{2,3}$")
 
 
 def clean_name(name: str) -> str:
@@ -90,12 +94,11 @@ class ParsedName:
 @lru_cache(maxsize=16_384)
 def parse_name(name: str) -> ParsedName | None:
     """Parse a printed name; None when it has no usable surname."""
-    folded = fold(name)
-    if "," in folded:  # "Cheng, Jialiang" -> "Jialiang Cheng"
-        last, _, first = folded.partition(",")
-        folded = f"{first} {last}"
+    if "," in name:  # "Cheng, Jialiang" -> "Jialiang Cheng"
+        last, _, first = name.partition(",")
+        name = f"{first} {last}"
     parts: list[Part] = []
-    for token in folded.split():
+    for token in _spell_out_initials(name):
         if "." in token:  # "J." or "J.-L.": initials, first letter is what counts
             letters = _LETTER.findall(token)
             if letters and "".join(letters) not in SUFFIXES:
@@ -116,6 +119,20 @@ def parse_name(name: str) -> ParsedName | None:
         if i != surname_at and not (part.text in PARTICLES and i > 0)
     )
     return ParsedName(parts[surname_at].text, given)
+
+
+def _spell_out_initials(name: str) -> list[str]:
+    """The name's folded tokens, "JD" read as "j." "d." (see the module doc)."""
+    tokens = name.split()
+    if not any(ch.islower() for ch in name):
+        return fold(name).split()
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        if i < len(tokens) - 1 and _GLUED_INITIALS.match(token):
+            out += [letter + "." for letter in token.lower()]
+        else:
+            out += fold(token).split()
+    return out
 
 
 def _given_agree(a: tuple[Part, ...], b: tuple[Part, ...]) -> bool:

@@ -25,10 +25,14 @@
       for either, so it joins neither by this step;
    c. **weak** matches (the rest: other wording, cut-short titles, generic titles,
       titles with no author evidence) only when **mutual best** between the
-      groups step b made: each atom's highest-scoring match outside its own group
+      groups as they stand: each atom's highest-scoring match outside its own group
       lies in the other's group, and uniquely so (equally good matches in two
-      different groups link neither: ambiguous). A weak link never joins an atom
-      to something merely similar to something similar to it.
+      different groups link neither: ambiguous). This runs in rounds until a
+      round joins nothing, so a third profile's listing of a paper joins the two
+      a round joined; from the second round on, a group holds weak links, so two
+      groups join only when no atom of one was judged apart from one of the other
+      (``decide`` said no). A weak link never joins an atom to something merely
+      similar to something similar to it.
 4. Every group is one work: ``clusters`` lists them (each sorted, the list
    sorted); ``links`` says, for every atom but its group's smallest work_id, which
    atom it joined, towards that smallest one, and on what evidence.
@@ -40,7 +44,7 @@ score and work_id.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
 from scholarindex.core.resolution.decide import STRONG, Features, decide_features, features
@@ -98,15 +102,17 @@ class _Groups:
             i = self.root[i]
         return i
 
-    def join(self, i: int, j: int) -> bool:
-        """Join the groups of i and j unless a cannot-link runs between them."""
+    def join(self, i: int, j: int, apart: dict[int, set[int]] | None = None) -> bool:
+        """Join the groups of i and j unless a cannot-link (or a pair in ``apart``) runs
+        between them."""
         ri, rj = self.find(i), self.find(j)
         if ri == rj:
             return False
         if len(self.members[ri]) > len(self.members[rj]):
             ri, rj = rj, ri
-        if any(self.find(k) == rj for m in self.members[ri] for k in self.cannot.get(m, ())):
-            return False
+        for pairs in (self.cannot, apart or {}):
+            if any(self.find(k) == rj for m in self.members[ri] for k in pairs.get(m, ())):
+                return False
         self.root[ri] = rj
         self.members[rj].extend(self.members[ri])
         self.members[ri] = []
@@ -150,10 +156,13 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     groups = _Groups(len(pooled), cannot)
     tree: dict[int, list[tuple[int, Decision]]] = defaultdict(list)
 
-    def link(i: int, j: int, decision: Decision) -> None:
-        if groups.join(i, j):
-            tree[i].append((j, decision))
-            tree[j].append((i, decision))
+    def link(i: int, j: int, decision: Decision,
+             apart: dict[int, set[int]] | None = None) -> bool:
+        if not groups.join(i, j, apart):
+            return False
+        tree[i].append((j, decision))
+        tree[j].append((i, decision))
+        return True
 
     musts = sorted({tuple(sorted((index[a], index[b])))
                     for a, b in must_link if a in index and b in index and a != b})
@@ -167,9 +176,26 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     for i, j, decision in _unambiguous(strong, cannot):
         link(i, j, decision)
 
-    # Mutual best between the groups the strong links made: an atom's best partner
-    # counts by its group, so two equally good partners in one group are no tie.
-    group = [groups.find(k) for k in range(len(pooled))]
+    apart: dict[int, set[int]] = defaultdict(set)  # judged not one work (step 3c)
+    for (i, j), decision in decisions.items():
+        if not decision.match:
+            apart[i].add(j)
+            apart[j].add(i)
+    weak = [m for m in matches if STRONG not in m[3].evidence]
+    joined = _mutual_best_round(matches, weak, groups, link)
+    while joined:  # later rounds meet groups weak links made: no chaining through them
+        joined = _mutual_best_round(matches, weak, groups,
+                                    lambda i, j, decision: link(i, j, decision, apart))
+    return _resolution(pooled, groups, tree)
+
+
+def _mutual_best_round(matches: list[tuple[float, int, int, Decision]],
+                       weak: list[tuple[float, int, int, Decision]], groups: _Groups,
+                       link: Callable[[int, int, Decision], bool]) -> bool:
+    """One round of step 3c on the groups as they stand; True when it joined any."""
+    # An atom's best partner counts by its group, so two equally good partners in one
+    # group are no tie.
+    group = [groups.find(k) for k in range(len(groups.root))]
     best: dict[int, tuple[float, int]] = {}  # atom -> (score, the best partner's group)
     tied: set[int] = set()  # atoms whose best match is not unique
     for score, i, j, _ in matches:  # best score first; partners in one's own group do not count
@@ -180,13 +206,12 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
                 best[here] = (score, group[there])
             elif best[here][0] == score and best[here][1] != group[there]:
                 tied.add(here)
-    for _, i, j, decision in matches:
-        if (STRONG not in decision.evidence and i in best and j in best
-                and best[i][1] == group[j] and best[j][1] == group[i]
+    joined = False
+    for _, i, j, decision in weak:
+        if (i in best and j in best and best[i][1] == group[j] and best[j][1] == group[i]
                 and i not in tied and j not in tied):
-            link(i, j, decision)
-
-    return _resolution(pooled, groups, tree)
+            joined = link(i, j, decision) or joined
+    return joined
 
 
 def _unambiguous(strong: list[tuple[float, tuple[bool, int], int, int, Decision]],

@@ -48,9 +48,11 @@ The rule, first that applies:
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
 7. A generic title on either side: **match** (weak) only with at least
-   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``:
-   two people's "Introduction" are two works, one editor's column of 2001 is not
-   that of 2002. One editor's four "Editor's Notes" of one year are four atoms
+   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``,
+   or, a year missing on one side, at least ``GENERIC_SHARED_NO_YEAR`` (2) shared
+   people: two people's "Introduction" are two works, one editor's column of 2001
+   is not that of 2002, and one person's undated "Editorial" could be any year's.
+   One editor's four "Editor's Notes" of one year are four atoms
    (``listing.listing_work_ids`` gives each entry its own id), each equally like
    the other site's four: clustering sees the tie and joins none.
 8. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
@@ -59,7 +61,11 @@ The rule, first that applies:
    exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
    "... of Incremental X" are two papers). Strong when ``ratio`` ≥ ``NEAR``
-   and not cut short.
+   and not cut short. Also a match, with a year in common, when one title holds
+   every word of the other, at least ``CONTAINED_MIN_WORDS`` (4) of them
+   distinctive (``similarity.contained``): a parenthesis or a subtitle added
+   ("Advances in Databases and Information Systems (ADBIS)" / "Advances in
+   databases and information systems: report of 5th ... ADBIS'2001").
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
@@ -90,6 +96,7 @@ from scholarindex.core.resolution.model import Atom, Decision
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
     compare_titles,
+    contained,
     follow_up,
     numbers_differ,
     one_word_swapped,
@@ -102,6 +109,7 @@ from scholarindex.core.titles import extra_words, title_similarity
 YEAR_TOLERANCE = 1
 NEAR = 0.93
 GENERIC_SHARED = 1
+GENERIC_SHARED_NO_YEAR = 2
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
@@ -244,8 +252,9 @@ def decide_features(a: Features, b: Features) -> Decision:
                         conflict=True)
     shared = f"{people.shared} shared author(s)"
     if generic:
-        if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
-                and _same_year(a.atom, b.atom)):
+        needed = GENERIC_SHARED if _same_year(a.atom, b.atom) else GENERIC_SHARED_NO_YEAR
+        if (people.shared >= needed and titles.ratio >= NEAR
+                and not _years_differ(a.atom, b.atom)):
             return Decision(True, titles.ratio, ("generic title", title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
@@ -256,6 +265,9 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))
+        if _same_year(a.atom, b.atom) and any(contained(x, y) for x in a.titles
+                                              for y in b.titles):
+            return Decision(True, score, ("one title holds the other", shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
     if near:
         return Decision(True, titles.ratio, (title, "no author evidence"))

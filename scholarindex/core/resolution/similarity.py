@@ -19,7 +19,10 @@ first colon: a title cut short, or a subtitle dropped or added; or, the titles
 as long, one's last word is cut short ("... with S" / "... with Strudel"). (The part after
 the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
 talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
-how many words the longer title has beyond the shorter one.
+how many words the longer title has beyond the shorter one. ``contained``: every
+word of the shorter title is somewhere in the longer (a parenthesis or a subtitle
+added, none replaced), at least ``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter
+not being the longer's part after its colon alone.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
 TYPO_MIN_LENGTH = 4
 RATIO_FROM = 0.6
 PREFIX_MIN_WORDS = 3
+CONTAINED_MIN_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -224,3 +228,14 @@ def compare_titles(a: str, b: str) -> TitleMatch:
     extra = abs(len(wa) - len(wb))
     cut = _prefix(a, b, wa, wb) if extra else _last_word_cut(wa, wb)
     return TitleMatch(score, cut, extra)
+
+
+def contained(a: str, b: str) -> bool:
+    """Every word of the shorter title is in the longer (typos allowed), at least
+    ``CONTAINED_MIN_WORDS`` of them distinctive: words added around or inside, none
+    replaced; but not the longer's part after its colon alone (see the module doc)."""
+    (short, _), (long, long_title) = sorted(((title_words(a), a), (title_words(b), b)),
+                                            key=lambda p: len(p[0]))
+    if len([w for w in short if w not in FUNCTION_WORDS]) < CONTAINED_MIN_WORDS:
+        return False
+    return not _unmatched(short, long) and _colon_parts(long_title)[1] != short

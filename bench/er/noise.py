@@ -1,0 +1,62 @@
+"""A development data set printed the way another site prints it: one kind of noise at a time.
+
+    python -m bench.er.evaluate --data dblp-acm --noise scholar-names
+
+DBLP-ACM's second table is clean: full names, every year. The sites the product
+meets are not: Google Scholar prints every name as capital initials and a surname
+("JD Ullman", "H Garcia-Molina") and gives no year for about half its records. Each
+noise below rewrites the second table of a two-table data set (the gold is
+unchanged), so the evaluator shows how resolution holds when that one field is
+printed that way, on data the rules may be fitted to.
+
+* ``scholar-names``: every author as initials in capitals, glued, then the
+  surname (the last word, with the particles before it: "van der Aalst").
+* ``no-year``: the year dropped from ``NO_YEAR_SHARE`` of the records, chosen by a
+  hash of the record's key (the same records every run).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import replace
+
+from bench.er.data import DataSet, Record
+
+NO_YEAR_SHARE = 0.5
+_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la"}
+
+
+def scholar_name(name: str) -> str:
+    """"Jeffrey D. Ullman" -> "JD Ullman"; "Wil M. P. van der Aalst" -> "WMP van der Aalst"."""
+    parts = name.replace(".", ". ").split()
+    if len(parts) < 2:
+        return name
+    surname_at = len(parts) - 1
+    while surname_at > 1 and parts[surname_at - 1].lower() in _PARTICLES:
+        surname_at -= 1
+    initials = "".join(part[0].upper() for part in parts[:surname_at] if part[0].isalpha())
+    surname = " ".join(parts[surname_at:])
+    return f"{initials} {surname}" if initials else surname
+
+
+def _scholar_names(record: Record) -> Record:
+    authors = tuple(scholar_name(a) for a in record.authors)
+    return replace(record, authors=authors, authors_text=", ".join(authors))
+
+
+def _no_year(record: Record) -> Record:
+    dropped = zlib.crc32(record.key.encode()) % 1000 < NO_YEAR_SHARE * 1000
+    return replace(record, year=None) if dropped else record
+
+
+NOISES = {"scholar-names": _scholar_names, "no-year": _no_year}
+
+
+def with_noise(data: DataSet, noise: str) -> DataSet:
+    """``data`` with its second table rewritten by ``noise`` (one of ``NOISES``)."""
+    if not data.cross_source:
+        raise ValueError(f"{data.name}: noise rewrites the second of two tables")
+    first, second = data.tables
+    rewrite = NOISES[noise]
+    tables = {first: data.tables[first], second: [rewrite(r) for r in data.tables[second]]}
+    return DataSet(f"{data.name}+{noise}", tables, data.gold, [*data.notes, noise])
