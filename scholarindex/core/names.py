@@ -124,15 +124,11 @@ def parse_name(name: str) -> ParsedName | None:
 def _spell_out_initials(name: str) -> list[str]:
     """The name's folded tokens, "JD" read as "j." "d." (see the module doc)."""
     tokens = name.split()
-    if not any(ch.islower() for ch in name):
-        return fold(name).split()
-    out: list[str] = []
-    for i, token in enumerate(tokens):
-        if i < len(tokens) - 1 and _GLUED_INITIALS.match(token):
-            out += [letter + "." for letter in token.lower()]
-        else:
-            out += fold(token).split()
-    return out
+    if any(_GLUED_INITIALS.match(t) for t in tokens[:-1]) and any(c.islower() for c in name):
+        name = " ".join(" ".join(letter + "." for letter in token)
+                        if i < len(tokens) - 1 and _GLUED_INITIALS.match(token) else token
+                        for i, token in enumerate(tokens))
+    return fold(name).split()
 
 
 def _given_agree(a: tuple[Part, ...], b: tuple[Part, ...]) -> bool:
