@@ -108,6 +108,9 @@ def test_noise_rewrites_the_second_table_only_and_keeps_the_gold() -> None:
     undated = sum(r.year is None for r in noisy.tables["ACM"])
     assert 60 < undated < 140  # about half, the same records every run
     assert with_noise(data, "no-year") == with_noise(data, "no-year")
+    long = _record("ACM", "2", "A Title of Rather More Than Fifty Characters, Cut Here", "J", 1)
+    cut = with_noise(DataSet("x", {"DBLP": [], "ACM": [long]}, set()), "cut-titles")
+    assert cut.tables["ACM"][0].title == "A Title of Rather More Than Fifty Characters, Cut…"
 
 
 def test_the_acceptance_set_needs_its_flag() -> None:

@@ -257,6 +257,13 @@ def test_prefix_is_a_cut_or_a_dropped_subtitle() -> None:
                               "A New Model and Architecture for Data Streams").prefix
     assert compare_titles("Efficient query processing in large distributed databases",
                           "Efficient query processing in large").prefix
+    # Cut mid-word, as a results page cuts a long title.
+    assert compare_titles("A Performance Study of Four Index Structures for Set-Valued "
+                          "Attributes", "A performance study of four index structures for "
+                          "s…").prefix
+    assert not compare_titles("A Performance Study of Four Index Structures for Set-Valued "
+                              "Attributes", "A performance study of four index structures "
+                              "in s…").prefix
 
 
 def edition(work_id: str, year: int, venue: str | None, profile: str = "p1",

@@ -13,6 +13,8 @@ printed that way, on data the rules may be fitted to.
   surname (the last word, with the particles before it: "van der Aalst").
 * ``no-year``: the year dropped from ``NO_YEAR_SHARE`` of the records, chosen by a
   hash of the record's key (the same records every run).
+* ``cut-titles``: titles longer than ``CUT_AT`` characters cut there, mid-word
+  where it falls, and ended with "…", as a results page shows a long title.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import replace
 from bench.er.data import DataSet, Record
 
 NO_YEAR_SHARE = 0.5
+CUT_AT = 50
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la"}
 
 
@@ -49,7 +52,13 @@ def _no_year(record: Record) -> Record:
     return replace(record, year=None) if dropped else record
 
 
-NOISES = {"scholar-names": _scholar_names, "no-year": _no_year}
+def _cut_title(record: Record) -> Record:
+    if len(record.title) <= CUT_AT:
+        return record
+    return replace(record, title=record.title[:CUT_AT].rstrip() + "…")
+
+
+NOISES = {"scholar-names": _scholar_names, "no-year": _no_year, "cut-titles": _cut_title}
 
 
 def with_noise(data: DataSet, noise: str) -> DataSet:

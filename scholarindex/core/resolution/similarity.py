@@ -15,8 +15,9 @@ A title is read as its folded words (``scholarindex.core.text.words``), plurals 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
 tolerance, the start of the longer one, or the longer one's part before its
-first colon: a title cut short, or a subtitle dropped or added; or, the titles
-as long, one's last word is cut short ("... with S" / "... with Strudel"). (The part after
+first colon: a title cut short (its last word may be cut mid-word, "... for
+s…" / "... for Set-Valued Attributes"), or a subtitle dropped or added; or, the
+titles as long, one's last word is cut short ("... with S" / "... with Strudel"). (The part after
 the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
 talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
 how many words the longer title has beyond the shorter one. ``contained``: every
@@ -104,9 +105,12 @@ def soft_overlap(a: tuple[str, ...], b: tuple[str, ...]) -> int:
 
 
 def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
-    if len(short) > len(long):
+    """``short`` starts ``long``, word for word, its last word possibly cut mid-word."""
+    if not short or len(short) > len(long):
         return False
-    return all(same_word(x, y) for x, y in zip(short, long[: len(short)], strict=True))
+    *head, last = short
+    return (all(same_word(x, y) for x, y in zip(head, long, strict=False))
+            and (same_word(last, long[len(head)]) or long[len(head)].startswith(last)))
 
 
 def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
