@@ -98,6 +98,11 @@ MUST_JOIN = [
                       "European Conference ADBIS'2001", ("Albertas Caplinskas", "Johann Eder"),
                       2002),
                  id="a parenthesis and a subtitle, one author, one year"),
+    pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
+                         "Albertas Caplinskas", 2002),
+                 card("b", "Advances in databases and information systems: report of 5th East "
+                      "European Conference ADBIS'2001", ("Albertas Caplinskas",), None),
+                 id="a parenthesis and a subtitle, one author, a year missing"),
     pytest.param(card("a", "Editorial", ("Peter M. G. Apers", "Stefano Ceri"), 2002),
                  card("b", "Editorial", ("Peter Apers", "Stefano Ceri"), None),
                  id="generic title, a year missing, two shared people"),

@@ -61,8 +61,8 @@ The rule, first that applies:
    exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
    "... of Incremental X" are two papers). Strong when ``ratio`` ≥ ``NEAR``
-   and not cut short. Also a match, with a year in common, when one title holds
-   every word of the other, at least ``CONTAINED_MIN_WORDS`` (4) of them
+   and not cut short. Also a match (rule 5 has ruled out years that differ) when
+   one title holds every word of the other, at least ``CONTAINED_MIN_WORDS`` (4) of them
    distinctive (``similarity.contained``): a parenthesis or a subtitle added
    ("Advances in Databases and Information Systems (ADBIS)" / "Advances in
    databases and information systems: report of 5th ... ADBIS'2001").
@@ -265,8 +265,7 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))
-        if _same_year(a.atom, b.atom) and any(contained(x, y) for x in a.titles
-                                              for y in b.titles):
+        if any(contained(x, y) for x in a.titles for y in b.titles):
             return Decision(True, score, ("one title holds the other", shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
     if near:
