@@ -111,6 +111,9 @@ def test_noise_rewrites_the_second_table_only_and_keeps_the_gold() -> None:
     long = _record("ACM", "2", "A Title of Rather More Than Fifty Characters, Cut Here", "J", 1)
     cut = with_noise(DataSet("x", {"DBLP": [], "ACM": [long]}, set()), "cut-titles")
     assert cut.tables["ACM"][0].title == "A Title of Rather More Than Fifty Characters, Cut…"
+    one = DataSet("x", {"DBLP": [], "ACM": [_record("ACM", "3", "Title", "A B, C D", 1)]}, set())
+    assert with_noise(one, "glued-authors").tables["ACM"][0].title == "A B, C D. Title"
+    assert with_noise(one, "glued-venue").tables["ACM"][0].title == "Title. In SIGMOD Record"
 
 
 def test_the_acceptance_set_needs_its_flag() -> None:

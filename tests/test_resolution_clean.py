@@ -65,10 +65,33 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "In Proc",
     "Learning in Proceedings",
     "Dr. Who and the Daleks in Space",  # "Dr" is no name of the atom's people
+    "Petabyte, In Proc",  # after a comma, too little would remain
     "Sleepers and Workaholics (extended version)",  # another publication, kept
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title
+
+
+@pytest.mark.parametrize(("printed", "people", "title"), [
+    # The full stop of an initial ends no segment.
+    ("H. V. Jagadish, Laks V. S. Lakshmanan, Divesh Srivastava. Snakes and sandwiches: optimal "
+     "clustering strategies for a data warehouse", ["H. V. Jagadish"],
+     "Snakes and sandwiches: optimal clustering strategies for a data warehouse"),
+    # Names before a full stop go before a colon is read: the colon is the title's own.
+    ("Roger Barga, David Lomet. Phoenix project: fault-tolerant applications", ["Roger Barga"],
+     "Phoenix project: fault-tolerant applications"),
+    ("Paul Cotton. Implementing XQuery", ["Paul Cotton"], "Implementing XQuery"),
+    ("JD Ullman, J Widom. A first course in database systems", ["Jeffrey D. Ullman"],
+     "A first course in database systems"),
+    ("Michael Stonebraker, Paul M. Aoki, Witold Litwin, Avi Pfeffer, Adam Sah, Jeff Sidell, Carl "
+     "Staelin, Andrew Yu. Mariposa: a wide-area distributed database system", ["Carl Staelin"],
+     "Mariposa: a wide-area distributed database system"),
+    ("Petabyte databases. In International Conference on Management of Data", [],
+     "Petabyte databases"),
+])
+def test_glued_authors_and_venues_of_real_records(printed: str, people: list[str],
+                                                  title: str) -> None:
+    assert clean_title(printed, people=people) == title
 
 
 def test_authors_are_stripped_only_when_they_are_the_atoms_people() -> None:

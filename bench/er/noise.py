@@ -15,6 +15,9 @@ printed that way, on data the rules may be fitted to.
   hash of the record's key (the same records every run).
 * ``cut-titles``: titles longer than ``CUT_AT`` characters cut there, mid-word
   where it falls, and ended with "…", as a results page shows a long title.
+* ``glued-authors`` / ``glued-venue``: the author list before the title
+  ("JD Ullman, J Widom. Title"), the venue after it ("Title. In VLDB"), as an
+  extractor that missed a field boundary leaves them.
 """
 
 from __future__ import annotations
@@ -58,7 +61,20 @@ def _cut_title(record: Record) -> Record:
     return replace(record, title=record.title[:CUT_AT].rstrip() + "…")
 
 
-NOISES = {"scholar-names": _scholar_names, "no-year": _no_year, "cut-titles": _cut_title}
+def _glued_authors(record: Record) -> Record:
+    if not record.authors_text:
+        return record
+    return replace(record, title=f"{record.authors_text}. {record.title}")
+
+
+def _glued_venue(record: Record) -> Record:
+    if not record.venue:
+        return record
+    return replace(record, title=f"{record.title}. In {record.venue}")
+
+
+NOISES = {"scholar-names": _scholar_names, "no-year": _no_year, "cut-titles": _cut_title,
+          "glued-authors": _glued_authors, "glued-venue": _glued_venue}
 
 
 def with_noise(data: DataSet, noise: str) -> DataSet:

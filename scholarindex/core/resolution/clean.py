@@ -26,11 +26,15 @@ what other fields left glued to a title. Both are pure and idempotent.
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
     ...``, ``. Technical Report ...`` (and the same after ``,`` or `` - ``) to the
-    end; and any of the atom's own ``venues`` printed at the end;
-  - leading or trailing authors: a segment before a ``:`` or ``. `` (or after a
-    ``. ``) of at most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which
-    (split at ``,``, ``;``, ``and``, ``&``) is a name and at least one of which is
-    one of the atom's own ``people`` (``scholarindex.core.names.same_person``).
+    end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
+    remain: "Petabyte Databases. In ..."); and any of the atom's own ``venues``
+    printed at the end;
+  - leading or trailing authors: a segment before a ``. `` or ``:`` (or after a
+    ``. ``; the full stop of an initial, "H. V.", does not end a segment) of at
+    most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which (split at ``,``,
+    ``;``, ``and``, ``&``) is a name and at least one of which is one of the atom's
+    own ``people`` (``scholarindex.core.names.same_person``); what remains keeps at
+    least ``MIN_WORDS_AFTER_SURE_CUT`` (2) words.
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ from scholarindex.core.names import parse_name, same_person
 from scholarindex.core.text import words
 
 MIN_TITLE_WORDS = 3
-MAX_AUTHOR_SEGMENT_WORDS = 16
+# What may remain after a surer cut: the atom's own people's names, a full stop then a venue.
+MIN_WORDS_AFTER_SURE_CUT = 2
+MAX_AUTHOR_SEGMENT_WORDS = 64
 
 # Windows-1252 (and Latin-1 for its five holes) character -> the byte it came from.
 _BYTE_OF: dict[str, int] = {}
@@ -104,6 +110,7 @@ _VENUE_TAIL = re.compile(
     r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
     re.IGNORECASE,
 )
+_LETTERS = re.compile(r"[^\w]|[\d_]")
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
 
@@ -120,29 +127,43 @@ def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
     return any(same_person(part, person) for part in parts for person in people)
 
 
+def _full_stops(title: str) -> list[int]:
+    """Where ``title`` has a full stop and a space that ends something, not an initial's
+    ("H. V. Jagadish, Laks V. S. Lakshmanan. Snakes ...": only the one after "Lakshmanan")."""
+    stops = []
+    for match in re.finditer(r"\. ", title):
+        before = title[: match.start()].split()
+        if before and len(_LETTERS.sub("", before[-1])) > 1:
+            stops.append(match.start())
+    return stops
+
+
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
     if not people or (":" not in title and ". " not in title):
         return title
-    head, sep, rest = title.partition(":")
-    if sep and _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
-        title = rest.strip()
     # A leading "A. Name, and B. Name. ...": the first full stop before which all is names.
-    for match in re.finditer(r"\. ", title):
-        head, rest = title[: match.start()], title[match.end():]
-        if _word_count(rest) >= MIN_TITLE_WORDS and _is_name_list(head, people):
+    for stop in _full_stops(title):
+        head, rest = title[:stop], title[stop + 2:]
+        if _word_count(rest) >= MIN_WORDS_AFTER_SURE_CUT and _is_name_list(head, people):
             title = rest.strip()
             break
+    head, sep, rest = title.partition(":")
+    if sep and _word_count(rest) >= MIN_WORDS_AFTER_SURE_CUT and _is_name_list(head, people):
+        title = rest.strip()
     # A trailing "... . A. Name, B. Name": the first full stop after which all is names.
-    for match in re.finditer(r"\. ", title):
-        body, tail = title[: match.start()], title[match.end():]
-        if _word_count(body) >= MIN_TITLE_WORDS and _is_name_list(tail, people):
+    for stop in _full_stops(title):
+        body, tail = title[:stop], title[stop + 2:]
+        if _word_count(body) >= MIN_WORDS_AFTER_SURE_CUT and _is_name_list(tail, people):
             return body.strip()
     return title
 
 
 def _strip_venue(title: str, venues: tuple[str, ...]) -> str:
     match = _VENUE_TAIL.search(title)
-    if match and _word_count(title[: match.start()]) >= MIN_TITLE_WORDS:
+    # After a full stop ("Petabyte Databases. In Proc. ...") a short title is surely one;
+    # after a comma or a dash, the title keeps ``MIN_TITLE_WORDS``.
+    if match and _word_count(title[: match.start()]) >= (
+            MIN_WORDS_AFTER_SURE_CUT if title[match.start()] == "." else MIN_TITLE_WORDS):
         title = title[: match.start()]
     if not venues:
         return title
