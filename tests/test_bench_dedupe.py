@@ -18,7 +18,7 @@ import pytest
 from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
 from bench.er.evaluate import crawl_offline, evaluate
 from bench.er.evaluate import main as evaluate_main
-from bench.er.noise import scholar_name, with_noise
+from bench.er.noise import mojibake, scholar_name, with_noise
 from bench.er.site import build_site, build_sites
 from bench.generate import CRAWL_DATE
 from crawler.extract import parse_profile
@@ -114,6 +114,7 @@ def test_noise_rewrites_the_second_table_only_and_keeps_the_gold() -> None:
     one = DataSet("x", {"DBLP": [], "ACM": [_record("ACM", "3", "Title", "A B, C D", 1)]}, set())
     assert with_noise(one, "glued-authors").tables["ACM"][0].title == "A B, C D. Title"
     assert with_noise(one, "glued-venue").tables["ACM"][0].title == "Title. In SIGMOD Record"
+    assert mojibake("Sj&#246;str&#246;m’s") == "SjÃ¶strÃ¶mâ€™s"
 
 
 def test_the_acceptance_set_needs_its_flag() -> None:

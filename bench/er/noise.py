@@ -15,6 +15,8 @@ printed that way, on data the rules may be fitted to.
   hash of the record's key (the same records every run).
 * ``cut-titles``: titles longer than ``CUT_AT`` characters cut there, mid-word
   where it falls, and ended with "…", as a results page shows a long title.
+* ``mojibake``: entities decoded, then the UTF-8 bytes of titles and names read as
+  Windows-1252 ("Sjöström" -> "SjÃ¶strÃ¶m", "’" -> "â€™").
 * ``glued-authors`` / ``glued-venue``: the author list before the title
   ("JD Ullman, J Widom. Title"), the venue after it ("Title. In VLDB"), as an
   extractor that missed a field boundary leaves them.
@@ -22,6 +24,7 @@ printed that way, on data the rules may be fitted to.
 
 from __future__ import annotations
 
+import html
 import zlib
 from dataclasses import replace
 
@@ -61,6 +64,18 @@ def _cut_title(record: Record) -> Record:
     return replace(record, title=record.title[:CUT_AT].rstrip() + "…")
 
 
+def mojibake(text: str) -> str:
+    """``text``'s UTF-8 bytes read as Windows-1252 (bytes it leaves undefined as Latin-1)."""
+    raw = html.unescape(text).encode("utf-8")
+    return "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in raw)
+
+
+def _mojibake(record: Record) -> Record:
+    authors = tuple(mojibake(a) for a in record.authors)
+    return replace(record, title=mojibake(record.title), authors=authors,
+                   authors_text=", ".join(authors))
+
+
 def _glued_authors(record: Record) -> Record:
     if not record.authors_text:
         return record
@@ -74,7 +89,7 @@ def _glued_venue(record: Record) -> Record:
 
 
 NOISES = {"scholar-names": _scholar_names, "no-year": _no_year, "cut-titles": _cut_title,
-          "glued-authors": _glued_authors, "glued-venue": _glued_venue}
+          "mojibake": _mojibake, "glued-authors": _glued_authors, "glued-venue": _glued_venue}
 
 
 def with_noise(data: DataSet, noise: str) -> DataSet:
