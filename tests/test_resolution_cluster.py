@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -254,3 +255,19 @@ def test_a_title_printed_the_same_wins_a_tie_over_one_only_cleaned_alike() -> No
                      "Technologies"),
              version("card", 2002, None, "acm", exact.lower())]
     assert clusters_of(resolve(atoms)) == {("card", "sigmod"), ("vldb",)}
+
+
+def test_resolve_leaves_the_cycle_collector_as_it_found_it() -> None:
+    import gc
+    assert gc.isenabled()
+    resolve(WORLD)
+    assert gc.isenabled()
+    with pytest.raises(AttributeError):
+        resolve([None])  # type: ignore[list-item]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        resolve(WORLD)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -35,7 +35,7 @@ _SPACES = re.compile(r"\s+")
 _ET_AL = re.compile(r"^et\.?\s+al\.?$", re.IGNORECASE)
 _LETTER = re.compile(r"[a-z]")
 _NOT_LETTER_OR_DIGIT = re.compile(r"[^a-z0-9]")
-_GLUED_INITIALS = re.compile(r"^[A-Z]{2,3}$")
+_GLUED_INITIALS = re.compile(r"(?<!\S)[A-Z]{2,3}(?=\s)")  # "JD" before the surname
 
 
 def clean_name(name: str) -> str:
@@ -123,11 +123,8 @@ def parse_name(name: str) -> ParsedName | None:
 
 def _spell_out_initials(name: str) -> list[str]:
     """The name's folded tokens, "JD" read as "j." "d." (see the module doc)."""
-    tokens = name.split()
-    if any(_GLUED_INITIALS.match(t) for t in tokens[:-1]) and any(c.islower() for c in name):
-        name = " ".join(" ".join(letter + "." for letter in token)
-                        if i < len(tokens) - 1 and _GLUED_INITIALS.match(token) else token
-                        for i, token in enumerate(tokens))
+    if _GLUED_INITIALS.search(name) and any(c.islower() for c in name):
+        name = _GLUED_INITIALS.sub(lambda m: " ".join(c + "." for c in m.group()), name)
     return fold(name).split()
 
 
