@@ -110,7 +110,7 @@ _VENUE_TAIL = re.compile(
     r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
     re.IGNORECASE,
 )
-_LETTERS = re.compile(r"[^\w]|[\d_]")
+_FULL_STOP = re.compile(r"(?<=[^\W_]{2})\. ")  # after a word, not after an initial
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
 
@@ -130,12 +130,7 @@ def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
 def _full_stops(title: str) -> list[int]:
     """Where ``title`` has a full stop and a space that ends something, not an initial's
     ("H. V. Jagadish, Laks V. S. Lakshmanan. Snakes ...": only the one after "Lakshmanan")."""
-    stops = []
-    for match in re.finditer(r"\. ", title):
-        before = title[: match.start()].split()
-        if before and len(_LETTERS.sub("", before[-1])) > 1:
-            stops.append(match.start())
-    return stops
+    return [match.start() for match in _FULL_STOP.finditer(title)]
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
