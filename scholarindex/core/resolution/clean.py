@@ -110,7 +110,7 @@ _VENUE_TAIL = re.compile(
     r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
     re.IGNORECASE,
 )
-_FULL_STOP = re.compile(r"(?<=[^\W_]{2})\. ")  # after a word, not after an initial
+_NOT_A_LETTER = re.compile(r"[\W\d_]")
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
 
@@ -130,7 +130,12 @@ def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
 def _full_stops(title: str) -> list[int]:
     """Where ``title`` has a full stop and a space that ends something, not an initial's
     ("H. V. Jagadish, Laks V. S. Lakshmanan. Snakes ...": only the one after "Lakshmanan")."""
-    return [match.start() for match in _FULL_STOP.finditer(title)]
+    stops = []
+    for match in re.finditer(r"\. ", title):
+        word = title[title.rfind(" ", 0, match.start()) + 1: match.start()]
+        if len(_NOT_A_LETTER.sub("", word)) > 1:
+            stops.append(match.start())
+    return stops
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
