@@ -88,6 +88,14 @@ def test_titles_that_look_glued_but_are_not(title: str) -> None:
      "Mariposa: a wide-area distributed database system"),
     ("Petabyte databases. In International Conference on Management of Data", [],
      "Petabyte databases"),
+    # Names go before a venue is looked for: a title may start with "In", initials be "IN".
+    ("M Stonebraker. In memory of Bob Kooi. In ACM SIGMOD Record", ["Michael Stonebraker"],
+     "In memory of Bob Kooi"),
+    ("F Gingras, LVS Lakshmanan, IN Subramanian. Languages for multi-database "
+     "interoperability. In International Conference on Management of Data",
+     ["Laks V. S. Lakshmanan"], "Languages for multi-database interoperability"),
+    ("RJ Bayardo, Jr., W Bohrer. InfoSleuth: agent-based semantic integration",
+     ["Roberto J. Bayardo"], "InfoSleuth: agent-based semantic integration"),  # a suffix alone
 ])
 def test_glued_authors_and_venues_of_real_records(printed: str, people: list[str],
                                                   title: str) -> None:

@@ -33,8 +33,10 @@ what other fields left glued to a title. Both are pure and idempotent.
     ``. ``; the full stop of an initial, "H. V.", does not end a segment) of at
     most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which (split at ``,``,
     ``;``, ``and``, ``&``) is a name and at least one of which is one of the atom's
-    own ``people`` (``scholarindex.core.names.same_person``); what remains keeps at
-    least ``MIN_WORDS_AFTER_SURE_CUT`` (2) words.
+    own ``people`` (``scholarindex.core.names.same_person``), a suffix ("Jr.") alone
+    counting as none; what remains keeps at least ``MIN_WORDS_AFTER_SURE_CUT`` (2)
+    words. Names are cut before a venue is looked for ("I Ahn. In Memory of ...",
+    "F Gingras, IN Subramanian. ...": neither "In" starts a venue).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from scholarindex.core.names import parse_name, same_person
+from scholarindex.core.names import SUFFIXES, parse_name, same_person
 from scholarindex.core.text import words
 
 MIN_TITLE_WORDS = 3
@@ -121,7 +123,8 @@ def _word_count(text: str) -> int:
 def _is_name_list(segment: str, people: tuple[str, ...]) -> bool:
     if not people or _word_count(segment) > MAX_AUTHOR_SEGMENT_WORDS:
         return False
-    parts = [p for p in _NAME_SPLIT.split(segment.strip(" .")) if p and p.lower() != "et al"]
+    parts = [p for p in _NAME_SPLIT.split(segment.strip(" ."))
+             if p and p.lower() != "et al" and p.lower().strip(".") not in SUFFIXES]
     if not parts or any(len(p.split()) > 4 or parse_name(p) is None for p in parts):
         return False
     return any(same_person(part, person) for part in parts for person in people)
@@ -204,8 +207,9 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
         yearless = _TRAILING_YEAR.sub("", title)
         if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
             title = yearless
-        title = _strip_venue(title, venues)
+        # Names first: a leading "I Ahn. In Memory of ..." or "IN Subramanian" is no venue.
         title = _strip_authors(title, people)
+        title = _strip_venue(title, venues)
         if title == before:
             break
     return title.strip(" .,;:-–—")
