@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scholarindex.core.resolution import Atom, decide
+from scholarindex.core.resolution.decide import features
 from scholarindex.core.resolution.similarity import compare_titles
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
@@ -357,3 +358,10 @@ def test_one_word_swapped_with_an_author_is_a_template_sibling() -> None:
     other = "Business data management for business-to-business electronic commerce: design"
     from scholarindex.core.resolution.similarity import one_word_swapped
     assert not one_word_swapped(reworded, other)  # reworded in several places: rule 8 reads it
+
+
+def test_names_glued_to_a_title_are_read_repaired_as_the_title_is() -> None:
+    """Mojibake in both the title line and the author list: the glued names still meet."""
+    atom = card("a", "MH B\u00c3\u00b6hlen. Temporal database system implementations",
+                ("MH B\u00c3\u00b6hlen",))
+    assert features(atom).titles == ("Temporal database system implementations",)

@@ -90,7 +90,7 @@ from dataclasses import dataclass
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
-from scholarindex.core.resolution.clean import clean_title
+from scholarindex.core.resolution.clean import clean_title, repair_text
 from scholarindex.core.resolution.generic import is_generic_title
 from scholarindex.core.resolution.model import Atom, Decision
 from scholarindex.core.resolution.similarity import (
@@ -139,7 +139,7 @@ class Features:
 
 def features(atom: Atom) -> Features:
     """The atom's cleaned evidence."""
-    names = atom.owners + atom.authors
+    names = tuple(map(repair_text, atom.owners + atom.authors))  # as the title is repaired
     titles = tuple(dict.fromkeys(
         t for t in (clean_title(raw, venues=atom.venues, people=names) for raw in atom.titles)
         if title_words(t)))
