@@ -21,6 +21,7 @@ def atom(owners: tuple[str, ...] = (), authors: tuple[str, ...] = (),
     (atom(owners=("Anna Sj\u00c3\u00b6str\u00c3\u00b6m",)), atom(authors=("Anna Sjöström",))),
     (atom(owners=("Gray, Jim",)), atom(owners=("Jim Gray",))),  # family name first
     (atom(owners=("Jeffrey D. Ullman",)), atom(authors=("JD Ullman", "J Widom"))),  # Scholar
+    (atom(owners=("Meikel Pöss",)), atom(authors=("M Poess", "C Floyd"))),  # umlaut written out
 ])
 def test_shared_people(a: Atom, b: Atom) -> None:
     evidence = compare_people(people_of(a), people_of(b))
@@ -49,6 +50,12 @@ def test_a_list_ending_in_et_al_proves_nothing_by_absence() -> None:
                 truncated=True)
     evidence = compare_people(people_of(listing), people_of(card))
     assert evidence.shared == 0 and not evidence.conflict
+
+
+def test_a_written_out_umlaut_needs_the_given_names_too() -> None:
+    evidence = compare_people(people_of(atom(owners=("Meikel Pöss",))),
+                              people_of(atom(owners=("Carl Poess",))))
+    assert evidence.shared == 0
 
 
 def test_owners_only_on_both_sides_never_conflict() -> None:

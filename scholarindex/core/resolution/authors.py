@@ -12,7 +12,8 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
   of the other, at least ``SHORT_FORM_LETTERS`` (3) letters ("Don Slutz" /
   "Donald R. Slutz", "Alex Borgida" / "Alexander Borgida"), or one typo from the
   other, both at least ``SPELT_APART_LETTERS`` (5) letters long ("Brigitta" /
-  "Birgitta König-Ries"; "Jan Li" / "Jun Li" are two people).
+  "Birgitta König-Ries"; "Jan Li" / "Jun Li" are two people), or a surname with an
+  umlaut written out ("Meikel Poess" / "Meikel Pöss").
 * **conflict**: one atom prints a complete author list (some listing printed
   authors and none ended in "et al.") and a profile owner of the other atom is
   not on it, even read loosely, while no one is shared. An owner is certainly an
@@ -26,7 +27,7 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scholarindex.core.names import ParsedName, is_author_name, parse_name, same_parsed
 from scholarindex.core.resolution.clean import repair_text
@@ -83,8 +84,12 @@ def _short_form(a: ParsedName, b: ParsedName) -> bool:
 
 
 def same_author(a: ParsedName, b: ParsedName) -> bool:
-    """``core.names.same_parsed``, or a short form of the first given name (module doc)."""
-    return same_parsed(a, b) or _short_form(a, b)
+    """``core.names.same_parsed``, or a short form of the first given name, or a surname
+    transliterated ("Pöss" / "Poess") with the given names agreeing (module doc)."""
+    if same_parsed(a, b) or _short_form(a, b):
+        return True
+    return (a.surname != b.surname and _transliterated(a.surname) == _transliterated(b.surname)
+            and same_parsed(replace(a, surname=b.surname), b))
 
 
 def _on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:
@@ -94,10 +99,15 @@ def _on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:
 _TRANSLITERATED = (("ue", "u"), ("oe", "o"), ("ae", "a"))
 
 
+def _transliterated(surname: str) -> str:
+    """"poess" -> "poss": an umlaut written out, as accents are folded away."""
+    for long, short in _TRANSLITERATED:
+        surname = surname.replace(long, short)
+    return surname
+
+
 def _loose_surname(a: str, b: str) -> bool:
-    if a == b or same_word(a, b):
-        return True
-    return any(a.replace(long, short) == b.replace(long, short) for long, short in _TRANSLITERATED)
+    return a == b or same_word(a, b) or _transliterated(a) == _transliterated(b)
 
 
 def _loose_given(a: tuple, b: tuple) -> bool:
