@@ -123,6 +123,21 @@ def test_the_acceptance_set_needs_its_flag() -> None:
     assert refused.value.code == 2
 
 
+def test_why_is_refused_on_the_held_out_set() -> None:
+    with pytest.raises(SystemExit) as refused:
+        evaluate_main(["--data", "dblp-scholar", "--acceptance", "--why"])
+    assert refused.value.code == 2
+
+
+@needs_dblp_acm
+def test_why_gives_a_reason_for_every_missed_and_wrong_pair() -> None:
+    result = evaluate(load("dblp-acm", limit=400), why=True)
+    full = result["full"]
+    assert sum(result["why"]["missed"].values()) == full["gold"] - full["true_positives"]
+    assert sum(result["why"]["wrong"].values()) == full["predicted"] - full["true_positives"]
+    assert all(reason for counts in result["why"].values() for reason in counts)
+
+
 @needs_dblp_acm
 def test_readers_decode_each_file_and_keep_its_text() -> None:
     data = load("dblp-acm")

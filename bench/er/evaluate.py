@@ -3,6 +3,7 @@
     python -m bench.er.evaluate --data dblp-acm [--resolver exact|full] [--limit N] [--json F]
     python -m bench.er.evaluate --data dblp-scholar --acceptance   # the held-out set
     python -m bench.er.evaluate --data dblp-acm --noise scholar-names  # bench.er.noise
+    python -m bench.er.evaluate --data dblp-acm --why   # missed and wrong pairs by reason
 
 No network, no index: each data set is rendered as its profile sites
 (``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
@@ -37,8 +38,9 @@ from bench.er.atoms import documents
 from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, load
 from bench.er.listings import Matched
 from bench.er.noise import NOISES, with_noise
-from bench.er.score import PairScore, blocking, pairwise
+from bench.er.score import PairScore, blocking, pairwise, predicted_pairs
 from bench.er.site import Site, build_sites
+from bench.er.why import explain
 from bench.generate import CRAWL_DATE, LAYOUT_B
 from crawler.extract import parse_profile
 from scholarindex.core.identity import work_id
@@ -141,7 +143,7 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
             for cluster in atom_clusters]
 
 
-def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
+def evaluate(data: DataSet, resolver: str = "full", why: bool = False) -> dict[str, Any]:
     crawled = crawl_offline(data)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
     baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
@@ -182,9 +184,15 @@ def evaluate(data: DataSet, resolver: str = "full") -> dict[str, Any]:
         started = time.perf_counter()
         resolved = module.resolve(built.atoms)
         seconds = time.perf_counter() - started
-        score = pairwise(record_clusters(built, resolved.clusters), data.gold, data.cross_source)
+        clusters = record_clusters(built, resolved.clusters)
+        score = pairwise(clusters, data.gold, data.cross_source)
         result["full"] = {**score.as_dict(), "works": len(resolved.clusters),
                           "seconds": round(seconds, 2)}
+        if why:
+            predicted = predicted_pairs(clusters, data.cross_source)
+            reasons = explain(built.atoms, built.atom_of, sorted(data.gold - predicted),
+                              sorted(predicted - data.gold))
+            result["why"] = {kind: dict(counts.most_common()) for kind, counts in reasons.items()}
     return result
 
 
@@ -224,6 +232,10 @@ def report(result: dict[str, Any]) -> str:
     if "full" in result:
         lines.append(f"  resolution    {_line(result['full'])}  "
                      f"[{result['full']['works']} works, {result['full']['seconds']} s]")
+    if "why" in result:
+        for kind, counts in result["why"].items():
+            lines.append(f"  {kind} pairs, {sum(counts.values())}, by reason:")
+            lines += [f"    {n:6d}  {reason}" for reason, n in list(counts.items())[:12]]
     if "blocking" in result:
         b = result["blocking"]
         lines.append(f"  blocking      pair completeness {b['pair_completeness']:.4f}, reduction "
@@ -258,11 +270,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise", choices=sorted(NOISES), action="append", default=[],
                         help="print the second table as another site would (bench.er.noise); "
                              "repeatable")
+    parser.add_argument("--why", action="store_true",
+                        help="count the missed and wrong pairs by what decided them "
+                             "(bench.er.why; not on the held-out set)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.data == ACCEPTANCE and not args.acceptance:
         parser.error(f"{ACCEPTANCE} is the held-out acceptance set: nobody tunes on it. "
                      "Only the final measurement runs it, with --acceptance.")
+    if args.data == ACCEPTANCE and args.why:
+        parser.error(f"--why reads which pairs were missed: not on {ACCEPTANCE}, the "
+                     "held-out set")
     module = resolution()
     resolver = args.resolver or ("full" if module and hasattr(module, "resolve") else "exact")
     try:
@@ -272,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for noise in args.noise:
         data = with_noise(data, noise)
-    result = evaluate(data, resolver)
+    result = evaluate(data, resolver, why=args.why)
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", "utf-8")
