@@ -167,6 +167,7 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False) -> dict[s
         "exact_title_unparsed": exact_title_of_records(data).as_dict(),
     }
     module = resolution()
+    candidates: list[tuple[int, int]] = []
     if module is not None and hasattr(module, "candidate_pairs"):
         started = time.perf_counter()
         candidates = list(module.candidate_pairs(built.atoms))
@@ -190,8 +191,8 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False) -> dict[s
                           "seconds": round(seconds, 2)}
         if why:
             predicted = predicted_pairs(clusters, data.cross_source)
-            reasons = explain(built.atoms, built.atom_of, sorted(data.gold - predicted),
-                              sorted(predicted - data.gold))
+            reasons = explain(built.atoms, built.atom_of, candidates,
+                              sorted(data.gold - predicted), sorted(predicted - data.gold))
             result["why"] = {kind: dict(counts.most_common()) for kind, counts in reasons.items()}
     return result
 

@@ -48,9 +48,12 @@ def scholar_name(name: str) -> str:
     return f"{initials} {surname}" if initials else surname
 
 
+def _with_authors(record: Record, authors: tuple[str, ...], **changes: str) -> Record:
+    return replace(record, authors=authors, authors_text=", ".join(authors), **changes)
+
+
 def _scholar_names(record: Record) -> Record:
-    authors = tuple(scholar_name(a) for a in record.authors)
-    return replace(record, authors=authors, authors_text=", ".join(authors))
+    return _with_authors(record, tuple(scholar_name(a) for a in record.authors))
 
 
 def _no_year(record: Record) -> Record:
@@ -71,9 +74,8 @@ def mojibake(text: str) -> str:
 
 
 def _mojibake(record: Record) -> Record:
-    authors = tuple(mojibake(a) for a in record.authors)
-    return replace(record, title=mojibake(record.title), authors=authors,
-                   authors_text=", ".join(authors))
+    return _with_authors(record, tuple(mojibake(a) for a in record.authors),
+                         title=mojibake(record.title))
 
 
 def _glued_authors(record: Record) -> Record:

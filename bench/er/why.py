@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from scholarindex.core.resolution import Atom, Decision, candidate_pairs, decide
+from scholarindex.core.resolution import Atom, Decision, decide
 
 _FIGURES = re.compile(r"\s*\d+(?:\.\d+)?")
 
@@ -35,11 +35,13 @@ def _verdict(decision: Decision) -> str:
     return f"{said}: {' / '.join(evidence)}"
 
 
-def explain(atoms: list[Atom], atom_of: dict[str, int], missed: Iterable[tuple[str, str]],
-            wrong: Iterable[tuple[str, str]]) -> dict[str, Counter[str]]:
+def explain(atoms: list[Atom], atom_of: dict[str, int], candidates: Iterable[tuple[int, int]],
+            missed: Iterable[tuple[str, str]], wrong: Iterable[tuple[str, str]]
+            ) -> dict[str, Counter[str]]:
     """Reasons for the ``missed`` and ``wrong`` record pairs (see the module doc);
-    ``atom_of``: record key -> index of its atom in ``atoms``."""
-    candidates = {frozenset(pair) for pair in candidate_pairs(atoms)}
+    ``atom_of``: record key -> index of its atom in ``atoms``; ``candidates``: blocking's
+    pairs of atom indices."""
+    proposed = {frozenset(pair) for pair in candidates}
     decided: dict[frozenset[int], Decision] = {}
 
     def reason(a: str, b: str, joined: bool) -> str:
@@ -49,7 +51,7 @@ def explain(atoms: list[Atom], atom_of: dict[str, int], missed: Iterable[tuple[s
         if i == j:
             return "one work_id"
         pair = frozenset((i, j))
-        if pair not in candidates:
+        if pair not in proposed:
             return "joined through others" if joined else "not a candidate"
         if pair not in decided:
             decided[pair] = decide(atoms[i], atoms[j])

@@ -169,10 +169,14 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
         if a in index and b in index and a != b:
             cannot[index[a]].add(index[b])
             cannot[index[b]].add(index[a])
+    apart: dict[int, set[int]] = defaultdict(set)  # judged not one work (step 3c)
     for (i, j), decision in decisions.items():
         if decision.conflict:
             cannot[i].add(j)
             cannot[j].add(i)
+        if not decision.match:
+            apart[i].add(j)
+            apart[j].add(i)
 
     groups = _Groups(len(pooled), cannot)
     tree: dict[int, list[tuple[int, Decision]]] = defaultdict(list)
@@ -197,11 +201,6 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     for i, j, decision in _unambiguous(strong, cannot):
         link(i, j, decision)
 
-    apart: dict[int, set[int]] = defaultdict(set)  # judged not one work (step 3c)
-    for (i, j), decision in decisions.items():
-        if not decision.match:
-            apart[i].add(j)
-            apart[j].add(i)
     weak = [m for m in matches if STRONG not in m[3].evidence]
     joined = _mutual_best_round(matches, weak, groups, link)
     while joined:  # later rounds meet groups weak links made: no chaining through them
