@@ -72,6 +72,12 @@ WORKER_SETTINGS = {
     "INDEX_MAX_BUFFER": "8000", "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.03"}
 
 
+def run_report(run_dir: Path) -> dict[str, Any]:
+    """The run report a crawl wrote as it ended ({} when it wrote none)."""
+    path = run_dir / "report.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 @dataclass
 class Worker:
     process: subprocess.Popen[bytes]
@@ -85,6 +91,9 @@ class Worker:
         if code is not None and self.ended is None:
             self.ended = time.monotonic()
         return code
+
+    def report(self) -> dict[str, Any]:
+        return run_report(self.log.parent)
 
 
 @dataclass
@@ -141,8 +150,7 @@ class Deployment:
         return Worker(process, log, time.monotonic())
 
     def report(self, name: str) -> dict[str, Any]:
-        path = self.workdir / name / "report.json"
-        return json.loads(path.read_text()) if path.exists() else {}
+        return run_report(self.workdir / name)
 
 
 @contextmanager
@@ -387,7 +395,6 @@ class Chaos:
     kills: list[dict[str, Any]] = field(default_factory=list)
     retired: list[Worker] = field(default_factory=list)
     failed_exits: list[dict[str, Any]] = field(default_factory=list)
-    started_in_outage: list[Worker] = field(default_factory=list)
     events: dict[str, float] = field(default_factory=dict)
     generation: int = 0
 
@@ -419,14 +426,13 @@ class Chaos:
             self._kill_and_restart(t)
         self._supervise(t)
 
-    def _outage_now(self) -> bool:
-        return "outage_start" in self.events and "outage_end" not in self.events
-
     def _supervise(self, t: float) -> None:
         """As a supervisor would (systemd ``Restart=on-failure``, ``RestartSec=5``): a
         worker that exited non-zero while work is left is started again 5 s later.
-        A worker started while OpenSearch is unreachable exits 3 before fetching
-        anything (the index pipeline checks the cluster first): expected, and recorded."""
+        A worker whose start-up check of the cluster met the outage exits 3 before
+        fetching anything: expected, and recorded. Its run report says so (close reason
+        ``opensearch_unavailable``); when it started does not: a worker started just
+        before the outage may open its index stage inside it."""
         for slot, worker in enumerate(self.workers):
             code = worker.poll()
             if code in (None, 0) or worker.ended is None or not self._work_left():
@@ -434,17 +440,15 @@ class Chaos:
             if time.monotonic() - worker.ended < 5:
                 continue
             self.failed_exits.append({"at": round(t, 1), "worker": slot, "exit_code": code,
-                                      "started_in_outage": worker in self.started_in_outage,
+                                      "close_reason": worker.report().get("close_reason"),
                                       "log": str(worker.log)})
             self.retired.append(worker)
             self._restart(slot)
 
     def _restart(self, slot: int) -> None:
         self.generation += 1
-        worker = self.dep.start(f"soak/w{slot}.{self.generation}", self.prefix, self.job)
-        if self._outage_now():
-            self.started_in_outage.append(worker)
-        self.workers[slot] = worker
+        self.workers[slot] = self.dep.start(f"soak/w{slot}.{self.generation}", self.prefix,
+                                            self.job)
 
     def _work_left(self) -> bool:
         return len(set(self.dep.profile_fetches())) < 0.9 * self.args.profiles
@@ -533,7 +537,8 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             "set_aside": dead, "dead_letters": dead_letters,
         }
         unexpected = [f for f in chaos.failed_exits
-                      if not (f["started_in_outage"] and f["exit_code"] == 3)]
+                      if not (f["close_reason"] == "opensearch_unavailable"
+                                  and f["exit_code"] == 3)]
         result["ok"] = (ended and codes == [0] * len(codes) and diff == 0 and not unexpected
                         and result["ratio"] <= args.max_ratio)
         if not result["ok"] and args.keep_failed:
@@ -564,6 +569,8 @@ def print_soak(result: dict[str, Any]) -> None:
         seen = [v for v in values.values() if v is not None]
         return f"{min(seen)}-{max(seen)} s ({len(seen)} workers)" if seen else "none logged"
 
+    failed = [(f["worker"], f["exit_code"], f["close_reason"]) for f in result["failed_exits"]]
+
     print(f"soak: {result['workers']} workers, {result['profiles']} profiles, "
           f"{'ended' if result['ended'] else 'DID NOT END'} in {result['wall_seconds']} s "
           f"(single process: {result['reference_seconds']} s)\n"
@@ -574,8 +581,7 @@ def print_soak(result: dict[str, Any]) -> None:
           f"  paused for the index outage: {spread(result['index_pause_seconds'])}; "
           f"for Redis: {spread(result['redis_pause_seconds'])}\n"
           f"  exit codes: {result['exit_codes']} (killed: {result['killed_exit_codes']}; "
-          f"exited non-zero and restarted: "
-          f"{[(f['worker'], f['exit_code']) for f in result['failed_exits']]})\n"
+          f"exited non-zero and restarted (slot, code, close reason): {failed})\n"
           f"  index differences from a single-process crawl: {result['index_differences']} "
           f"{result['differing_fields']}\n"
           f"  pages set aside by the frontier: {len(result['set_aside'])}; "
