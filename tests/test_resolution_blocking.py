@@ -43,3 +43,23 @@ def test_a_title_cut_short_meets_through_its_start() -> None:
     atoms = [*crowd(COMMON), atom("a", "Query Optimization Distributed: the bolt cache"),
              atom("b", "Query Optimization Distributed")]
     assert frozenset(("a", "b")) in named_pairs(atoms)
+
+
+def test_a_short_title_with_a_typo_meets_its_correct_spelling() -> None:
+    # One of two words misspelt leaves one in common, too few to pass the share test,
+    # and "locking" may be too common to block on: the one-letter-dropped keys meet.
+    for typo in ("lokcing", "lockng", "locckingg"[:8], "lockimg"):
+        atoms = [atom("a", f"Altruistic {typo}"), atom("b", "Altruistic Locking")]
+        assert named_pairs(atoms) == {frozenset(("a", "b"))}, typo
+
+
+def test_short_titles_two_typos_apart_do_not_meet() -> None:
+    atoms = [atom("a", "Altruistic lokcnig"), atom("b", "Altruistic Locking")]
+    assert named_pairs(atoms) == set()
+
+
+def test_the_printings_of_one_title_meet_under_a_cap_scaled_for_a_larger_crawl() -> None:
+    # The evaluator imitates a larger crawl by lowering the cap on word postings; how
+    # many atoms print one title does not grow with the crawl, so its block stays.
+    atoms = [atom(f"p{k}", "Query Optimization Distributed") for k in range(4)]
+    assert len(list(candidate_pairs(atoms, max_posting=2))) == 6

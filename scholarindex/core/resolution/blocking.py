@@ -14,15 +14,23 @@ truncation and word order all survive:
   ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
   cannot reach the decision's thresholds unless most of their words are typos;
 * atoms whose titles have fewer than two usable rare words (generic or very
-  short titles) are paired through their whole folded title instead
+  short titles; a word no other atom holds is not usable: it finds nothing, and is
+  often a typo) are paired through their whole folded title instead
   (``title_key``), in blocks of at most ``MAX_POSTING``; and through that title
   plus each of their people's surnames, so that a title thousands of profiles
   print ("Introduction") still brings together the listings that share a person,
   the only ones such a title may join (``decide``);
+* **typos in short titles**: a title of at most ``TYPO_KEY_WORDS`` (2) distinctive
+  words with one misspelt has too few left to share, and the word it should be
+  may be too common to block on; such titles are also paired through each word
+  in turn spelt with one letter dropped (``similarity.variants``: two words one typo
+  apart share one), beside the other: "Altruistic lokcing" and "Altruistic Locking"
+  meet at "altruistic loking". These blocks and the whole-title ones hold the
+  printings of one title, as many in any crawl: their cap does not scale;
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
-  rarest words, whatever their postings, and under each title's first
+  rarest words that other atoms hold too, whatever their postings, and under each title's first
   ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short, or with
   words glued at its end, keeps its start). A pair of common words is rare
   where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
@@ -44,7 +52,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.decide import features
 from scholarindex.core.resolution.model import Atom
-from scholarindex.core.resolution.similarity import title_words
+from scholarindex.core.resolution.similarity import title_words, variants
 from scholarindex.core.titles import FUNCTION_WORDS
 
 RARE_WORDS = 3
@@ -53,6 +61,7 @@ SHARED_SHARE = 0.5
 MAX_POSTING = 50
 PAIR_WORDS = 3
 PREFIX_WORDS = 3
+TYPO_KEY_WORDS = 2
 
 
 def _needed(a: int, b: int) -> int:
@@ -82,13 +91,15 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
     sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
-        usable = sorted((len(postings[w]), w) for w in words if len(postings[w]) <= limit)
+        usable = sorted((len(postings[w]), w) for w in words if 1 < len(postings[w]) <= limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
                 key = title_key(t)
                 exact[key].append(i)
                 for surname in surnames[i] if surnames is not None else ():
                     exact[f"{key}|{surname}"].append(i)
+        for key in _typo_keys(titles[i]):
+            exact[key].append(i)
         seen = {i}
         size = sizes[i]
         for _, word in usable[:RARE_WORDS]:
@@ -98,8 +109,8 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 seen.add(j)
                 if len(words & terms[j]) >= needed[min(size, sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
-    for members in exact.values():
-        if 1 < len(members) <= limit:
+    for members in exact.values():  # a title's printings: as many in a crawl of any size
+        if 1 < len(members) <= MAX_POSTING:
             for x, i in enumerate(members):
                 for j in members[x + 1:]:
                     if i != j:
@@ -113,6 +124,21 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     yield from sorted(pairs)
 
 
+def _typo_keys(titles: Sequence[str]) -> set[str]:
+    """Keys that survive one typo in a short title (see the module doc): each word in turn
+    replaced by its spellings with at most one letter dropped, beside the other words."""
+    keys = set()
+    for title in titles:
+        words = sorted(title_terms([title]))
+        if not words or len(words) > TYPO_KEY_WORDS:
+            continue
+        for at, word in enumerate(words):
+            rest = words[:at] + words[at + 1:]
+            spellings = variants(word) or {word}  # short words: as printed
+            keys |= {"~" + " ".join(sorted([*rest, spelling])) for spelling in spellings}
+    return keys
+
+
 def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
                    postings: dict[str, list[int]]) -> dict[tuple[str, ...], list[int]]:
     """Keys that stay rare when every word of a title is common (see the module doc):
@@ -120,7 +146,8 @@ def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
     ``PREFIX_WORDS`` distinctive words in order."""
     blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
-        rarest = sorted(words, key=lambda w: (len(postings[w]), w))[:PAIR_WORDS]
+        shared = (w for w in words if len(postings[w]) > 1)  # a word of its own finds none
+        rarest = sorted(shared, key=lambda w: (len(postings[w]), w))[:PAIR_WORDS]
         keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
         for title in titles[i]:
             start = [w for w in title_words(title) if w in words][:PREFIX_WORDS]
