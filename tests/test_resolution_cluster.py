@@ -271,3 +271,28 @@ def test_resolve_leaves_the_cycle_collector_as_it_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_printings_of_one_paper_alike_to_one_another_join_despite_the_tie() -> None:
+    """A paper and two printings of it cut short: each equally like the other two,
+    which are alike to each other (no choice to make), so all three join. Before, each
+    saw a tie between two groups and joined neither."""
+    full = listing("a", "Semantic Interoperability in Global Information Systems: A Brief "
+                        "Introduction to the Research Area", "Amit Sheth")
+    cut = card("b", "Semantic interoperability in global information systems",
+               ("Aris Ouksel", "Amit Sheth"), 2020)
+    cut_more = card("c", "Semantic interoperability in global information sy…",
+                    ("Aris Ouksel", "Amit Sheth"), 2020)
+    assert clusters_of(resolve([full, cut, cut_more])) == {("a", "b", "c")}
+
+
+def test_a_tie_between_printings_judged_apart_still_joins_neither() -> None:
+    """The cut printing is equally like two titles that differ by a swapped word (judged
+    apart): a real choice, so it joins neither."""
+    cut = card("a", "Semantic B2B integration: issues in ontology-based…",
+               ("Zhan Cui", "Dean Jones"), 2002)
+    one = listing("b", "Semantic B2B Integration: Issues in Ontology-based Applications",
+                  "Zhan Cui", 2002)
+    other = card("c", "Semantic B2B integration: issues in ontology-based approaches",
+                 ("Zhan Cui", "Dean Jones"), 2002)
+    assert clusters_of(resolve([cut, one, other])) == {("a",), ("b",), ("c",)}

@@ -27,7 +27,10 @@
       titles with no author evidence) only when **mutual best** between the
       groups as they stand: each atom's highest-scoring match outside its own group
       lies in the other's group, and uniquely so (equally good matches in two
-      different groups link neither: ambiguous). This runs in rounds until a
+      different groups link neither: ambiguous), unless those equally good
+      partners are all judged one work with one another, not on a generic title
+      (a paper and two printings of it cut short: no choice to make; one
+      editor's columns of a year stay a choice). This runs in rounds until a
       round joins nothing, so a third profile's listing of a paper joins the two
       a round joined; from the second round on, a group holds weak links, so two
       groups join only when no atom of one was judged apart from one of the other
@@ -49,7 +52,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
-from scholarindex.core.resolution.decide import STRONG, Features, decide_features, features
+from scholarindex.core.resolution.decide import (
+    GENERIC,
+    STRONG,
+    Features,
+    decide_features,
+    features,
+)
 from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution
 
 MUST_LINK = Decision(True, 1.0, ("must-link",))
@@ -201,37 +210,52 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     for i, j, decision in _unambiguous(strong, cannot):
         link(i, j, decision)
 
+    def alike(i: int, j: int) -> bool:
+        decision = decisions.get((i, j) if i < j else (j, i))
+        return decision is not None and decision.match and GENERIC not in decision.evidence
+
     weak = [m for m in matches if STRONG not in m[3].evidence]
-    joined = _mutual_best_round(matches, weak, groups, link)
+    joined = _mutual_best_round(matches, weak, groups, link, alike)
     while joined:  # later rounds meet groups weak links made: no chaining through them
         joined = _mutual_best_round(matches, weak, groups,
-                                    lambda i, j, decision: link(i, j, decision, apart))
+                                    lambda i, j, decision: link(i, j, decision, apart), alike)
     return _resolution(pooled, groups, tree)
 
 
 def _mutual_best_round(matches: list[tuple[float, int, int, Decision]],
                        weak: list[tuple[float, int, int, Decision]], groups: _Groups,
-                       link: Callable[[int, int, Decision], bool]) -> bool:
+                       link: Callable[[int, int, Decision], bool],
+                       alike: Callable[[int, int], bool]) -> bool:
     """One round of step 3c on the groups as they stand; True when it joined any."""
     # An atom's best partner counts by its group, so two equally good partners in one
     # group are no tie.
     group = [groups.find(k) for k in range(len(groups.root))]
-    best: dict[int, tuple[float, int]] = {}  # atom -> (score, the best partner's group)
-    tied: set[int] = set()  # atoms whose best match is not unique
+    best: dict[int, float] = {}  # atom -> its best score outside its group
+    partners: dict[int, list[int]] = defaultdict(list)  # atom -> its partners at that score
     for score, i, j, _ in matches:  # best score first; partners in one's own group do not count
         if group[i] == group[j]:
             continue
         for here, there in ((i, j), (j, i)):
-            if here not in best:
-                best[here] = (score, group[there])
-            elif best[here][0] == score and best[here][1] != group[there]:
-                tied.add(here)
+            if best.setdefault(here, score) == score:
+                partners[here].append(there)
+    best_groups = {here: {group[p] for p in found} for here, found in partners.items()}
+    tied = {here for here, found in partners.items()
+            if len(best_groups[here]) > 1 and not _one_work(found, group, alike)}
     joined = False
     for _, i, j, decision in weak:
-        if (i in best and j in best and best[i][1] == group[j] and best[j][1] == group[i]
+        if (group[j] in best_groups.get(i, ()) and group[i] in best_groups.get(j, ())
                 and i not in tied and j not in tied):
             joined = link(i, j, decision) or joined
     return joined
+
+
+def _one_work(partners: list[int], group: list[int], alike: Callable[[int, int], bool]
+              ) -> bool:
+    """Whether an atom's equally good partners in several groups are all alike to one
+    another (each pair across groups judged one work, not on a generic title): printings
+    of one paper, no choice to make."""
+    return all(alike(p, q) for n, p in enumerate(partners) for q in partners[n + 1:]
+               if group[p] != group[q])
 
 
 def _unambiguous(strong: list[tuple[float, tuple[bool, int], int, int, Decision]],

@@ -113,6 +113,7 @@ GENERIC_SHARED_NO_YEAR = 2
 WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
+GENERIC = "generic title"  # the evidence tag of a match on a generic title
 SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
@@ -255,7 +256,7 @@ def decide_features(a: Features, b: Features) -> Decision:
         needed = GENERIC_SHARED if _same_year(a.atom, b.atom) else GENERIC_SHARED_NO_YEAR
         if (people.shared >= needed and titles.ratio >= NEAR
                 and not _years_differ(a.atom, b.atom)):
-            return Decision(True, titles.ratio, ("generic title", title, shared))
+            return Decision(True, titles.ratio, (GENERIC, title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
         if titles.ratio >= NEAR and not titles.prefix:
