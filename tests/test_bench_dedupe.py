@@ -18,7 +18,7 @@ import pytest
 from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
 from bench.er.evaluate import crawl_offline, evaluate
 from bench.er.evaluate import main as evaluate_main
-from bench.er.noise import mojibake, scholar_name, with_noise
+from bench.er.noise import mojibake, scholar_name, typo, with_noise
 from bench.er.site import build_site, build_sites
 from bench.generate import CRAWL_DATE
 from crawler.extract import parse_profile
@@ -115,6 +115,40 @@ def test_noise_rewrites_the_second_table_only_and_keeps_the_gold() -> None:
     assert with_noise(one, "glued-authors").tables["ACM"][0].title == "A B, C D. Title"
     assert with_noise(one, "glued-venue").tables["ACM"][0].title == "Title. In SIGMOD Record"
     assert mojibake("Sj&#246;str&#246;m’s") == "SjÃ¶strÃ¶mâ€™s"
+
+
+@pytest.mark.parametrize(("draw", "typed"), [(0, "lcoking"), (1, "lokcing"), (7, "locing"),
+                                             (14, "lockinng")])
+def test_a_typo_swaps_drops_or_doubles_one_letter_never_the_first(draw: int, typed: str
+                                                                  ) -> None:
+    assert typo("locking", draw) == typed
+
+
+def test_typos_noise_misspells_one_long_word_of_each_title() -> None:
+    records = [_record("ACM", str(n), "Altruistic Locking in SQL", "Jim Gray", 1999)
+               for n in range(50)]
+    noisy = with_noise(DataSet("x", {"DBLP": [], "ACM": records}, set()), "typos")
+    for record in noisy.tables["ACM"]:
+        words = record.title.split()
+        assert words[2:] == ["in", "SQL"] and words[:2] != ["Altruistic", "Locking"]
+        assert sum(a != b for a, b in zip(words[:2], ["Altruistic", "Locking"], strict=True)) == 1
+
+
+def test_duplicates_noise_adds_damaged_printings_paired_with_the_originals_partners() -> None:
+    acm = [_record("ACM", str(n), "Altruistic Locking in Distributed Databases", "Jim Gray",
+                   1999) for n in range(100)]
+    gold = {("ACM:7", "DBLP:1")}
+    data = DataSet("x", {"DBLP": [_record("DBLP", "1", "T", "Jim Gray", 1999)], "ACM": acm}, gold)
+    noisy = with_noise(data, "duplicates")
+    copies = [r for r in noisy.tables["ACM"] if "~" in r.id]
+    assert 30 < len(copies) < 120  # half the records, one or two printings each
+    assert noisy.tables["DBLP"] == data.tables["DBLP"]
+    for at, record in enumerate(noisy.tables["ACM"]):  # right after their original
+        if "~" in record.id:
+            assert noisy.tables["ACM"][at - 1].id.split("~")[0] == record.id.split("~")[0]
+    sevens = {r.key for r in copies if r.id.startswith("7~")}
+    assert noisy.gold == gold | {(key, "DBLP:1") for key in sevens}
+    assert with_noise(data, "duplicates") == noisy
 
 
 def test_the_acceptance_set_needs_its_flag() -> None:

@@ -37,7 +37,7 @@ from typing import Any
 from bench.er.atoms import documents
 from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, load
 from bench.er.listings import Matched
-from bench.er.noise import NOISES, with_noise
+from bench.er.noise import CHOICES, with_noise
 from bench.er.score import PairScore, blocking, pairwise, predicted_pairs
 from bench.er.site import Site, build_sites
 from bench.er.why import explain
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the first N records of each table")
     parser.add_argument("--acceptance", action="store_true",
                         help=f"allow {ACCEPTANCE}, the held-out acceptance set")
-    parser.add_argument("--noise", choices=sorted(NOISES), action="append", default=[],
+    parser.add_argument("--noise", choices=CHOICES, action="append", default=[],
                         help="print the second table as another site would (bench.er.noise); "
                              "repeatable")
     parser.add_argument("--why", action="store_true",

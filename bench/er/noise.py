@@ -20,6 +20,15 @@ printed that way, on data the rules may be fitted to.
 * ``glued-authors`` / ``glued-venue``: the author list before the title
   ("JD Ullman, J Widom. Title"), the venue after it ("Title. In VLDB"), as an
   extractor that missed a field boundary leaves them.
+* ``typos``: one typo in the title (two letters swapped, one dropped or one
+  doubled, in a word of at least ``TYPO_MIN_LETTERS`` letters), as text read from a
+  PDF or typed into a citation carries.
+* ``duplicates``: the paper printed more than once, as Scholar lists one paper
+  under several records (up to 20 for one DBLP record): ``DUPLICATE_SHARE`` of the
+  records get one or two more printings right after them, each with one other kind
+  of damage above (drawn by hash), under the key ``<key>~<n>``; the gold pairs each
+  printing with the original's partners. Run it last: what came before applies
+  to the original and its printings alike.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ from bench.er.data import DataSet, Record
 
 NO_YEAR_SHARE = 0.5
 CUT_AT = 50
+TYPO_MIN_LETTERS = 4
+DUPLICATE_SHARE = 0.5
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la"}
 
 
@@ -56,8 +67,13 @@ def _scholar_names(record: Record) -> Record:
     return _with_authors(record, tuple(scholar_name(a) for a in record.authors))
 
 
+def _draw(key: str, salt: str = "") -> int:
+    """A number in [0, 1000) fixed by the record's key (the same records every run)."""
+    return zlib.crc32(f"{salt}{key}".encode()) % 1000
+
+
 def _no_year(record: Record) -> Record:
-    dropped = zlib.crc32(record.key.encode()) % 1000 < NO_YEAR_SHARE * 1000
+    dropped = _draw(record.key) < NO_YEAR_SHARE * 1000
     return replace(record, year=None) if dropped else record
 
 
@@ -90,15 +106,65 @@ def _glued_venue(record: Record) -> Record:
     return replace(record, title=f"{record.title}. In {record.venue}")
 
 
+def typo(word: str, draw: int) -> str:
+    """``word`` with one typo, chosen by ``draw``: two letters swapped, one dropped or one
+    doubled, never the first letter."""
+    at = 1 + draw % (len(word) - 2)
+    kind = draw // 7 % 3
+    if kind == 0:
+        return word[:at] + word[at + 1] + word[at] + word[at + 2:]
+    if kind == 1:
+        return word[:at] + word[at + 1:]
+    return word[:at] + word[at] + word[at:]
+
+
+def _typos(record: Record) -> Record:
+    words = record.title.split(" ")
+    long = [i for i, w in enumerate(words) if len(w) >= TYPO_MIN_LETTERS and w.isalpha()]
+    if not long:
+        return record
+    draw = _draw(record.key, "typo")
+    at = long[draw % len(long)]
+    words[at] = typo(words[at], draw)
+    return replace(record, title=" ".join(words))
+
+
 NOISES = {"scholar-names": _scholar_names, "no-year": _no_year, "cut-titles": _cut_title,
-          "mojibake": _mojibake, "glued-authors": _glued_authors, "glued-venue": _glued_venue}
+          "mojibake": _mojibake, "glued-authors": _glued_authors, "glued-venue": _glued_venue,
+          "typos": _typos}
+DAMAGES = sorted(NOISES)  # what a duplicate printing may carry
+
+
+def _duplicates(data: DataSet, second: str) -> tuple[list[Record], set[tuple[str, str]]]:
+    records: list[Record] = []
+    gold = set(data.gold)
+    partners: dict[str, list[str]] = {}
+    for a, b in data.gold:
+        partners.setdefault(a, []).append(b)
+        partners.setdefault(b, []).append(a)
+    for record in data.tables[second]:
+        records.append(record)
+        draw = _draw(record.key, "duplicates")
+        copies = 0 if draw >= DUPLICATE_SHARE * 1000 else 1 + draw % 2
+        for n in range(1, copies + 1):
+            damage = DAMAGES[_draw(record.key, f"damage{n}") % len(DAMAGES)]
+            copy = NOISES[damage](replace(record, id=f"{record.id}~{n}"))
+            records.append(copy)
+            gold |= {(min(copy.key, p), max(copy.key, p)) for p in partners.get(record.key, ())}
+    return records, gold
+
+
+CHOICES = (*DAMAGES, "duplicates")
 
 
 def with_noise(data: DataSet, noise: str) -> DataSet:
-    """``data`` with its second table rewritten by ``noise`` (one of ``NOISES``)."""
+    """``data`` with its second table rewritten by ``noise`` (one of ``CHOICES``)."""
     if not data.cross_source:
         raise ValueError(f"{data.name}: noise rewrites the second of two tables")
     first, second = data.tables
-    rewrite = NOISES[noise]
-    tables = {first: data.tables[first], second: [rewrite(r) for r in data.tables[second]]}
-    return DataSet(f"{data.name}+{noise}", tables, data.gold, [*data.notes, noise])
+    if noise == "duplicates":
+        records, gold = _duplicates(data, second)
+    else:
+        records, gold = [NOISES[noise](r) for r in data.tables[second]], data.gold
+    tables = {first: data.tables[first], second: records}
+    return DataSet(f"{data.name}+{noise}", tables, gold, [*data.notes, noise])
