@@ -124,6 +124,15 @@ def test_a_typo_swaps_drops_or_doubles_one_letter_never_the_first(draw: int, typ
     assert typo("locking", draw) == typed
 
 
+def test_year_off_noise_moves_a_fifth_of_the_years_by_one() -> None:
+    records = [_record("ACM", str(n), "T", "Jim Gray", 1999) for n in range(200)]
+    records.append(_record("ACM", "undated", "T", "Jim Gray", None))
+    noisy = with_noise(DataSet("x", {"DBLP": [], "ACM": records}, set()), "year-off")
+    years = [r.year for r in noisy.tables["ACM"]]
+    assert set(years) == {1998, 1999, 2000, None} and years[-1] is None
+    assert 20 < sum(y != 1999 for y in years[:-1]) < 60
+
+
 def test_typos_noise_misspells_one_long_word_of_each_title() -> None:
     records = [_record("ACM", str(n), "Altruistic Locking in SQL", "Jim Gray", 1999)
                for n in range(50)]

@@ -20,6 +20,9 @@ printed that way, on data the rules may be fitted to.
 * ``glued-authors`` / ``glued-venue``: the author list before the title
   ("JD Ullman, J Widom. Title"), the venue after it ("Title. In VLDB"), as an
   extractor that missed a field boundary leaves them.
+* ``year-off``: ``YEAR_OFF_SHARE`` of the records a year early or late (by hash), as
+  Scholar gives the year of another printing of the paper (the preprint, the
+  proceedings' volume, the journal version it merged in).
 * ``typos``: one typo in the title (two letters swapped, one dropped or one
   doubled, in a word of at least ``TYPO_MIN_LETTERS`` letters), as text read from a
   PDF or typed into a citation carries.
@@ -42,6 +45,7 @@ from bench.er.data import DataSet, Record
 NO_YEAR_SHARE = 0.5
 CUT_AT = 50
 TYPO_MIN_LETTERS = 4
+YEAR_OFF_SHARE = 0.2
 DUPLICATE_SHARE = 0.5
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la"}
 
@@ -75,6 +79,13 @@ def _draw(key: str, salt: str = "") -> int:
 def _no_year(record: Record) -> Record:
     dropped = _draw(record.key) < NO_YEAR_SHARE * 1000
     return replace(record, year=None) if dropped else record
+
+
+def _year_off(record: Record) -> Record:
+    draw = _draw(record.key, "year-off")
+    if record.year is None or draw >= YEAR_OFF_SHARE * 1000:
+        return record
+    return replace(record, year=record.year + (1 if draw % 2 else -1))
 
 
 def _cut_title(record: Record) -> Record:
@@ -131,7 +142,7 @@ def _typos(record: Record) -> Record:
 
 NOISES = {"scholar-names": _scholar_names, "no-year": _no_year, "cut-titles": _cut_title,
           "mojibake": _mojibake, "glued-authors": _glued_authors, "glued-venue": _glued_venue,
-          "typos": _typos}
+          "typos": _typos, "year-off": _year_off}
 DAMAGES = sorted(NOISES)  # what a duplicate printing may carry
 
 
