@@ -84,3 +84,16 @@ def test_names_read_loosely_for_conflicts(x: str, y: str, maybe: bool) -> None:
     px, py = parse_name(x), parse_name(y)
     assert px is not None and py is not None
     assert maybe_same_person(px, py) is maybe
+
+
+@pytest.mark.parametrize(("x", "y", "shared"), [
+    ("Bill Rosneblatt", "Bill Rosenblatt", True),  # the given name in full, a surname typo
+    ("Rob Goldring", "Rob Golding", True),
+    ("Zhiyuan Chen", "Zhiyuan Chan", False),  # surnames too short to call it a typo
+    ("B Rosneblatt", "B Rosenblatt", False),  # an initial is too little beside a typo
+    ("Bill Rosneblatt", "Will Rosenblatt", False),
+])
+def test_a_surname_spelt_one_typo_apart_is_shared_beside_a_full_given_name(
+        x: str, y: str, shared: bool) -> None:
+    evidence = compare_people(people_of(atom(owners=(x,))), people_of(atom(authors=(y,))))
+    assert (evidence.shared == 1) is shared

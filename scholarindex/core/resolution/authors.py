@@ -13,7 +13,9 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
   "Donald R. Slutz", "Alex Borgida" / "Alexander Borgida"), or one typo from the
   other, both at least ``SPELT_APART_LETTERS`` (5) letters long ("Brigitta" /
   "Birgitta König-Ries"; "Jan Li" / "Jun Li" are two people), or a surname with an
-  umlaut written out ("Meikel Poess" / "Meikel Pöss").
+  umlaut written out ("Meikel Poess" / "Meikel Pöss"), or one first given name
+  written out in full on both sides and surnames one typo apart, both at least
+  ``SPELT_APART_LETTERS`` long ("Bill Rosneblatt" / "Bill Rosenblatt").
 * **conflict**: one atom prints a complete author list (some listing printed
   authors and none ended in "et al.") and a profile owner of the other atom is
   not on it, even read loosely, while no one is shared. An owner is certainly an
@@ -83,10 +85,21 @@ def _short_form(a: ParsedName, b: ParsedName) -> bool:
     return len(x) >= SPELT_APART_LETTERS and same_word(x, y)
 
 
+def _surname_spelt_apart(a: ParsedName, b: ParsedName) -> bool:
+    """One first given name written out in full, and surnames one typo apart, both at
+    least ``SPELT_APART_LETTERS`` long ("Bill Rosneblatt" / "Bill Rosenblatt"; "Wei
+    Chen" / "Wei Chan" are two people)."""
+    if not a.given or not b.given or a.given[0].text != b.given[0].text:
+        return False
+    return (len(a.given[0].text) >= SHORT_FORM_LETTERS
+            and min(len(a.surname), len(b.surname)) >= SPELT_APART_LETTERS
+            and same_word(a.surname, b.surname))
+
+
 def same_author(a: ParsedName, b: ParsedName) -> bool:
     """``core.names.same_parsed``, or a short form of the first given name, or a surname
     transliterated ("Pöss" / "Poess") with the given names agreeing (module doc)."""
-    if same_parsed(a, b) or _short_form(a, b):
+    if same_parsed(a, b) or _short_form(a, b) or _surname_spelt_apart(a, b):
         return True
     return (a.surname != b.surname and _transliterated(a.surname) == _transliterated(b.surname)
             and same_parsed(replace(a, surname=b.surname), b))
