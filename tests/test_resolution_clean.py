@@ -49,6 +49,8 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "fast algorithms for mining association rules"),
     ("Fast Algorithms for Mining Association Rules (Experience Paper)",
      "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules (Demonstration Description)",
+     "Fast Algorithms for Mining Association Rules"),
     ("Tutorial: Fast Algorithms for Mining Association Rules",
      "Fast Algorithms for Mining Association Rules"),
 ])

@@ -101,8 +101,10 @@ def repair_text(text: str) -> str:
 
 _KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+)?"
           r"(?:abstract|panel|panel\s+summary|panel\s+session|summary|experience\s+paper|tutorial"
-          r"|tutorial\s+session|demo|demonstration|poster|talk|keynote|paper|session)")
-# "(panel)", "(Experience Paper)", "[Extended Abstract]" anywhere; "Tutorial:" at the start.
+          r"|tutorial\s+session|demo|demonstration|demonstration\s+description|poster|talk"
+          r"|keynote|paper|session)")
+# "(panel)", "(Experience Paper)", "[Extended Abstract]", "(Demonstration Description)"
+# anywhere; "Tutorial:" at the start.
 _ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
 _KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster)\s*:\s*", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
