@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scholarindex.core.resolution import clean_title, is_generic_title
-from scholarindex.core.resolution.clean import repair_text
+from scholarindex.core.resolution.clean import contribution_kind, repair_text
 
 
 @pytest.mark.parametrize(("damaged", "repaired"), [
@@ -51,6 +51,7 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Fast Algorithms for Mining Association Rules (Demonstration Description)",
      "Fast Algorithms for Mining Association Rules"),
+    ("Objects and SQL: Strange Relations? Panel", "Objects and SQL: Strange Relations?"),
     ("Tutorial: Fast Algorithms for Mining Association Rules",
      "Fast Algorithms for Mining Association Rules"),
 ])
@@ -135,3 +136,16 @@ def test_generic_titles(title: str) -> None:
 ])
 def test_titles_that_are_not_generic(title: str) -> None:
     assert not is_generic_title(title)
+
+
+@pytest.mark.parametrize(("title", "kind"), [
+    ("Tutorial: Designing an Ultra Highly Available DBMS", "tutorial"),
+    ("Designing an ultra highly available DBMS (tutorial session)", "tutorial"),
+    ("Objects and SQL: Strange Relations? Panel", "panel"),
+    ("KRISYS (Demonstration Description)", "demo"),
+    ("Fast Algorithms for Mining Association Rules [Extended Abstract]", None),
+    ("A Panel of Experts Rates Query Optimizers", None),  # the word inside the title
+    ("Teaching the Tutorial", None),
+])
+def test_the_kind_of_contribution_a_title_is_annotated_as(title: str, kind: str | None) -> None:
+    assert contribution_kind(title) == kind

@@ -107,6 +107,20 @@ MUST_JOIN = [
     pytest.param(card("a", "Editorial", ("Peter M. G. Apers", "Stefano Ceri"), 2002),
                  card("b", "Editorial", ("Peter Apers", "Stefano Ceri"), None),
                  id="generic title, a year missing, two shared people"),
+    pytest.param(card("a", "Designing an ultra highly available DBMS (tutorial session)",
+                      ("Svein Erik Bratsberg", "Oystein Torbjornsen")),
+                 listing("b", "Tutorial: Designing an Ultra Highly Available DBMS",
+                         "Oystein Torbjornsen"),
+                 id="one tutorial annotated two ways"),
+    pytest.param(card("a", "Objects and SQL (panel session): strange relations?",
+                      ("Donald R. Deutsch",)),
+                 listing("b", "Objects and SQL: Strange Relations? Panel", "Donald R. Deutsch"),
+                 id="one panel annotated two ways"),
+    pytest.param(card("a", "Design and implementation of advanced knowledge processing in the "
+                      "KBMS KRISYS", ("J. Thomas", "S. Deßloch")),
+                 listing("b", "Design and Implementation of Advanced Knowledge Processing in "
+                         "the KDMS KRISYS (Demonstration Description)", "Stefan Deßloch"),
+                 id="a demo annotated on one side, a typo"),
 ]
 
 MUST_STAY_APART = [
@@ -215,6 +229,11 @@ MUST_STAY_APART = [
                  card("b", "Advances in databases and information systems: report of 5th East "
                       "European Conference ADBIS'2001", ("Johann Eder",)),
                  id="a title holding the other, no shared person"),
+    pytest.param(card("a", "An Ultra Highly Available DBMS",
+                      ("Svein-Olaf Hvasshovd", "Svein Erik Bratsberg", "Oystein Torbjornsen")),
+                 listing("b", "Tutorial: Designing an Ultra Highly Available DBMS",
+                         "Oystein Torbjornsen"),
+                 id="a tutorial beside the paper it teaches, titles alike"),
 ]
 
 

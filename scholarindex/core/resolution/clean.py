@@ -18,9 +18,11 @@ what other fields left glued to a title. Both are pure and idempotent.
   least ``MIN_TITLE_WORDS`` words:
   - the kind of contribution, which one listing prints and another does not:
     ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
-    Abstract]``, ``(tutorial session)`` wherever they stand, ``Tutorial:``,
-    ``Panel:`` at the start (not "(extended version)": that is another
-    publication);
+    Abstract]``, ``(tutorial session)``, ``(Demonstration Description)`` wherever
+    they stand, ``Tutorial:``, ``Panel:`` at the start, ``? Panel`` at the end
+    (not "(extended version)": that is another publication). What the annotation
+    says is kept apart (``contribution_kind``: tutorial, panel, keynote, demo,
+    poster, talk): ``decide`` reads it;
   - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
@@ -104,9 +106,11 @@ _KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s
           r"|tutorial\s+session|demo|demonstration|demonstration\s+description|poster|talk"
           r"|keynote|paper|session)")
 # "(panel)", "(Experience Paper)", "[Extended Abstract]", "(Demonstration Description)"
-# anywhere; "Tutorial:" at the start.
+# anywhere; "Tutorial:" at the start; "? Panel" at the end.
 _ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
 _KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster)\s*:\s*", re.I)
+# "Objects and SQL: Strange Relations? Panel": the kind alone after the title's last mark.
+_KIND_SUFFIX = re.compile(r"(?<=[.?!])\s+(?:tutorial|panel|keynote|demo|poster)\s*$", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
@@ -194,6 +198,25 @@ def _cut_after_words(text: str, count: int) -> str:
     return text
 
 
+_KIND_MARKS = (_ANNOTATION, _KIND_PREFIX, _KIND_SUFFIX)
+_KIND_WORDS = {"tutorial": "tutorial", "panel": "panel", "keynote": "keynote", "demo": "demo",
+               "demonstration": "demo", "poster": "poster", "talk": "talk"}
+
+
+@lru_cache(maxsize=65_536)
+def contribution_kind(title: str) -> str | None:
+    """The kind of contribution a title is annotated as ("Tutorial: X", "X (panel)",
+    "X (Demonstration Description)"): one of ``_KIND_WORDS``' kinds, or None (a paper,
+    or an annotation that says nothing of the kind: "[Extended Abstract]")."""
+    title = repair_text(title)
+    for pattern in _KIND_MARKS:
+        for match in pattern.finditer(title):
+            for word in words(match.group()):
+                if word in _KIND_WORDS:
+                    return _KIND_WORDS[word]
+    return None
+
+
 @lru_cache(maxsize=65_536)
 def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     title = repair_text(title)
@@ -202,7 +225,7 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
         title = tagless
     for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
         before = title
-        for pattern in (_ANNOTATION, _KIND_PREFIX):
+        for pattern in _KIND_MARKS:
             bare = pattern.sub("", title)
             if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
                 title = bare

@@ -55,15 +55,19 @@ The rule, first that applies:
    One editor's four "Editor's Notes" of one year are four atoms
    (``listing.listing_work_ids`` gives each entry its own id), each equally like
    the other site's four: clustering sees the tie and joins none.
-8. A shared person: **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
+8. A shared person: titles near-identical (``ratio`` ≥ ``NEAR``, not cut short):
+   **strong match**. Otherwise, one atom annotated as another kind of
+   contribution (``clean.contribution_kind``: "Tutorial: Designing an Ultra Highly
+   Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
+   people): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
    (0.85), or one title is the other cut short (``prefix``): typos, other
    wording, moved words, a dropped subtitle; but not when the titles differ by
    exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
-   "... of Incremental X" are two papers). Strong when ``ratio`` ≥ ``NEAR``
-   and not cut short. Also a match (rule 5 has ruled out years that differ) when
-   one title holds every word of the other, at least ``CONTAINED_MIN_WORDS`` (4) of them
-   distinctive (``similarity.contained``): a parenthesis or a subtitle added
+   "... of Incremental X" are two papers). Also a match (rule 5 has ruled out
+   years that differ) when one title holds every word of the other, at least
+   ``CONTAINED_MIN_WORDS`` (4) of them distinctive (``similarity.contained``): a
+   parenthesis or a subtitle added
    ("Advances in Databases and Information Systems (ADBIS)" / "Advances in
    databases and information systems: report of 5th ... ADBIS'2001").
 9. No author evidence either way (no names on one side, or only owners that
@@ -90,7 +94,7 @@ from dataclasses import dataclass
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
-from scholarindex.core.resolution.clean import clean_title, repair_text
+from scholarindex.core.resolution.clean import clean_title, contribution_kind, repair_text
 from scholarindex.core.resolution.generic import is_generic_title
 from scholarindex.core.resolution.model import Atom, Decision
 from scholarindex.core.resolution.similarity import (
@@ -114,6 +118,7 @@ WITH_AUTHOR = 0.85
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
 GENERIC = "generic title"  # the evidence tag of a match on a generic title
+ANOTHER_KIND = "another kind of contribution"
 SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
@@ -131,6 +136,7 @@ class Features:
     profiles: frozenset[str]
     venue_keys: frozenset[str]
     venue_kinds: frozenset[str]  # ``venue.venue_kind`` of each printed venue that has one
+    kinds: frozenset[str]  # ``clean.contribution_kind`` of each printed title, "paper" if none
 
     @property
     def surnames(self) -> frozenset[str]:
@@ -150,7 +156,8 @@ def features(atom: Atom) -> Features:
                     frozenset(title_key(t) for t in atom.titles) - {""},
                     frozenset(atom.profiles),
                     frozenset(title_key(v) for v in atom.venues) - {""},
-                    frozenset(filter(None, map(venue_kind, atom.venues))))
+                    frozenset(filter(None, map(venue_kind, atom.venues))),
+                    frozenset(contribution_kind(t) or "paper" for t in atom.titles))
 
 
 def _years_far(a: Atom, b: Atom) -> bool:
@@ -262,6 +269,8 @@ def decide_features(a: Features, b: Features) -> Decision:
         if titles.ratio >= NEAR and not titles.prefix:
             return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
+        if a.kinds.isdisjoint(b.kinds):  # "Tutorial: Designing X" beside the paper "X"
+            return Decision(False, score, (f"title {score:.2f}", shared, ANOTHER_KIND))
         if score >= WITH_AUTHOR and not titles.one_swap:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
