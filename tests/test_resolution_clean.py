@@ -52,6 +52,12 @@ def test_repair_text(damaged: str, repaired: str) -> None:
     ("Fast Algorithms for Mining Association Rules (Demonstration Description)",
      "Fast Algorithms for Mining Association Rules"),
     ("Objects and SQL: Strange Relations? Panel", "Objects and SQL: Strange Relations?"),
+    ("SIGMOD challenges paper: database issues in telecommunications network management",
+     "database issues in telecommunications network management"),
+    ("Vision Paper: Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Data Warehousing and Business Intelligence for E-Commerce - Book Review",
+     "Data Warehousing and Business Intelligence for E-Commerce"),
     ("Tutorial: Fast Algorithms for Mining Association Rules",
      "Fast Algorithms for Mining Association Rules"),
 ])

@@ -19,7 +19,8 @@ what other fields left glued to a title. Both are pure and idempotent.
   - the kind of contribution, which one listing prints and another does not:
     ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
     Abstract]``, ``(tutorial session)``, ``(Demonstration Description)`` wherever
-    they stand, ``Tutorial:``, ``Panel:`` at the start, ``? Panel`` at the end
+    they stand, ``Tutorial:``, ``Panel:``, ``Vision paper:`` at the start, ``? Panel``
+    and `` - Book Review`` at the end
     (not "(extended version)": that is another publication). What the annotation
     says is kept apart (``contribution_kind``: tutorial, panel, keynote, demo,
     poster, talk): ``decide`` reads it;
@@ -106,11 +107,13 @@ _KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s
           r"|tutorial\s+session|demo|demonstration|demonstration\s+description|poster|talk"
           r"|keynote|paper|session)")
 # "(panel)", "(Experience Paper)", "[Extended Abstract]", "(Demonstration Description)"
-# anywhere; "Tutorial:" at the start; "? Panel" at the end.
+# anywhere; "Tutorial:", "Vision paper:" at the start; "? Panel", " - Book Review" at the end.
 _ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
-_KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster)\s*:\s*", re.I)
+_KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster"
+                          r"|(?:[\w-]+\s+){1,2}paper)\s*:\s*", re.I)
 # "Objects and SQL: Strange Relations? Panel": the kind alone after the title's last mark.
-_KIND_SUFFIX = re.compile(r"(?<=[.?!])\s+(?:tutorial|panel|keynote|demo|poster)\s*$", re.I)
+_KIND_SUFFIX = re.compile(r"(?<=[.?!])\s+(?:tutorial|panel|keynote|demo|poster)\s*$"
+                          r"|\s+-\s+book\s+review\s*$", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
