@@ -121,6 +121,11 @@ MUST_JOIN = [
                  listing("b", "Design and Implementation of Advanced Knowledge Processing in "
                          "the KDMS KRISYS (Demonstration Description)", "Stefan Deßloch"),
                  id="a demo annotated on one side, a typo"),
+    pytest.param(card("a", "Data management issues in electronic commerce (p…",
+                      ("M. Tamer Özsu",), 1999),
+                 listing("b", "Data Management Issues in Electronic Commerce (Panel)",
+                         "M. Tamer Özsu", 1999),
+                 id="a panel's title cut short before its annotation"),
 ]
 
 MUST_STAY_APART = [

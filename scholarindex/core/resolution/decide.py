@@ -59,7 +59,8 @@ The rule, first that applies:
    **strong match**. Otherwise, one atom annotated as another kind of
    contribution (``clean.contribution_kind``: "Tutorial: Designing an Ultra Highly
    Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
-   people): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
+   people; not when one title is the other cut short: the annotation at its end
+   may be cut off): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
    (0.85), or one title is the other cut short (``prefix``): typos, other
    wording, moved words, a dropped subtitle; but not when the titles differ by
    exactly one word swapped for another, the rest word for word
@@ -269,7 +270,9 @@ def decide_features(a: Features, b: Features) -> Decision:
         if titles.ratio >= NEAR and not titles.prefix:
             return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
-        if a.kinds.isdisjoint(b.kinds):  # "Tutorial: Designing X" beside the paper "X"
+        # "Tutorial: Designing X" beside the paper "X"; a title cut short may have lost
+        # the annotation at its end.
+        if a.kinds.isdisjoint(b.kinds) and not titles.prefix:
             return Decision(False, score, (f"title {score:.2f}", shared, ANOTHER_KIND))
         if score >= WITH_AUTHOR and not titles.one_swap:
             return Decision(True, score, (f"title {score:.2f}", shared))
