@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
-from bench.er.evaluate import crawl_offline, evaluate
+from bench.er.evaluate import crawl_offline, distractors, evaluate
 from bench.er.evaluate import main as evaluate_main
 from bench.er.noise import mojibake, scholar_name, typo, with_noise
 from bench.er.site import build_site, build_sites
@@ -24,6 +24,7 @@ from bench.generate import CRAWL_DATE
 from crawler.extract import parse_profile
 from crawler.extract.lines import page_text
 from scholarindex.core.identity import work_id
+from scholarindex.core.resolution import Atom
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_dblp_acm = pytest.mark.skipif(
@@ -180,6 +181,27 @@ def test_why_gives_a_reason_for_every_missed_and_wrong_pair() -> None:
     assert sum(result["why"]["missed"].values()) == full["gold"] - full["true_positives"]
     assert sum(result["why"]["wrong"].values()) == full["predicted"] - full["true_positives"]
     assert all(reason for counts in result["why"].values() for reason in counts)
+
+
+def test_distractors_draw_their_titles_from_the_data_sets_words() -> None:
+    atoms = [Atom("a", ("Altruistic Locking in Distributed Databases",), (), False, ("Jo Li",)),
+             Atom("b", ("Query Processing",), (), False, ("Al Wu",))]
+    crowd = distractors(atoms, 50)
+    vocabulary = {"Altruistic", "Locking", "in", "Distributed", "Databases", "Query",
+                  "Processing"}
+    assert len(crowd) == 50 and crowd == distractors(atoms, 50)
+    assert all(set(a.titles[0].split()) <= vocabulary for a in crowd)
+    assert {len(a.titles[0].split()) for a in crowd} <= {2, 5}
+    assert len({a.work_id for a in crowd}) == 50 and not {"a", "b"} & {a.work_id for a in crowd}
+
+
+@needs_dblp_acm
+def test_blocking_among_distractors_is_measured_at_the_real_cap() -> None:
+    result = evaluate(load("dblp-acm", limit=300), "exact", distract=3000)
+    crowded, alone = result["blocking_with_distractors"], result["blocking"]
+    assert crowded["distractors"] == 3000 and crowded["gold"] == alone["gold"]
+    assert crowded["atom_pairs"] > alone["atom_pairs"]
+    assert 0 < crowded["pair_completeness"] <= alone["pair_completeness"]
 
 
 @needs_dblp_acm

@@ -18,6 +18,8 @@ once that package is on the branch). When ``scholarindex.core.resolution.candida
 exists, blocking's pair completeness and reduction ratio are printed too, and the
 completeness with the posting cap scaled down as a 70,000-atom crawl of the same
 vocabulary would fill the postings (``scaled_cap``): how blocking holds at scale.
+``--distractors N`` measures that at the real cap instead, among N more atoms whose
+titles are drawn word by word from the data set's own (``distractors``).
 
 DBLP-Scholar is the acceptance set: rules and thresholds are fitted on DBLP-ACM
 and Cora only, so it runs only with ``--acceptance``.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -127,6 +130,19 @@ def scaled_cap(atoms: int) -> int:
     return max(2, round(MAX_POSTING * atoms / SCALE_ATOMS))
 
 
+def distractors(atoms: Sequence[Atom], count: int, seed: int = 1) -> list[Atom]:
+    """``count`` atoms of other papers in the same vocabulary: each title's words drawn
+    one by one from the data set's own printed titles (as often as they are printed),
+    its length from theirs; one person each, no one the data set names. They fill the
+    postings as a crawl of that size would (word by word; pairs of words co-occur less
+    than in real titles)."""
+    rng = random.Random(seed)
+    words = [w for atom in atoms for title in atom.titles for w in title.split()]
+    lengths = [len(title.split()) for atom in atoms for title in atom.titles]
+    return [Atom(f"distractor{n:07d}", (" ".join(rng.choices(words, k=rng.choice(lengths))),),
+                 (), False, (f"Distractor {n}",), (2000,)) for n in range(count)]
+
+
 def resolution() -> Any | None:
     """``scholarindex.core.resolution`` if it is on this branch."""
     try:
@@ -143,7 +159,8 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
             for cluster in atom_clusters]
 
 
-def evaluate(data: DataSet, resolver: str = "full", why: bool = False) -> dict[str, Any]:
+def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract: int = 0
+             ) -> dict[str, Any]:
     crawled = crawl_offline(data)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
     baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
@@ -179,6 +196,13 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False) -> dict[s
         result["blocking_at_scale"] = {
             **blocking(scaled, built.atom_of, len(built.atoms), data.gold).as_dict(),
             "max_posting": cap, "as_if_atoms": SCALE_ATOMS}
+        if distract:
+            crowd = [*built.atoms, *distractors(built.atoms, distract)]
+            started = time.perf_counter()
+            crowded = list(module.candidate_pairs(crowd))
+            result["blocking_with_distractors"] = {
+                **blocking(crowded, built.atom_of, len(crowd), data.gold).as_dict(),
+                "distractors": distract, "seconds": round(time.perf_counter() - started, 2)}
     if resolver == "full":
         if module is None or not hasattr(module, "resolve"):
             raise SystemExit("--resolver full: core.resolution.resolve is not on this branch")
@@ -247,6 +271,11 @@ def report(result: dict[str, Any]) -> str:
         lines.append(f"  blocking as if {b['as_if_atoms']:,} atoms (postings capped at "
                      f"{b['max_posting']}): pair completeness {b['pair_completeness']:.4f} "
                      f"({b['candidate_pairs']} candidate pairs)")
+    if "blocking_with_distractors" in result:
+        b = result["blocking_with_distractors"]
+        lines.append(f"  blocking among {b['distractors']:,} distractors ({b['atom_pairs']:,} "
+                     f"atom pairs): pair completeness {b['pair_completeness']:.4f} "
+                     f"({b['candidate_pairs']} candidate pairs, {b['seconds']} s)")
     return "\n".join(lines)
 
 
@@ -274,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--why", action="store_true",
                         help="count the missed and wrong pairs by what decided them "
                              "(bench.er.why; not on the held-out set)")
+    parser.add_argument("--distractors", type=int, default=0, metavar="N",
+                        help="also block among N atoms of other papers in the data set's "
+                             "vocabulary (blocking at the real cap in a crawl that large)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.data == ACCEPTANCE and not args.acceptance:
@@ -291,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for noise in args.noise:
         data = with_noise(data, noise)
-    result = evaluate(data, resolver, why=args.why)
+    result = evaluate(data, resolver, why=args.why, distract=args.distractors)
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", "utf-8")
