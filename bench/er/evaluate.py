@@ -32,6 +32,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,12 +133,15 @@ def scaled_cap(atoms: int) -> int:
 
 def distractors(atoms: Sequence[Atom], count: int, seed: int = 1) -> list[Atom]:
     """``count`` atoms of other papers in the same vocabulary: each title's words drawn
-    one by one from the data set's own printed titles (as often as they are printed),
+    one by one from the data set's own printed titles (as often as they are printed;
+    not the words printed once: a crawl has typos of its own, not these),
     its length from theirs; one person each, no one the data set names. They fill the
     postings as a crawl of that size would (word by word; pairs of words co-occur less
     than in real titles)."""
     rng = random.Random(seed)
-    words = [w for atom in atoms for title in atom.titles for w in title.split()]
+    printed = [w for atom in atoms for title in atom.titles for w in title.split()]
+    seen = Counter(printed)
+    words = [w for w in printed if seen[w] > 1]  # a word printed once is often a typo
     lengths = [len(title.split()) for atom in atoms for title in atom.titles]
     return [Atom(f"distractor{n:07d}", (" ".join(rng.choices(words, k=rng.choice(lengths))),),
                  (), False, (f"Distractor {n}",), (2000,)) for n in range(count)]
