@@ -141,7 +141,7 @@ def distractors(atoms: Sequence[Atom], count: int, seed: int = 1) -> list[Atom]:
     rng = random.Random(seed)
     printed = [w for atom in atoms for title in atom.titles for w in title.split()]
     seen = Counter(printed)
-    words = [w for w in printed if seen[w] > 1]  # a word printed once is often a typo
+    words = [w for w in printed if seen[w] > 1] or printed  # once: often a typo
     lengths = [len(title.split()) for atom in atoms for title in atom.titles]
     return [Atom(f"distractor{n:07d}", (" ".join(rng.choices(words, k=rng.choice(lengths))),),
                  (), False, (f"Distractor {n}",), (2000,)) for n in range(count)]
