@@ -30,9 +30,9 @@ truncation and word order all survive:
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
-  rarest words that other atoms hold too, whatever their postings, and under each title's first
-  ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short, or with
-  words glued at its end, keeps its start). A pair of common words is rare
+  rarest words that other atoms hold too, whatever their postings, and under each
+  title's first ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short,
+  or with words glued at its end, keeps its start). A pair of common words is rare
   where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
   members under the same share test as above. At most 4 keys per title: still
   linear. (Measured by capping postings as a large crawl would fill them:

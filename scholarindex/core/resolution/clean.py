@@ -19,11 +19,11 @@ what other fields left glued to a title. Both are pure and idempotent.
   - the kind of contribution, which one listing prints and another does not:
     ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
     Abstract]``, ``(tutorial session)``, ``(Demonstration Description)`` wherever
-    they stand, ``Tutorial:``, ``Panel:``, ``Vision paper:`` at the start, ``? Panel``
-    and `` - Book Review`` at the end
-    (not "(extended version)": that is another publication). What the annotation
-    says is kept apart (``contribution_kind``: tutorial, panel, keynote, demo,
-    poster, talk): ``decide`` reads it;
+    they stand, ``Tutorial:``, ``Panel:``, ``Vision paper:`` at the start, ``?
+    Panel`` and `` - Book Review`` at the end (not "(extended version)": that is
+    another publication). What the annotation says is kept apart
+    (``contribution_kind``: tutorial, panel, keynote, demo, poster, talk):
+    ``decide`` reads it;
   - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,

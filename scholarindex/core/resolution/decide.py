@@ -60,17 +60,17 @@ The rule, first that applies:
    contribution (``clean.contribution_kind``: "Tutorial: Designing an Ultra Highly
    Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
    people; not when one title is the other cut short: the annotation at its end
-   may be cut off): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥ ``WITH_AUTHOR``
-   (0.85), or one title is the other cut short (``prefix``): typos, other
-   wording, moved words, a dropped subtitle; but not when the titles differ by
-   exactly one word swapped for another, the rest word for word
+   may be cut off): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥
+   ``WITH_AUTHOR`` (0.85), or one title is the other cut short (``prefix``):
+   typos, other wording, moved words, a dropped subtitle; but not when the titles
+   differ by exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
    "... of Incremental X" are two papers). Also a match (rule 5 has ruled out
    years that differ) when one title holds every word of the other, at least
    ``CONTAINED_MIN_WORDS`` (4) of them distinctive (``similarity.contained``): a
-   parenthesis or a subtitle added
-   ("Advances in Databases and Information Systems (ADBIS)" / "Advances in
-   databases and information systems: report of 5th ... ADBIS'2001").
+   parenthesis or a subtitle added ("Advances in Databases and Information
+   Systems (ADBIS)" / "Advances in databases and information systems: report of
+   5th ... ADBIS'2001").
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
