@@ -63,3 +63,17 @@ def test_the_printings_of_one_title_meet_under_a_cap_scaled_for_a_larger_crawl()
     # many atoms print one title does not grow with the crawl, so its block stays.
     atoms = [atom(f"p{k}", "Query Optimization Distributed") for k in range(4)]
     assert len(list(candidate_pairs(atoms, max_posting=2))) == 6
+
+
+def test_a_long_title_offers_a_fourth_rare_word_for_the_combined_keys() -> None:
+    # The long title's three rarest words are its own end, which the other printing
+    # lacks; its fourth rarest pairs with the third as the short one's rarest do.
+    # Every shared word is over the cap (3), so only a combined key can meet.
+    postings = {"xenon": 1, "yttrium": 1, "uranium": 2, "vanadium": 3, "wolfram": 4,
+                "thorium": 5}  # how many other atoms hold each word
+    fillers = [atom(f"f{word}{n}", f"{word} junk{chr(97 + n)}{word[:3]}")
+               for word, count in postings.items() for n in range(count)]
+    long = atom("a", "Xenon Yttrium Uranium Vanadium Wolfram Thorium")
+    short = atom("b", "Uranium Vanadium Wolfram")
+    atoms = [*fillers, long, short]
+    assert (len(atoms) - 2, len(atoms) - 1) in set(candidate_pairs(atoms, max_posting=3))

@@ -30,11 +30,13 @@ truncation and word order all survive:
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
-  rarest words that other atoms hold too, whatever their postings, and under each
+  rarest words that other atoms hold too (one more for a title of
+  ``LONG_TITLE_WORDS`` (6) distinctive words or more: its rarest may all be words
+  the other printing cut off or reworded), whatever their postings, and under each
   title's first ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short,
   or with words glued at its end, keeps its start). A pair of common words is rare
   where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
-  members under the same share test as above. At most 4 keys per title: still
+  members under the same share test as above. At most 7 keys per title: still
   linear. (Measured by capping postings as a large crawl would fill them:
   ``docs/resolution.md``.)
 
@@ -62,6 +64,7 @@ MAX_POSTING = 50
 PAIR_WORDS = 3
 PREFIX_WORDS = 3
 TYPO_KEY_WORDS = 2
+LONG_TITLE_WORDS = 6
 
 
 def _needed(a: int, b: int) -> int:
@@ -147,7 +150,8 @@ def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
     blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
         shared = (w for w in words if len(postings[w]) > 1)  # a word of its own finds none
-        rarest = sorted(shared, key=lambda w: (len(postings[w]), w))[:PAIR_WORDS]
+        take = PAIR_WORDS + (len(words) >= LONG_TITLE_WORDS)
+        rarest = sorted(shared, key=lambda w: (len(postings[w]), w))[:take]
         keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
         for title in titles[i]:
             start = [w for w in title_words(title) if w in words][:PREFIX_WORDS]
