@@ -6,7 +6,7 @@ import pytest
 
 from scholarindex.core.resolution import Atom, decide
 from scholarindex.core.resolution.decide import features
-from scholarindex.core.resolution.similarity import compare_titles
+from scholarindex.core.resolution.similarity import compare_titles, numbers_differ
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 
@@ -389,3 +389,14 @@ def test_names_glued_to_a_title_are_read_repaired_as_the_title_is() -> None:
     atom = card("a", "MH B\u00c3\u00b6hlen. Temporal database system implementations",
                 ("MH B\u00c3\u00b6hlen",))
     assert features(atom).titles == ("Temporal database system implementations",)
+
+
+@pytest.mark.parametrize(("a", "b", "differ"), [
+    ("Response to the March 1994 ODMG-93 Commentary", "Response to the ODMG-93 commentary",
+     False),  # a date one title alone prints
+    ("Database Research Survey 2001", "Database Research Survey 2002", True),  # two years
+    ("SQL 1999 Part 2", "SQL Part 3", True),  # the year set aside, the parts still differ
+    ("Query Processing, Part II", "Query Processing, Part I", True),
+])
+def test_a_year_only_one_title_prints_is_no_other_number(a: str, b: str, differ: bool) -> None:
+    assert numbers_differ(a, b) is differ

@@ -12,7 +12,8 @@ best-scoring pair of titles counts):
   (1) of each other; a missing year says nothing.
 * generic titles (``generic.is_generic_title``) on either side.
 * numbers: two titles whose numbers or roman numerals differ ("Part I" and "Part
-  II", "Version 2" and "Version 3") are never compared as alike.
+  II", "Version 2" and "Version 3") are never compared as alike; a year only one of
+  them prints is a date, not another number (``similarity.numbers_differ``).
 * verified strong keys ("arxiv:...", "doi:...").
 * venue kinds (``venue.venue_kind``): the journals and proceedings an atom is
   printed in, where the venue says which.

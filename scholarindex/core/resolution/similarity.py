@@ -139,6 +139,7 @@ _ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x",
 
 
 _DIGITS = re.compile(r"\d+")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 
 
@@ -213,8 +214,14 @@ def one_word_swapped(a: str, b: str) -> bool:
 
 
 def numbers_differ(a: str, b: str) -> bool:
-    """Both titles hold numbers and not the same ones: part I and part II, two editions."""
+    """Both titles hold numbers and not the same ones: part I and part II, two editions.
+    A year one title alone prints is a date, not another number ("Response to the March
+    1994 ODMG-93 Commentary" / "Response to the ODMG-93 commentary")."""
     na, nb = numbers(a), numbers(b)
+    years_a = {n for n in na if _YEAR.fullmatch(n)}
+    years_b = {n for n in nb if _YEAR.fullmatch(n)}
+    if not years_a or not years_b:  # two years apart stay two numbers ("SQL 1999" / 2003)
+        na, nb = na - years_a, nb - years_b
     return bool(na) and bool(nb) and na != nb
 
 
