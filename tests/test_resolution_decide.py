@@ -126,6 +126,11 @@ MUST_JOIN = [
                  listing("b", "Data Management Issues in Electronic Commerce (Panel)",
                          "M. Tamer Özsu", 1999),
                  id="a panel's title cut short before its annotation"),
+    pytest.param(card("a", "A Teradata content-based multimedia object manager for massively "
+                      "parallel architectures", ("W. O'Connell", "I. T. Ieong", "C. Watson")),
+                 listing("b", "A Content-Based Multimedia Server for Massively Parallel "
+                         "Architectures", "C. Watson"),
+                 id="reworded, one shared person, title 0.849"),
 ]
 
 MUST_STAY_APART = [
@@ -239,6 +244,10 @@ MUST_STAY_APART = [
                  listing("b", "Tutorial: Designing an Ultra Highly Available DBMS",
                          "Oystein Torbjornsen"),
                  id="a tutorial beside the paper it teaches, titles alike"),
+    pytest.param(card("a", "FACT: a learning based Web query processing system",
+                      ("Songting Chen", "Yanlei Diao", "Hongjun Lu", "Zengping Tian"), 2000),
+                 listing("b", "Toward Learning Based Web Query Processing", "Yanlei Diao", 2000),
+                 id="a system demo beside its paper, shared people, title 0.835"),
 ]
 
 

@@ -62,7 +62,7 @@ The rule, first that applies:
    Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
    people; not when one title is the other cut short: the annotation at its end
    may be cut off): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥
-   ``WITH_AUTHOR`` (0.85), or one title is the other cut short (``prefix``):
+   ``WITH_AUTHOR`` (0.84), or one title is the other cut short (``prefix``):
    typos, other wording, moved words, a dropped subtitle; but not when the titles
    differ by exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
@@ -116,7 +116,7 @@ YEAR_TOLERANCE = 1
 NEAR = 0.93
 GENERIC_SHARED = 1
 GENERIC_SHARED_NO_YEAR = 2
-WITH_AUTHOR = 0.85
+WITH_AUTHOR = 0.84
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
 GENERIC = "generic title"  # the evidence tag of a match on a generic title
