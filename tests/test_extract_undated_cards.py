@@ -194,6 +194,28 @@ def test_structured_data_names_the_card_that_the_count_leaves_room_for() -> None
     assert not page.ambiguous
 
 
+# Undated cards without abstracts whose title lines read, at a glance, as author lists:
+# a title cut short ends in "…" as a cut list does, a venue glued after a title ends a
+# sentence inside it, and "X and the Y of Z" splits into three capitalised "names".
+TITLES_LIKE_NAMES = {
+    "cut_short": [Card("Query Decomposition and View Maintenance for Query…", "Dan Suciu"),
+                  Card("Implementation and Analysis of a Parallel Collecti…", "Dan Suciu")],
+    "venue_glued": [Card("Standards", "Andrew Eisenberg"),
+                    Card("Standards. In ACM SIGMOD Record", "Andrew Eisenberg")],
+    "function_words": [Card("Technology and the Future of Commerce and Finance (Abstract)",
+                            "David Elliot Shaw")] * 2,
+}
+
+
+@pytest.mark.parametrize("markup", MARKUPS)
+@pytest.mark.parametrize("shape", sorted(TITLES_LIKE_NAMES))
+def test_a_title_that_reads_like_names_still_starts_its_card(markup: str, shape: str) -> None:
+    for cards in ([DATED[0], *TITLES_LIKE_NAMES[shape]], TITLES_LIKE_NAMES[shape]):
+        page = parse(cards, markup)
+        assert works(page) == expected(cards)
+        assert not page.truncated
+
+
 @pytest.mark.parametrize("markup", MARKUPS)
 def test_a_short_page_stays_truncated_when_no_card_start_is_found(markup: str) -> None:
     page = parse(DATED, markup, listed=5)

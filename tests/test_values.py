@@ -97,6 +97,35 @@ def test_author_lines_read_as_names(line: str, names: list[str]) -> None:
 def test_truncated_author_lines_in_any_case() -> None:
     assert read_authors("r. schapire, et al.") == (["r. schapire"], True)
     assert read_authors("J&#246;rg Sander et al.") == (["Jörg Sander"], True)
+    assert read_authors("Asuman Dogac, Ilker Durusoy, Sena Arp…") == (
+        ["Asuman Dogac", "Ilker Durusoy", "Sena Arp"], True)
+    assert read_authors("JD Ullman, J Widom...") == (["JD Ullman", "J Widom"], True)
+
+
+@pytest.mark.parametrize("line", [
+    # Titles cut short end in "…" as lists do; their words are no names.
+    "The role of B2B engines in B2B integration archite…",
+    "Advanced XML data processing: guest editor's intro…",
+    "how to use expert advice…",
+    "Implementation and Analysis of a Parallel Collecti…",
+    "Query Decomposition and View Maintenance for Query…",
+    # A sentence ends inside: a title and the venue glued after it.
+    "Standards. In ACM SIGMOD Record",
+    "Middle East Technical University Software Research and Development Center. In ACM "
+    "SIGMOD Record",
+])
+def test_a_title_cut_short_or_glued_to_its_venue_is_no_author_line(line: str) -> None:
+    assert read_authors(line) is None
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    ("Robert St. Clair, J. Smith", ["Robert St. Clair", "J. Smith"]),
+    ("Maria de la Cruz, Wil van der Aalst", ["Maria de la Cruz", "Wil van der Aalst"]),
+    ("CORPORATE National Technical Univ. of Athens",
+     ["CORPORATE National Technical Univ. of Athens"]),
+])
+def test_abbreviations_inside_a_name_end_no_sentence(line: str, names: list[str]) -> None:
+    assert read_authors(line) == (names, False)
 
 
 @pytest.mark.parametrize("line", [

@@ -65,6 +65,7 @@ from crawler.extract.bzpeer import Parsed
 from crawler.extract.lines import find_listings, match_across
 from crawler.extract.values import (
     PRINTED_DATE,
+    holds_function_words,
     printed_date,
     read_authors,
     to_int,
@@ -287,9 +288,10 @@ def _likelier(body: list[str], start: _Start, later: _Start) -> _Start:
 
 
 def _sure_authors(line: str) -> bool:
-    """An author list beyond doubt: several names, "et al.", or a name with initials."""
+    """An author list beyond doubt: several names, "et al.", or a name with initials;
+    no function word ("Technology and the Future of Commerce" reads as three names)."""
     read = read_authors(line)
-    if read is None:
+    if read is None or holds_function_words(read[0]):
         return False
     names, truncated = read
     return truncated or len(names) > 1 or any(map(_INITIALS.fullmatch, names[0].split()))

@@ -162,7 +162,10 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
 
     - HTML entities printed as text read as their characters (``Lud&#228;scher``:
       its ``;`` is no separator); ``,`` ``;`` ``and`` ``&`` separate names.
-    - A line ending in ``et al.`` (or ``…``) is an author list, truncated.
+    - A line ending in ``et al.`` is an author list, truncated. One ending in ``…``
+      (or ``...``) is one only when what comes before reads as names by the rules
+      below and holds no function word: a title cut short ends so too
+      (``Analysis of a Parallel Collecti…``).
     - Initials or a suffix standing alone between separators belong to the one-word
       name before them (``blum, a.``, ``Traina, Jr.``); in a line whose ``;`` pieces
       are each ``surname, given``, the ``;`` alone separate names.
@@ -173,7 +176,10 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
       a title, ``m. kearns.`` a name. A final ``:`` needs such a name too
       (``freund, y.:``; not ``Keywords:``). Ending in ``!`` or ``?``: not a list.
     - In a line with capitals, a name is 1-6 words, all capitalised but at most
-      two (particles: van, de, al-; lower-case initials); closed by ``.`` or ``:``,
+      two (particles: van, de, al-; lower-case initials), and no sentence ends
+      inside (a word of 4 letters or more closed by ``.`` before a capital, not a
+      suffix: ``Standards. In ACM SIGMOD Record`` is a title and its venue; ``Univ.
+      of Athens`` ends none); closed by ``.`` or ``:``,
       every word is capitalised, an initial, a particle or a suffix (prose that
       lists capitalised words, ``We compare BERT, GPT and T5.``, is not names).
     - A line without capitals (bibliographies that lower-case everything) must
@@ -190,7 +196,10 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
         return None
     names, truncated, closing = _read_line(line)
     if truncated:
-        return names, True
+        if not line.rstrip().endswith(("…", "...")):
+            return names, True  # "et al.": names, whatever they look like
+        if holds_function_words(names):
+            return None
     if not names or line.endswith(("!", "?")):
         return None
     if closing and (len(names) < 2 or closing == ":") and not any(map(_shows_name, names)):
@@ -203,15 +212,28 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
     if not cased and not (any(map(_shows_name, names))
                           or (len(names) > 2 and all(2 <= len(n.split()) <= 3 for n in names))):
         return None
-    return names, False
+    return names, truncated
+
+
+def holds_function_words(names: list[str]) -> bool:
+    """Does a name hold "of", "the", "for"...? A title's words, not a person's."""
+    return any(not _FUNCTION_WORDS.isdisjoint(name.split()) for name in names)
 
 
 def _cased_name(name: str) -> bool:
-    """A name's words are capitalised, save particles (van, de, al-) and initials."""
+    """A name's words are capitalised, save particles (van, de, al-) and initials, and
+    none but the last ends a sentence."""
     words = name.split()
-    if not 1 <= len(words) <= 6:
+    if not 1 <= len(words) <= 6 or any(map(_ends_sentence, words, words[1:])):
         return False
     return sum(word[:1].isupper() for word in words) >= max(1, len(words) - 2)
+
+
+def _ends_sentence(word: str, next_word: str) -> bool:
+    """"Standards. In" does; "J.", "St.", "Jr.", "r.e." and "Univ. of" do not."""
+    stem = word[:-1]
+    return (word.endswith(".") and len(stem) >= 4 and "." not in stem and not _suffix(word)
+            and next_word[:1].isupper())
 
 
 def _strictly_cased_name(name: str) -> bool:
