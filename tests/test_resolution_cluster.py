@@ -248,6 +248,18 @@ def test_a_journal_and_proceedings_of_another_year_never_share_a_work() -> None:
     assert clusters_of(resolve(atoms)) == {("j1", "j2")}
 
 
+def test_a_printing_cut_short_joins_the_version_of_its_year() -> None:
+    """A title cut short may join a listing a year away (``decide`` lets it), but a
+    match across two years ranks below one of the same year, whatever the scores: the
+    journal version's title is the likelier here only because it has fewer words."""
+    pico = "PicoDBMS: Scaling down database techniques for the smartcard"
+    atoms = [version("c", 2000, "VLDB Conference", "p1", pico + " environment"),
+             version("j", 2001, "VLDB J.", "p2", pico),
+             version("x", 2000, None, "p3", "PicoDBMS: Scaling down database techniques "
+                     "for the…")]
+    assert clusters_of(resolve(atoms)) == {("c", "x"), ("j",)}
+
+
 def test_a_title_printed_the_same_wins_a_tie_over_one_only_cleaned_alike() -> None:
     exact = "Tutorial: Application Servers and Associated Technologies"
     atoms = [version("sigmod", 2002, "SIGMOD Conference", "dblp", exact),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from scholarindex.core.resolution import Atom, decide
+from scholarindex.core.resolution.clean import clean_title
 from scholarindex.core.resolution.decide import features
-from scholarindex.core.resolution.similarity import compare_titles, numbers_differ
+from scholarindex.core.resolution.similarity import compare_titles, misprinted, numbers_differ
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 
@@ -25,6 +26,16 @@ def listing(work_id: str, title: str, owner: str, year: int | None = 2020,
 
 
 MUST_JOIN = [
+    pytest.param(listing("a", "Formal Aspects of Concurrency Control in Long-Duration "
+                         "Transaction Systems Using the NT/PV Model", "Henry F. Korth", 1994),
+                 card("b", "Formal aspects of concurrency control in long-dura…",
+                      ("HF Korth", "G Speegle"), 1993),
+                 id="cut short mid-word, a year apart"),
+    pytest.param(listing("a", "Performance Evaluation of a New Distributed Deadlock Detection "
+                         "Algorithm", "Chim-fu Yeung", 1994),
+                 card("b", "Performance evaluation of a new distributed deadlock...",
+                      ("C Yeung", "S Hung", "K Lam"), 1995),
+                 id="cut short with words missing, a year apart"),
     # One shared person joins a generic title now that each of a profile's several
     # entries of one year has its own id (listing.listing_work_ids): with four,
     # clustering finds ties and joins none (test_resolution_cluster).
@@ -201,6 +212,11 @@ MUST_STAY_APART = [
                  card("b", "PicoDMBS: Scaling Down Database Techniques for the Smartcard",
                       ("Christophe Bobineau", "Luc Bouganim"), 2000),
                  id="a typo a year apart: the other version"),
+    pytest.param(card("a", "PicoDBMS: Scaling down database techniques for the…",
+                      ("Philippe Pucheral", "Luc Bouganim"), 2001),
+                 card("b", "PicoDMBS: Scaling Down Database Techniques for the…",
+                      ("Christophe Bobineau", "Luc Bouganim"), 2000),
+                 id="cut at one place, a typo, a year apart: no cut tells them apart"),
     pytest.param(listing("a", "Efficient Query Processing over Uncertain Data", "Jim Gray", 1995),
                  listing("b", "Efficient Query Processing over Uncertain Data", "Jim Gray", 2003),
                  id="years far apart"),
@@ -282,6 +298,23 @@ def test_conflicts_are_flagged() -> None:
 ])
 def test_title_similarity(x: str, y: str, low: float, high: float) -> None:
     assert low <= compare_titles(x, y).score <= high
+
+
+@pytest.mark.parametrize(("short", "cut"), [
+    ("Online Dynamic Reordering for Inter", True),  # mid-word
+    ("Online dynamic reordering for…", True),  # marked, words missing
+    ("Online dynamic reordering for...", True),
+    ("Online dynamic reordring for Interactive Data Proc", True),  # a typo too
+    ("Online dynamic reordering", False),  # whole words, unmarked: maybe a new title
+    ("Online Dynamic Reordering for Interactive Data Processing…", False),  # nothing missing
+    ("Online dynamic reordring for Interactive Data Processing", False),  # a typo alone
+    ("Dynamic reordering for interactive…", False),  # not its start
+    ("Online Dynamic…", False),  # too few words
+])
+def test_misprinted_is_a_title_cut_short(short: str, cut: bool) -> None:
+    full = "Online Dynamic Reordering for Interactive Data Processing"
+    assert misprinted(clean_title(short), full) is cut
+    assert misprinted(full, clean_title(short)) is cut
 
 
 def test_prefix_is_a_cut_or_a_dropped_subtitle() -> None:

@@ -40,6 +40,8 @@ what other fields left glued to a title. Both are pure and idempotent.
     counting as none; what remains keeps at least ``MIN_WORDS_AFTER_SURE_CUT`` (2)
     words. Names are cut before a venue is looked for ("I Ahn. In Memory of ...",
     "F Gingras, IN Subramanian. ...": neither "In" starts a venue).
+
+A title cut short keeps its mark, a trailing "..." written "…" (``decide`` reads it).
 """
 
 from __future__ import annotations
@@ -240,6 +242,9 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
         title = _strip_venue(title, venues)
         if title == before:
             break
+    title = title.rstrip()
+    if title.endswith("..."):  # cut short: one mark, kept (``similarity.misprinted``)
+        title = title[:-3] + "…"
     return title.strip(" .,;:-–—")
 
 

@@ -25,8 +25,11 @@
       for either, so it joins neither by this step;
    c. **weak** matches (the rest: other wording, cut-short titles, generic titles,
       titles with no author evidence) only when **mutual best** between the
-      groups as they stand: each atom's highest-scoring match outside its own group
-      lies in the other's group, and uniquely so (equally good matches in two
+      groups as they stand: each atom's best match outside its own group
+      lies in the other's group, and uniquely so (best: a match with no two years
+      apart, both known, before one across years, whatever its score, as a
+      printing cut short is likelier the version of its own year; then the higher
+      score, then the lesser ``year_gap``; equally good matches in two
       different groups link neither: ambiguous), unless those equally good
       partners are all judged one work with one another, not on a generic title
       (a paper and two printings of it cut short: no choice to make; one
@@ -71,6 +74,13 @@ def year_gap(a: Atom, b: Atom) -> int:
     if not a.years or not b.years:
         return UNKNOWN_YEAR_GAP
     return min(abs(x - y) for x in a.years for y in b.years)
+
+
+def _years_apart(a: Atom, b: Atom) -> tuple[bool, int]:
+    """Whether both atoms print years and none in common, and ``year_gap`` (how step 3c
+    ranks a match beside its score)."""
+    apart = bool(a.years) and bool(b.years) and set(a.years).isdisjoint(b.years)
+    return apart, year_gap(a, b)
 
 
 def closeness(a: Features, b: Features) -> tuple[bool, int]:
@@ -203,10 +213,12 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     for i, j in musts:
         link(i, j, MUST_LINK)
 
-    matches = sorted(((d.score, i, j, d) for (i, j), d in decisions.items() if d.match),
-                     key=lambda m: (-m[0], m[1], m[2]))
-    strong = sorted(((d.score, closeness(feats[i], feats[j]), i, j, d) for _, i, j, d in matches
-                     if STRONG in d.evidence), key=lambda m: (-m[0], m[1], m[2], m[3]))
+    matches = sorted(((d.score, _years_apart(pooled[i], pooled[j]), i, j, d)
+                      for (i, j), d in decisions.items() if d.match),
+                     key=lambda m: (m[1][0], -m[0], m[1][1], m[2], m[3]))
+    strong = sorted(((d.score, closeness(feats[i], feats[j]), i, j, d)
+                     for _, _, i, j, d in matches if STRONG in d.evidence),
+                    key=lambda m: (-m[0], m[1], m[2], m[3]))
     for i, j, decision in _unambiguous(strong, cannot):
         link(i, j, decision)
 
@@ -214,7 +226,7 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
         decision = decisions.get((i, j) if i < j else (j, i))
         return decision is not None and decision.match and GENERIC not in decision.evidence
 
-    weak = [m for m in matches if STRONG not in m[3].evidence]
+    weak = [m for m in matches if STRONG not in m[4].evidence]
     joined = _mutual_best_round(matches, weak, groups, link, alike)
     while joined:  # later rounds meet groups weak links made: no chaining through them
         joined = _mutual_best_round(matches, weak, groups,
@@ -222,27 +234,28 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     return _resolution(pooled, groups, tree)
 
 
-def _mutual_best_round(matches: list[tuple[float, int, int, Decision]],
-                       weak: list[tuple[float, int, int, Decision]], groups: _Groups,
+def _mutual_best_round(matches: list[tuple[float, tuple[bool, int], int, int, Decision]],
+                       weak: list[tuple[float, tuple[bool, int], int, int, Decision]],
+                       groups: _Groups,
                        link: Callable[[int, int, Decision], bool],
                        alike: Callable[[int, int], bool]) -> bool:
     """One round of step 3c on the groups as they stand; True when it joined any."""
     # An atom's best partner counts by its group, so two equally good partners in one
     # group are no tie.
     group = [groups.find(k) for k in range(len(groups.root))]
-    best: dict[int, float] = {}  # atom -> its best score outside its group
-    partners: dict[int, list[int]] = defaultdict(list)  # atom -> its partners at that score
-    for score, i, j, _ in matches:  # best score first; partners in one's own group do not count
+    best: dict[int, tuple[float, tuple[bool, int]]] = {}  # atom -> its best match outside
+    partners: dict[int, list[int]] = defaultdict(list)  # atom -> its partners at that best
+    for score, apart, i, j, _ in matches:  # best first; partners in one's group do not count
         if group[i] == group[j]:
             continue
         for here, there in ((i, j), (j, i)):
-            if best.setdefault(here, score) == score:
+            if best.setdefault(here, (score, apart)) == (score, apart):
                 partners[here].append(there)
     best_groups = {here: {group[p] for p in found} for here, found in partners.items()}
     tied = {here for here, found in partners.items()
             if len(best_groups[here]) > 1 and not _one_work(found, group, alike)}
     joined = False
-    for _, i, j, decision in weak:
+    for _, _, i, j, decision in weak:
         if (group[j] in best_groups.get(i, ()) and group[i] in best_groups.get(j, ())
                 and i not in tied and j not in tied):
             joined = link(i, j, decision) or joined

@@ -44,7 +44,10 @@ The rule, first that applies:
 5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
    **apart**. A reworded title a year later is, as often as not, the journal
    version of a conference paper: another work. The same title a year apart
-   (a preprint and its publication, one printed with mojibake) goes on.
+   (a preprint and its publication, one printed with mojibake) goes on, and so
+   does one title cut short (``similarity.misprinted``: ending mid-word, or in "…"
+   with words missing): the cut, not the authors, changed it. A shorter title
+   ending in a whole word is another title here, as is one typo apart.
 6. An author conflict: **match** (weak) only when the titles are near-identical
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
@@ -104,6 +107,7 @@ from scholarindex.core.resolution.similarity import (
     compare_titles,
     contained,
     follow_up,
+    misprinted,
     numbers_differ,
     one_word_swapped,
     title_words,
@@ -195,14 +199,15 @@ class _Titles:
     extends: bool
     swapped: bool  # no near-identical pair of titles without a swapped word
     one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
+    misprinted: bool  # a pair is one title with typos or cut short (``similarity.misprinted``)
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
-    best = _Titles(0.0, 0.0, False, True, True, True)
+    best = _Titles(0.0, 0.0, False, True, True, True, False)
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
-                return _Titles(1.0, 1.0, False, False, False, False)
+                return _Titles(1.0, 1.0, False, False, False, False, True)
             match = compare_titles(x, y)
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
@@ -212,7 +217,8 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
                            best.extends and (match.prefix or extra_words(x, y) > 0),
                            best.swapped and (ratio < NEAR or word_swapped(x, y)),
                            best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
-                                              or one_word_swapped(x, y)))
+                                              or one_word_swapped(x, y)),
+                           best.misprinted or misprinted(x, y))
     return best
 
 
@@ -249,7 +255,7 @@ def decide_features(a: Features, b: Features) -> Decision:
                         conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
-    if titles.ratio < 1.0 and _years_differ(a.atom, b.atom):
+    if titles.ratio < 1.0 and not titles.misprinted and _years_differ(a.atom, b.atom):
         return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
     people = compare_people(a.people, b.people)
     generic = a.generic or b.generic

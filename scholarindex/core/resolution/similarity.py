@@ -113,6 +113,24 @@ def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
             and (same_word(last, long[len(head)]) or long[len(head)].startswith(last)))
 
 
+@lru_cache(maxsize=131_072)
+def misprinted(a: str, b: str) -> bool:
+    """One title cut short, as a results page cuts a long one: the shorter ends
+    mid-word, or in "…" with words missing, and is, word for word (typos allowed),
+    the start of the other,
+    with at least ``PREFIX_MIN_WORDS`` distinctive words. A shorter title that ends in
+    a whole word unmarked may be another title ("Online Dynamic Reordering", the
+    journal version of "Online Dynamic Reordering for Interactive Data Processing")."""
+    (short, short_title), (long, _) = sorted(((title_words(a), a), (title_words(b), b)),
+                                             key=lambda p: (len(p[0]), len(p[1])))
+    if (len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS
+            or not _is_start(short, long)):
+        return False
+    last, under = short[-1], long[len(short) - 1]
+    marked = short_title.endswith("…") and len(short) < len(long)
+    return marked or (last != under and under.startswith(last))
+
+
 def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
     (short, short_title), (long, long_title) = sorted(((wa, a), (wb, b)), key=lambda p: len(p[0]))
     if len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS:
