@@ -77,3 +77,14 @@ def test_a_long_title_offers_a_fourth_rare_word_for_the_combined_keys() -> None:
     short = atom("b", "Uranium Vanadium Wolfram")
     atoms = [*fillers, long, short]
     assert (len(atoms) - 2, len(atoms) - 1) in set(candidate_pairs(atoms, max_posting=3))
+
+
+def test_a_title_cut_short_with_a_typo_in_its_start_meets_without_that_word() -> None:
+    # Every word and every pair of words is beyond the cap: only the start can meet.
+    # The first four distinctive words, each left out in turn, are keys of three.
+    words = ["Database", "Distributed", "Query", "Optimization"]
+    crowd_ = [atom(f"c{n}{k:03d}", " ".join([*words[:n], *words[n + 1:], f"filler{n}x{k}"]))
+              for n in range(len(words)) for k in range(MAX_POSTING + 1)]
+    full = atom("a", "Query Optimization in Distributed Databases: the bolt cache")
+    cut = atom("b", "Query Optimizaton in Distributed Database…")
+    assert frozenset(("a", "b")) in named_pairs([*crowd_, full, cut])

@@ -317,6 +317,18 @@ def test_misprinted_is_a_title_cut_short(short: str, cut: bool) -> None:
     assert misprinted(full, clean_title(short)) is cut
 
 
+def test_a_last_word_cut_short_after_a_typo_is_a_cut() -> None:
+    full = "Transaction Chopping: Algorithms and Performance Studies"
+    assert compare_titles("Transaction chopping: algorihtms and performance s…", full).prefix
+    # another word before it is no typo: not a cut
+    assert not compare_titles("Transaction chopping: heuristics and performance s…",
+                              full).prefix
+    atoms = (card("a", "Transaction chopping: algorihtms and performance s…",
+                  ("Dennis Shasha", "Eric Simon"), 1995),
+             listing("b", full, "Dennis Shasha", 1995))
+    assert decide(*atoms).match
+
+
 def test_prefix_is_a_cut_or_a_dropped_subtitle() -> None:
     assert compare_titles("Aurora: A New Model and Architecture for Data Stream Management",
                           "Aurora").prefix is False  # too short to say

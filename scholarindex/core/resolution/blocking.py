@@ -34,9 +34,11 @@ truncation and word order all survive:
   ``LONG_TITLE_WORDS`` (6) distinctive words or more: its rarest may all be words
   the other printing cut off or reworded), whatever their postings, and under each
   title's first ``PREFIX_WORDS`` (3) distinctive words in order (a title cut short,
-  or with words glued at its end, keeps its start). A pair of common words is rare
+  or with words glued at its end, keeps its start); where a title has a fourth,
+  under each three of its first four in order, so a typo in one of them (a word no
+  other atom holds) leaves a start in common. A pair of common words is rare
   where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
-  members under the same share test as above. At most 7 keys per title: still
+  members under the same share test as above. At most 10 keys per title: still
   linear. (Measured by capping postings as a large crawl would fill them:
   ``docs/resolution.md``.)
 
@@ -154,8 +156,10 @@ def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
         rarest = sorted(shared, key=lambda w: (len(postings[w]), w))[:take]
         keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
         for title in titles[i]:
-            start = [w for w in title_words(title) if w in words][:PREFIX_WORDS]
-            if len(start) == PREFIX_WORDS:
+            start = [w for w in title_words(title) if w in words][:PREFIX_WORDS + 1]
+            if len(start) > PREFIX_WORDS:  # one word left out in turn: it may hold a typo
+                keys |= {(">", *start[:k], *start[k + 1:]) for k in range(len(start))}
+            elif len(start) == PREFIX_WORDS:
                 keys.add((">", *start))
         for key in keys:
             blocks[key].append(i)

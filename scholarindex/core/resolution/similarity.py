@@ -145,8 +145,9 @@ def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
 
 
 def _last_word_cut(wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
-    """Titles of as many words, one's last word cut short: "... with S" / "... with Strudel"."""
-    if wa[:-1] != wb[:-1] or wa[-1] == wb[-1]:
+    """Titles of as many words, one's last word cut short: "... with S" / "... with Strudel"
+    (typos allowed before it, as in ``_is_start``)."""
+    if wa[-1] == wb[-1] or not all(map(same_word, wa[:-1], wb[:-1])):
         return False
     x, y = sorted((wa[-1], wb[-1]), key=len)
     return (y.startswith(x)
