@@ -199,7 +199,7 @@ class _Titles:
     extends: bool
     swapped: bool  # no near-identical pair of titles without a swapped word
     one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
-    misprinted: bool  # a pair is one title with typos or cut short (``similarity.misprinted``)
+    misprinted: bool  # a pair is one title cut short (``similarity.misprinted``)
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
@@ -207,7 +207,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
-                return _Titles(1.0, 1.0, False, False, False, False, True)
+                return _Titles(1.0, 1.0, False, False, False, False, False)
             match = compare_titles(x, y)
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue

@@ -117,10 +117,10 @@ def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
 def misprinted(a: str, b: str) -> bool:
     """One title cut short, as a results page cuts a long one: the shorter ends
     mid-word, or in "…" with words missing, and is, word for word (typos allowed),
-    the start of the other,
-    with at least ``PREFIX_MIN_WORDS`` distinctive words. A shorter title that ends in
-    a whole word unmarked may be another title ("Online Dynamic Reordering", the
-    journal version of "Online Dynamic Reordering for Interactive Data Processing")."""
+    the start of the other, with at least ``PREFIX_MIN_WORDS`` distinctive words. A
+    shorter title ending in a whole word unmarked may be another title ("Online Dynamic
+    Reordering", the journal version of "Online Dynamic Reordering for Interactive Data
+    Processing")."""
     (short, short_title), (long, _) = sorted(((title_words(a), a), (title_words(b), b)),
                                              key=lambda p: (len(p[0]), len(p[1])))
     if (len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS
