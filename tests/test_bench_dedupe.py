@@ -288,3 +288,18 @@ def test_end_to_end_bench_scores_the_index_it_crawled(tmp_path: Path) -> None:
     if not result["resolution_pass"]["ran"]:  # the index holds one document per work_id
         assert result["index"] == baseline
         assert result["work_documents"] == result["atoms"]
+
+
+@needs_dblp_acm
+def test_the_noise_table_prints_a_row_per_printing(capsys) -> None:  # type: ignore[no-untyped-def]
+    from bench.er.noise_table import main as noise_table
+    assert noise_table(["--limit", "150", "--row", "nothing changed",
+                        "--row", "typos, cut-titles"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[1:]] == ["| nothing changed",
+                                                           "| typos, cut-titles"]
+    exact, resolved = ([[float(x) for x in row.split(" | ")[column].split()[:5:2]]
+                        for row in rows[1:]] for column in (1, 2))
+    assert all(0 <= x <= 1 for row in exact + resolved for x in row)
+    assert exact[1][1] < exact[0][1] / 2  # a typo in every title: exact titles barely meet
+    assert resolved[1][1] > exact[1][1]
