@@ -260,6 +260,20 @@ def test_a_printing_cut_short_joins_the_version_of_its_year() -> None:
     assert clusters_of(resolve(atoms)) == {("c", "x"), ("j",)}
 
 
+def test_a_typo_a_year_apart_joins_a_lone_printing_not_two_corroborated_versions() -> None:
+    """Two profiles each list the proceedings of 2000 and two the journal of 2001, their
+    titles a typo apart: each year is corroborated, two works. One printing with the
+    typo and another year, beside the paper: Scholar's wrong year, one work."""
+    conf = "PicoDMBS: Scaling Down Database Techniques for the Smartcard"
+    journal = "PicoDBMS: Scaling down database techniques for the smartcard"
+    atoms = [version("c1", 2000, None, "p1", conf), version("c2", 2000, None, "p2", conf),
+             version("j1", 2001, None, "p3", journal), version("j2", 2001, None, "p4", journal)]
+    assert clusters_of(resolve(atoms)) == {("c1", "c2"), ("j1", "j2")}
+    atoms = [version("paper", 2000, None, "p1", journal),
+             version("printing", 2001, None, "p2", conf)]
+    assert clusters_of(resolve(atoms)) == {("paper", "printing")}
+
+
 def test_a_title_printed_the_same_wins_a_tie_over_one_only_cleaned_alike() -> None:
     exact = "Tutorial: Application Servers and Associated Technologies"
     atoms = [version("sigmod", 2002, "SIGMOD Conference", "dblp", exact),

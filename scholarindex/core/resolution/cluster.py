@@ -33,7 +33,11 @@
       different groups link neither: ambiguous), unless those equally good
       partners are all judged one work with one another, not on a generic title
       (a paper and two printings of it cut short: no choice to make; one
-      editor's columns of a year stay a choice). This runs in rounds until a
+      editor's columns of a year stay a choice). A weak match across two years
+      never joins two groups that are each listed by two profiles or more: each
+      group's year is corroborated, and a conference paper and its journal version
+      a year later look just so ("PicoDMBS: ..." of 2000, "PicoDBMS: ..." of 2001);
+      one printing's year is what Scholar gets wrong. This runs in rounds until a
       round joins nothing, so a third profile's listing of a paper joins the two
       a round joined; from the second round on, a group holds weak links, so two
       groups join only when no atom of one was judged apart from one of the other
@@ -227,10 +231,14 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
         return decision is not None and decision.match and GENERIC not in decision.evidence
 
     weak = [m for m in matches if STRONG not in m[4].evidence]
-    joined = _mutual_best_round(matches, weak, groups, link, alike)
+    def corroborated(root: int) -> bool:  # the group's listings on two profiles or more
+        return len({p for k in groups.members[root] for p in pooled[k].profiles}) > 1
+
+    joined = _mutual_best_round(matches, weak, groups, link, alike, corroborated)
     while joined:  # later rounds meet groups weak links made: no chaining through them
         joined = _mutual_best_round(matches, weak, groups,
-                                    lambda i, j, decision: link(i, j, decision, apart), alike)
+                                    lambda i, j, decision: link(i, j, decision, apart), alike,
+                                    corroborated)
     return _resolution(pooled, groups, tree)
 
 
@@ -238,7 +246,8 @@ def _mutual_best_round(matches: list[tuple[float, tuple[bool, int], int, int, De
                        weak: list[tuple[float, tuple[bool, int], int, int, Decision]],
                        groups: _Groups,
                        link: Callable[[int, int, Decision], bool],
-                       alike: Callable[[int, int], bool]) -> bool:
+                       alike: Callable[[int, int], bool],
+                       corroborated: Callable[[int], bool]) -> bool:
     """One round of step 3c on the groups as they stand; True when it joined any."""
     # An atom's best partner counts by its group, so two equally good partners in one
     # group are no tie.
@@ -255,7 +264,9 @@ def _mutual_best_round(matches: list[tuple[float, tuple[bool, int], int, int, De
     tied = {here for here, found in partners.items()
             if len(best_groups[here]) > 1 and not _one_work(found, group, alike)}
     joined = False
-    for _, _, i, j, decision in weak:
+    for _, apart, i, j, decision in weak:
+        if apart[0] and corroborated(group[i]) and corroborated(group[j]):
+            continue
         if (group[j] in best_groups.get(i, ()) and group[i] in best_groups.get(j, ())
                 and i not in tied and j not in tied):
             joined = link(i, j, decision) or joined

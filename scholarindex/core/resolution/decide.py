@@ -45,9 +45,11 @@ The rule, first that applies:
    **apart**. A reworded title a year later is, as often as not, the journal
    version of a conference paper: another work. The same title a year apart
    (a preprint and its publication, one printed with mojibake) goes on, and so
-   does one title cut short (``similarity.misprinted``: ending mid-word, or in "…"
-   with words missing): the cut, not the authors, changed it. A shorter title
-   ending in a whole word is another title here, as is one typo apart.
+   does one title misprinted (``similarity.misprinted``: a typo, or cut short,
+   ending mid-word or in "…" with words missing): the printing, not the authors,
+   changed it. Such a match is never strong (rule 8), and clustering lets it join
+   no two listings whose years other profiles corroborate (``cluster``, step 3c).
+   A shorter title ending in a whole word is another title here.
 6. An author conflict: **match** (weak) only when the titles are near-identical
    (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
    list printed short or a name spelt apart; otherwise **apart, conflict**.
@@ -59,8 +61,9 @@ The rule, first that applies:
    One editor's four "Editor's Notes" of one year are four atoms
    (``listing.listing_work_ids`` gives each entry its own id), each equally like
    the other site's four: clustering sees the tie and joins none.
-8. A shared person: titles near-identical (``ratio`` ≥ ``NEAR``, not cut short):
-   **strong match**. Otherwise, one atom annotated as another kind of
+8. A shared person: titles near-identical (``ratio`` ≥ ``NEAR``, not cut short),
+   and identical or with a year in common or missing: **strong match**. Otherwise,
+   one atom annotated as another kind of
    contribution (``clean.contribution_kind``: "Tutorial: Designing an Ultra Highly
    Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
    people; not when one title is the other cut short: the annotation at its end
@@ -90,7 +93,8 @@ A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
 a cut-short title), in [0, 1]; a match is **strong** (may chain in clustering,
 ``cluster``) when it rests on a strong key, or a shared person and ``ratio`` ≥
-``NEAR`` without a cut-short title; every other match is weak.
+``NEAR`` without a cut-short title or a typo across two years; every other match is
+weak.
 """
 
 from __future__ import annotations
@@ -199,7 +203,7 @@ class _Titles:
     extends: bool
     swapped: bool  # no near-identical pair of titles without a swapped word
     one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
-    misprinted: bool  # a pair is one title cut short (``similarity.misprinted``)
+    misprinted: bool  # a pair is one title with a typo or cut short (``similarity.misprinted``)
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
@@ -274,7 +278,8 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, titles.ratio, (GENERIC, title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
-        if titles.ratio >= NEAR and not titles.prefix:
+        if (titles.ratio >= NEAR and not titles.prefix
+                and (titles.ratio == 1.0 or not _years_differ(a.atom, b.atom))):
             return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
         # "Tutorial: Designing X" beside the paper "X"; a title cut short may have lost

@@ -115,20 +115,21 @@ def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
 
 @lru_cache(maxsize=131_072)
 def misprinted(a: str, b: str) -> bool:
-    """One title cut short, as a results page cuts a long one: the shorter ends
-    mid-word, or in "…" with words missing, and is, word for word (typos allowed),
-    the start of the other, with at least ``PREFIX_MIN_WORDS`` distinctive words. A
-    shorter title ending in a whole word unmarked may be another title ("Online Dynamic
-    Reordering", the journal version of "Online Dynamic Reordering for Interactive Data
-    Processing")."""
+    """One title printed two ways, no word changed: word for word with typos, or cut
+    short as a results page cuts a long one (the shorter ends mid-word, or in "…" with
+    words missing, and starts the other word for word), at least ``PREFIX_MIN_WORDS``
+    distinctive words in common. A shorter title that ends in a whole word unmarked may
+    be another title ("Online Dynamic Reordering", the journal version of "Online
+    Dynamic Reordering for Interactive Data Processing")."""
     (short, short_title), (long, _) = sorted(((title_words(a), a), (title_words(b), b)),
                                              key=lambda p: (len(p[0]), len(p[1])))
     if (len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS
             or not _is_start(short, long)):
         return False
+    if len(short) == len(long):
+        return True  # typos, or the last word cut mid-word
     last, under = short[-1], long[len(short) - 1]
-    marked = short_title.endswith("…") and len(short) < len(long)
-    return marked or (last != under and under.startswith(last))
+    return short_title.endswith("…") or (last != under and under.startswith(last))
 
 
 def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
