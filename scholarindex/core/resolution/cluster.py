@@ -231,6 +231,7 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
         return decision is not None and decision.match and GENERIC not in decision.evidence
 
     weak = [m for m in matches if STRONG not in m[4].evidence]
+
     def corroborated(root: int) -> bool:  # the group's listings on two profiles or more
         return len({p for k in groups.members[root] for p in pooled[k].profiles}) > 1
 
