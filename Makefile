@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-noise bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -106,6 +106,11 @@ soak-distributed: $(STAMP) redis-deps
 # baseline; writes bench-dedupe.json. ARGS="--data cora --limit 300" for a smaller run.
 bench-dedupe: $(STAMP)
 	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
+
+# DBLP-ACM printed as other sites print it, a row per kind of damage (and pairs of kinds):
+# the noise table of docs/resolution.md, offline (a few minutes). ARGS="--row typos" for one row.
+bench-noise: $(STAMP)
+	$(BIN)/python -m bench.er.noise_table $(ARGS)
 
 # The resolution pass alone (scholarindex.core.resolution.resolve) on 70,000 synthetic atoms:
 # CPU seconds per phase (features, blocking, decisions) and for the whole resolve.
