@@ -65,6 +65,7 @@ from scholarindex.core.resolution.decide import (
     Features,
     decide_features,
     features,
+    years_differ,
 )
 from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution
 
@@ -81,10 +82,8 @@ def year_gap(a: Atom, b: Atom) -> int:
 
 
 def _years_apart(a: Atom, b: Atom) -> tuple[bool, int]:
-    """Whether both atoms print years and none in common, and ``year_gap`` (how step 3c
-    ranks a match beside its score)."""
-    apart = bool(a.years) and bool(b.years) and set(a.years).isdisjoint(b.years)
-    return apart, year_gap(a, b)
+    """``decide.years_differ`` and ``year_gap``: how step 3c ranks a match beside its score."""
+    return years_differ(a, b), year_gap(a, b)
 
 
 def closeness(a: Features, b: Features) -> tuple[bool, int]:
@@ -266,10 +265,9 @@ def _mutual_best_round(matches: list[tuple[float, tuple[bool, int], int, int, De
             if len(best_groups[here]) > 1 and not _one_work(found, group, alike)}
     joined = False
     for _, apart, i, j, decision in weak:
-        if apart[0] and corroborated(group[i]) and corroborated(group[j]):
-            continue
         if (group[j] in best_groups.get(i, ()) and group[i] in best_groups.get(j, ())
-                and i not in tied and j not in tied):
+                and i not in tied and j not in tied
+                and not (apart[0] and corroborated(group[i]) and corroborated(group[j]))):
             joined = link(i, j, decision) or joined
     return joined
 

@@ -176,7 +176,8 @@ def _years_far(a: Atom, b: Atom) -> bool:
     return min(abs(x - y) for x in a.years for y in b.years) > YEAR_TOLERANCE
 
 
-def _years_differ(a: Atom, b: Atom) -> bool:
+def years_differ(a: Atom, b: Atom) -> bool:
+    """Both atoms print years and none in common."""
     return bool(a.years) and bool(b.years) and not set(a.years) & set(b.years)
 
 
@@ -254,12 +255,12 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
     if _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("years more than one apart",), conflict=True)
-    if _years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
+    if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
         return Decision(False, 0.0, ("a journal and proceedings of another year",),
                         conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
-    if titles.ratio < 1.0 and not titles.misprinted and _years_differ(a.atom, b.atom):
+    if titles.ratio < 1.0 and not titles.misprinted and years_differ(a.atom, b.atom):
         return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
     people = compare_people(a.people, b.people)
     generic = a.generic or b.generic
@@ -274,12 +275,12 @@ def decide_features(a: Features, b: Features) -> Decision:
     if generic:
         needed = GENERIC_SHARED if _same_year(a.atom, b.atom) else GENERIC_SHARED_NO_YEAR
         if (people.shared >= needed and titles.ratio >= NEAR
-                and not _years_differ(a.atom, b.atom)):
+                and not years_differ(a.atom, b.atom)):
             return Decision(True, titles.ratio, (GENERIC, title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
         if (titles.ratio >= NEAR and not titles.prefix
-                and (titles.ratio == 1.0 or not _years_differ(a.atom, b.atom))):
+                and (titles.ratio == 1.0 or not years_differ(a.atom, b.atom))):
             return Decision(True, titles.ratio, (STRONG, title, shared))
         score = max(titles.ratio, titles.overlap)
         # "Tutorial: Designing X" beside the paper "X"; a title cut short may have lost
