@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 from opensearchpy import OpenSearch
 
 from bench.arxiv import IndexedArxivStandIn
-from bench.cluster import add_cluster_option, opensearch
+from bench.cluster import add_cluster_option, opensearch_process
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
 from scholarindex.distributed.keys import JobKeys
@@ -112,6 +112,7 @@ class Deployment:
     opensearch_url: str
     index: OpenSearchConfig
     settings: dict[str, str] = field(default_factory=dict)
+    index_pid: int | None = None  # the local osmem-server (for its memory and CPU)
 
     def prefix(self, name: str) -> str:
         """The index prefix of one crawl of this deployment."""
@@ -162,19 +163,19 @@ def deployment(workdir: Path, profiles: int, seed: int = 4,
     site_root = workdir / "site"
     site_root.mkdir(parents=True)
     with SiteServer(site_root) as site, RedisServer(workdir / "redis") as redis, \
-            _index(use_env) as index:
+            _index(use_env) as (index, index_pid):
         write_site(build_site(profiles, seed=seed), site_root, site.base)
-        yield Deployment(workdir, site, site_root, redis, index.url, index)
+        yield Deployment(workdir, site, site_root, redis, index.url, index, index_pid=index_pid)
 
 
 @contextmanager
-def _index(use_env: bool) -> Iterator[OpenSearchConfig]:
-    """``bench.cluster.opensearch``, every index under a token of this run, deleted at
-    the end (on a shared cluster runs never meet and leave nothing behind)."""
-    with opensearch(use_env) as configured:
+def _index(use_env: bool) -> Iterator[tuple[OpenSearchConfig, int | None]]:
+    """``bench.cluster.opensearch_process``, every index under a token of this run,
+    deleted at the end (on a shared cluster runs never meet and leave nothing behind)."""
+    with opensearch_process(use_env) as (configured, pid):
         index = replace(configured, prefix=f"{configured.prefix}chaos{uuid.uuid4().hex[:6]}_")
         try:
-            yield index
+            yield index, pid
         finally:
             client = build_client(index)
             # By name: clusters may forbid wildcard deletes.

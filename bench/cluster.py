@@ -19,14 +19,22 @@ from scholarindex.indexing.connection import OpenSearchConfig
 def opensearch(use_env: bool) -> Iterator[OpenSearchConfig]:
     """``OPENSEARCH_URL``, ``OPENSEARCH_USER``, ... and ``INDEX_PREFIX`` with ``use_env``;
     else an empty clone of a local osmem-server (as the tests get), closed afterwards."""
+    with opensearch_process(use_env) as (config, _):
+        yield config
+
+
+@contextmanager
+def opensearch_process(use_env: bool) -> Iterator[tuple[OpenSearchConfig, int | None]]:
+    """``opensearch`` and the local server's process id, for a benchmark that reads its
+    memory and CPU (None for a configured cluster: it runs elsewhere)."""
     if use_env:
-        yield OpenSearchConfig.from_settings(project_settings())
+        yield OpenSearchConfig.from_settings(project_settings()), None
         return
     from osmem_server import OsmemServer  # only the local run needs it
 
     with OsmemServer.start() as server, server.clone() as clone:
         yield OpenSearchConfig.from_settings(
-            project_settings(environ={}, overrides={"OPENSEARCH_URL": clone.url}))
+            project_settings(environ={}, overrides={"OPENSEARCH_URL": clone.url})), server.pid
 
 
 def writer_retry() -> RetryPolicy:
