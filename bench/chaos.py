@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from opensearchpy import OpenSearch
@@ -552,7 +552,7 @@ def set_aside(dep: Deployment, job: str) -> list[str]:
     """The URLs the job's frontier set aside (taken ``REDIS_MAX_DELIVERIES`` times without
     an acknowledgement): pages no worker will do again."""
     dead = dep.redis.client().hgetall(JobKeys(WORKER_KEY_PREFIX, job).dead)
-    return sorted(pickle.loads(payload)["url"] for payload in dead.values())
+    return sorted(pickle.loads(cast(bytes, payload))["url"] for payload in dead.values())
 
 
 def dead_letter_codes(workdir: Path) -> dict[str, int]:

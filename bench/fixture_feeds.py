@@ -57,7 +57,7 @@ def dump(fixtures: Path, out: io.BufferedIOBase) -> int:
                 "links": page.links}
         out.write(json.dumps(head, ensure_ascii=False).encode() + b"\n")
         if page.researcher is not None:
-            exporter = JsonLinesItemExporter(out)
+            exporter = JsonLinesItemExporter(out)  # type: ignore[arg-type]  # Scrapy annotates BytesIO; any binary file works
             exporter.start_exporting()
             exporter.export_item(PageItem(page.researcher, page.works))
             exporter.finish_exporting()

@@ -283,7 +283,7 @@ def _year(rnd: random.Random) -> int:
 
 
 def _people(rnd: random.Random, count: int) -> list[str]:
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     while len(pairs) < count:
         pairs.add((rnd.choice(FIRST), rnd.choice(LAST)))
     names = sorted(f"{a} {b}" for a, b in pairs)

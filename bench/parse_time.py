@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"round {round_number} {name}: " + ", ".join(
                     f"{layout} {f['us_per_page']} us/page ({f['pages']} pages, "
                     f"{f['listings_per_page']} listings/page)" for layout, f in figures.items()))
-    for name, figures in runs.items():
-        medians = {layout: statistics.median(r[layout]["us_per_page"] for r in figures)
-                   for layout in figures[0]}
+    for name, rounds in runs.items():
+        medians = {layout: statistics.median(r[layout]["us_per_page"] for r in rounds)
+                   for layout in rounds[0]}
         print(f"median of {opts.rounds} rounds, {name}: "
               + ", ".join(f"{layout} {us:.1f} us/page" for layout, us in medians.items()))
     return 0

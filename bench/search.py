@@ -36,8 +36,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -94,7 +95,7 @@ def figures(label: str, samples: list[float]) -> Figures:
                    statistics.fmean(ms), ms[-1])
 
 
-def queries(count: int, words: tuple[str, ...], years: tuple[int, int], categories: list[str],
+def queries(count: int, words: Sequence[str], years: tuple[int, int], categories: list[str],
             seed: int = 1) -> list[SearchRequest]:
     """A reproducible mix: words, phrases, exclusions, OR, filters, newest-first, pages 1-3."""
     rng = random.Random(seed)
@@ -137,9 +138,9 @@ def measure(config: OpenSearchConfig, requests: list[SearchRequest], label: str,
     by_service: list[float] = []
     by_page: list[float] = []
     for request in requests:
-        by_service.append(_timed(lambda r=request: service.search(r)))
+        by_service.append(_timed(partial(service.search, request)))
         if html:
-            by_page.append(_timed(lambda r=request: _ok(client.get(r.url()))))
+            by_page.append(_timed(partial(_get_ok, client, request.url())))
     rows = [figures(f"{label}: SearchService.search", by_service)]
     if html:
         rows.append(figures(f"{label}: GET / (HTML)", by_page))
@@ -152,8 +153,8 @@ def _timed(call: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def _ok(response: object) -> None:
-    status = getattr(response, "status_code", 0)
+def _get_ok(client: TestClient, url: str) -> None:
+    status = client.get(url).status_code
     if status != 200:
         raise RuntimeError(f"search page answered {status}")
 
@@ -275,8 +276,8 @@ def _browse(service: SearchService, works: int) -> list[Figures]:
     if service.browse_cache is not None:
         service.browse_cache = type(service.browse_cache)()  # start cold
     distinct = list({r.url(): r for r in requests}.values())
-    cold = [_timed(lambda r=r: service.search(r)) for r in distinct]
-    warm = [_timed(lambda r=r: service.search(r)) for r in requests]
+    cold = [_timed(partial(service.search, r)) for r in distinct]
+    warm = [_timed(partial(service.search, r)) for r in requests]
     return [figures(f"{works} works: browse, cold (first ask)", cold),
             figures(f"{works} works: browse, as visited", warm)]
 
@@ -318,8 +319,8 @@ def print_noisy(noisy: NoisyRun) -> None:
         for row in scores:
             print("  " + row.line())
     print("latency (SearchService.search: round trip and parsing):")
-    for row in noisy.latency:
-        print("  " + row.line())
+    for latency in noisy.latency:
+        print("  " + latency.line())
 
 
 if __name__ == "__main__":

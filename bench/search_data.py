@@ -10,7 +10,7 @@ index's document shape, and are bulk-loaded directly (a benchmark needs 100k).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from scholarindex.indexing.changes import Change, change_from_item
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.documents import merge_listing, work_doc_from_listing
 from scholarindex.indexing.indices import alias_name, ensure_aliases
+from scholarindex.indexing.shapes import WorkDoc
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_PAGES = (ROOT / "fixtures" / "seeds", ROOT / "fixtures" / "heldout")
@@ -90,7 +91,7 @@ _TYPES = ("preprint", "article", "conference", "thesis")
 
 
 def synthetic_works(count: int, *, researchers: int = 2000, seed: int = 0
-                    ) -> Iterator[dict[str, Any]]:
+                    ) -> Iterator[WorkDoc]:
     """``count`` work documents in the index's shape, reproducible for a ``seed``.
 
     Built with ``scholarindex.indexing.documents`` from made-up listings, one in five listed on
@@ -109,7 +110,7 @@ def synthetic_works(count: int, *, researchers: int = 2000, seed: int = 0
             f"{rng.choice(_FIRST)} {rng.choice(_LAST)}" for _ in range(rng.randint(0, 4))]
         year = rng.randint(2000, 2026)
         papercards = rng.random() < 0.4
-        doc: dict[str, Any] | None = None
+        doc: WorkDoc | None = None
         for position, owner in enumerate(owners, start=1):
             listing = {
                 "work_id": work_id, "title": title, "abstract": abstract,
@@ -133,7 +134,7 @@ def synthetic_works(count: int, *, researchers: int = 2000, seed: int = 0
         yield doc
 
 
-def bulk_load(client: OpenSearch, prefix: str, docs: Iterable[dict[str, Any]],
+def bulk_load(client: OpenSearch, prefix: str, docs: Iterable[Mapping[str, Any]],
               chunk_size: int = 2000) -> int:
     """Index ready-made work documents (``_id`` = ``work_id``); returns how many."""
     ensure_aliases(client, prefix)

@@ -87,7 +87,7 @@ class Store:
             return status, _json(result)
         self.requests["other"] += 1
         if parts[0] == "_alias" and len(parts) == 2:
-            found = {self.aliases[parts[1]]: {"aliases": {parts[1]: {}}}} \
+            found: dict[str, Any] | None = {self.aliases[parts[1]]: {"aliases": {parts[1]: {}}}} \
                 if parts[1] in self.aliases else None
             return (200, _json(found)) if found else (404, _json(
                 {"error": f"alias [{parts[1]}] missing", "status": 404}))

@@ -17,9 +17,9 @@ from scholarindex.indexing.changes import change_from_item, fold_change
 SEEN_AT = "2026-11-22T00:00:00Z"  # one crawl: every listing seen at the same time
 
 
-def documents(items: Iterable[Any]) -> dict[str, dict[str, Any]]:
+def documents(items: Iterable[Any]) -> dict[str, Mapping[str, Any]]:
     """The work documents of ``items`` (work items; anything else is skipped), by _id."""
-    docs: dict[str, dict[str, Any]] = {}
+    docs: dict[str, Mapping[str, Any]] = {}
     for item in items:
         kind = item.get("kind") if isinstance(item, Mapping) else getattr(item, "kind", None)
         if kind != "work":

@@ -63,8 +63,9 @@ def scholar_name(name: str) -> str:
     return f"{initials} {surname}" if initials else surname
 
 
-def _with_authors(record: Record, authors: tuple[str, ...], **changes: str) -> Record:
-    return replace(record, authors=authors, authors_text=", ".join(authors), **changes)
+def _with_authors(record: Record, authors: tuple[str, ...], title: str | None = None) -> Record:
+    return replace(record, authors=authors, authors_text=", ".join(authors),
+                   title=record.title if title is None else title)
 
 
 def _scholar_names(record: Record) -> Record:
