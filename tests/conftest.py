@@ -67,7 +67,7 @@ def module_opensearch_config(request: pytest.FixtureRequest) -> Iterator[OpenSea
     For data a module builds once and only reads (the web UI's indexed fixture pages).
     """
     clone = None if REAL_CLUSTER else request.getfixturevalue("osmem_server").clone()
-    url = REAL_CLUSTER or clone.url
+    url = REAL_CLUSTER if clone is None else clone.url
     prefix = f"t{uuid.uuid4().hex[:10]}_"
     try:
         yield _config(url, prefix)

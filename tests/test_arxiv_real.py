@@ -127,7 +127,7 @@ def test_the_arxiv_format_would_have_dated_296_papers_by_their_latest_version(
         real: RealOaiEndpoint) -> None:
     """Why the harvest reads arXivRaw: the arXiv format's <created> is the latest version's day."""
     expected = truth()
-    created = {}
+    created: dict[str, str] = {}
     for page in (1, 2, 3):
         body = (real.directory / f"newoai-listrecords-arXiv-p{page}.xml").read_text("utf-8")
         created.update(re.findall(r"<id>([^<]+)</id>\s*<created>([^<]+)</created>", body))
@@ -165,8 +165,9 @@ def test_each_doi_of_a_multi_doi_record_is_an_identity_key_of_its_own(
         doc = {"arxiv_id": arxiv_id, "arxiv": mirror.get(arxiv_id),
                "enrichment": {"status": DONE}}
         assert identity_keys(doc) == [f"arxiv:{arxiv_id}", *(f"doi:{d.lower()}" for d in dois)]
-    assert mirror.get("1006.4407")["doi"] == \
-        "10.1002/andp.201000099 10.1002/andp.201200739"  # type: ignore[index]
+    two_dois = mirror.get("1006.4407")
+    assert two_dois is not None
+    assert two_dois["doi"] == "10.1002/andp.201000099 10.1002/andp.201200739"
     # The old endpoint's arXivRaw page: two DOIs in one field too, and a token with totals.
     legacy = real_data() / "oai-export-legacy" / "mikesaelim-listrecords-arXivRaw-token.xml"
     page = parse_page(legacy.read_bytes())
@@ -302,7 +303,8 @@ def test_the_standins_pages_are_shaped_as_arxivs(tmp_path: Path) -> None:
     for record in _records(first):
         tags = [c.tag for c in record.find(f"{OAI}metadata/{RAW}arXivRaw")]  # type: ignore[union-attr]
         assert set(tags) <= set(order), tags
-        assert [t for t in dict.fromkeys(tags)] == sorted(dict.fromkeys(tags), key=order.get)
+        assert [t for t in dict.fromkeys(tags)] == sorted(dict.fromkeys(tags),
+                                                          key=order.__getitem__)
     # Both parse to the same kind of record; the arXiv format's <created> is the latest
     # version's day in both.
     ours = parse_page(first).records[0]

@@ -19,9 +19,9 @@ from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
 from bench.er.evaluate import crawl_offline, distractors, evaluate
 from bench.er.evaluate import main as evaluate_main
 from bench.er.noise import mojibake, scholar_name, typo, with_noise
-from bench.er.site import build_site, build_sites
+from bench.er.site import Page, Site, build_site, build_sites
 from bench.generate import CRAWL_DATE
-from crawler.extract import parse_profile
+from crawler.extract import ProfilePage, parse_profile
 from crawler.extract.lines import page_text
 from scholarindex.core.identity import work_id
 from scholarindex.core.resolution import Atom
@@ -38,7 +38,7 @@ def _record(source: str, rid: str, title: str, authors: str, year: int | None) -
     return Record(source, rid, title, names, authors, "SIGMOD Record", year)
 
 
-def _parse(site, page):  # type: ignore[no-untyped-def]
+def _parse(site: Site, page: Page) -> ProfilePage:
     return parse_profile("http://er.invalid" + page.path, site.render(page).encode("utf-8"),
                          "text/html; charset=utf-8", CRAWL_DATE)
 
@@ -291,7 +291,8 @@ def test_end_to_end_bench_scores_the_index_it_crawled(tmp_path: Path) -> None:
 
 
 @needs_dblp_acm
-def test_the_noise_table_prints_a_row_per_printing(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_noise_table_prints_a_row_per_printing(
+        capsys: pytest.CaptureFixture[str]) -> None:
     from bench.er.noise_table import main as noise_table
     assert noise_table(["--limit", "150", "--row", "nothing changed",
                         "--row", "typos, cut-titles"]) == 0

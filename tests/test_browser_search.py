@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from starlette.types import ASGIApp
 
 from scholarindex.indexing.client import build_client
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, add_profiles, app_for, index_site
@@ -35,7 +36,7 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 class LiveServer:
     """uvicorn serving ``app`` on 127.0.0.1 and a free port, in a background thread."""
 
-    def __init__(self, app: object):
+    def __init__(self, app: ASGIApp):
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))  # bound before start: no race for the port
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
@@ -78,7 +79,7 @@ def chromium(playwright: object) -> Iterator[object]:
     launched = playwright.chromium.launch(  # type: ignore[attr-defined]
         executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
     yield launched
-    launched.close()  # type: ignore[attr-defined]
+    launched.close()
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ def _waits(policy: RetryPolicy, retries: int) -> list[float]:
     wait = policy.wait()
     states = []
     for number in range(1, retries + 1):
-        state = RetryCallState(None, None, (), {})
+        state = RetryCallState(Retrying(), None, (), {})
         state.attempt_number = number
         states.append(state)
     return [wait(state) for state in states]
@@ -41,7 +41,8 @@ def test_jitter_adds_at_most_its_own_length() -> None:
 
 def test_it_stops_after_its_attempts() -> None:
     policy = RetryPolicy(attempts=3, initial_wait=0.1, max_wait=1.0, jitter=0)
-    calls, slept = [], []
+    calls: list[int] = []
+    slept: list[float] = []
 
     def fail() -> None:
         calls.append(1)

@@ -7,6 +7,7 @@ import threading
 import time
 from itertools import pairwise
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -68,6 +69,7 @@ def test_the_harvest_takes_the_deployments_slot_with_redis_and_the_machines_with
     assert isinstance(shared._limiter, RedisRateLimiter)
     crawl = build_limiter(enrichment_config_with(ARXIV_CACHE_DIR=str(tmp_path),
                                                  REDIS_URL=redis_server.url))
+    assert isinstance(crawl, RedisRateLimiter)
     assert shared._limiter.slot_key == crawl.slot_key  # one slot: harvest and crawl
 
 
@@ -134,7 +136,7 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
     from collections import Counter
     from dataclasses import replace
 
-    from scholarindex.enrichment.client import ArxivFetcher
+    from scholarindex.enrichment.client import ArxivFetcher, SearchResult
     from scholarindex.enrichment.models import Listing
     from scholarindex.enrichment.resolver import Resolver
 
@@ -150,11 +152,14 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
                          cache_dir=str(tmp_path / f"m{n}"), timeout_seconds=2.0)
         fetcher = ArxivFetcher(config)
 
-        def slow_search(*args: object, **kwargs: object):  # the request takes a while
-            time.sleep(0.5)
-            return fetcher.search(*args, **kwargs)
-        cache = SharedLookupCache(LookupCache(tmp_path / f"m{n}", 3600, 60),
-                                  RedisLink(redis_server.url, 5), "scholarindex:")
+        def slow_search(query: str, confirm_empty: bool = True) -> SearchResult:
+            time.sleep(0.5)  # the request takes a while
+            return fetcher.search(query, confirm_empty)
+        # The shared cache has the local one's methods (and claims), with no common base
+        # class; the resolver takes it as build_resolver hands it over.
+        cache = cast(LookupCache, SharedLookupCache(LookupCache(tmp_path / f"m{n}", 3600, 60),
+                                                    RedisLink(redis_server.url, 5),
+                                                    "scholarindex:"))
         resolver = Resolver(slow_search, cache, config,
                             on_event=lambda name, count: events[n].update({name: count}))
         start.wait(10)

@@ -77,8 +77,9 @@ def test_three_workers_one_killed_index_equals_a_single_process_crawl(
         workers[2].process.send_signal(signal.SIGKILL)
         killed = workers[2].finish()
         # What it held when it died: it may have been between takes, holding nothing.
-        owners = redis_server.client().hvals(JobKeys(DEFAULT_KEY_PREFIX, "three").owners)
-        held = sum(o.decode().split(":")[1] == str(workers[2].process.pid) for o in owners)
+        owners = [o.decode() if isinstance(o, bytes) else o  # bytes: no decode_responses
+                  for o in redis_server.client().hvals(JobKeys(DEFAULT_KEY_PREFIX, "three").owners)]
+        held = sum(o.split(":")[1] == str(workers[2].process.pid) for o in owners)
         survivors = [w.finish() for w in workers[:2]]
         fetched = site.page_fetches()
 

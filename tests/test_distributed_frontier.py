@@ -164,7 +164,8 @@ def test_a_page_parsed_before_its_worker_died_is_not_counted_towards_setting_it_
     assert a.state().dead == 0
     b = frontier(redis_server, "b")
     assert b.renew([], parsed=["f1"]) == 0  # not b's lease: counted still
-    assert int(a.link.client.hget(KEYS.deliveries, "f1")) == 1
+    deliveries = a.link.client.hget(KEYS.deliveries, "f1")
+    assert deliveries is not None and int(deliveries) == 1
     assert a.ack(["f1"]) == 1
     a.renew([], parsed=["f1"])  # acknowledged meanwhile: no count left behind
     assert a.link.client.hget(KEYS.deliveries, "f1") is None

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from opensearchpy import OpenSearch
 
 from bench.arxiv import IndexedArxivStandIn
 from bench.generate import load_entries
@@ -80,7 +81,7 @@ def test_lookups_of_a_worker_killed_after_acknowledging_its_pages_are_done_by_an
         site.server.__exit__(None, None, None)
 
 
-def build_client_for(config: OpenSearchConfig):  # type: ignore[no-untyped-def]
+def build_client_for(config: OpenSearchConfig) -> OpenSearch:
     from scholarindex.indexing.client import build_client
     return build_client(config)
 

@@ -71,6 +71,7 @@ def test_fallback_clause_is_two_long_title_words_and_a_surname() -> None:
 def test_renamed_paper_is_found_by_one_fallback_request(arxiv_api, tmp_path) -> None:
     [outcome] = resolver(arxiv_api, tmp_path).resolve([LISTING])
     assert outcome.status == DONE, outcome.reason
+    assert outcome.arxiv is not None
     assert outcome.arxiv["id"] == "2405.01234" and "renamed" in outcome.reason
     # The title phrase finds only the decoy; the fallback, one more request, the paper.
     assert arxiv_api.queries == [f'ti:"{" ".join(EARLIER.lower().replace("-", " ").split())}"',
@@ -123,4 +124,5 @@ def test_the_crawl_enricher_finds_it_too(arxiv_api, tmp_path) -> None:
     finally:
         enricher.close("test over", timeout=5)
     assert results["elastic"].status == DONE
-    assert results["elastic"].arxiv["id"] == "2405.01234"
+    found = results["elastic"].arxiv
+    assert found is not None and found["id"] == "2405.01234"

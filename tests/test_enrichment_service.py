@@ -268,7 +268,11 @@ def test_submit_many_reads_a_work_alone_only_when_listed_again(arxiv_api: ArxivS
     reads: list[str] = []
     store = enricher._answered
     read_one = store.get
-    store.get = lambda work_id: reads.append(work_id) or read_one(work_id)  # type: ignore[method-assign]
+
+    def counted_get(work_id: str) -> tuple[Listing, Outcome] | None:
+        reads.append(work_id)
+        return read_one(work_id)
+    store.get = counted_get  # type: ignore[method-assign]
     try:
         enricher.submit_many(batch)
         assert len(reads) == len(batch) - len({listing.work_id for listing in batch})

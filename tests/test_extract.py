@@ -61,6 +61,7 @@ def test_every_field(stem: str, markup: str) -> None:
         {key: w[key] for key in WORK_KEYS} for w in want["works"]
     ]
     assert page.truncated == bool(want.get("truncated"))
+    assert page.researcher is not None
     for work in page.works:
         assert work.work_id == work_id(work.title)
         assert work.researcher_id == page.researcher.id
@@ -116,9 +117,9 @@ def test_distinct_titles_get_distinct_ids_across_all_fixtures() -> None:
         for work in expected(stem)["works"]:
             by_id.setdefault(work_id(work["title"]), set()).add(work["title"])
     for titles in by_id.values():
-        titles = sorted(titles)
-        for i, first in enumerate(titles):
-            for second in titles[i + 1:]:
+        ordered = sorted(titles)
+        for i, first in enumerate(ordered):
+            for second in ordered[i + 1:]:
                 assert (first, second) in same, f"{first!r} and {second!r} share an id"
 
 

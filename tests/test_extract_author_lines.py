@@ -106,7 +106,7 @@ def test_a_one_word_title_without_authors_is_not_the_next_cards_tag(markup: str)
              Card("Articles", "Avigdor Gal", date="Jan 1, 2002")]
     page = parse(cards, markup)
     assert [(w.title, w.category, w.date) for w in page.works] == [
-        (c.title, None, "2003-01-01" if "2003" in c.date else "2002-01-01") for c in cards]
+        (c.title, None, "2003-01-01" if "2003" in (c.date or "") else "2002-01-01") for c in cards]
     assert [w.authors for w in page.works] == [[], [], [], [], ["Avigdor Gal"]]
     assert not page.truncated and not page.ambiguous and not page.problems
 

@@ -150,8 +150,9 @@ def test_a_met_count_never_splits_an_abstract_that_reads_as_a_card(markup: str) 
     body, content_type = rendered(built, markup)
     page = parse_profile("https://papercards.example/authors/x", body, content_type, TODAY)
     assert [w.title for w in page.works] == [c.title for c in page_cards]
-    assert page.works[1].abstract.split("\n")[-2:] == ["Deep Learning",
-                                                       "Yann LeCun, Yoshua Bengio"] \
+    abstract = page.works[1].abstract
+    assert abstract is not None
+    assert abstract.split("\n")[-2:] == ["Deep Learning", "Yann LeCun, Yoshua Bengio"] \
         or markup == "table"  # one cell: the table's abstract is one line
     assert not page.ambiguous
 

@@ -43,10 +43,10 @@ def test_csv_and_json_keep_one_row_per_record() -> None:
     assert [(r["kind"], r["id"], r["work_id"]) for r in rows] == [
         ("researcher", "r1", ""), ("work", "", "w1"), ("work", "", "w2")]
     out = io.BytesIO()
-    exporter = feeds.JsonItemExporter(out)
-    exporter.start_exporting()
-    exporter.export_item(_page())
-    exporter.finish_exporting()
+    json_exporter = feeds.JsonItemExporter(out)
+    json_exporter.start_exporting()
+    json_exporter.export_item(_page())
+    json_exporter.finish_exporting()
     assert [r["kind"] for r in json.loads(out.getvalue())] == ["researcher", "work", "work"]
 
 

@@ -350,7 +350,9 @@ def test_huge_page_is_generated_past_the_download_limit() -> None:
     body = render.huge_page_html()
     assert len(body) > 9 * 1024 * 1024
     text = render.huge_page_text()
-    announced = int(re.search(r"(\d+) published item\(s\)", text).group(1))
+    found = re.search(r"(\d+) published item\(s\)", text)
+    assert found is not None
+    announced = int(found.group(1))
     assert announced == text.count("preprint2022arXiv") > 1000
     assert not any(p.stat().st_size > 1024 * 1024 for p in FIXTURES.rglob("*") if p.is_file())
 

@@ -16,7 +16,7 @@ from opensearchpy.helpers.actions import _chunk_actions, expand_action
 from scholarindex.indexing.bulkbody import BulkAction, requests
 from scholarindex.indexing.client import _OrjsonSerializer
 
-_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+_text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False)
     | _text,

@@ -6,9 +6,11 @@ import copy
 import json
 import pickle
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from itertools import permutations
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -39,6 +41,7 @@ from scholarindex.indexing.documents import (
 )
 from scholarindex.indexing.errors import InvalidItem
 from scholarindex.indexing.indices import load_mapping
+from scholarindex.indexing.shapes import WorkDoc
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"
 
@@ -60,20 +63,20 @@ THIRD = listing("xin-jin", researcher_name="Xin Jin", authors=["Chao Jin", "Yinm
                 title="ReLibra — serving LLMs, fast", venue="NSDI")
 
 
-def fold(listings: list[tuple[dict, str]]) -> dict:
-    doc = None
+def fold(listings: list[tuple[dict, str]]) -> WorkDoc:
+    doc: WorkDoc | None = None
     for item, seen in listings:
         doc = merge_listing(doc, item, seen)
     assert doc is not None
     return doc
 
 
-def without_times(doc: dict) -> dict:
-    doc = copy.deepcopy(doc)
-    for entry in [doc, *doc.get("listings", [])]:
+def without_times(doc: Mapping[str, Any]) -> dict[str, Any]:
+    copied = copy.deepcopy(dict(doc))
+    for entry in [copied, *copied.get("listings", [])]:
         entry.pop("first_seen", None)
         entry.pop("last_seen", None)
-    return doc
+    return copied
 
 
 def test_new_document_has_the_contract_fields() -> None:
@@ -126,7 +129,9 @@ def test_functions_never_mutate_their_inputs() -> None:
     item_before, doc_before = copy.deepcopy(item), copy.deepcopy(doc)
     merged = merge_listing(doc, item, T2)
     assert item == item_before and doc == doc_before
-    merged["listings"][0]["authors"].append("Mallory")  # the result shares nothing either
+    authors = merged["listings"][0]["authors"]
+    assert authors is not None
+    authors.append("Mallory")  # the result shares nothing either
     assert doc == doc_before and item == item_before
     patch = {"status": "done", "arxiv": {"id": "2601.00001", "authors": ["A"]}, "reason": None}
     patch_before = copy.deepcopy(patch)
@@ -208,9 +213,9 @@ def test_changes_accept_dataclasses_and_dicts_alike() -> None:
 def test_enrichment_attached_by_the_arxiv_pipeline_becomes_a_change() -> None:
     item = WorkItem(work_id="w", title="T", researcher_id="r", researcher_name="R")
     assert changes_from_item(item, T1) == [change_from_item(item, T1)]
-    # The arXiv pipeline sets attributes when WorkItem does not declare the fields.
-    item.enrichment = {"status": "done", "reason": None}  # type: ignore[attr-defined]
-    item.arxiv = {"id": "2601.00001"}  # type: ignore[attr-defined]
+    # The arXiv pipeline sets the item's enrichment and arxiv fields.
+    item.enrichment = {"status": "done", "reason": None}
+    item.arxiv = {"id": "2601.00001"}
     listing_change, patch = changes_from_item(item, T1)
     assert patch.kind == "enrichment" and patch.data["arxiv"] == {"id": "2601.00001"}
     as_dict = {**asdict(item), "enrichment": {"status": "done", "reason": None},
@@ -340,8 +345,8 @@ _initial_listings = st.builds(
 )
 
 
-def _replay(first: tuple[dict, str], events: list[tuple[str, dict, str]]) -> dict:
-    doc = merge_listing(None, *first)
+def _replay(first: tuple[dict, str], events: list[tuple[str, dict, str]]) -> Mapping[str, Any]:
+    doc: Mapping[str, Any] = merge_listing(None, *first)
     for kind, data, at in events:
         doc = merge_listing(doc, data, at) if kind == "listing" else apply_enrichment(doc, data, at)
     return doc
@@ -394,8 +399,8 @@ def one_change(item: dict, seen: str) -> Change:
 _KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1}  # as the writer orders a document's
 
 
-def fold_changes(changes: list[Change]) -> dict:
-    doc = None
+def fold_changes(changes: list[Change]) -> Mapping[str, Any]:
+    doc: Mapping[str, Any] | None = None
     for change in sorted(changes, key=lambda c: _KIND_ORDER[c.kind]):
         doc = apply_change(doc, change)
     assert doc is not None
@@ -494,4 +499,5 @@ def test_joining_a_matched_document_keeps_its_match_whatever_answered_last() -> 
         for docs in permutations([matched, unmatched]):
             joined = merge_works(docs)
             assert joined["arxiv_id"] == matched["arxiv_id"] is not None
-            assert joined["enrichment"]["status"] == "done"
+            enrichment = joined["enrichment"]
+            assert enrichment is not None and enrichment["status"] == "done"

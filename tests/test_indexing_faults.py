@@ -11,6 +11,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.indexing import batches, synthetic_listings, synthetic_researchers
+from scholarindex.core.items import ResearcherItem, WorkItem
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.client import build_client, translate_errors
@@ -24,7 +25,8 @@ from tests.support.index_contents import snapshot
 from tests.support.settings import RETENTION_DAYS, writer_retry_with
 
 T1 = "2026-01-01T00:00:00.000Z"
-ITEMS = [*synthetic_listings(20, per_work=2, researchers=8), *synthetic_researchers(8)]
+ITEMS: list[WorkItem | ResearcherItem] = [
+    *synthetic_listings(20, per_work=2, researchers=8), *synthetic_researchers(8)]
 
 
 def clean_state(make_writer: Callable[..., BulkWriter], client: OpenSearch,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -62,8 +62,8 @@ def matched(title: str, at: str = T1, arxiv: dict | None = None) -> Change:
     return enrichment_change(work_id(title), status="done", arxiv=arxiv or ARXIV, at=at)
 
 
-def doc_of(*changes: Change) -> dict[str, Any]:
-    doc = None
+def doc_of(*changes: Change) -> Mapping[str, Any]:
+    doc: Mapping[str, Any] | None = None
     for change in changes:
         doc = apply_change(doc, change)
     assert doc is not None
@@ -85,7 +85,9 @@ def test_merge_keeps_every_listing_under_the_smallest_id() -> None:
         ("lena-hofmann", EARLY_ID), ("ada-arxivson", LATE_ID), ("lena-hofmann", LATE_ID)])
     assert [p["id"] for p in merged["profiles"]] == ["ada-arxivson", "lena-hofmann"]
     assert merged["profile_count"] == 2
-    assert merged["arxiv_id"] == "2405.01234" and merged["enrichment"]["status"] == "done"
+    enrichment = merged["enrichment"]
+    assert merged["arxiv_id"] == "2405.01234"
+    assert enrichment is not None and enrichment["status"] == "done"
     assert {"Lena Hofmann", "Ada Arxivson"} <= set(merged["authors"])
     assert {"cs.DC", "cs.LG"} <= set(merged["categories"])
     assert identity_keys(merged) == ["arxiv:2405.01234", "doi:10.1000/elasticmoe"]
@@ -234,7 +236,7 @@ class _Interleaving:
     the joiner's read and its delete (a 409 no real timing would reliably cause).
     """
 
-    def __init__(self, client: OpenSearch, before: Callable[[], None]):
+    def __init__(self, client: OpenSearch, before: Callable[[], object]):
         self._client, self._before, self.fired = client, before, False
 
     def __getattr__(self, name: str) -> Any:

@@ -153,6 +153,7 @@ def test_a_short_outage_pauses_the_crawl_and_loses_nothing(
     # Few pages fetched while the cluster was down (the crawl takes 0.4 s a page), none
     # while paused but the one in flight; every page fetched once, as in the clean crawl.
     requests = site.requests
+    assert isinstance(requests, _TimedRequests)  # as the site fixture set it
     assert requests.between(paused, resumed) <= 1
     assert requests.between(outage.began, outage.ended) <= 3
     assert len(requests) - fetched_clean == fetched_clean

@@ -275,7 +275,9 @@ def test_slow_cluster_applies_backpressure_and_loses_nothing(
     stats = result.stats
     assert stats["index/backpressure_waits"] > 0
     # Each flush waited 0.4 s on OpenSearch off the reactor thread, which kept ticking.
-    ticks = result.crawler.spider.ticks
+    spider = result.crawler.spider
+    assert isinstance(spider, PagesSpider)
+    ticks = spider.ticks
     assert writes and not any(on_reactor for _, _, on_reactor in writes)
     for start, end, _ in writes:
         assert any(start < tick < end for tick in ticks), "the reactor stalled during a flush"

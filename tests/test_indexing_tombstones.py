@@ -168,7 +168,9 @@ def test_a_left_out_listing_still_brings_the_enrichment_it_carries() -> None:
     state = fold([listed("ann", T1), listed("bob", T1), unlist_change("w", "ann", T2)])
     folded = fold_with_tombstone(state.doc, state.tombstone, late)
     assert folded.ignored and folded.unapplied is None
-    assert folded.doc == fold_change(state.doc, carried_enrichment(late))
+    enrichment = carried_enrichment(late)
+    assert enrichment is not None
+    assert folded.doc == fold_change(state.doc, enrichment)
     assert folded.doc is not None and folded.doc["arxiv_id"] == "2601.00001"
     # No document to enrich: handed back, to be folded as a change of its own.
     gone = fold([listed("ann", T1), unlist_change("w", "ann", T2)])

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch
@@ -121,7 +122,7 @@ def test_a_listing_and_its_enrichment_are_one_change_and_the_same_document(
             report.delivered, report.dead_lettered) == (2, 2, 2, 2, 0)
     assert report.stats()["index/enrichments_delivered"] == 2
     written = snapshot(opensearch_client, f"{index_prefix}works")
-    folded: dict | None = None
+    folded: Mapping[str, Any] | None = None
     for change in sorted(split, key=lambda c: c.kind == "enrichment"):
         folded = fold_change(folded, change)
     assert written == {"relibra": json.loads(json.dumps(folded))}

@@ -124,10 +124,12 @@ def test_a_held_lock_beats_so_it_never_turns_stale(opensearch_client: OpenSearch
     with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=0.4) as held:
         first = lock_doc(client, index_prefix, "works")
         assert first is not None and first["operation"] == "reindex"
-        beats = set()
+        beats: set[str] = set()
         deadline = time.monotonic() + 30
         while len(beats) < 3 and time.monotonic() < deadline:
-            beats.add(lock_doc(client, index_prefix, "works")["heartbeat_at"])
+            current = lock_doc(client, index_prefix, "works")
+            assert current is not None
+            beats.add(current["heartbeat_at"])
             time.sleep(0.05)
         assert len(beats) >= 3  # rewritten every 0.1 s
         time.sleep(0.6)  # longer than the timeout: still beating, so still held

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -16,9 +17,9 @@ from scholarindex.ops.runs import flag_drops
 from scholarindex.ops.verify import TOP_HITS, Snapshot, compare
 
 
-def fixture_documents() -> dict[tuple[str, str], dict[str, Any]]:
+def fixture_documents() -> dict[tuple[str, str], Mapping[str, Any]]:
     """The fixture pages merged in memory the way the writer merges them, some enriched."""
-    docs: dict[tuple[str, str], dict[str, Any]] = {}
+    docs: dict[tuple[str, str], Mapping[str, Any]] = {}
     for change in fixture_changes():
         key = (change.index, change.doc_id)
         docs[key] = apply_change(docs.get(key), change)

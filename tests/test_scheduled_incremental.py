@@ -92,12 +92,11 @@ def test_a_failed_run_commits_nothing_and_the_next_processes_its_pages(tmp_path:
     ("auto", "true", True), ("auto", "false", False),
 ])
 def test_incremental_enabled_switch(tmp_path: Path, mode: str, indexing: str, on: bool) -> None:
-    settings = {"INCREMENTAL_ENABLED": mode, "INDEX_ENABLED": indexing}
     if on:
-        IncrementalRun(tmp_path, **settings).end()
+        IncrementalRun(tmp_path, INCREMENTAL_ENABLED=mode, INDEX_ENABLED=indexing).end()
     else:
         with pytest.raises(NotConfigured):
-            IncrementalRun(tmp_path, **settings)
+            IncrementalRun(tmp_path, INCREMENTAL_ENABLED=mode, INDEX_ENABLED=indexing)
 
 
 # --- real crawls --------------------------------------------------------------------------

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
 from scholarindex.search.matching import (
     MOST_WORDS,
@@ -85,8 +88,11 @@ def test_a_kept_answer_serves_only_the_same_request_at_the_same_index_state():
     cache = BrowseCache(max_entries=2)
     calls: list[int] = []
 
-    def compute(n: int):
-        return lambda: calls.append(n) or {"n": n}
+    def compute(n: int) -> Callable[[], dict[str, Any]]:
+        def answer() -> dict[str, Any]:
+            calls.append(n)
+            return {"n": n}
+        return answer
 
     state = index_state(_stats(10, 10))
     assert cache.get({"q": 1}, state, compute(1)) == {"n": 1}
@@ -129,7 +135,9 @@ def test_an_exact_match_shows_no_note(site: FixtureSite):
 
 
 def test_browsing_sees_a_write_at_once(own_site: FixtureSite, tmp_path):
-    cache = own_site.http.app.state.service.browse_cache
+    app = own_site.http.app
+    assert isinstance(app, FastAPI)
+    cache = app.state.service.browse_cache
     before = own_site.search(size=1)
     hits = cache.hits
     assert own_site.search(size=1) == before

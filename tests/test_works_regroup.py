@@ -7,6 +7,7 @@ and ``resolution.plan`` finds which documents need it; both must not depend on o
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -33,8 +34,8 @@ def listing(wid: str, title: str, researcher: str, **fields: Any) -> dict[str, A
                            researcher_name=researcher.title(), year=2020, **fields))
 
 
-def doc(*items: dict[str, Any], enriched: str | None = None) -> dict[str, Any]:
-    result = None
+def doc(*items: dict[str, Any], enriched: str | None = None) -> Mapping[str, Any]:
+    result: Mapping[str, Any] | None = None
     for item in items:
         result = apply_change(result, change_from_item(item, T1))
     if enriched:
@@ -68,7 +69,8 @@ def test_a_split_gives_each_group_its_listings_and_keeps_the_enrichment_with_its
     assert [e["researcher_id"] for e in parts["cccc"]["listings"]] == ["cid"]
     assert parts["aaaa"]["arxiv_id"] == "2001.00001"
     assert parts["cccc"]["arxiv_id"] is None
-    assert parts["cccc"]["enrichment"]["status"] == "pending"  # looked up again, alone
+    enrichment = parts["cccc"]["enrichment"]  # looked up again, alone
+    assert enrichment is not None and enrichment["status"] == "pending"
     assert "resolution" not in parts["aaaa"] and "resolution" not in parts["cccc"]
 
 

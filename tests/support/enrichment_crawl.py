@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,7 @@ class ListingSpider(scrapy.Spider):
 
     name = "listings"
 
-    async def start(self):  # type: ignore[override]
+    async def start(self) -> AsyncIterator[Any]:
         pages: dict[str, list[dict]] = {}
         for work in WORKS:
             pages.setdefault(work["page"], []).append(work)

@@ -178,6 +178,8 @@ class FaultProxy:
                 with self._lock:
                     self.requests.append(f"{method} {path}")
                     delay = self._delay
+                kind: str
+                value: Any  # a status and Retry-After, a delay, or whether to forward
                 kind, value = self._take_fault(f"{method} {path}") or ("", 0)
                 if kind == "delay":
                     delay += value
