@@ -7,7 +7,6 @@ import threading
 import time
 from itertools import pairwise
 from pathlib import Path
-from typing import cast
 
 import pytest
 
@@ -155,11 +154,8 @@ def test_two_workers_meeting_the_same_new_title_at_once_make_one_request(
         def slow_search(query: str, confirm_empty: bool = True) -> SearchResult:
             time.sleep(0.5)  # the request takes a while
             return fetcher.search(query, confirm_empty)
-        # The shared cache has the local one's methods (and claims), with no common base
-        # class; the resolver takes it as build_resolver hands it over.
-        cache = cast(LookupCache, SharedLookupCache(LookupCache(tmp_path / f"m{n}", 3600, 60),
-                                                    RedisLink(redis_server.url, 5),
-                                                    "scholarindex:"))
+        cache = SharedLookupCache(LookupCache(tmp_path / f"m{n}", 3600, 60),
+                                  RedisLink(redis_server.url, 5), "scholarindex:")
         resolver = Resolver(slow_search, cache, config,
                             on_event=lambda name, count: events[n].update({name: count}))
         start.wait(10)

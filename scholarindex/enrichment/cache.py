@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import orjson
 
@@ -50,6 +51,26 @@ def _decoded(candidates: bytes) -> list[dict]:
     ``json``, and from bytes, so SQLite's text needs no ``str`` made of it first.
     """
     return [] if candidates == b"[]" else orjson.loads(candidates)
+
+
+class LookupStore(Protocol):
+    """What the resolver reads and writes: this machine's ``LookupCache``, or the cache
+    the workers of a deployment share (``shared_cache.SharedLookupCache``)."""
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, CachedLookup]: ...
+
+    def put_many(self, rows: Iterable[tuple[str, list[dict], bool, str]]) -> None: ...
+
+
+@runtime_checkable
+class ClaimingStore(LookupStore, Protocol):
+    """A shared store that also hands out titles to ask arXiv for, one worker each."""
+
+    def claim(self, keys: list[str], hold: float) -> tuple[list[str], list[str]]: ...
+
+    def release(self, keys: list[str]) -> None: ...
+
+    def wait_for(self, keys: list[str], timeout: float) -> list[str]: ...
 
 
 class LookupCache(ThreadLocalSQLite):

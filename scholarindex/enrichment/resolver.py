@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from scholarindex.core import stat_keys
 from scholarindex.core.enrichment_status import DONE, NONE, PENDING
-from scholarindex.enrichment.cache import CachedLookup, LookupCache
+from scholarindex.enrichment.cache import CachedLookup, ClaimingStore, LookupCache, LookupStore
 from scholarindex.enrichment.client import ArxivFetcher, SearchResult
 from scholarindex.enrichment.config import EnrichmentConfig
 from scholarindex.enrichment.errors import ArxivUnavailable, BadQuery
@@ -42,7 +42,6 @@ logger = logging.getLogger(__name__)
 # under the verification thresholds, so a later, looser threshold still has data.
 _CANDIDATE_FLOOR = 0.5
 Search = Callable[..., SearchResult]  # (query, confirm_empty=True): ArxivFetcher.search
-Claim = Callable[[list[str], float], tuple[list[str], list[str]]]  # SharedLookupCache.claim
 EventSink = Callable[[str, int], None]
 
 
@@ -59,7 +58,7 @@ def _iso_time(timestamp: float) -> str:
 class Resolver:
     """Answers listings from the cache, the local mirror and arXiv searches."""
 
-    def __init__(self, search: Search, cache: LookupCache, config: EnrichmentConfig,
+    def __init__(self, search: Search, cache: LookupStore, config: EnrichmentConfig,
                  on_event: EventSink | None = None, mirror: ArxivMirror | None = None) -> None:
         self._search = search
         self._cache = cache
@@ -216,21 +215,22 @@ class Resolver:
         not asked again, their answers are read from the shared cache when they come
         (single flight); the ones still unanswered after the claim's time are asked here.
         """
-        claim = getattr(self._cache, "claim", None)
+        shared = self._cache if isinstance(self._cache, ClaimingStore) else None
         hold = 4 * (self._config.timeout_seconds + self._config.delay_seconds)
         elsewhere: list[str] = []
-        outage = self._search_batches(keys, waiting, claim, hold, elsewhere)
-        if outage is not None or not elsewhere:
+        outage = self._search_batches(keys, waiting, shared, hold, elsewhere)
+        if outage is not None or shared is None or not elsewhere:
             return outage
         self._on_event(stat_keys.ARXIV_ASKED_BY_OTHER_WORKERS, len(elsewhere))
-        left = self._cache.wait_for(elsewhere, hold)  # type: ignore[attr-defined]  # shared cache only: elsewhere is empty otherwise
+        left = shared.wait_for(elsewhere, hold)
         return self._search_batches(left, waiting, None, hold, []) if left else None
 
     def _search_batches(self, keys: list[str], waiting: dict[str, list[Listing]],
-                        claim: Claim | None, hold: float, elsewhere: list[str]) -> str | None:
+                        shared: ClaimingStore | None, hold: float, elsewhere: list[str]
+                        ) -> str | None:
         for batch in batches(keys, self._config.batch_size, self._config.max_query_chars):
-            if claim is not None:
-                batch, asked = claim(batch, hold)
+            if shared is not None:
+                batch, asked = shared.claim(batch, hold)
                 elsewhere += asked
                 if not batch:
                     continue
@@ -242,8 +242,8 @@ class Resolver:
                 logger.warning("arXiv unavailable: %s", exc)
                 return f"arXiv unavailable: {exc}"
             finally:
-                if claim is not None:
-                    self._cache.release(batch)  # type: ignore[attr-defined]  # claim is set for the shared cache only
+                if shared is not None:
+                    shared.release(batch)
         return None
 
     def _fallback(self, listings: list[Listing]) -> None:
@@ -352,11 +352,11 @@ def build_resolver(
     """A resolver on the real client, cache and mirror (if one was harvested into
     ``ARXIV_CACHE_DIR``); close the fetcher after use."""
     fetcher = ArxivFetcher(config, stop=stop, on_event=on_event)
-    cache = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
+    local = LookupCache(config.cache_dir, config.hit_ttl_seconds, config.miss_ttl_seconds)
+    cache: LookupStore = local
     if config.redis_url:  # distributed crawl: answers shared by every worker (Redis)
         from scholarindex.enrichment.shared_cache import shared_cache
-        # The shared cache has the local one's methods (and claims); no common base class.
-        cache = shared_cache(cache, config.redis_url, config.redis_key_prefix,  # type: ignore[assignment]
+        cache = shared_cache(local, config.redis_url, config.redis_key_prefix,
                              config.redis_retry_seconds)
     mirror = ArxivMirror.existing(config.cache_dir)
     return Resolver(fetcher.search, cache, config, on_event=on_event, mirror=mirror), fetcher
