@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -221,9 +222,13 @@ def test_autocomplete_suggests_and_navigates(page, server):
     assert total(page) >= 1
 
 
-def test_untrusted_abstract_stays_text_in_the_browser(page, server):
+def test_untrusted_abstract_stays_text_in_the_browser(page: Any, server: LiveServer) -> None:
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def on_dialog(dialog: Any) -> None:  # a script that ran would open one
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+    page.on("dialog", on_dialog)
     page.goto(server.url + "/?q=untrusted")
     page.locator("details.full-abstract summary").first.click()
     assert SCRIPT_TEXT in page.locator("ol.hits").inner_text()

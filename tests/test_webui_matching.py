@@ -84,7 +84,7 @@ def _stats(docs: int, ops: int, refreshes: int = 0, name: str = "w-v1") -> dict:
         "refresh": {"total": refreshes}}}}}
 
 
-def test_a_kept_answer_serves_only_the_same_request_at_the_same_index_state():
+def test_a_kept_answer_serves_only_the_same_request_at_the_same_index_state() -> None:
     cache = BrowseCache(max_entries=2)
     calls: list[int] = []
 
