@@ -15,7 +15,7 @@ from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.ops import cli_env, run_cli
 from tests.support.search_site import app_for
-from tests.support.works import LISTINGS, ORIGINAL, T1, TYPO
+from tests.support.works import LISTINGS, ORIGINAL, OTHER, T1, TYPO
 
 
 def indexed(make_writer: Callable[..., BulkWriter]) -> None:
@@ -55,12 +55,47 @@ def test_resolve_explain_keep_apart_and_forget(
     assert run_cli(["works", "decisions"], env).output.strip() == "no decisions"
 
 
+def test_compare_gives_the_matchers_verdict_and_ops_decisions_on_a_pair(
+        opensearch_config: OpenSearchConfig, make_writer: Callable[..., BulkWriter]) -> None:
+    indexed(make_writer)
+    env = cli_env(opensearch_config)
+    run_cli(["works", "resolve"], env)
+
+    def compare(first: str, second: str) -> dict:
+        result = run_cli(["works", "compare", first, second, "--json"], env)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    joined = compare(ORIGINAL["work_id"], TYPO["work_id"])
+    assert joined["one_work"] and joined["verdict"]["match"]
+    assert joined["first"]["work"] == joined["second"]["work"]
+    assert joined["second"]["titles"] == [TYPO["title"]]
+    assert joined["second"]["authors"] == ["Ann Lee", "Bob Stone"]
+
+    other = compare(ORIGINAL["work_id"], OTHER["work_id"])
+    assert not other["one_work"] and not other["verdict"]["match"]
+    assert other["verdict"]["evidence"] and other["decisions"] == []
+    shown = run_cli(["works", "compare", ORIGINAL["work_id"], OTHER["work_id"]], env).output
+    assert "matcher: apart" in shown and "now: two works" in shown
+
+    run_cli(["works", "keep-apart", TYPO["work_id"], ORIGINAL["work_id"], "--note", "editions"],
+            env)
+    kept = compare(ORIGINAL["work_id"], TYPO["work_id"])
+    assert not kept["one_work"] and kept["verdict"]["match"]
+    assert [(d["kind"], d["note"]) for d in kept["decisions"]] == [("apart", "editions")]
+    shown = run_cli(["works", "compare", ORIGINAL["work_id"], TYPO["work_id"]], env).output
+    assert "now: two works, as ops decided: apart" in shown
+
+
 def test_explaining_an_unknown_id_and_a_bad_decision_fail_clearly(
         opensearch_config: OpenSearchConfig, make_writer: Callable[..., BulkWriter]) -> None:
     indexed(make_writer)
     env = cli_env(opensearch_config)
     missing = run_cli(["works", "explain", "0000000000000000"], env)
     assert missing.exit_code == 1 and "no work holds 0000000000000000" in missing.output
+    unknown = run_cli(["works", "compare", TYPO["work_id"], "0000000000000000"], env)
+    assert unknown.exit_code == 1
+    assert "no work holds listings of 0000000000000000" in unknown.output
     same = run_cli(["works", "join", TYPO["work_id"], TYPO["work_id"]], env)
     assert same.exit_code == 2 and "two different work ids" in same.output
 

@@ -548,6 +548,47 @@ def works_explain(work_id: str, as_json: bool) -> None:
     console.emit(found, as_json, text)
 
 
+@works.command("compare")
+@click.argument("first")
+@click.argument("second")
+@json_option
+@_opensearch_errors
+def works_compare(first: str, second: str, as_json: bool) -> None:
+    """What the matcher reads of work ids FIRST and SECOND, and its verdict on them."""
+    from scholarindex.ops import works as ops_works
+
+    try:
+        found = ops_works.compare(_settings(), first, second)
+    except LookupError as exc:
+        fail(f"works compare: no work holds listings of {exc.args[0]}")
+
+    def side(s: dict[str, Any]) -> list[str]:
+        def listed(name: str) -> str:
+            return ", ".join(map(str, s[name])) or "-"
+        return [f"{s['work_id']} (in work {s['work']}): {' | '.join(s['titles'])}",
+                f"  years {listed('years')}; venues {listed('venues')}; "
+                f"listed by {listed('owners')}",
+                f"  authors {listed('authors')}"
+                + (f"; verified {listed('verified')}" if s["verified"] else "")]
+
+    def text(r: dict[str, Any]) -> str:
+        v = r["verdict"]
+        verdict = (f"{'alike' if v['match'] else 'apart'}, score {v['score']}"
+                   f"{', a conflict: never one work' if v['conflict'] else ''} "
+                   f"({'; '.join(v['evidence'])})")
+        where = "one work" if r["one_work"] else "two works"
+        if r["decisions"]:
+            where += ", as ops decided: " + "; ".join(
+                f"{d['kind']} ({d['decided_at']}) {d['note']}".rstrip() for d in r["decisions"])
+        elif v["match"] and not r["one_work"]:
+            where += (", though judged alike: the pass joined one of them with a better "
+                      "partner, found a tie, or a conflict between their groups")
+        return "\n".join([*side(r["first"]), *side(r["second"]), f"matcher: {verdict}",
+                          f"now: {where}"])
+
+    console.emit(found, as_json, text)
+
+
 def _decide(kind: str, first: str, second: str, note: str, as_json: bool) -> None:
     from scholarindex.indexing.decisions import decision
     from scholarindex.ops import works as ops_works

@@ -3,6 +3,8 @@
 - ``resolve [--dry-run]``: run the resolution pass now (a finished crawl runs it too);
 - ``explain ID``: the work document holding a work_id, its listings, and why each
   work_id joined it;
+- ``compare A B``: what the matcher reads of two work_ids' listings and its verdict on
+  them, for "why are these two works?" as much as "why one?";
 - ``keep-apart A B`` / ``join A B``: record a decision (``scholarindex.indexing.decisions``) and run
   the pass, so the index follows at once; every later pass keeps to it;
 - ``forget A B``: drop the decisions on a pair; ``decisions``: list them.
@@ -14,11 +16,13 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from scholarindex.core.resolution import Atom
+from scholarindex.core.resolution import decide as judge
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.decisions import Decision, DecisionStore
 from scholarindex.indexing.identity import WorkJoiner
 from scholarindex.indexing.indices import alias_name
-from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport
+from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport, atoms_of
 from scholarindex.ops.settings import OpsSettings
 
 
@@ -58,6 +62,40 @@ def explain(settings: OpsSettings, work_id: str) -> dict[str, Any] | None:
                                         "evidence": ["the same title"]}
                        for wid in sorted({item["work_id"] for item in listings})
                        if wid != doc["work_id"]]}
+
+
+def compare(settings: OpsSettings, first: str, second: str) -> dict[str, Any]:
+    """Two work_ids side by side: the work holding each, the evidence the matcher reads
+    of each one's listings, its verdict on the pair and ops' decisions on it.
+
+    Raises ``LookupError`` naming a work_id no work holds (or whose listings are gone).
+    """
+    client = settings.client()
+    holders = {}
+    for wid in (first, second):
+        holders[wid] = _holder(client, settings, wid)
+        if holders[wid] is None:
+            raise LookupError(wid)
+    docs = {doc["work_id"]: doc for doc in holders.values() if doc is not None}
+    atoms = {atom.work_id: atom for atom in atoms_of(docs.values())}
+    for wid in (first, second):
+        if wid not in atoms:
+            raise LookupError(wid)
+    verdict = judge(atoms[first], atoms[second])
+    pair = {first, second}
+    return {"first": _evidence(atoms[first], holders[first]),
+            "second": _evidence(atoms[second], holders[second]),
+            "one_work": len(docs) == 1,
+            "verdict": {"match": verdict.match, "score": round(verdict.score, 3),
+                        "evidence": list(verdict.evidence), "conflict": verdict.conflict},
+            "decisions": [d.__dict__ for d in decisions(settings) if {d.a, d.b} == pair]}
+
+
+def _evidence(atom: Atom, holder: dict[str, Any] | None) -> dict[str, Any]:
+    return {"work_id": atom.work_id, "work": holder["work_id"] if holder else None,
+            "titles": list(atom.titles), "years": list(atom.years), "venues": list(atom.venues),
+            "owners": list(atom.owners), "authors": list(atom.authors),
+            "verified": list(atom.strong_keys)}
 
 
 def _holder(client: OpenSearch, settings: OpsSettings, work_id: str) -> dict[str, Any] | None:
