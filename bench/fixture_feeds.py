@@ -57,7 +57,8 @@ def dump(fixtures: Path, out: io.BufferedIOBase) -> int:
                 "links": page.links}
         out.write(json.dumps(head, ensure_ascii=False).encode() + b"\n")
         if page.researcher is not None:
-            exporter = JsonLinesItemExporter(out)  # type: ignore[arg-type]  # Scrapy annotates BytesIO; any binary file works
+            # Scrapy annotates the file as BytesIO; any binary file works.
+            exporter = JsonLinesItemExporter(out)  # type: ignore[arg-type]
             exporter.start_exporting()
             exporter.export_item(PageItem(page.researcher, page.works))
             exporter.finish_exporting()
