@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
+from scholarindex.indexing import resolution
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item, unlist_change
 from scholarindex.indexing.client import build_client
@@ -198,6 +199,21 @@ def test_a_dry_run_writes_nothing(opensearch_client: OpenSearch,
     assert report.groups_changed == 1
     docs = snapshot(opensearch_client, alias_name(prefix, "works"))
     assert len(docs) == (6 if dry_run else 4)
+
+
+def test_the_report_names_the_largest_work_and_a_large_one_is_a_warning(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        make_writer: Callable[..., BulkWriter], monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    prefix = opensearch_config.prefix
+    write(make_writer(), LISTINGS)
+    one_paper = sorted(item["work_id"] for item in (ORIGINAL, TYPO, CUT))
+    report = ResolutionPass(opensearch_client, prefix, POLICY).run()
+    assert (report.largest_work, report.largest_work_id) == (3, one_paper[0])
+    assert "holds 3 work ids" not in caplog.text
+    monkeypatch.setattr(resolution, "LARGE_WORK", 3)
+    ResolutionPass(opensearch_client, prefix, POLICY).run()
+    assert f"work {one_paper[0]} holds 3 work ids" in caplog.text
 
 
 

@@ -53,6 +53,10 @@ logger = logging.getLogger(__name__)
 SOURCE_FIELDS = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment",
                  "resolution"]
 PLAN_ROUNDS = 3  # plan and apply again while crawls keep changing what the pass read
+# A work of this many work_ids (spellings of one title) is logged as a warning: one paper
+# is rarely printed so many ways, and a title rule gone wrong (a generic title joining
+# unrelated listings) shows first as one work that keeps growing.
+LARGE_WORK = 50
 
 
 @dataclass
@@ -67,6 +71,8 @@ class ResolutionReport:
     deleted: int = 0
     conflicts: int = 0  # groups a crawl changed meanwhile, left for the next pass
     decisions: int = 0
+    largest_work: int = 0  # work_ids in the largest work
+    largest_work_id: str | None = None
     seconds: float = 0.0
     changes: list[dict[str, Any]] = field(default_factory=list)  # the plan, for --dry-run
 
@@ -174,6 +180,8 @@ class ResolutionPass:
             resolution = self._resolve(docs.values(), decisions)
             report.atoms = sum(len(c) for c in resolution.clusters)
             report.works = len(resolution.clusters)
+            largest = max(resolution.clusters, key=len, default=())
+            report.largest_work, report.largest_work_id = len(largest), min(largest, default=None)
             held = {doc_id: doc_work_ids(doc) for doc_id, doc in docs.items()}
             changes = plan(held, resolution.clusters)
             if dry_run:
@@ -186,6 +194,10 @@ class ResolutionPass:
                 break
             logger.info("resolution pass: %d group(s) changed while planned, round %d of %d",
                         conflicts, round_number, PLAN_ROUNDS)
+        if report.largest_work >= LARGE_WORK:
+            logger.warning("resolution pass: work %s holds %d work ids (a generic title joining "
+                           "unrelated listings?); `scholarindex works explain %s` shows them",
+                           report.largest_work_id, report.largest_work, report.largest_work_id)
         report.seconds = round(time.monotonic() - started, 3)
         return report
 

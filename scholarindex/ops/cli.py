@@ -507,7 +507,8 @@ def works() -> None:
 def _resolution_line(r: dict[str, Any]) -> str:
     return (f"resolve: {r['documents']} documents, {r['atoms']} work ids -> {r['works']} works; "
             f"{r['groups_changed']} group(s) regrouped ({r['written']} written, {r['deleted']} "
-            f"removed), {r['conflicts']} left for the next pass, {r['seconds']} s")
+            f"removed), {r['conflicts']} left for the next pass; largest work "
+            f"{r['largest_work_id']} ({r['largest_work']} work ids); {r['seconds']} s")
 
 
 @works.command("resolve")
