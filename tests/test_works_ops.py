@@ -15,7 +15,7 @@ from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.ops import cli_env, run_cli
 from tests.support.search_site import app_for
-from tests.support.works import LISTINGS, ORIGINAL, OTHER, T1, TYPO
+from tests.support.works import CUT, LISTINGS, ORIGINAL, OTHER, T1, TYPO
 
 
 def indexed(make_writer: Callable[..., BulkWriter]) -> None:
@@ -85,6 +85,28 @@ def test_compare_gives_the_matchers_verdict_and_ops_decisions_on_a_pair(
     assert [(d["kind"], d["note"]) for d in kept["decisions"]] == [("apart", "editions")]
     shown = run_cli(["works", "compare", ORIGINAL["work_id"], TYPO["work_id"]], env).output
     assert "now: two works, as ops decided: apart" in shown
+
+
+def test_review_lists_the_matchers_joins_thinnest_evidence_first(
+        opensearch_config: OpenSearchConfig, make_writer: Callable[..., BulkWriter]) -> None:
+    indexed(make_writer)
+    env = cli_env(opensearch_config)
+    assert "no joins made by the matcher" in run_cli(["works", "review"], env).output
+    run_cli(["works", "resolve"], env)
+
+    rows = json.loads(run_cli(["works", "review", "--json"], env).output)
+    one_paper = {ORIGINAL["work_id"], TYPO["work_id"], CUT["work_id"]}
+    assert len(rows) == 2 and {r["work_id"] for r in rows} < one_paper
+    assert all(r["work"] == min(one_paper) and r["evidence"] for r in rows)
+    assert rows == sorted(rows, key=lambda r: (r["strong"], r["score"], r["work_id"]))
+    title_of = {item["work_id"]: item["title"] for item in (ORIGINAL, TYPO, CUT)}
+    assert all(r["titles"] == [title_of[r["work_id"]]] for r in rows)
+
+    first = json.loads(run_cli(["works", "review", "--limit", "1", "--json"], env).output)
+    assert first == rows[:1]
+    shown = run_cli(["works", "review"], env).output
+    assert "works keep-apart WORK_ID JOINED_TO" in shown and rows[0]["work_id"] in shown
+    assert run_cli(["works", "review", "--limit", "0"], env).exit_code == 2
 
 
 def test_explaining_an_unknown_id_and_a_bad_decision_fail_clearly(

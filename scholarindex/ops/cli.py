@@ -590,6 +590,29 @@ def works_compare(first: str, second: str, as_json: bool) -> None:
     console.emit(found, as_json, text)
 
 
+@works.command("review")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="How many joins to list.")
+@json_option
+@_opensearch_errors
+def works_review(limit: int, as_json: bool) -> None:
+    """The matcher's joins on the thinnest evidence first, to check by hand."""
+    from scholarindex.ops import works as ops_works
+
+    found = ops_works.review(_settings(), limit)
+
+    def text(rows: list[dict[str, Any]]) -> str:
+        if not rows:
+            return "no joins made by the matcher"
+        lines = [f"{r['score']:.3f} {'strong' if r['strong'] else 'weak  '} {r['work_id']} "
+                 f"({' | '.join(r['titles'])}) joined {r['joined_to']} in work {r['work']} "
+                 f"({r['title']}): {'; '.join(r['evidence'])}" for r in rows]
+        lines.append("wrong? scholarindex works keep-apart WORK_ID JOINED_TO")
+        return "\n".join(lines)
+
+    console.emit(found, as_json, text)
+
+
 def _decide(kind: str, first: str, second: str, note: str, as_json: bool) -> None:
     from scholarindex.indexing.decisions import decision
     from scholarindex.ops import works as ops_works

@@ -5,6 +5,8 @@
   work_id joined it;
 - ``compare A B``: what the matcher reads of two work_ids' listings and its verdict on
   them, for "why are these two works?" as much as "why one?";
+- ``review [--limit N]``: the matcher's joins on the thinnest evidence first (weak
+  before strong, then the lowest score), for ops to check and keep apart where wrong;
 - ``keep-apart A B`` / ``join A B``: record a decision (``scholarindex.indexing.decisions``) and run
   the pass, so the index follows at once; every later pass keeps to it;
 - ``forget A B``: drop the decisions on a pair; ``decisions``: list them.
@@ -12,17 +14,20 @@
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import Atom
 from scholarindex.core.resolution import decide as judge
+from scholarindex.core.resolution.decide import STRONG
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.decisions import Decision, DecisionStore
 from scholarindex.indexing.identity import WorkJoiner
 from scholarindex.indexing.indices import alias_name
 from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport, atoms_of
+from scholarindex.indexing.scan import scan
 from scholarindex.ops.settings import OpsSettings
 
 
@@ -89,6 +94,30 @@ def compare(settings: OpsSettings, first: str, second: str) -> dict[str, Any]:
             "verdict": {"match": verdict.match, "score": round(verdict.score, 3),
                         "evidence": list(verdict.evidence), "conflict": verdict.conflict},
             "decisions": [d.__dict__ for d in decisions(settings) if {d.a, d.b} == pair]}
+
+
+def review(settings: OpsSettings, limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` joins the resolution pass made on the thinnest evidence: weak matches
+    before strong ones, then the lowest score (ops' and identity joins are not listed)."""
+    works = alias_name(settings.prefix, "works")
+    body = {"query": {"match_all": {}},
+            "_source": ["work_id", "title", "listings.work_id", "listings.title", "resolution"]}
+    with translate_errors(f"scan {works}"):
+        joins = [row for hit in scan(settings.client(), works, body)
+                 for row in _joins(hit["_source"])]
+    return heapq.nsmallest(limit, joins, key=lambda r: (r["strong"], r["score"], r["work_id"]))
+
+
+def _joins(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    titles: dict[str, set[str]] = {}
+    for entry in doc.get("listings") or ():
+        titles.setdefault(entry.get("work_id") or doc["work_id"], set()).add(entry.get("title"))
+    return [{"work": doc["work_id"], "title": doc.get("title"), "work_id": link["work_id"],
+             "titles": sorted(t for t in titles.get(link["work_id"], ()) if t),
+             "joined_to": link["joined_to"], "score": link.get("score") or 0.0,
+             "strong": (link.get("evidence") or [])[:1] == [STRONG],
+             "evidence": link.get("evidence") or []}
+            for link in doc.get("resolution") or () if link.get("by") == "match"]
 
 
 def _evidence(atom: Atom, holder: dict[str, Any] | None) -> dict[str, Any]:
