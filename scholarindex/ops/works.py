@@ -102,10 +102,11 @@ def review(settings: OpsSettings, limit: int) -> list[dict[str, Any]]:
     works = alias_name(settings.prefix, "works")
     body = {"query": {"match_all": {}},
             "_source": ["work_id", "title", "listings.work_id", "listings.title", "resolution"]}
-    with translate_errors(f"scan {works}"):
-        joins = [row for hit in scan(settings.client(), works, body)
-                 for row in _joins(hit["_source"])]
-    return heapq.nsmallest(limit, joins, key=lambda r: (r["strong"], r["score"], r["work_id"]))
+    with translate_errors(f"scan {works}"):  # one pass, holding only the ``limit`` thinnest
+        joins = (row for hit in scan(settings.client(), works, body)
+                 for row in _joins(hit["_source"]))
+        return heapq.nsmallest(limit, joins,
+                               key=lambda r: (r["strong"], r["score"], r["work_id"]))
 
 
 def _joins(doc: dict[str, Any]) -> list[dict[str, Any]]:
