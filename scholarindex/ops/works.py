@@ -76,20 +76,19 @@ def compare(settings: OpsSettings, first: str, second: str) -> dict[str, Any]:
     Raises ``LookupError`` naming a work_id no work holds (or whose listings are gone).
     """
     client = settings.client()
-    holders = {}
+    work_of: dict[str, str] = {}
+    docs: dict[str, dict[str, Any]] = {}
     for wid in (first, second):
-        holders[wid] = _holder(client, settings, wid)
-        if holders[wid] is None:
-            raise LookupError(wid)
-    docs = {doc["work_id"]: doc for doc in holders.values() if doc is not None}
+        if (doc := _holder(client, settings, wid)) is not None:
+            work_of[wid] = doc["work_id"]
+            docs[doc["work_id"]] = doc
     atoms = {atom.work_id: atom for atom in atoms_of(docs.values())}
-    for wid in (first, second):
-        if wid not in atoms:
-            raise LookupError(wid)
+    if missing := [wid for wid in (first, second) if wid not in atoms]:
+        raise LookupError(missing[0])
     verdict = judge(atoms[first], atoms[second])
     pair = {first, second}
-    return {"first": _evidence(atoms[first], holders[first]),
-            "second": _evidence(atoms[second], holders[second]),
+    return {"first": _evidence(atoms[first], work_of[first]),
+            "second": _evidence(atoms[second], work_of[second]),
             "one_work": len(docs) == 1,
             "verdict": {"match": verdict.match, "score": round(verdict.score, 3),
                         "evidence": list(verdict.evidence), "conflict": verdict.conflict},
@@ -110,19 +109,25 @@ def review(settings: OpsSettings, limit: int) -> list[dict[str, Any]]:
 
 
 def _joins(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document's joins made by the matcher, with the titles of each joined id."""
     titles: dict[str, set[str]] = {}
     for entry in doc.get("listings") or ():
         titles.setdefault(entry.get("work_id") or doc["work_id"], set()).add(entry.get("title"))
-    return [{"work": doc["work_id"], "title": doc.get("title"), "work_id": link["work_id"],
-             "titles": sorted(t for t in titles.get(link["work_id"], ()) if t),
-             "joined_to": link["joined_to"], "score": link.get("score") or 0.0,
-             "strong": (link.get("evidence") or [])[:1] == [STRONG],
-             "evidence": link.get("evidence") or []}
-            for link in doc.get("resolution") or () if link.get("by") == "match"]
+    joins = []
+    for link in doc.get("resolution") or ():
+        if link.get("by") != "match":
+            continue
+        evidence = link.get("evidence") or []
+        joins.append({"work": doc["work_id"], "title": doc.get("title"),
+                      "work_id": link["work_id"],
+                      "titles": sorted(t for t in titles.get(link["work_id"], ()) if t),
+                      "joined_to": link["joined_to"], "score": link.get("score") or 0.0,
+                      "strong": evidence[:1] == [STRONG], "evidence": evidence})
+    return joins
 
 
-def _evidence(atom: Atom, holder: dict[str, Any] | None) -> dict[str, Any]:
-    return {"work_id": atom.work_id, "work": holder["work_id"] if holder else None,
+def _evidence(atom: Atom, work: str) -> dict[str, Any]:
+    return {"work_id": atom.work_id, "work": work,
             "titles": list(atom.titles), "years": list(atom.years), "venues": list(atom.venues),
             "owners": list(atom.owners), "authors": list(atom.authors),
             "verified": list(atom.strong_keys)}
