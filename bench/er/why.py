@@ -14,8 +14,6 @@ that the gold does not (wrong), the reason, counted in pairs:
   them (a cannot-link between their groups, a tie, not mutual best);
 * ``joined through others``: the two were never compared, or were judged apart, and
   a chain of other links joined them.
-
-Development data only: the evaluator refuses ``--why`` on the held-out set.
 """
 
 from __future__ import annotations
