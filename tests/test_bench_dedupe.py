@@ -19,7 +19,16 @@ from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
 from bench.er.evaluate import crawl_offline, distractors, evaluate
 from bench.er.evaluate import main as evaluate_main
 from bench.er.noise import mojibake, scholar_name, typo, with_noise
-from bench.er.site import Page, Site, build_site, build_sites
+from bench.er.site import (
+    EITHER,
+    LAYOUTS,
+    Page,
+    Site,
+    build_site,
+    build_sites,
+    placement,
+    profile_name,
+)
 from bench.generate import CRAWL_DATE
 from crawler.extract import ProfilePage, parse_profile
 from crawler.extract.lines import page_text
@@ -27,6 +36,11 @@ from scholarindex.core.identity import work_id
 from scholarindex.core.resolution import Atom
 
 ROOT = Path(__file__).resolve().parent.parent
+BIB_SETS = ("bib-respiratory", "bib-cytology")
+needs_bib = pytest.mark.skipif(
+    not all(map(available, BIB_SETS)),
+    reason="bib-dedupe's sets not found (bib-dedupe/respiratory, bib-dedupe/cytology_screening): "
+           "set ER_DATA_DIR (default ../shared/data/er from the repository root)")
 needs_dblp_acm = pytest.mark.skipif(
     not available("dblp-acm"),
     reason="DBLP-ACM not found: set ER_DATA_DIR (default ../shared/data/er from the repository "
@@ -84,6 +98,90 @@ def test_dblp_profiles_print_type_year_and_venue_but_no_authors() -> None:
     assert [(w.title, w.year, w.venue, w.type, w.authors) for w in page.works] == [
         ("Semantic Integration of Models", 1999, "SIGMOD Record", "paper", None),
         ("Another Paper", 2000, "SIGMOD Record", "paper", None)]
+
+
+def _bib_record(rid: str, title: str, authors: str, year: int | None, journal: str) -> Record:
+    names = tuple(n.strip() for n in authors.split(" and ") if n.strip())
+    return Record("Respiratory", rid, title, names, authors, journal, year, "article")
+
+
+@pytest.mark.parametrize(("printed", "shown"), [
+    ("Zuna, R E", "R E Zuna"), ("Ziegler, T. R.", "T. R. Ziegler"), ("Le Caer, H.", "H. Le Caer"),
+    ("Group, ALTS", "ALTS Group"), ("Plato", "Plato"), ("a, b, c", "a, b, c")])
+def test_a_profile_heads_a_surname_first_name_given_name_first(printed: str, shown: str) -> None:
+    assert profile_name(printed) == shown
+
+
+def test_a_single_table_goes_on_its_authors_profiles_on_both_layouts() -> None:
+    assert LAYOUTS["Respiratory"] == LAYOUTS["Cytology"] == EITHER
+    records = [_bib_record(f"id_{n:07d}", f"Pleural effusion study number {n}",
+                           "Zuna, R E and Wang, S S and Schiffman, M", 2000 + n % 12, "Cancer")
+               for n in range(60)]
+    records.append(_bib_record("id_untitled", " ", "Zuna, R E", 2010, "Cancer"))
+    records.append(_bib_record("id_nobody", "A paper of no author", "", 2010, "Cancer"))
+    data = DataSet("bib-x", {"Respiratory": records}, set())
+    sites = build_sites(data)
+    assert [(s.name, s.layout) for s in sites] == [("Respiratory-bzpeer", "bzpeer"),
+                                                   ("Respiratory-papercards", "papercards")]
+    on_page = {r.key: (site.layout, page.owner) for site in sites for page in site.pages
+               for r in page.records}
+    # Every titled record once, where its key draws it; the untitled one nowhere.
+    assert set(on_page) == {r.key for r in records} - {"Respiratory:id_untitled"}
+    assert all(on_page[r.key] == placement(r) for r in records if r.key in on_page)
+    assert build_sites(data)[0].pages == sites[0].pages  # the same every run
+    layouts = [layout for layout, _ in on_page.values()]
+    assert 15 < layouts.count("bzpeer") < 45  # both layouts read, about half each
+    assert {owner for _, owner in on_page.values()} == {"R E Zuna", "S S Wang", "M Schiffman",
+                                                       "Respiratory"}
+    assert on_page["Respiratory:id_nobody"][1] == "Respiratory"
+
+
+def test_single_table_records_print_as_exports_print_them() -> None:
+    dated = _bib_record("id_1", "Empyema thoracis", "Ahmed, A. E. H. and Yacoub, T. E.", 2010,
+                        "")
+    card = _bib_record("id_2", "Achalasia in adults", "Stavropoulos, S. N. and Modayil, R.",
+                       2013, "Gastrointestinal Endoscopy Clinics")
+    layout_a = Site("R-bzpeer", "bzpeer", [Page("/bzpeer/researchers/a.html", "A. E. H. Ahmed",
+                                                [dated])])
+    layout_b = Site("R-papercards", "papercards", [Page("/papercards/authors/s.html",
+                                                        "S. N. Stavropoulos", [card])])
+    lines = page_text(layout_a.render(layout_a.pages[0]).encode("utf-8"), "text/html").lines
+    assert lines[lines.index("Empyema thoracis") - 1] == "article2010"  # no journal: none printed
+    page = _parse(layout_b, layout_b.pages[0])
+    assert [(w.title, w.year, w.authors) for w in page.works] == [
+        ("Achalasia in adults", 2013, ["Stavropoulos, S. N.", "Modayil, R."])]
+    html = layout_b.render(layout_b.pages[0])
+    assert "Stavropoulos, S. N. and Modayil, R.</div>" in html  # the author line verbatim
+
+
+@needs_bib
+@pytest.mark.parametrize(("name", "records", "pairs"), [("bib-respiratory", 1988, 509),
+                                                         ("bib-cytology", 1856, 909)])
+def test_bib_dedupe_readers_give_the_records_and_the_clusters_pairs(name: str, records: int,
+                                                                   pairs: int) -> None:
+    data = load(name)
+    assert len(data.records) == records and len(data.gold) == pairs  # as its SOURCE.txt says
+    assert not data.cross_source and len(data.tables) == 1
+    keys = {r.key for r in data.records}
+    assert len(keys) == records and all(a in keys and b in keys for a, b in data.gold)
+    assert {r.entry_type for r in data.records} == {"article"}
+    several = next(r for r in data.records if " and " in r.authors_text)
+    assert several.authors == tuple(several.authors_text.split(" and "))
+    assert all("," in name for name in several.authors)  # "Surname, Given" kept whole
+    small = load(name, limit=300)
+    assert len(small.records) == 300 and small.gold == {
+        (a, b) for a, b in data.gold if a in {r.key for r in small.records}
+        and b in {r.key for r in small.records}}
+
+
+@needs_bib
+def test_bib_dedupe_sets_run_offline_scored_over_all_records() -> None:
+    result = evaluate(load("bib-cytology", limit=200))
+    assert result["scored_pairs"] == "all" and result["records"] == 200
+    assert result["listings_shown"] == 200  # every record has a title: all placed
+    assert (result["records_mapped"] + result["records_lost_by_parser"]
+            == result["listings_shown"])
+    assert 0 < result["full"]["f1"] <= 1 and result["exact_title"]["gold"] == result["gold_pairs"]
 
 
 def test_gold_of_a_single_table_is_every_pair_within_its_clusters() -> None:

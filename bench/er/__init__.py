@@ -1,4 +1,5 @@
-"""Work resolution measured on labelled data (DBLP-ACM, DBLP-Scholar, Cora); not shipped.
+"""Work resolution measured on labelled data (DBLP-ACM, DBLP-Scholar, Cora, bib-dedupe's
+respiratory and cytology screening sets); not shipped.
 
 - ``data``: the readers (``ER_DATA_DIR``, default ``../shared/data/er``): records and gold pairs;
 - ``site``: each data set as the profile sites a crawl meets (bench.generate's renderer),

@@ -1,7 +1,7 @@
 """The labelled entity-resolution data sets, read as records and gold pairs.
 
     from bench.er.data import load
-    data = load("dblp-acm")        # or "dblp-scholar", "cora"
+    data = load("dblp-acm")        # or any of DATA_SETS
     data.tables                    # {"DBLP": [Record, ...], "ACM": [...]}
     data.gold                      # {(key, key), ...}: every true pair, keys sorted
 
@@ -23,11 +23,18 @@ matcher meets on real sites.
   and makes the rule independent of that). The larger ``coraLarge`` variant (1,879
   records, other fields and clusters) is not read: it is a different cut of the
   same citations, and one Cora keeps the figures comparable with the literature.
+- bib-dedupe's two medical sets, ``bib-respiratory`` and ``bib-cytology``
+  (``bib-dedupe/<set>/records_pre_merged.csv``, UTF-8, one table exported from
+  several literature databases, so one paper appears once per database; authors
+  "Surname, Given and Surname, Given"; the journal is the venue, ``ENTRYTYPE`` kept)
+  and ``merged_record_ids.csv`` (one duplicate cluster a line, ids joined by ``;``;
+  a record in no line is unique). Gold = every pair within a cluster.
 
 A record's ``year`` is the year the data gives, or None (Scholar lacks it for
 34,790 of 64,263 records; Cora prints it as ``1995,`` or ``(1994).``, so its first
 four-digit 19xx/20xx number is read). ``authors`` is the author field split at its
-separators (commas; for Cora also ``and``); ``authors_text`` is the field as given.
+separators (commas; for Cora also ``and``; for bib-dedupe ``and`` alone, each name
+keeping its "Surname, Given" comma); ``authors_text`` is the field as given.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIR = Path("..") / "shared" / "data" / "er"  # relative to the repository root
-DATA_SETS = ("dblp-acm", "dblp-scholar", "cora")
+DATA_SETS = ("dblp-acm", "dblp-scholar", "cora", "bib-respiratory", "bib-cytology")
 
 # (folder, left file, left source, left encoding, right file, right source, right encoding,
 #  mapping file): the two-table data sets.
@@ -51,9 +58,13 @@ _TWO_TABLES = {
     "dblp-scholar": ("dblp-scholar", "DBLP1.csv", "DBLP", "latin-1", "Scholar.csv", "Scholar",
                      "utf-8", "DBLP-Scholar_perfectMapping.csv"),
 }
+# name -> (folder under bib-dedupe/, source): the single-table medical exports.
+_BIB = {"bib-respiratory": ("respiratory", "Respiratory"),
+        "bib-cytology": ("cytology_screening", "Cytology")}
 _CORA_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _COMMAS = re.compile(r"\s*,\s*")
 _COMMAS_AND = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")  # Cora: "a, b, and c,"
+_AND = re.compile(r"\s+and\s+")  # bib-dedupe: "Zuna, R E and Wang, S S"
 
 
 class DataMissing(FileNotFoundError):
@@ -71,6 +82,7 @@ class Record:
     authors_text: str
     venue: str
     year: int | None
+    entry_type: str = ""  # the export's kind ("article"); "" where the data gives none
 
     @property
     def key(self) -> str:
@@ -115,6 +127,8 @@ def load(name: str, limit: int | None = None) -> DataSet:
     gold pairs among them), for quick runs."""
     if name == "cora":
         return _cora(limit)
+    if name in _BIB:
+        return _bib(name, limit)
     if name not in _TWO_TABLES:
         raise ValueError(f"unknown data set {name!r}; one of {', '.join(DATA_SETS)}")
     files = _files(name)
@@ -135,6 +149,11 @@ def _files(name: str) -> list[Path]:
     base = data_dir()
     if name == "cora":
         paths = [base / "cora" / "cora.csv", base / "cora" / "cora_gt.csv"]
+    elif name in _BIB:
+        bib = base / "bib-dedupe" / _BIB[name][0]
+        paths = [bib / "records_pre_merged.csv", bib / "merged_record_ids.csv"]
+    elif name not in _TWO_TABLES:
+        raise ValueError(f"unknown data set {name!r}; one of {', '.join(DATA_SETS)}")
     else:
         folder, left, _, _, right, _, _, mapping = _TWO_TABLES[name]
         paths = [base / folder / left, base / folder / right, base / folder / mapping]
@@ -188,6 +207,24 @@ def _cora(limit: int | None) -> DataSet:
         pairs = [(f"Cora:{a}", f"Cora:{b}") for a, b in csv.reader(handle, delimiter="|")]
     gold = {p for p in within_cluster_pairs(pairs) if p[0] in keys and p[1] in keys}
     return DataSet("cora", {"Cora": records}, gold)
+
+
+def _bib(name: str, limit: int | None) -> DataSet:
+    records_path, clusters_path = _files(name)
+    source = _BIB[name][1]
+    with records_path.open(encoding="utf-8", newline="") as handle:
+        records = [Record(source, row["ID"], row["title"], split_authors(row["author"], _AND),
+                          row["author"], row["journal"], _int_year(row["year"]),
+                          row["ENTRYTYPE"].strip())
+                   for row in csv.DictReader(handle)][:limit]
+    keys = {r.key for r in records}
+    with clusters_path.open(encoding="ascii", newline="") as handle:
+        clusters = [[f"{source}:{rid.strip()}" for rid in row[0].split(";") if rid.strip()]
+                    for row in _rows(csv.reader(handle)) if row]
+    # A cluster links its members to its first; within_cluster_pairs closes it.
+    gold = {p for p in within_cluster_pairs((c[0], other) for c in clusters for other in c[1:])
+            if p[0] in keys and p[1] in keys}
+    return DataSet(name, {source: records}, gold)
 
 
 def within_cluster_pairs(pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:

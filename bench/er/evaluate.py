@@ -40,7 +40,7 @@ from bench.er.data import DATA_SETS, DataMissing, DataSet, load
 from bench.er.listings import Matched
 from bench.er.noise import CHOICES, with_noise
 from bench.er.score import PairScore, blocking, pairwise, predicted_pairs
-from bench.er.site import Site, build_sites
+from bench.er.site import Site, build_sites, placed
 from bench.er.why import explain
 from bench.generate import CRAWL_DATE, LAYOUT_B
 from crawler.extract import parse_profile
@@ -234,10 +234,12 @@ def exact_title_clusters(items: Sequence[Any], record_keys: Callable[[str, str],
 
 
 def exact_title_of_records(data: DataSet) -> PairScore:
-    """Records grouped by ``work_id`` of their own title, with no page in between."""
+    """Records grouped by ``work_id`` of their own title, with no page in between (a record
+    without a title alone: an empty title says nothing)."""
     groups: dict[str, list[str]] = {}
     for record in data.records:
-        groups.setdefault(work_id(record.title), []).append(record.key)
+        groups.setdefault(work_id(record.title) if placed(record) else record.key,
+                          []).append(record.key)
     return pairwise(list(groups.values()), data.gold, data.cross_source)
 
 
@@ -314,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     except DataMissing as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.noise and not data.cross_source:
+        parser.error(f"--noise rewrites the second of two tables; {args.data} has one")
     for noise in args.noise:
         data = with_noise(data, noise)
     result = evaluate(data, resolver, why=args.why, distract=args.distractors)

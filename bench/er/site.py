@@ -6,14 +6,27 @@
 
 How records become pages:
 
-- one profile per first author (the author field's first name, exactly as printed);
-  a record with no author goes on a profile named after its source ("ACM");
+- two tables (DBLP-ACM, DBLP-Scholar): each table is one site, one profile per
+  first author (the author field's first name, exactly as printed); Cora's one
+  table likewise;
+- a single-table export (bib-dedupe's sets, ``EITHER``): each record goes on one
+  of its authors' profiles on one of two sites, layout A or layout B, both drawn
+  from the record's key (seeded, so every run places it alike; about half on each
+  layout), as co-authors' profiles list one paper on real sites. The profile shows
+  the name given name first ("Zuna, R E" -> "R E Zuna"), as a profile page heads it;
+- a record with no author goes on a profile named after its source ("ACM");
   profiles in the order their first record comes in the file, listings in file order;
-- DBLP records: layout A (BZPEER researcher profiles), a listing's meta line is
-  ``paper<year><venue>`` (the data has no publication type, so every listing is a
-  "paper"; the venue verbatim), then the title; no abstract, and no author list
-  (layout A prints none);
-- ACM, Scholar and Cora records: layout B (paper cards). The meta line is the date
+- a record with no title is not placed: a profile prints no listing without one, and
+  the parser could not tell it from the listing around it. It still counts among
+  the records and in the gold, so its pairs are missed (the scoreboard shows it as
+  records not placed);
+- DBLP records, and a single-table record drawn for layout A: layout A (BZPEER
+  researcher profiles), a listing's meta line is ``<type><year><venue>`` (the
+  export's entry type, "paper" where the data has none; the venue verbatim; an
+  empty year or venue prints nothing, ``article2010``), then the title; no abstract,
+  and no author list (layout A prints none);
+- ACM, Scholar and Cora records, and a single-table record drawn for layout B:
+  layout B (paper cards). The meta line is the date
   ``Jan 1, <year>``: the card prints a day, the data gives a year only, so the day
   is a placeholder the parser reads back as that year. A record without a year
   gets an empty meta line (what such a site prints); today's card parser cannot
@@ -31,6 +44,7 @@ crawl reads back can be scored per record (``bench.er.listings``).
 from __future__ import annotations
 
 import json
+import random
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,9 +53,13 @@ from pathlib import Path
 from bench.er.data import DataSet, Record
 from bench.generate import LAYOUT_A, LAYOUT_B, Listing, Profile, Work, render, write_url_list
 
+EITHER = "either"  # a single-table export: each record on layout A or B, drawn by its key
 # The layout each source's records are shown in.
-LAYOUTS = {"DBLP": LAYOUT_A, "ACM": LAYOUT_B, "Scholar": LAYOUT_B, "Cora": LAYOUT_B}
-WORK_TYPE = "paper"  # layout A's type word: the data sets give none
+LAYOUTS = {"DBLP": LAYOUT_A, "ACM": LAYOUT_B, "Scholar": LAYOUT_B, "Cora": LAYOUT_B,
+           "Respiratory": EITHER, "Cytology": EITHER}
+SHARE_LAYOUT_A = 0.5  # of an EITHER table's records: both parsers get as much to read
+PLACEMENT_SEED = "bench.er.site"  # changing it moves every EITHER record
+WORK_TYPE = "paper"  # layout A's type word where the data gives none
 PLACEHOLDER_MONTH_DAY = (1, 1)  # layout B prints a day; the data gives a year
 
 
@@ -56,7 +74,7 @@ class Page:
 class Site:
     """The profile site of one source (one table)."""
 
-    name: str  # the source: "DBLP", "ACM", ...
+    name: str  # the source ("DBLP", "ACM", ...), or "<source>-<layout>" for an EITHER table
     layout: str
     pages: list[Page]
 
@@ -70,22 +88,67 @@ class Site:
 
 
 def build_sites(data: DataSet) -> list[Site]:
-    """One site per table of ``data`` (see the module doc for the rules)."""
-    return [build_site(source, records) for source, records in data.tables.items()]
+    """The sites of ``data``'s tables: one per table, two for an ``EITHER`` table (see the
+    module doc for the rules)."""
+    sites: list[Site] = []
+    for source, records in data.tables.items():
+        sites += split_sites(source, records) if LAYOUTS[source] == EITHER else [
+            build_site(source, records)]
+    return sites
 
 
 def build_site(source: str, records: Sequence[Record]) -> Site:
+    """The site of a table shown in one layout, a profile per first author."""
     layout = LAYOUTS[source]
+    return Site(source, layout, _pages(layout, [
+        (record.authors[0] if record.authors else source, record)
+        for record in records if placed(record)]))
+
+
+def split_sites(source: str, records: Sequence[Record]) -> list[Site]:
+    """An ``EITHER`` table on two sites, layout A and layout B: each record on the
+    profile of one of its authors, layout and author drawn from its key."""
+    drawn: dict[str, list[tuple[str, Record]]] = {LAYOUT_A: [], LAYOUT_B: []}
+    for record in records:
+        if placed(record):
+            layout, owner = placement(record)
+            drawn[layout].append((owner, record))
+    return [Site(f"{source}-{layout}", layout, _pages(layout, owned))
+            for layout, owned in drawn.items()]
+
+
+def placed(record: Record) -> bool:
+    """Does the record go on a page? Not without a title (see the module doc)."""
+    return bool(record.title.strip())
+
+
+def placement(record: Record) -> tuple[str, str]:
+    """(layout, profile name) of a record of an ``EITHER`` table; the same every run."""
+    draw = random.Random(f"{PLACEMENT_SEED}:{record.key}")
+    layout = LAYOUT_A if draw.random() < SHARE_LAYOUT_A else LAYOUT_B
+    owner = profile_name(draw.choice(record.authors)) if record.authors else record.source
+    return layout, owner
+
+
+def profile_name(printed: str) -> str:
+    """A name as a profile heads it: "Zuna, R E" -> "R E Zuna"; other forms unchanged."""
+    surname, comma, given = printed.partition(",")
+    if not comma or "," in given or not given.strip() or not surname.strip():
+        return printed.strip()
+    return f"{given.strip()} {surname.strip()}"
+
+
+def _pages(layout: str, owned: Sequence[tuple[str, Record]]) -> list[Page]:
+    """One page per owner, in order of the owner's first record; records in given order."""
     by_owner: dict[str, Page] = {}
     folder = "bzpeer/researchers" if layout == LAYOUT_A else "papercards/authors"
-    for record in records:
-        owner = record.authors[0] if record.authors else source
+    for owner, record in owned:
         page = by_owner.get(owner)
         if page is None:
             page = by_owner[owner] = Page(f"/{folder}/{_slug(owner)}-{len(by_owner):05d}.html",
                                           owner)
         page.records.append(record)
-    return Site(source, layout, list(by_owner.values()))
+    return list(by_owner.values())
 
 
 def _slug(name: str) -> str:
@@ -105,7 +168,8 @@ def _profile(layout: str, page: Page) -> tuple[Profile, list[Work]]:
 def _work(index: int, record: Record) -> Work:
     month, day = PLACEHOLDER_MONTH_DAY
     return Work(index=index, title=record.title, abstract=None, authors=list(record.authors),
-                year=record.year, month=month, day=day, type=WORK_TYPE, venue=record.venue,
+                year=record.year, month=month, day=day, type=record.entry_type or WORK_TYPE,
+                venue=record.venue,
                 category="", score=None, code=False)
 
 
