@@ -19,6 +19,7 @@ from bench.er.data import DataSet, Record, available, load, within_cluster_pairs
 from bench.er.evaluate import crawl_offline, distractors, evaluate
 from bench.er.evaluate import main as evaluate_main
 from bench.er.noise import mojibake, scholar_name, typo, with_noise
+from bench.er.scoreboard import Row, row, table
 from bench.er.site import (
     EITHER,
     LAYOUTS,
@@ -175,6 +176,27 @@ def test_bib_dedupe_readers_give_the_records_and_the_clusters_pairs(name: str, r
 
 
 @needs_bib
+@needs_dblp_acm
+def test_the_offline_scoreboard_prints_one_row_a_set(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.er.scoreboard import main as scoreboard
+    out = tmp_path / "board.json"
+    assert scoreboard(["--data", "dblp-acm,bib-respiratory", "--limit", "100",
+                       "--json", str(out)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [r.split(" | ")[0] for r in rows[1:]] == ["| dblp-acm", "| bib-respiratory"]
+    saved = json.loads(out.read_text("utf-8"))
+    assert [r["records"] for r in saved["rows"]] == [200, 100] and saved["limit"] == 100
+    assert all(r["placed"] == r["read"] + r["lost"] for r in saved["rows"])
+
+
+def test_evaluate_all_takes_only_the_scoreboards_options() -> None:
+    with pytest.raises(SystemExit) as refused:
+        evaluate_main(["--all", "--why"])
+    assert refused.value.code == 2
+
+
+@needs_bib
 def test_bib_dedupe_sets_run_offline_scored_over_all_records() -> None:
     result = evaluate(load("bib-cytology", limit=200))
     assert result["scored_pairs"] == "all" and result["records"] == 200
@@ -182,6 +204,19 @@ def test_bib_dedupe_sets_run_offline_scored_over_all_records() -> None:
     assert (result["records_mapped"] + result["records_lost_by_parser"]
             == result["listings_shown"])
     assert 0 < result["full"]["f1"] <= 1 and result["exact_title"]["gold"] == result["gold_pairs"]
+
+
+def test_a_scoreboard_row_counts_what_was_placed_read_and_lost() -> None:
+    result = {"data": "cora", "records": 1295, "gold_pairs": 17184, "listings_shown": 1290,
+              "records_mapped": 1286, "exact_title": {"f1": 0.7665},
+              "index": {"precision": 0.89, "recall": 0.776, "f1": 0.8295}}
+    board = row(result, "index", 12.34)
+    assert board == Row("cora", 1295, 17184, 0.89, 0.776, 0.8295, 0.7665, 1290, 1286, 12.3)
+    assert board.lost == 4 and board.read_share == 1286 / 1290
+    lines = table([board]).splitlines()
+    assert len(lines) == 3 and lines[0].count("|") == lines[1].count("|") == lines[2].count("|")
+    assert lines[2] == ("| cora | 1,295 (17,184) | 0.8900 | 0.7760 | 0.8295 | 0.7665 | 1,290 | "
+                        "1,286 | 4 | 0.9969 | 12.3 |")
 
 
 def test_gold_of_a_single_table_is_every_pair_within_its_clusters() -> None:

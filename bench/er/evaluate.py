@@ -4,6 +4,7 @@
     python -m bench.er.evaluate --data dblp-scholar --limit 5000   # its Scholar side is 64k
     python -m bench.er.evaluate --data dblp-acm --noise scholar-names  # bench.er.noise
     python -m bench.er.evaluate --data dblp-acm --why   # missed and wrong pairs by reason
+    python -m bench.er.evaluate --all [--limit N]       # every set, one table (bench.er.scoreboard)
 
 No network, no index: each data set is rendered as its profile sites
 (``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
@@ -160,8 +161,9 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
             for cluster in atom_clusters]
 
 
-def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract: int = 0
-             ) -> dict[str, Any]:
+def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract: int = 0,
+             blocking_figures: bool = True) -> dict[str, Any]:
+    """``blocking_figures``: also blocking's completeness at the real and the scaled cap."""
     crawled = crawl_offline(data)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
     baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
@@ -186,7 +188,7 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract:
     }
     module = resolution()
     candidates: list[tuple[int, int]] = []
-    if module is not None and hasattr(module, "candidate_pairs"):
+    if (blocking_figures or why) and module is not None and hasattr(module, "candidate_pairs"):
         started = time.perf_counter()
         candidates = list(module.candidate_pairs(built.atoms))
         result["blocking"] = {**blocking(candidates, built.atom_of, len(built.atoms),
@@ -293,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Score work resolution offline on a labelled data set (pairwise P/R/F1 "
                     "beside the exact-title baseline).")
     parser.add_argument("--data", choices=DATA_SETS, default="dblp-acm")
+    parser.add_argument("--all", action="store_true",
+                        help="every data set, one table (bench.er.scoreboard; with --limit "
+                             "and --json only)")
     parser.add_argument("--resolver", choices=RESOLVERS, default=None,
                         help="exact: the baseline alone; full: core.resolution.resolve "
                              "(default: full when it exists)")
@@ -309,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
                              "vocabulary (blocking at the real cap in a crawl that large)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
+    if args.all:
+        if args.noise or args.why or args.distractors or args.resolver == "exact":
+            parser.error("--all prints the scoreboard: only --limit and --json go with it")
+        from bench.er.scoreboard import report as scoreboard  # it imports this module
+        return scoreboard(DATA_SETS, args.limit, args.json)
     module = resolution()
     resolver = args.resolver or ("full" if module and hasattr(module, "resolve") else "exact")
     try:
