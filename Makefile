@@ -101,9 +101,12 @@ chaos-distributed: $(STAMP) redis-deps
 soak-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.chaos soak --out chaos-soak.json $(ARGS)
 
-# Work resolution on labelled data (DBLP-ACM, Cora; ER_DATA_DIR, default ../shared/data/er):
-# both profile sites crawled into osmem-server, pairwise P/R/F1 beside the exact-title
-# baseline; writes bench-dedupe.json. ARGS="--data cora --limit 300" for a smaller run.
+# Work resolution on every development set (DBLP-ACM, DBLP-Scholar, Cora, bib-dedupe's
+# respiratory and cytology sets; ER_DATA_DIR, default ../shared/data/er): the profile sites
+# crawled end to end into bench.cluster's OpenSearch (ARGS=--use-env: OPENSEARCH_URL's), one
+# INDEX_PREFIX a set; one table: pairwise P/R/F1, exact-title F1, records placed and read
+# back; writes bench-dedupe.json. ARGS="--limit 300" or "--data cora" for a smaller run. The
+# same table offline, in about a minute: python -m bench.er.scoreboard.
 bench-dedupe: $(STAMP)
 	$(BIN)/python -m bench.dedupe --out bench-dedupe.json $(ARGS)
 

@@ -1,19 +1,25 @@
-"""Work resolution end to end: the labelled data sets crawled into the index and scored.
+"""Work resolution end to end: every development set crawled into the index and scored.
 
     python -m bench.dedupe [--data dblp-acm,cora] [--limit N] [--out bench-dedupe.json]
+                           [--use-env]
 
-For each data set (``bench.er``): its profile sites are written and served from
-127.0.0.1 (``bench.serve``, one server a site), a real ``scrapy crawl profiles``
-reads every profile of both sites into a fresh osmem-server (arXiv off:
-``ARXIV_ENABLED=false``, so no arXiv id or DOI joins works here), exporting its
-items beside; then the resolution pass runs (``scholarindex works resolve``, when
+For each data set (``bench.er``; by default all of them): its profile sites are
+written and served from 127.0.0.1 (``bench.serve``, one server a site), a real
+``scrapy crawl profiles`` reads every profile into the cluster
+``bench.cluster.opensearch_process`` gives (a local one, or with ``--use-env`` the
+one ``OPENSEARCH_URL``, ``OPENSEARCH_USER``, ... name), each data set under its own
+``INDEX_PREFIX`` (``<INDEX_PREFIX>er_<set>_``) whose indices are deleted after it
+(arXiv off: ``ARXIV_ENABLED=false``, so no arXiv id or DOI joins works here),
+exporting its items beside; then the resolution pass runs (``scholarindex works resolve``, when
 the installed ``scholarindex`` has it; otherwise the index is scored as the crawl
 left it, and the result says so). The works index is read back: each document's
 ``listings`` are records again through the listing map (``bench.er.listings``,
 matched against the crawl's own items), and the documents are scored pairwise
 over the full tables (``bench.er.score``), beside the exact-title baseline
 computed from the same crawl's items (one work per normalised title), with the crawl's
-pages/s.
+pages/s. The output is the scoreboard (``bench.er.scoreboard``): one row a set, the
+records placed on pages and how many of them the crawl read back; the rest of the
+figures go to the JSON file.
 
 Checks (``checks_failed`` in the result): every parsed listing is in exactly one
 document, no document holds a listing no item gave, nothing was dead-lettered.
@@ -33,28 +39,33 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.er.data import DATA_SETS, DataMissing, DataSet, available, load
+from bench.cluster import add_cluster_option, opensearch_process
+from bench.er.data import DATA_SETS, DataSet, load
 from bench.er.evaluate import atoms_of, exact_title_clusters, exact_title_of_records
 from bench.er.listings import Matched
 from bench.er.score import pairwise
+from bench.er.scoreboard import missing_data, parse_names, row, table
 from bench.er.site import Site, build_sites, write_sites, write_urls
 from bench.run import ROOT, SCHOLARINDEX, machine, run_crawl
 from bench.serve import StaticServer
+from scholarindex.indexing.client import build_client
+from scholarindex.indexing.connection import OpenSearchConfig
 
-PREFIX = "er_"
-DEFAULT_DATA = ("dblp-acm", "cora")
+PREFIX = "er_"  # after the cluster's own INDEX_PREFIX, before the data set's name
 RESULTS = ROOT / "bench-dedupe.json"
 RESOLVE_COMMAND = [SCHOLARINDEX, "works", "resolve"]
-# osmem-server rebuilds its index on every bulk request that overwrites a document (see
-# bench/sink.py): past some 20,000 documents every flush stalls the crawl for minutes, and
-# DBLP-Scholar's crawl (66,879 listings) outlasted OPENSEARCH_OUTAGE_WAIT with the crawl's
-# own batches. A data set that large is crawled with a few large flushes instead.
+# osmem-server, the emulator, rebuilds its index on every bulk request that overwrites a
+# document (see bench/sink.py): past some 20,000 documents every flush stalls the crawl for
+# minutes, and DBLP-Scholar's crawl (66,879 listings) outlasted OPENSEARCH_OUTAGE_WAIT with
+# the crawl's own batches. A data set that large is crawled with a few large flushes
+# instead, each under a real node's default http.max_content_length (100 MB).
 LARGE_RECORDS = 20_000
-LARGE_INDEX_SETTINGS = {"INDEX_BATCH_SIZE": "20000", "INDEX_BATCH_BYTES": str(200 * 2**20),
+LARGE_INDEX_SETTINGS = {"INDEX_BATCH_SIZE": "20000", "INDEX_BATCH_BYTES": str(64 * 2**20),
                         "INDEX_FLUSH_INTERVAL": "3600", "INDEX_MAX_BUFFER": "40000",
                         "OPENSEARCH_TIMEOUT": "900"}
 
@@ -70,15 +81,28 @@ def resolve_available() -> bool:
     return probe.returncode == 0
 
 
-def run_data_set(data: DataSet, work: Path, limit: int | None) -> dict[str, Any]:
-    """Write, serve and crawl ``data``'s sites; resolve; read back and score."""
-    from osmem_server import OsmemServer
+def data_set_index(cluster: OpenSearchConfig, name: str) -> OpenSearchConfig:
+    """The cluster under a prefix of ``name``'s own, so sets never meet in one cluster."""
+    return replace(cluster, prefix=f"{cluster.prefix}{PREFIX}{name.replace('-', '_')}_")
 
+
+def delete_indices(index: OpenSearchConfig) -> None:
+    """Every index under ``index.prefix``, by name (clusters may forbid wildcard deletes)."""
+    client = build_client(index)
+    for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
+        client.indices.delete(index=name, ignore=404)
+
+
+def run_data_set(data: DataSet, work: Path, limit: int | None, index: OpenSearchConfig
+                 ) -> dict[str, Any]:
+    """Write, serve and crawl ``data``'s sites into ``index``; resolve; read back and score.
+
+    The crawl and ``works resolve`` are given the URL and prefix; credentials and TLS
+    settings reach them through the environment, as ``--use-env`` read them."""
     started = time.perf_counter()
     sites = build_sites(data)
     folders = write_sites(sites, work / "sites")
     servers = {site.name: StaticServer(folders[site.name]) for site in sites}
-    index = OsmemServer.start()
     try:
         url_file = work / "urls.txt"
         with url_file.open("w", encoding="utf-8") as urls:
@@ -87,18 +111,18 @@ def run_data_set(data: DataSet, work: Path, limit: int | None) -> dict[str, Any]
                 urls.write(part.read_text("utf-8"))
         pages = sum(len(site.pages) for site in sites)
         items_path = work / "items.jsonl"
-        log(f"{data.name}: crawling {pages} profiles of {len(sites)} site(s) into osmem-server")
+        log(f"{data.name}: crawling {pages} profiles of {len(sites)} site(s) into "
+            f"{index.safe_url} under {index.prefix}")
         crawl = run_crawl(f"crawl-{data.name}", "profiles", url_file, work, {
             "INDEX_ENABLED": "true", "ARXIV_ENABLED": "false", "OPENSEARCH_URL": index.url,
-            "INDEX_PREFIX": PREFIX, "STATE_DIR": str(work / "state"),
+            "INDEX_PREFIX": index.prefix, "STATE_DIR": str(work / "state"),
             "INDEX_DEADLETTER_PATH": str(work / "deadletter.jsonl"),
             "FEEDS": json.dumps({items_path.as_uri(): {"format": "jsonlines"}}),
             **(LARGE_INDEX_SETTINGS if len(data.records) > LARGE_RECORDS else {}),
         }, timeout=600 + pages * 0.5)
-        resolved = _resolve(index.url, work)
-        docs = list(_works(index.url))
+        resolved = _resolve(index, work)
+        docs = list(_works(index))
     finally:
-        index.close()
         for server in servers.values():
             server.close()
     items = [json.loads(line) for line in items_path.read_text("utf-8").splitlines()]
@@ -117,6 +141,7 @@ def run_data_set(data: DataSet, work: Path, limit: int | None) -> dict[str, Any]
         "gold_pairs": len(data.gold),
         "scored_pairs": "across tables" if data.cross_source else "all",
         "pages": pages, "pages_parsed": crawl.stat("profiles/parsed"),
+        "listings_shown": matched.records_shown,
         "crawl_seconds": round(seconds, 2),
         "pages_per_s": round(crawl.stat("profiles/parsed") / seconds, 1) if seconds else 0.0,
         "listings_parsed": len(works), "records_mapped": matched.mapped,
@@ -143,12 +168,12 @@ def run_data_set(data: DataSet, work: Path, limit: int | None) -> dict[str, Any]
     }
 
 
-def _resolve(url: str, work: Path) -> dict[str, Any]:
+def _resolve(index: OpenSearchConfig, work: Path) -> dict[str, Any]:
     """Run ``scholarindex works resolve`` on the index, when it exists."""
     if not resolve_available():
         log("scholarindex works resolve is not there yet: scoring the index as crawled")
         return {"ran": False, "reason": "scholarindex works resolve not available"}
-    env = {**os.environ, "OPENSEARCH_URL": url, "INDEX_PREFIX": PREFIX}
+    env = {**os.environ, "OPENSEARCH_URL": index.url, "INDEX_PREFIX": index.prefix}
     started = time.perf_counter()
     proc = subprocess.run([*RESOLVE_COMMAND, "--json"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=3600)
@@ -160,18 +185,15 @@ def _resolve(url: str, work: Path) -> dict[str, Any]:
             "groups_changed": json.loads(proc.stdout)["groups_changed"]}
 
 
-def _works(url: str) -> Iterator[dict[str, Any]]:
+def _works(index: OpenSearchConfig) -> Iterator[dict[str, Any]]:
     """Every work document of the index (its ``_source``)."""
-    from scholarindex.indexing.client import build_client
-    from scholarindex.indexing.connection import OpenSearchConfig
     from scholarindex.indexing.indices import alias_name
     from scholarindex.indexing.scan import scan
 
-    client = build_client(OpenSearchConfig(url=url, prefix=PREFIX, verify_certs=True,
-                                           timeout=120))
-    client.indices.refresh(index=alias_name(PREFIX, "works"))
-    for hit in scan(client, alias_name(PREFIX, "works"), {"query": {"match_all": {}}},
-                    request_timeout=120):
+    client = build_client(replace(index, timeout=max(index.timeout, 120)))
+    alias = alias_name(index.prefix, "works")
+    client.indices.refresh(index=alias)
+    for hit in scan(client, alias, {"query": {"match_all": {}}}, request_timeout=120):
         yield hit["_source"]
 
 
@@ -211,69 +233,68 @@ def _checks(docs: list[dict], works: list[dict], dead_lettered: float) -> list[s
     return problems
 
 
-def table(result: dict[str, Any]) -> Iterator[str]:
-    for name, r in result["data_sets"].items():
-        yield (f"{name}: {r['records']} records, {r['gold_pairs']} gold pairs (pairs scored: "
-               f"{r['scored_pairs']}); {r['pages_parsed']} of {r['pages']} pages in "
-               f"{r['crawl_seconds']} s = {r['pages_per_s']} pages/s")
-        yield (f"  listings parsed {r['listings_parsed']}, records lost by the parser "
-               f"{r['records_lost_by_parser']}, unmapped {r['listings_unmapped']}; atoms "
-               f"{r['atoms']}, work documents {r['work_documents']}")
-        pass_ = r["resolution_in_crawl"]
-        yield (f"  resolution pass at the crawl's end: {pass_['documents']:.0f} documents -> "
-               f"{pass_['works']:.0f} works, {pass_['groups_changed']:.0f} group(s) regrouped "
-               f"in {pass_['seconds']} s; a second pass: "
-               + (f"{r['resolution_pass']['groups_changed']} group(s) changed in "
-                  f"{r['resolution_pass']['seconds']} s" if r["resolution_pass"]["ran"]
-                  else "not available"))
-        for label, key in (("exact title (items)", "exact_title"), ("index", "index"),
-                           ("exact title (records)", "exact_title_unparsed")):
-            s = r[key]
-            yield (f"  {label:22} P {s['precision']:.4f}  R {s['recall']:.4f}  "
-                   f"F1 {s['f1']:.4f}  ({s['true_positives']} of {s['predicted']} true)")
-        for problem in r["checks_failed"]:
-            yield f"  CHECK FAILED: {problem}"
+def details(name: str, r: dict[str, Any]) -> str:
+    """One log line of what the scoreboard leaves out: speed, parser, resolution pass."""
+    pass_ = r["resolution_in_crawl"]
+    second = (f"{r['resolution_pass']['groups_changed']} group(s) changed by a second pass"
+              if r["resolution_pass"]["ran"] else "no second pass")
+    return (f"{name}: {r['pages_parsed']:.0f} of {r['pages']} pages in {r['crawl_seconds']} s "
+            f"({r['pages_per_s']} pages/s); {r['listings_parsed']} listings parsed, "
+            f"{r['records_lost_by_parser']} records lost, {r['listings_unmapped']} unmapped; "
+            f"{r['atoms']} atoms -> {r['work_documents']} work documents; the crawl's pass "
+            f"{pass_['seconds']} s, {second}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.dedupe",
-        description="Crawl the labelled data sets' profile sites into osmem-server, run the "
+        description="Crawl every development set's profile sites into OpenSearch, run the "
                     "resolution pass, and score the works index pairwise (P/R/F1) beside "
-                    "the exact-title baseline.")
-    parser.add_argument("--data", default=",".join(DEFAULT_DATA),
-                        help=f"comma-separated, of {', '.join(DATA_SETS)} (default: "
-                             f"{','.join(DEFAULT_DATA)})")
+                    "the exact-title baseline: one table, a row a set.")
+    parser.add_argument("--data", default=",".join(DATA_SETS),
+                        help=f"comma-separated, of {', '.join(DATA_SETS)} (default: all)")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N records of each table")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep sites, logs and items here (default: a temp dir, removed)")
+    add_cluster_option(parser)
     args = parser.parse_args(argv)
-    names = [n.strip() for n in args.data.split(",") if n.strip()]
-    if unknown := [n for n in names if n not in DATA_SETS]:
-        parser.error(f"unknown data set(s) {', '.join(unknown)}; of {', '.join(DATA_SETS)}")
-    if missing := [n for n in names if not available(n)]:
-        try:
-            load(missing[0])
-        except DataMissing as exc:
-            print(exc, file=sys.stderr)
+    names = parse_names(args.data, parser)
+    if (message := missing_data(names)) is not None:
+        print(message, file=sys.stderr)
         return 2
     work = args.workdir or Path(tempfile.mkdtemp(prefix="scholar-bench-dedupe-"))
     started = time.perf_counter()
-    results: dict[str, Any] = {"data_sets": {}, "arxiv": "off (ARXIV_ENABLED=false)"}
+    results: dict[str, Any] = {"data_sets": {}, "arxiv": "off (ARXIV_ENABLED=false)",
+                               "cluster": "OPENSEARCH_URL (--use-env)" if args.use_env
+                               else "bench.cluster's local server"}
     try:
-        for name in names:
-            folder = work / name
-            folder.mkdir(parents=True, exist_ok=True)
-            results["data_sets"][name] = run_data_set(load(name, args.limit), folder, args.limit)
+        with opensearch_process(args.use_env) as (cluster, _):
+            for name in names:
+                folder = work / name
+                folder.mkdir(parents=True, exist_ok=True)
+                index = data_set_index(cluster, name)
+                try:
+                    result = run_data_set(load(name, args.limit), folder, args.limit, index)
+                finally:
+                    delete_indices(index)
+                results["data_sets"][name] = result
+                log(details(name, result))
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
     results.update(machine=machine(), date=datetime.now(UTC).isoformat(timespec="seconds"),
                    bench_seconds=round(time.perf_counter() - started, 1))
+    rows = [row(r, "index", r["seconds"]) for r in results["data_sets"].values()]
+    results["scoreboard"] = [r.as_dict() for r in rows]
     args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
-    print("\n".join(table(results)))
+    print(table(rows))
+    print(f"crawled end to end, {'full sets' if args.limit is None else f'--limit {args.limit}'}"
+          f"; {results['bench_seconds']:.0f} s")
+    for name, r in results["data_sets"].items():
+        for problem in r["checks_failed"]:
+            print(f"CHECK FAILED ({name}): {problem}")
     print(f"written to {args.out}")
     return 1 if any(r["checks_failed"] for r in results["data_sets"].values()) else 0
 

@@ -382,13 +382,21 @@ def test_offline_evaluator_counts_as_an_independent_pairwise_count() -> None:
 @needs_dblp_acm
 def test_end_to_end_bench_scores_the_index_it_crawled(tmp_path: Path) -> None:
     out, work = tmp_path / "dedupe.json", tmp_path / "work"
+    # A single-table set beside it when its data is there: both layouts from one table.
+    sets = ["dblp-acm", *(["bib-cytology"] if available("bib-cytology") else [])]
     proc = subprocess.run(
-        [sys.executable, "-m", "bench.dedupe", "--data", "dblp-acm", "--limit", "150",
+        [sys.executable, "-m", "bench.dedupe", "--data", ",".join(sets), "--limit", "150",
          "--out", str(out), "--workdir", str(work)],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(out.read_text("utf-8"))["data_sets"]["dblp-acm"]
-    assert result["checks_failed"] == []
+    saved = json.loads(out.read_text("utf-8"))
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
+    assert [r.split(" | ")[0] for r in rows[1:]] == [f"| {name}" for name in sets]
+    for name in sets:
+        assert saved["data_sets"][name]["checks_failed"] == []
+    assert [r["data"] for r in saved["scoreboard"]] == sets
+    assert all(r["placed"] == r["read"] + r["lost"] > 0 for r in saved["scoreboard"])
+    result = saved["data_sets"]["dblp-acm"]
     assert result["pages_parsed"] == result["pages"] > 0 and result["pages_per_s"] > 0
     assert result["records"] == 300
     # The baseline from the crawl's items, counted again here from the exported items and
@@ -418,6 +426,24 @@ def test_end_to_end_bench_scores_the_index_it_crawled(tmp_path: Path) -> None:
     if not result["resolution_pass"]["ran"]:  # the index holds one document per work_id
         assert result["index"] == baseline
         assert result["work_documents"] == result["atoms"]
+
+
+def test_each_data_set_has_its_own_prefix_on_the_cluster_and_leaves_nothing() -> None:
+    from bench.cluster import opensearch_process
+    from bench.dedupe import data_set_index, delete_indices
+    from scholarindex.indexing.client import build_client
+
+    with opensearch_process(False) as (cluster, _):
+        one, other = data_set_index(cluster, "bib-cytology"), data_set_index(cluster, "cora")
+        assert one.prefix == f"{cluster.prefix}er_bib_cytology_" and one.url == cluster.url
+        client = build_client(cluster)
+        for index in (one, other):
+            client.indices.create(index=f"{index.prefix}works-v1")
+            client.indices.create(index=f"{index.prefix}researchers-v1")
+        delete_indices(one)
+        left = set(client.indices.get(index=f"{cluster.prefix}er_*", allow_no_indices=True))
+        assert left == {f"{other.prefix}works-v1", f"{other.prefix}researchers-v1"}
+        delete_indices(other)
 
 
 @needs_dblp_acm
