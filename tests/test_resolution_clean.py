@@ -155,3 +155,50 @@ def test_titles_that_are_not_generic(title: str) -> None:
 ])
 def test_the_kind_of_contribution_a_title_is_annotated_as(title: str, kind: str | None) -> None:
     assert contribution_kind(title) == kind
+
+
+@pytest.mark.parametrize(("printed", "title"), [
+    ("Update on the diagnosis and treatment of human papillomavirus infection. [Review] [33 refs]",
+     "Update on the diagnosis and treatment of human papillomavirus infection"),
+    ("Management of histologic abnormalities of the cervix. [Review]",
+     "Management of histologic abnormalities of the cervix"),
+    ("Posttreatment HPV testing for recurrent CIN: a systematic review (Structured abstract)",
+     "Posttreatment HPV testing for recurrent CIN: a systematic review"),
+    ("Posttreatment HPV testing for recurrent CIN: a systematic review (Provisional abstract)",
+     "Posttreatment HPV testing for recurrent CIN: a systematic review"),
+    ("Dynamics of HPV16 DNA load reflect the natural history of cervical lesions.[Erratum appears "
+     "in J Clin Virol. 2006 Oct;37(2):137]",
+     "Dynamics of HPV16 DNA load reflect the natural history of cervical lesions"),
+    ("Screening for cervical cancer with HPV testing [Comment in: Lancet. 2007;370:1740]",
+     "Screening for cervical cancer with HPV testing"),
+    ("Intrapleural immunotherapy with Corynebacterium parvum in malignant effusions [abstract]",
+     "Intrapleural immunotherapy with Corynebacterium parvum in malignant effusions"),
+    # A translated title in brackets, with a language tag or the original after it.
+    ("[Immunotherapy of resectable lung cancer using Nocardia rubra cell wall skeleton]",
+     "Immunotherapy of resectable lung cancer using Nocardia rubra cell wall skeleton"),
+    ("[Early chest tube removal after coronary artery bypass graft surgery] LA: Ara",
+     "Early chest tube removal after coronary artery bypass graft surgery"),
+    ("Antibiotic prophylaxis in thoracic surgery. A randomized study. <ORIGINAL> PROPHYLAXIE "
+     "ANTIBIOTIQUE EN CHIRURGIE THORACIQUE", "Antibiotic prophylaxis in thoracic surgery. A "
+     "randomized study"),
+    ("Paroxysmal nocturnal hemoglobinuria and thrombosis. [French]",
+     "Paroxysmal nocturnal hemoglobinuria and thrombosis"),
+    ("Postoperative immunostimulation in bronchial carcinoma [Article in German]",
+     "Postoperative immunostimulation in bronchial carcinoma"),
+    ("Postoperative immunostimulation in bronchial carcinoma (author's transl)",
+     "Postoperative immunostimulation in bronchial carcinoma"),
+])
+def test_notes_of_bibliographic_databases_are_removed(printed: str, title: str) -> None:
+    assert clean_title(printed) == title
+
+
+@pytest.mark.parametrize("title", [
+    "[3H]thymidine uptake in cultured pleural mesothelial cells",  # the title's own brackets
+    "Lung cancer in German coal miners",  # a language word, no tag
+    "Review of the literature on pleural effusion",
+    "Comments on the treatment of pleural empyema",
+    "Comparison of drains [Review",  # no closing bracket: no note
+    "Abstracts [1-3]",
+])
+def test_titles_whose_brackets_are_their_own(title: str) -> None:
+    assert clean_title(title) == title

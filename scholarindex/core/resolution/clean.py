@@ -41,6 +41,18 @@ what other fields left glued to a title. Both are pure and idempotent.
     words. Names are cut before a venue is looked for ("I Ahn. In Memory of ...",
     "F Gingras, IN Subramanian. ...": neither "In" starts a venue).
 
+* **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
+  Embase, CINAHL or the CRD databases print inside the title field, so one paper's
+  records differ by them: bracketed notes wherever they stand, ``[Review]``, ``[45
+  refs]``, ``[Erratum appears in ...]``, ``[Comment in: ...]``, ``[Retraction in
+  ...]``, ``[abstract]``, a language (``[French]``, ``[Article in German]``, ``(author's
+  transl)``); the CRD's ``(Provisional abstract)``, ``(Structured abstract)``; a trailing
+  language code ``LA: Ara``; Embase's ``<ORIGINAL>`` and the original-language title after
+  it; and the brackets around a whole title, MEDLINE's mark of a title translated into
+  English (``[Immunotherapy of resectable lung cancer ...]``). Each goes only when
+  ``MIN_TITLE_WORDS`` remain. A note names the record, not the paper; a language tag says
+  in which language the paper is, which the other records need not say.
+
 A title cut short keeps its mark, a trailing "..." written "…" (``decide`` reads it).
 """
 
@@ -123,6 +135,27 @@ _VENUE_TAIL = re.compile(
     r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
     re.IGNORECASE,
 )
+# Languages database exports tag a title with ("[French]", "[Article in German]").
+_LANGUAGES = ("english|french|german|spanish|italian|portuguese|dutch|russian|polish|czech"
+              "|slovak|hungarian|romanian|bulgarian|croatian|serbian|slovenian|ukrainian|greek"
+              "|turkish|arabic|persian|hebrew|chinese|japanese|korean|danish|swedish|norwegian"
+              "|finnish|icelandic|estonian|latvian|lithuanian|catalan|thai|vietnamese"
+              "|indonesian|malay")
+# A bracketed note whose first words say it is a database's note on the record.
+_EXPORT_NOTE = re.compile(
+    r"\s*\[\s*(?:review(?:\s+article)?|\d+\s+refs?|(?:published\s+)?errat(?:um|a)\b[^\]]*"
+    r"|(?:see\s+)?comments?\b[^\]]*|retract(?:ion|ed)\b[^\]]*|corrected\b[^\]]*"
+    r"|update\s+(?:in|of)\b[^\]]*|expression\s+of\s+concern\b[^\]]*"
+    r"|(?:meeting\s+|conference\s+)?abstract"
+    rf"|(?:article\s+)?(?:in\s+)?(?:{_LANGUAGES})(?:\s*(?:,|and)\s*(?:{_LANGUAGES}))*"
+    r")\s*\]"
+    r"|\s*\(\s*(?:provisional|structured)\s+abstract\s*\)"
+    r"|\s*\(\s*author'?s'?\s+transl\.?\s*\)"
+    rf"|\s*\(\s*(?:article\s+)?in\s+(?:{_LANGUAGES})\s*\)",
+    re.IGNORECASE)
+_ORIGINAL = re.compile(r"\s*<\s*original\s*>.*$", re.IGNORECASE | re.DOTALL)
+_LANGUAGE_CODE = re.compile(r"\s+LA:\s*[A-Za-z]{2,3}\s*$")
+_BRACKETED = re.compile(r"^\s*\[(?P<title>[^\[\]]+)\][\s.]*$")
 _NOT_A_LETTER = re.compile(r"[\W\d_]")
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
@@ -150,6 +183,17 @@ def _full_stops(title: str) -> list[int]:
         if len(_NOT_A_LETTER.sub("", word)) > 1:
             stops.append(match.start())
     return stops
+
+
+def _strip_export_notes(title: str) -> str:
+    """A database's notes on the record taken out (see the module doc)."""
+    for pattern in (_ORIGINAL, _LANGUAGE_CODE, _EXPORT_NOTE):
+        bare = pattern.sub("", title)
+        if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
+            title = bare
+    if bracketed := _BRACKETED.match(title):
+        title = bracketed["title"]
+    return title.strip()
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
@@ -228,6 +272,7 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     tagless = _TAGS.sub("", title)
     if tagless != title and _word_count(tagless) >= 1:
         title = tagless
+    title = _strip_export_notes(title)
     for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
         before = title
         for pattern in _KIND_MARKS:
