@@ -8,9 +8,10 @@ A title is read as its folded words (``scholarindex.core.text.words``), plurals 
   typo away (a letter added, dropped, changed, or two neighbours swapped; both
   at least ``TYPO_MIN_LENGTH`` = 4 letters): "Sytems" is "Systems", "Databse" is
   "Database". Order does not count, so moved words cost nothing.
-* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (difflib over the letters),
-  which sees words split or joined ("data base" / "database"). It is quadratic,
-  so it runs only when the overlap is at least ``RATIO_FROM`` (0.6) and below 1.
+* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (rapidfuzz's Indel
+  similarity over the letters), which sees words split or joined ("data base" /
+  "database"). It runs only when the overlap is at least ``RATIO_FROM`` (0.6) and
+  below 1: below that it could only lift a pair no threshold accepts.
 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
