@@ -16,6 +16,8 @@ from scholarindex.core.resolution.clean import contribution_kind, repair_text
     ("Sj\u00c3\u00b6str\u00c3\u00b6m", "Sjöström"),  # UTF-8 read as Latin-1
     ("Florida\u00e2\u20ac\u2122s", "Florida\u2019s"),  # read as Windows-1252
     ("Florida\u00e2??s growth", "Florida's growth"),  # continuation bytes lost to "?"
+    ("S Chaudhuri\u00e2?\u00a6", "S Chaudhuri\u2026"),  # the middle byte lost: 0x80
+    ("2001\u00e2?\u00932002", "2001\u20132002"),
     ("Gar\u00c3\u00a7on", "Garçon"),
     ("Plain ASCII stays", "Plain ASCII stays"),
     ("Sjöström stays", "Sjöström stays"),  # correct text is not "repaired"

@@ -11,7 +11,10 @@ what other fields left glued to a title. Both are pure and idempotent.
   is re-encoded and decoded again when that yields valid UTF-8: ``SjÃ¶strÃ¶m`` ->
   ``Sjöström``, ``â€™`` -> ``’``. A run whose continuation bytes were lost to
   ``?`` cannot be restored: ``â??`` (almost always a curly quote or a dash) reads as
-  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``.
+  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``. Where only the middle byte of
+  ``â`` (0xE2) was lost and the last survives, the lost one is 0x80 (the bytes
+  0x80-0x9F are the ones Latin-1 cannot show, and E2 80 xx is the block of dashes,
+  quotes and "…"): ``S Chaudhuriâ?¦`` -> ``S Chaudhuri…``, a list cut short.
 * **LaTeX** is left to ``scholarindex.core.text.fold`` (every comparison folds), so a cleaned
   title still shows ``$\\alpha$`` as printed.
 * **Glued fields** (``clean_title`` only), removed when what remains still has at
@@ -82,6 +85,7 @@ _CONTINUATION = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0x80 <= b
 _LEAD = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0xC2 <= b <= 0xF4)
 _MOJIBAKE = re.compile(f"[{_LEAD}][{_CONTINUATION}]{{1,3}}")
 _LOST_QUOTE = re.compile(r"â\?\?")
+_LOST_MIDDLE = re.compile(f"â\\?([{_CONTINUATION}])")
 _LOST_ANY = re.compile(f"[{_LEAD}]\\?")
 
 
@@ -101,6 +105,10 @@ def _repair_run(match: re.Match[str]) -> str:
         return run
 
 
+def _repair_lost_middle(match: re.Match[str]) -> str:
+    return bytes([0xE2, 0x80, _BYTE_OF[match.group(1)]]).decode("utf-8")
+
+
 def repair_text(text: str) -> str:
     """HTML entities decoded and mojibake repaired (see the module doc)."""
     if "&" in text:
@@ -111,6 +119,7 @@ def repair_text(text: str) -> str:
             text = unescaped
     if not text.isascii():
         text = _MOJIBAKE.sub(_repair_run, text)
+        text = _LOST_MIDDLE.sub(_repair_lost_middle, text)
         text = _LOST_QUOTE.sub("'", text)
     text = text.replace("\u00a0", " ")
     return " ".join(text.split())

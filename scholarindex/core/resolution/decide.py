@@ -50,9 +50,12 @@ The rule, first that applies:
    changed it. Such a match is never strong (rule 8), and clustering lets it join
    no two listings whose years other profiles corroborate (``cluster``, step 3c).
    A shorter title ending in a whole word is another title here.
-6. An author conflict: **match** (weak) only when the titles are near-identical
-   (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
-   list printed short or a name spelt apart; otherwise **apart, conflict**.
+6. An author conflict (``authors``: an owner missing from the other's complete
+   author list, or two complete lists with no one in common, names read loosely):
+   **apart, conflict**, whatever the titles. A list printed short is one that says
+   so ("et al.", cut), and a misspelt name is read as its person; what is left is
+   two papers under one title (a topic many groups write on: "Atypical hemolytic
+   uremic syndrome"). Only a verified key (rule 1) joins them.
 7. A generic title on either side: **match** (weak) only with at least
    ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``,
    or, a year missing on one side, at least ``GENERIC_SHARED_NO_YEAR`` (2) shared
@@ -86,7 +89,7 @@ The rule, first that applies:
    extension), and no word of one swapped for another word of the other
    (``similarity.word_swapped``: "Is Indexing the Bottleneck of X?" / "Is
    Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
-   Rule 6's "near-identical" reads the same. Word order counts here: "Age of
+   Word order counts here: "Age of
    Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
@@ -266,11 +269,8 @@ def decide_features(a: Features, b: Features) -> Decision:
     generic = a.generic or b.generic
     near = titles.ratio >= NEAR and not titles.extends and not titles.swapped
     title = f"title {titles.ratio:.2f}"
-    if people.conflict:
-        if near and not generic:  # an author list printed short, a name spelt apart
-            return Decision(True, titles.ratio, (title, "despite an owner missing from a list"))
-        return Decision(False, 0.0, ("an owner is missing from a complete author list",),
-                        conflict=True)
+    if people.conflict:  # printed authors decide: no title overrules them
+        return Decision(False, 0.0, ("complete author lists rule it out",), conflict=True)
     shared = f"{people.shared} shared author(s)"
     if generic:
         needed = GENERIC_SHARED if _same_year(a.atom, b.atom) else GENERIC_SHARED_NO_YEAR
