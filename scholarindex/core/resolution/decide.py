@@ -23,9 +23,11 @@ The rule, first that applies:
 1. A strong key in common: **match** (score 1). Keys of the same kind on both
    sides and none in common: **apart, conflict**.
    **One profile's listings** (a profile lists both atoms, neither title
-   generic): both print venues and none in common: **apart, conflict** (the
-   owner lists two entries in two venues: a conference paper and its journal
-   version, under one title or a variant of it). Otherwise, when they share a
+   generic): both print venues and none in common, read as one venue printed in
+   full, abbreviated or cut (``venue.same_venue``: "J Pediatr Surg" / "Journal of
+   Pediatric Surgery", "PLoS ONE" / "PLoS ONE [Electronic Resource]"): **apart,
+   conflict** (the owner lists two entries in two venues: a conference paper and
+   its journal version, under one title or a variant of it). Otherwise, when they share a
    title (``scholarindex.core.identity.title_key``; ``listing.listing_work_ids`` gave each its
    own id because the profile lists it with another year or venue): one venue
    and years far apart, **apart, conflict** (two issues of a column); else a
@@ -120,7 +122,7 @@ from scholarindex.core.resolution.similarity import (
     title_words,
     word_swapped,
 )
-from scholarindex.core.resolution.venue import venue_kind
+from scholarindex.core.resolution.venue import same_venue, venue_kind
 from scholarindex.core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
@@ -184,6 +186,14 @@ def years_differ(a: Atom, b: Atom) -> bool:
     return bool(a.years) and bool(b.years) and not set(a.years) & set(b.years)
 
 
+def venues_differ(a: Features, b: Features) -> bool:
+    """Both atoms print venues and none of one is a venue of the other, printed in full,
+    abbreviated or cut (``venue.same_venue``)."""
+    if not a.venue_keys or not b.venue_keys or not a.venue_keys.isdisjoint(b.venue_keys):
+        return False
+    return not any(same_venue(x, y) for x in a.atom.venues for y in b.atom.venues)
+
+
 def _same_year(a: Atom, b: Atom) -> bool:
     return bool(set(a.years) & set(b.years))
 
@@ -235,7 +245,7 @@ def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
     if a.profiles.isdisjoint(b.profiles) or a.generic or b.generic:
         return None
     venues = bool(a.venue_keys) and bool(b.venue_keys)
-    if venues and a.venue_keys.isdisjoint(b.venue_keys):
+    if venues and venues_differ(a, b):
         return Decision(False, 0.0, ("one profile lists both, in two venues",), conflict=True)
     if not a.title_keys & b.title_keys:
         return None
