@@ -322,3 +322,29 @@ def test_a_tie_between_printings_judged_apart_still_joins_neither() -> None:
     other = card("c", "Semantic B2B integration: issues in ontology-based approaches",
                  ("Zhan Cui", "Dean Jones"), 2002)
     assert clusters_of(resolve([cut, one, other])) == {("a",), ("b",), ("c",)}
+
+
+@pytest.mark.parametrize("title", ["Editorial", "Editorial Introduction", "In this Issue",
+                                   "Editor's Notes"])
+@pytest.mark.parametrize("venue", [None, "IEEE Trans. Knowl. Data Eng."])
+@pytest.mark.parametrize("profiles", [("p1",), ("p1", "p2", "p3")])
+def test_one_editors_column_of_twelve_years_is_twelve_works_or_more(
+        title: str, venue: str | None, profiles: tuple[str, ...]) -> None:
+    """An editor's profile lists a column every year; a co-editor's lists the same
+    columns, another site's card prints them again, one undated: no work spans two years."""
+    def column(work_id: str, year: int | None, profile: str, authors: tuple[str, ...] = ()
+               ) -> Atom:
+        owner = {"p1": "Ling Liu", "p2": "Calton Pu", "p3": "Ling Liu"}[profile]
+        return Atom(work_id, (title,), authors, False, (owner,), (year,) if year else (),
+                    (venue,) if venue else (), (), (), (profile,))
+    atoms = [column(f"a{y}", y, "p1") for y in range(2001, 2013)]
+    if "p2" in profiles:
+        atoms += [column(f"b{y}", y, "p2", ("Calton Pu", "Ling Liu")) for y in range(2001, 2013)]
+        atoms += [column(f"c{y}", y, "p3", ("Ling Liu",)) for y in range(2001, 2013, 3)]
+        atoms.append(column("undated", None, "p3", ("Ling Liu", "Calton Pu")))
+    years = {a.work_id: a.years for a in atoms}
+    resolution = resolve(atoms)
+    for cluster in resolution.clusters:
+        assert len({y for w in cluster for y in years[w]}) <= 1, cluster
+    if "p2" in profiles:
+        assert ("a2002", "b2002") in resolution.clusters  # one year's two printings join

@@ -31,11 +31,18 @@ The rule, first that applies:
    title (``scholarindex.core.identity.title_key``; ``listing.listing_work_ids`` gave each its
    own id because the profile lists it with another year or venue): one venue
    and years far apart, **apart, conflict** (two issues of a column); else a
-   **strong match** (score 1): only the year differs, and a list that repeats a
-   title across years (a preprint and its publication, citations of one paper)
-   is no evidence of two works; they stay one, as under one id.
+   **strong match** (score 1): only the year differs,
+   and a list that repeats a title across years (a preprint and its publication,
+   citations of one paper) is no evidence of two works; they stay one, as under
+   one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
-3. Years far apart: **apart, conflict** (a conference paper and its journal
+3. A generic title on either side (``generic.is_generic_title``: front matter and
+   columns, "Editorial", "Editor's Notes", "In this Issue"): another year (both
+   known), a profile that lists both (one page's two entries are two works), or
+   another venue (both printed, ``venue.same_venue``): **apart, conflict**. An
+   editor's "Editorial" of each year is its own work, and the cannot-link keeps a
+   third listing from chaining two years together.
+   Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
    No year in common (both known), and one atom printed only in journals, the
    other only in proceedings: **apart, conflict** (a conference paper and its
@@ -52,20 +59,19 @@ The rule, first that applies:
    changed it. Such a match is never strong (rule 8), and clustering lets it join
    no two listings whose years other profiles corroborate (``cluster``, step 3c).
    A shorter title ending in a whole word is another title here.
-6. An author conflict (``authors``: an owner missing from the other's complete
-   author list, or two complete lists with no one in common, names read loosely):
+6. An author conflict (``authors``: an owner whose surname the other's complete
+   author list lacks, or two complete lists with no surname in common, read loosely):
    **apart, conflict**, whatever the titles. A list printed short is one that says
    so ("et al.", cut), and a misspelt name is read as its person; what is left is
    two papers under one title (a topic many groups write on: "Atypical hemolytic
    uremic syndrome"). Only a verified key (rule 1) joins them.
 7. A generic title on either side: **match** (weak) only with at least
-   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``,
-   or, a year missing on one side, at least ``GENERIC_SHARED_NO_YEAR`` (2) shared
-   people: two people's "Introduction" are two works, one editor's column of 2001
-   is not that of 2002, and one person's undated "Editorial" could be any year's.
-   One editor's four "Editor's Notes" of one year are four atoms
-   (``listing.listing_work_ids`` gives each entry its own id), each equally like
-   the other site's four: clustering sees the tie and joins none.
+   ``GENERIC_SHARED`` (1) shared person, the same year (both known: one person's
+   undated "Editorial" could be any year's) and ``ratio`` ≥ ``NEAR``; rule 3 has
+   ruled out another year, venue or one profile's two entries. Two people's
+   "Introduction" are two works. One editor's four "Editor's Notes" of one year
+   are four atoms (``listing.listing_work_ids`` gives each entry its own id), each
+   equally like the other site's four: clustering sees the tie and joins none.
 8. A shared person: titles near-identical (``ratio`` ≥ ``NEAR``, not cut short),
    and identical or with a year in common or missing: **strong match**. Otherwise,
    one atom annotated as another kind of
@@ -128,7 +134,6 @@ from scholarindex.core.titles import extra_words, title_similarity
 YEAR_TOLERANCE = 1
 NEAR = 0.93
 GENERIC_SHARED = 1
-GENERIC_SHARED_NO_YEAR = 2
 WITH_AUTHOR = 0.84
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
@@ -240,6 +245,17 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     return best
 
 
+def _generic_told_apart(a: Features, b: Features) -> str | None:
+    """Rule 3 (module doc): what tells two listings of a generic title apart, if anything."""
+    if years_differ(a.atom, b.atom):
+        return "a generic title of another year"
+    if not a.profiles.isdisjoint(b.profiles):
+        return "a generic title one profile lists twice"
+    if venues_differ(a, b):
+        return "a generic title in another venue"
+    return None
+
+
 def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
     """Rule 1b (module doc): two atoms one profile lists under two ids."""
     if a.profiles.isdisjoint(b.profiles) or a.generic or b.generic:
@@ -266,6 +282,8 @@ def decide_features(a: Features, b: Features) -> Decision:
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix:
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+    if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
+        return Decision(False, 0.0, (told,), conflict=True)
     if _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("years more than one apart",), conflict=True)
     if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
@@ -283,9 +301,8 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, 0.0, ("complete author lists rule it out",), conflict=True)
     shared = f"{people.shared} shared author(s)"
     if generic:
-        needed = GENERIC_SHARED if _same_year(a.atom, b.atom) else GENERIC_SHARED_NO_YEAR
-        if (people.shared >= needed and titles.ratio >= NEAR
-                and not years_differ(a.atom, b.atom)):
+        if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
+                and _same_year(a.atom, b.atom)):
             return Decision(True, titles.ratio, (GENERIC, title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
