@@ -190,6 +190,9 @@ def test_the_kind_of_contribution_a_title_is_annotated_as(title: str, kind: str 
     ("Antibiotic prophylaxis in thoracic surgery. A randomized study. <ORIGINAL> PROPHYLAXIE "
      "ANTIBIOTIQUE EN CHIRURGIE THORACIQUE", "Antibiotic prophylaxis in thoracic surgery. A "
      "randomized study"),
+    ("[Incentive spirometry with expiratory positive airway pressure] TO: Espirometria "
+     "incentivada con presion positiva espiratoria",
+     "Incentive spirometry with expiratory positive airway pressure"),
     ("Paroxysmal nocturnal hemoglobinuria and thrombosis. [French]",
      "Paroxysmal nocturnal hemoglobinuria and thrombosis"),
     ("Postoperative immunostimulation in bronchial carcinoma [Article in German]",
@@ -208,6 +211,8 @@ def test_notes_of_bibliographic_databases_are_removed(printed: str, title: str) 
     "Comments on the treatment of pleural empyema",
     "Comparison of drains [Review",  # no closing bracket: no note
     "Abstracts [1-3]",
+    "Linomide in relapsing and secondary progressive MS: Part I: Trial design",
+    "HPV vaccine in females in the US: Rationale and design",
 ])
 def test_titles_whose_brackets_are_their_own(title: str) -> None:
     assert clean_title(title) == title

@@ -51,10 +51,11 @@ what other fields left glued to a title. Both are pure and idempotent.
   ...]``, ``[abstract]``, a language (``[French]``, ``[Article in German]``, ``(author's
   transl)``); the CRD's ``(Provisional abstract)``, ``(Structured abstract)``; a trailing
   language code ``LA: Ara``; Embase's ``<ORIGINAL>`` and the original-language title after
-  it; and the brackets around a whole title, MEDLINE's mark of a title translated into
-  English (``[Immunotherapy of resectable lung cancer ...]``). Each goes only when
-  ``MIN_TITLE_WORDS`` remain. A note names the record, not the paper; a language tag says
-  in which language the paper is, which the other records need not say.
+  it, or a ``TO:`` field after a bracketed translated title; and the brackets around a
+  whole title, MEDLINE's mark of a title translated into English (``[Immunotherapy of
+  resectable lung cancer ...]``). Each goes only when ``MIN_TITLE_WORDS`` remain. A note
+  names the record, not the paper; a language tag says in which language the paper is,
+  which the other records need not say.
 
 A title cut short keeps its mark, a trailing "..." written "…" (``decide`` reads it).
 """
@@ -162,7 +163,9 @@ _EXPORT_NOTE = re.compile(
     r"|\s*\(\s*author'?s'?\s+transl\.?\s*\)"
     rf"|\s*\(\s*(?:article\s+)?in\s+(?:{_LANGUAGES})\s*\)",
     re.IGNORECASE)
-_ORIGINAL = re.compile(r"\s*<\s*original\s*>.*$", re.IGNORECASE | re.DOTALL)
+# Embase's "<ORIGINAL> ..." and a "TO: ..." (title, original) field after a translated title.
+_ORIGINAL = re.compile(r"\s*<\s*original\s*>.*$|(?<=\])\s+TO:\s.*$",
+                       re.IGNORECASE | re.DOTALL)
 _LANGUAGE_CODE = re.compile(r"\s+LA:\s*[A-Za-z]{2,3}\s*$")
 _BRACKETED = re.compile(r"^\s*\[(?P<title>[^\[\]]+)\][\s.]*$")
 _NOT_A_LETTER = re.compile(r"[\W\d_]")
