@@ -25,7 +25,8 @@ WORLD = [
             "Roberta Cochrane", 1996),
     card("02", "Integrating triggers and declarative constraints in SQL database sytems",
          ("Roberta Cochrane", "Hamid Pirahesh"), 1996),
-    listing("03", "Integrating Triggers and Declarative Constraints", "Hamid Pirahesh", 1996),
+    listing("03", "Integrating Triggers and Declarative Constraints in SQL Datab…",
+            "Hamid Pirahesh", 1996),
     card("04", "Editor's Notes", ("Ling Liu",), 2002),
     listing("05", "Editor's notes", "Ling Liu", 2002),
     listing("06", "Editor's notes", "Ling Liu", 2002),
@@ -95,7 +96,7 @@ def test_blocking_pairs_are_the_same_pairs_in_any_order(atoms: list[Atom], rng) 
 def test_weak_links_do_not_chain() -> None:
     # b is a cut short from a and from c, but a and c differ by a word: a weak chain.
     a = listing("a", "Adaptive Query Processing for Streams of Uncertain Sensor Data", "Ann Lee")
-    b = listing("b", "Adaptive Query Processing for Streams of Uncertain Sensor", "Ann Lee")
+    b = listing("b", "Adaptive Query Processing for Streams of Uncertain Sensor…", "Ann Lee")
     c = listing("c", "Adaptive Query Processing for Streams of Uncertain Sensor Readings",
                 "Ann Lee")
     assert clusters_of(resolve([a, b, c])) == {("a", "b"), ("c",)}
@@ -105,7 +106,7 @@ def test_three_profiles_variant_titles_of_one_paper_join() -> None:
     """Each pair alike but none strongly: the first round joins the closest two, the
     next joins the third to them."""
     a = listing("a", "Adaptive Query Processing for Streams of Uncertain Sensor Data", "Ann Lee")
-    b = card("b", "Adaptive query processing for streams of uncertain sensor data in the cloud",
+    b = card("b", "Adaptive query processing for streams of uncertain sensor data: the cloud",
              ("Bo Ek", "Ann Lee"))
     c = card("c", "Adaptive query processing for uncertain sensor data streams",
              ("Cy Young", "Ann Lee", "Bo Ek"))

@@ -110,7 +110,7 @@ weak.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
@@ -120,11 +120,12 @@ from scholarindex.core.resolution.model import Atom, Decision
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
     compare_titles,
-    contained,
     follow_up,
+    holds,
     misprinted,
     numbers_differ,
     one_word_swapped,
+    subtitle_added,
     title_words,
     word_swapped,
 )
@@ -139,6 +140,8 @@ PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
 GENERIC = "generic title"  # the evidence tag of a match on a generic title
 ANOTHER_KIND = "another kind of contribution"
+SUBTITLE = "a subtitle or an aside added"
+HELD = "one title holds the other and more"
 SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
@@ -216,33 +219,51 @@ def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
 
 @dataclass(frozen=True)
 class _Titles:
+    """The title evidence of two atoms: the best over their pairs of titles. A pair where
+    one title holds the other and more (``similarity.holds``) counts only as ``subtitle``
+    (the more is a subtitle or an aside) or ``held`` (anything else), never in the rest."""
+
     ratio: float
     overlap: float
-    prefix: bool
+    prefix: bool  # a pair is one title cut short, marked so (``similarity.misprinted``)
     extends: bool
     swapped: bool  # no near-identical pair of titles without a swapped word
     one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
     misprinted: bool  # a pair is one title with a typo or cut short (``similarity.misprinted``)
+    subtitle: bool = False  # a pair is one title and the same with a subtitle or an aside
+    held: bool = False  # a pair is one title and the same with other words added
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     best = _Titles(0.0, 0.0, False, True, True, True, False)
+    subtitle = held = False
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
                 return _Titles(1.0, 1.0, False, False, False, False, False)
-            match = compare_titles(x, y)
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
-            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
+            cut = misprinted(x, y)
+            if not cut and holds(x, y):  # rule 8: what the longer adds decides
+                if max(x, y, key=lambda t: len(title_words(t))).endswith("…"):
+                    cut = True  # what the longer adds was cut short: "... Commerce (p…"
+                elif subtitle_added(x, y):
+                    subtitle = True
+                    continue
+                else:
+                    held = True
+                    continue
+            match = compare_titles(x, y)
+            prefix = cut and (match.prefix or match.extra > 0)
+            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
-                           best.prefix or match.prefix,
-                           best.extends and (match.prefix or extra_words(x, y) > 0),
+                           best.prefix or prefix,
+                           best.extends and (prefix or extra_words(x, y) > 0),
                            best.swapped and (ratio < NEAR or word_swapped(x, y)),
                            best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
                                               or one_word_swapped(x, y)),
-                           best.misprinted or misprinted(x, y))
-    return best
+                           best.misprinted or cut)
+    return replace(best, subtitle=subtitle, held=held)
 
 
 def _generic_told_apart(a: Features, b: Features) -> str | None:
@@ -280,7 +301,9 @@ def decide_features(a: Features, b: Features) -> Decision:
     if decision := _one_profiles_listings(a, b):
         return decision
     titles = _compare_titles(a.titles, b.titles)
-    if titles.overlap < RATIO_FROM and not titles.prefix:
+    if titles.overlap < RATIO_FROM and not titles.prefix and not titles.subtitle:
+        if titles.held:
+            return Decision(False, 0.0, (HELD,))
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
     if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
         return Decision(False, 0.0, (told,), conflict=True)
@@ -318,8 +341,8 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))
-        if any(contained(x, y) for x in a.titles for y in b.titles):
-            return Decision(True, score, ("one title holds the other", shared))
+        if titles.subtitle and _same_year(a.atom, b.atom):
+            return Decision(True, PREFIX_SCORE, (SUBTITLE, shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
     if near:
         return Decision(True, titles.ratio, (title, "no author evidence"))
