@@ -62,6 +62,15 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Data Warehousing and Business Intelligence for E-Commerce"),
     ("Tutorial: Fast Algorithms for Mining Association Rules",
      "Fast Algorithms for Mining Association Rules"),
+    # A publisher, an institution, a meeting or a venue and its year glued after the title.
+    ("Fast Algorithms for Mining Association Rules, ACM SIGMOD Int",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, SIGMOD 1999",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, University of Maryland at College Park",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules. Dept. of Computer Science",
+     "Fast Algorithms for Mining Association Rules"),
 ])
 def test_glued_fields_are_removed(printed: str, title: str) -> None:
     assert clean_title(printed, venues=["SIGMOD Conference"], people=["Rakesh Agrawal"]) == title
@@ -78,6 +87,9 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Dr. Who and the Daleks in Space",  # "Dr" is no name of the atom's people
     "Petabyte, In Proc",  # after a comma, too little would remain
     "Sleepers and Workaholics (extended version)",  # another publication, kept
+    "Building Networks from the Outside In: International Movements",  # no venue after "In:"
+    "Urban centres in Zimbabwe: Inter-censal changes, 1969-82",
+    "Report on the ACM Workshop on Data Streams",  # no mark before "ACM"
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title

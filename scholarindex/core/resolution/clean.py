@@ -31,10 +31,12 @@ what other fields left glued to a title. Both are pure and idempotent.
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
-    ...``, ``. Technical Report ...`` (and the same after ``,`` or `` - ``) to the
+    ...``, ``. Technical Report ...``, a publisher, institution or meeting (``, ACM
+    SIGMOD Int``, ``, University of Maryland``, ``. Dept. of ...``, ``, Int'l Conf``,
+    ``, Workshop``, ``published in``) (and the same after ``,`` or `` - ``) to the
     end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
-    remain: "Petabyte Databases. In ..."); and any of the atom's own ``venues``
-    printed at the end;
+    remain: "Petabyte Databases. In ..."); a venue and its year after a comma (``,
+    SIGMOD 1999``); and any of the atom's own ``venues`` printed at the end;
   - leading or trailing authors: a segment before a ``. `` or ``:`` (or after a
     ``. ``; the full stop of an initial, "H. V.", does not end a segment) of at
     most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which (split at ``,``,
@@ -142,9 +144,16 @@ _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
     r"(?:[.,;]\s+|\s+[-–—]\s+)(?:In:?\s+\S|Proc\b|Proc\.|Proceedings\b|Journal\b|"
-    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
+    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep"
+    # a publisher, an institution, a meeting: "..., ACM SIGMOD Int", ". University of ..."
+    r"|(?:ACM|IEEE|SIAM)\b|Int(?:'?l|ernational)\s+Conf|Univ(?:ersity|\.)?\b"
+    r"|(?:Conference|Conf\.|Symposium|Workshop)\b|Dep(?:artmen)?t\.?\s+of\b"
+    r"|published\s+in\b)",
     re.IGNORECASE,
 )
+# A venue and its year after a comma: ", SIGMOD 1999", ", ACM CHI'98 1998" (before the year
+# alone is taken: ", SIGMOD" would be left).
+_VENUE_YEAR = re.compile(r",\s+(?:[^\s,]+\s+){1,3}(?:19|20)\d\d[a-z]?[\s.)]*$")
 # Languages database exports tag a title with ("[French]", "[Article in German]").
 _LANGUAGES = ("english|french|german|spanish|italian|portuguese|dutch|russian|polish|czech"
               "|slovak|hungarian|romanian|bulgarian|croatian|serbian|slovenian|ukrainian|greek"
@@ -291,9 +300,10 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
             bare = pattern.sub("", title)
             if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
                 title = bare
-        yearless = _TRAILING_YEAR.sub("", title)
-        if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
-            title = yearless
+        for pattern in (_VENUE_YEAR, _TRAILING_YEAR):
+            yearless = pattern.sub("", title)
+            if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
+                title = yearless
         # Names first: a leading "I Ahn. In Memory of ..." or "IN Subramanian" is no venue.
         title = _strip_authors(title, people)
         title = _strip_venue(title, venues)
