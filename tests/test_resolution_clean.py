@@ -71,6 +71,15 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Fast Algorithms for Mining Association Rules. Dept. of Computer Science",
      "Fast Algorithms for Mining Association Rules"),
+    # A demo annotated as citations print it; a citation's document type code.
+    ("Fast Algorithms for Mining Association Rules (system demonstration)",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, System Demonstration",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules. Demo Description",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules [J]",
+     "Fast Algorithms for Mining Association Rules"),
 ])
 def test_glued_fields_are_removed(printed: str, title: str) -> None:
     assert clean_title(printed, venues=["SIGMOD Conference"], people=["Rakesh Agrawal"]) == title
@@ -90,6 +99,7 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Building Networks from the Outside In: International Movements",  # no venue after "In:"
     "Urban centres in Zimbabwe: Inter-censal changes, 1969-82",
     "Report on the ACM Workshop on Data Streams",  # no mark before "ACM"
+    "Vitamin [C] in the treatment of scurvy",  # a bracketed letter inside the title
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title
@@ -170,6 +180,10 @@ def test_titles_that_are_not_generic(title: str) -> None:
     ("Designing an ultra highly available DBMS (tutorial session)", "tutorial"),
     ("Objects and SQL: Strange Relations? Panel", "panel"),
     ("KRISYS (Demonstration Description)", "demo"),
+    ("Aurora: A Data Stream Management System (project demo description)", "demo"),
+    ("VisDB: A System for Visualizing Large Databases, System Demonstration", "demo"),
+    ("Databases and Visualization, Tutorial", "tutorial"),
+    ("The Merge/Purge Problem for Large Databases [C]", None),
     ("Fast Algorithms for Mining Association Rules [Extended Abstract]", None),
     ("A Panel of Experts Rates Query Optimizers", None),  # the word inside the title
     ("Teaching the Tutorial", None),

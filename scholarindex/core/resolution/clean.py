@@ -21,13 +21,15 @@ what other fields left glued to a title. Both are pure and idempotent.
   least ``MIN_TITLE_WORDS`` words:
   - the kind of contribution, which one listing prints and another does not:
     ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
-    Abstract]``, ``(tutorial session)``, ``(Demonstration Description)`` wherever
-    they stand, ``Tutorial:``, ``Panel:``, ``Vision paper:`` at the start, ``?
-    Panel`` and `` - Book Review`` at the end (not "(extended version)": that is
-    another publication). What the annotation says is kept apart
+    Abstract]``, ``(tutorial session)``, ``(Demonstration Description)``, ``(system
+    demonstration)``, ``(project demo)`` wherever they stand, ``Tutorial:``,
+    ``Panel:``, ``Vision paper:`` at the start, ``? Panel``, ``, System
+    Demonstration``, ``. Demo Description`` and `` - Book Review`` at the end (not
+    "(extended version)": that is another publication). What the annotation says is kept apart
     (``contribution_kind``: tutorial, panel, keynote, demo, poster, talk):
     ``decide`` reads it;
-  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
+  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...; a
+    citation's trailing document type code (GB/T 7714: ``[J]``, ``[C]``, ``[M]``...);
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
@@ -128,19 +130,25 @@ def repair_text(text: str) -> str:
     return " ".join(text.split())
 
 
-_KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+)?"
+_KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+"
+          r"|system\s+|project\s+)?"
           r"(?:abstract|panel|panel\s+summary|panel\s+session|summary|experience\s+paper|tutorial"
-          r"|tutorial\s+session|demo|demonstration|demonstration\s+description|poster|talk"
-          r"|keynote|paper|session)")
+          r"|tutorial\s+session|demo|demonstration|demonstration\s+description|demo\s+description"
+          r"|poster|talk|keynote|paper|session)")
 # "(panel)", "(Experience Paper)", "[Extended Abstract]", "(Demonstration Description)"
 # anywhere; "Tutorial:", "Vision paper:" at the start; "? Panel", " - Book Review" at the end.
 _ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
 _KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster"
                           r"|(?:[\w-]+\s+){1,2}paper)\s*:\s*", re.I)
-# "Objects and SQL: Strange Relations? Panel": the kind alone after the title's last mark.
-_KIND_SUFFIX = re.compile(r"(?<=[.?!])\s+(?:tutorial|panel|keynote|demo|poster)\s*$"
+# "Objects and SQL: Strange Relations? Panel", "VisDB, System Demonstration": the kind alone
+# after the title's last mark.
+_KIND_SUFFIX = re.compile(r"(?<=[.?!,:])\s+(?:tutorial|panel|keynote|poster"
+                          r"|(?:system\s+|project\s+)?(?:demo|demonstration)(?:\s+description)?)\s*$"
                           r"|\s+-\s+book\s+review\s*$", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
+# A citation's document type code after the title (GB/T 7714: "[J]" journal, "[C]"
+# proceedings, "[M]" book, "[D]" thesis, "[R]" report, "[A]" a part, "[EB/OL]" online).
+_TYPE_CODE = re.compile(r"\s*\[(?:[JCMDRAPSNZ]|EB/OL|J/OL|DB/OL)\][\s.]*$")
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
     r"(?:[.,;]\s+|\s+[-–—]\s+)(?:In:?\s+\S|Proc\b|Proc\.|Proceedings\b|Journal\b|"
@@ -208,7 +216,7 @@ def _full_stops(title: str) -> list[int]:
 
 def _strip_export_notes(title: str) -> str:
     """A database's notes on the record taken out (see the module doc)."""
-    for pattern in (_ORIGINAL, _LANGUAGE_CODE, _EXPORT_NOTE):
+    for pattern in (_ORIGINAL, _LANGUAGE_CODE, _EXPORT_NOTE, _TYPE_CODE):
         bare = pattern.sub("", title)
         if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
             title = bare
