@@ -4,10 +4,15 @@ Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
 best-scoring pair of titles counts):
 
 * ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
-  ``overlap``: the order-free soft word overlap; ``prefix``/``extra``: one title is
-  the other cut short or with a subtitle dropped (``similarity``).
+  ``overlap``: the order-free soft word overlap; ``prefix``: one title is the other
+  cut short, marked so (ending mid-word or in "…", ``similarity.misprinted``).
+* a title that starts with the other and goes on (``similarity.holds``): it counts
+  only as ``subtitle`` when the rest is a subtitle or an aside in brackets
+  (``similarity.subtitle_added``), and as nothing else; such a pair adds nothing to
+  ``ratio``, ``overlap`` or ``prefix``.
 * authors (``authors``): ``shared`` people, or a ``conflict`` (a complete author
-  list without the other's profile owner).
+  list without the surname of the other's profile owner, or two complete lists with
+  no surname in common).
 * years: ``far`` when both atoms have years and no two are within ``YEAR_TOLERANCE``
   (1) of each other; a missing year says nothing.
 * generic titles (``generic.is_generic_title``) on either side.
@@ -79,16 +84,18 @@ The rule, first that applies:
    Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
    people; not when one title is the other cut short: the annotation at its end
    may be cut off): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥
-   ``WITH_AUTHOR`` (0.84), or one title is the other cut short (``prefix``):
-   typos, other wording, moved words, a dropped subtitle; but not when the titles
+   ``WITH_AUTHOR`` (0.84), or one title is the other cut short, marked so
+   (``prefix``): typos, other wording, moved words; but not when the titles
    differ by exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
-   "... of Incremental X" are two papers). Also a match (rule 5 has ruled out
-   years that differ) when one title holds every word of the other, at least
-   ``CONTAINED_MIN_WORDS`` (4) of them distinctive (``similarity.contained``): a
-   parenthesis or a subtitle added ("Advances in Databases and Information
-   Systems (ADBIS)" / "Advances in databases and information systems: report of
-   5th ... ADBIS'2001").
+   "... of Incremental X" are two papers). A title that is the other and more
+   words matches only when the more is a subtitle or an aside (``subtitle``: after
+   ":", " - ", ". ", "? ", ";", ",", "(", or in brackets; a language tag is gone by
+   then, ``clean``) and both atoms print a year in common: "Advances in Databases
+   and Information Systems (ADBIS)" / "Advances in databases and information
+   systems: report of 5th ... ADBIS'2001" of one year match; "Paroxysmal nocturnal
+   hemoglobinuria and thrombosis" / "Paroxysmal nocturnal hemoglobinuria" never do
+   (the words go on: another paper, whoever wrote it, whenever).
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
@@ -97,8 +104,8 @@ The rule, first that applies:
    extension), and no word of one swapped for another word of the other
    (``similarity.word_swapped``: "Is Indexing the Bottleneck of X?" / "Is
    Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
-   Word order counts here: "Age of
-   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
+   Word order counts here: "Age of Information with Hybrid-ARQ" is not "Hybrid-ARQ
+   with Age of Information".
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for

@@ -16,24 +16,23 @@ A title is read as its folded words (``scholarindex.core.text.words``), plurals 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
 tolerance, the start of the longer one, or the longer one's part before its
-first colon: a title cut short (its last word may be cut mid-word, "... for
-s…" / "... for Set-Valued Attributes"), or a subtitle dropped or added; or, the
-titles as long, one's last word is cut short ("... with S" / "... with Strudel"). (The part after
-the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
-talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
-how many words the longer title has beyond the shorter one. ``contained``: every
-word of the shorter title is somewhere in the longer (a parenthesis or a subtitle
-added, none replaced), at least ``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter
-not being the longer's part after its colon alone.
+first colon; or, the titles as long, one's last word is cut short ("... with S" /
+"... with Strudel"). (The part after the colon alone is not enough: "A Database
+Perspective on Lotus Notes" is a talk, "Evolution of Groupware: A Database
+Perspective on Lotus Notes" a paper.) ``extra`` is how many words the longer title
+has beyond the shorter one. ``decide`` reads a prefix as a cut only when
+``misprinted`` says the shorter is marked cut (ending mid-word, "... for s…" / "...
+for Set-Valued Attributes", or in "…").
 
-``holds``: one title has every word of the other (typos allowed) and more. What the
-more is tells a paper from another: ``subtitle_added``, the longer title is the shorter
-with asides in brackets ("Human papillomavirus (HPV) testing") and/or a subtitle after
-a mark (":", " - ", ". ", "? ", "(": "Random Sampling for Histogram Construction: How
-much is enough?"); anything else ("Paroxysmal nocturnal hemoglobinuria and
-thrombosis" beside "Paroxysmal nocturnal hemoglobinuria") names another paper, unless
-the shorter is marked cut (``misprinted``). (A language tag, "[French]", is gone by
-then: ``clean``.)
+``holds``: one title starts with the other, word for word (typos allowed; the
+shorter's asides in brackets left out), and goes on with a distinctive word. What
+it goes on with tells a paper from another: ``subtitle_added``, the longer title is
+the shorter with asides in brackets ("Human papillomavirus (HPV) testing") and/or a
+subtitle after a mark (":", " - ", ". ", "? ", ";", ",", "(": "Random Sampling for
+Histogram Construction: How much is enough?"); anything else ("Paroxysmal nocturnal
+hemoglobinuria and thrombosis" beside "Paroxysmal nocturnal hemoglobinuria") names
+another paper, unless one title is marked cut. (A language tag, "[French]", is gone
+by then: ``clean``.)
 """
 
 from __future__ import annotations
@@ -48,7 +47,6 @@ from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
 TYPO_MIN_LENGTH = 4
 RATIO_FROM = 0.6
 PREFIX_MIN_WORDS = 3
-CONTAINED_MIN_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -270,16 +268,6 @@ def compare_titles(a: str, b: str) -> TitleMatch:
     cut = _prefix(a, b, wa, wb) if extra else _last_word_cut(wa, wb)
     return TitleMatch(score, cut, extra)
 
-
-def contained(a: str, b: str) -> bool:
-    """Every word of the shorter title is in the longer (typos allowed), at least
-    ``CONTAINED_MIN_WORDS`` of them distinctive: words added around or inside, none
-    replaced; but not the longer's part after its colon alone (see the module doc)."""
-    (short, _), (long, long_title) = sorted(((title_words(a), a), (title_words(b), b)),
-                                            key=lambda p: len(p[0]))
-    if len([w for w in short if w not in FUNCTION_WORDS]) < CONTAINED_MIN_WORDS:
-        return False
-    return not _unmatched(short, long) and _colon_parts(long_title)[1] != short
 
 
 _ASIDE = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
