@@ -80,6 +80,11 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Fast Algorithms for Mining Association Rules [J]",
      "Fast Algorithms for Mining Association Rules"),
+    # A citation's authors and year before the title, whoever they are.
+    ("R. and Shim, K. 1998. Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Lin, K.-I.(1995). Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
 ])
 def test_glued_fields_are_removed(printed: str, title: str) -> None:
     assert clean_title(printed, venues=["SIGMOD Conference"], people=["Rakesh Agrawal"]) == title
@@ -100,6 +105,8 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Urban centres in Zimbabwe: Inter-censal changes, 1969-82",
     "Report on the ACM Workshop on Data Streams",  # no mark before "ACM"
     "Vitamin [C] in the treatment of scurvy",  # a bracketed letter inside the title
+    "SEER Cancer Statistics Review, 1975-2000. National Cancer Institute",  # a year range
+    "Euro 2000. Lessons for the future of football",  # no name before the year
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title

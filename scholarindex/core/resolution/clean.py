@@ -46,7 +46,10 @@ what other fields left glued to a title. Both are pure and idempotent.
     own ``people`` (``scholarindex.core.names.same_person``), a suffix ("Jr.") alone
     counting as none; what remains keeps at least ``MIN_WORDS_AFTER_SURE_CUT`` (2)
     words. Names are cut before a venue is looked for ("I Ahn. In Memory of ...",
-    "F Gingras, IN Subramanian. ...": neither "In" starts a venue).
+    "F Gingras, IN Subramanian. ...": neither "In" starts a venue). A citation's
+    leading authors and year go whoever they are: names (a comma or an initial among
+    them) ending in a year and a full stop, a colon or the year's bracket ("Shim, K.
+    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ..."; not a year range, "1975-2000.").
 
 * **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
   Embase, CINAHL or the CRD databases print inside the title field, so one paper's
@@ -225,6 +228,19 @@ def _strip_export_notes(title: str) -> str:
     return title.strip()
 
 
+# A citation's leading authors and year ("Shim, K. 1998. CURE: ...", "PO'Neil and D.
+# Shasha, 1997. The Dangers ...", "Lin, K.-I.(1995). FastMap ..."): names (a comma or an
+# initial among them) ending in a year, then a full stop, a colon or the year's bracket.
+_CITED = re.compile(r"^(?P<head>[^.:;]{0,80}?(?:,|\b[A-Z]\.)[^:;]{0,80}?\(?"
+                    r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)\.?|[.:]))\s+(?P<rest>\S.*)$")
+
+
+def _strip_cited_authors(title: str) -> str:
+    if (cited := _CITED.match(title)) and _word_count(cited["rest"]) >= MIN_TITLE_WORDS:
+        return cited["rest"]
+    return title
+
+
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
     if not people or (":" not in title and ". " not in title):
         return title
@@ -313,6 +329,7 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
             if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
                 title = yearless
         # Names first: a leading "I Ahn. In Memory of ..." or "IN Subramanian" is no venue.
+        title = _strip_cited_authors(title)
         title = _strip_authors(title, people)
         title = _strip_venue(title, venues)
         if title == before:
