@@ -7,7 +7,14 @@ import pytest
 from scholarindex.core.resolution import Atom, decide
 from scholarindex.core.resolution.clean import clean_title
 from scholarindex.core.resolution.decide import STRONG, features
-from scholarindex.core.resolution.similarity import compare_titles, misprinted, numbers_differ
+from scholarindex.core.resolution.similarity import (
+    another_phrase,
+    compare_titles,
+    holds,
+    misprinted,
+    numbers_differ,
+    subtitle_added,
+)
 
 RELIBRA = "ReLibra: Routing-Replay-Guided Load Balancing for MoE Training in Reinforcement Learning"
 
@@ -106,6 +113,11 @@ MUST_JOIN = [
                       "European Conference ADBIS'2001", ("Albertas Caplinskas", "Johann Eder"),
                       2002),
                  id="a parenthesis and a subtitle, one author, one year"),
+    pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
+                         "Albertas Caplinskas", 2002),
+                 card("b", "Advances in databases and information systems: report of 5th East "
+                      "European Conference ADBIS'2001", ("Albertas Caplinskas",), None),
+                 id="a parenthesis and a subtitle, one author, a year missing"),
     pytest.param(card("a", "Designing an ultra highly available DBMS (tutorial session)",
                       ("Svein Erik Bratsberg", "Oystein Torbjornsen")),
                  listing("b", "Tutorial: Designing an Ultra Highly Available DBMS",
@@ -231,11 +243,6 @@ MUST_STAY_APART = [
                       "European Conference ADBIS'2001", ("Albertas Caplinskas", "Johann Eder"),
                       2003),
                  id="a title holding the other, another year"),
-    pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
-                         "Albertas Caplinskas", 2002),
-                 card("b", "Advances in databases and information systems: report of 5th East "
-                      "European Conference ADBIS'2001", ("Albertas Caplinskas",), None),
-                 id="a subtitle added, a year missing: no year evidence"),
     pytest.param(listing("a", "Editorial", "Peter M. G. Apers", 2002),
                  card("b", "Editorial", ("Peter Apers", "Stefano Ceri"), None),
                  id="generic title, a year missing, one shared person"),
@@ -525,8 +532,14 @@ def test_front_matter_never_joins_across_years(title: str) -> None:
      "Human papillomavirus testing in cervical screening", True),  # an aside
     ("Paroxysmal nocturnal hemoglobinuria [French]",
      "Paroxysmal nocturnal hemoglobinuria", True),  # a language tag
+    # The printing stopped inside the last phrase: no other phrase begun.
     ("Filtering Algorithms and Implementation for Very Fast Publish/Subscribe Systems",
-     "Filtering Algorithms and Implementation for Very Fast Publish/Subscribe", False),
+     "Filtering Algorithms and Implementation for Very Fast Publish/Subscribe", True),
+    ("The Dangers of Replication and a Solution", "The Dangers of Replication", False),
+    ("TelegraphCQ: Continuous Dataflow Processing for an Uncertain World",
+     "TelegraphCQ: Continuous Dataflow Processing", False),  # a phrase of its own
+    ("Mining the world wide web: an information search approach by George Chang",
+     "Mining the World Wide Web: An Information Search Approach", True),  # a byline
     ("Filtering Algorithms and Implementation for Very Fast Publish/Subscribe Systems",
      "Filtering Algorithms and Implementation for Very Fast Publish/Sub…", True),  # marked cut
     ("The Cornell Jaguar project", "Cornell Jaguar project", True),  # "the": no other title
@@ -539,14 +552,24 @@ def test_a_title_holding_another_needs_a_subtitle(longer: str, shorter: str,
     assert decide(b, a).match is joins
 
 
-def test_a_subtitle_needs_a_shared_person_and_the_same_year() -> None:
+def test_what_a_title_goes_on_with() -> None:
+    assert subtitle_added("Human papillomavirus (HPV) testing in screening",
+                          "Human papillomavirus testing in screening")
+    # A bracket naming the kind of contribution is no aside: the two are not one title.
+    assert not holds("DEVise (demo abstract): integrated querying of large datasets",
+                     "DEVise: Integrated Querying of Large Datasets")
+    assert another_phrase("Lung cancer screening after surgery", "Lung cancer screening")
+    assert not another_phrase("Lung cancer screening programmes", "Lung cancer screening")
+    assert not holds("The Lung Cancer Screening", "Lung cancer screening")  # "the" only
+
+
+def test_a_subtitle_needs_a_shared_person_and_no_year_against_it() -> None:
     longer = card("a", "Random Sampling for Histogram Construction: How much is enough?",
                   ("Surajit Chaudhuri", "Rajeev Motwani"), 1998)
-    assert decide(longer, listing("b", "Random sampling for histogram construction",
-                                  "Rajeev Motwani", 1998)).match
+    for same in (1998, None):  # a year missing on one side is no evidence either way
+        assert decide(longer, listing("b", "Random sampling for histogram construction",
+                                      "Rajeev Motwani", same)).match
     for other in (listing("b", "Random sampling for histogram construction", "Rajeev Motwani",
-                          None),
-                  listing("b", "Random sampling for histogram construction", "Rajeev Motwani",
                           1999),
                   listing("b", "Random sampling for histogram construction", "Tom Lee", 1998)):
         assert not decide(longer, other).match

@@ -5,11 +5,13 @@ best-scoring pair of titles counts):
 
 * ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
   ``overlap``: the order-free soft word overlap; ``prefix``: one title is the other
-  cut short, marked so (ending mid-word or in "…", ``similarity.misprinted``).
+  cut short, marked so (ending mid-word or in "…", ``similarity.misprinted``) or
+  stopped inside its last phrase (below).
 * a title that starts with the other and goes on (``similarity.holds``): it counts
   only as ``subtitle`` when the rest is a subtitle or an aside in brackets
-  (``similarity.subtitle_added``), and as nothing else; such a pair adds nothing to
-  ``ratio``, ``overlap`` or ``prefix``.
+  (``similarity.subtitle_added``), as nothing when the rest opens a phrase of its
+  own (``similarity.another_phrase``), and as a title cut short (``prefix``)
+  otherwise (the printing stopped inside its last phrase).
 * authors (``authors``): ``shared`` people, or a ``conflict`` (a complete author
   list without the surname of the other's profile owner, or two complete lists with
   no surname in common).
@@ -88,14 +90,23 @@ The rule, first that applies:
    (``prefix``): typos, other wording, moved words; but not when the titles
    differ by exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
-   "... of Incremental X" are two papers). A title that is the other and more
-   words matches only when the more is a subtitle or an aside (``subtitle``: after
-   ":", " - ", ". ", "? ", ";", ",", "(", or in brackets; a language tag is gone by
-   then, ``clean``) and both atoms print a year in common: "Advances in Databases
-   and Information Systems (ADBIS)" / "Advances in databases and information
-   systems: report of 5th ... ADBIS'2001" of one year match; "Paroxysmal nocturnal
-   hemoglobinuria and thrombosis" / "Paroxysmal nocturnal hemoglobinuria" never do
-   (the words go on: another paper, whoever wrote it, whenever).
+   "... of Incremental X" are two papers). A title that starts with the other and
+   goes on (``similarity.holds``) is read by what it goes on with: a subtitle or an
+   aside (``subtitle``: after ":", " - ", ". ", "? ", ";", ",", "(", or in brackets;
+   a language tag is gone by then, ``clean``) matches, no year against it (rule 5
+   has ruled out another year; a year missing on one side is no evidence either
+   way); a phrase of its own (``similarity.another_phrase``: "... and thrombosis",
+   "... in children", "... for an Uncertain World") never does: "Paroxysmal
+   nocturnal hemoglobinuria and thrombosis" and "Paroxysmal nocturnal
+   hemoglobinuria" are two papers, whoever wrote them, whenever; anything else is
+   the printing stopped inside the title's last phrase ("... over Streaming
+   Sensor" / "... over Streaming Sensor Data"), read as cut short (``prefix``).
+   Also a match when one title holds every word of the other elsewhere than at its
+   start, at least ``CONTAINED_MIN_WORDS`` (4) of them distinctive
+   (``similarity.contained``), with a year in common: "On building an
+   infrastructure for mobile and wireless systems: report on the NSF workshop ..."
+   / "Report on the NSF Workshop on Building an Infrastructure for Mobile and
+   Wireless Systems".
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
@@ -126,7 +137,9 @@ from scholarindex.core.resolution.generic import is_generic_title
 from scholarindex.core.resolution.model import Atom, Decision
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
+    another_phrase,
     compare_titles,
+    contained,
     follow_up,
     holds,
     misprinted,
@@ -251,17 +264,20 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
             cut = misprinted(x, y)
+            stopped = False  # the printing stopped inside the title's last phrase
             if not cut and holds(x, y):  # rule 8: what the longer adds decides
                 if max(x, y, key=lambda t: len(title_words(t))).endswith("…"):
                     cut = True  # what the longer adds was cut short: "... Commerce (p…"
                 elif subtitle_added(x, y):
                     subtitle = True
                     continue
-                else:
+                elif another_phrase(x, y):
                     held = True
                     continue
+                else:
+                    stopped = True
             match = compare_titles(x, y)
-            prefix = cut and (match.prefix or match.extra > 0)
+            prefix = (cut or stopped) and (match.prefix or match.extra > 0)
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
                            best.prefix or prefix,
@@ -348,7 +364,10 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))
-        if titles.subtitle and _same_year(a.atom, b.atom):
+        if _same_year(a.atom, b.atom) and any(
+                contained(x, y) and not holds(x, y) for x in a.titles for y in b.titles):
+            return Decision(True, score, ("one title holds the other's words", shared))
+        if titles.subtitle and not years_differ(a.atom, b.atom):
             return Decision(True, PREFIX_SCORE, (SUBTITLE, shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
     if near:
