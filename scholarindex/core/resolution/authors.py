@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
@@ -106,33 +107,37 @@ def readable_name(name: str) -> bool:
 _NUMBERED = re.compile(r"\s+\d{4}$")  # DBLP's "Stefan Fischer 0003"
 
 
-def _name_text(name: str) -> str:
-    """The printed name repaired, without a disambiguation number."""
-    return _NUMBERED.sub("", repair_text(name))
+@dataclass(frozen=True)
+class _Name:
+    """One printed name, read once: the person, whether it reads as one, whether cut."""
+
+    listed: bool  # a name at all (not "et al.", not empty)
+    person: ParsedName | None  # None: no name, or no surname
+    readable: bool
+    cut: bool
 
 
-def _cut(name: str) -> bool:
-    return name.rstrip().endswith(_CUT)
+@lru_cache(maxsize=65_536)
+def _read(name: str) -> _Name:
+    text = _NUMBERED.sub("", repair_text(name))  # "Stefan Fischer 0003"
+    if not is_author_name(text):
+        return _Name(False, None, False, False)
+    return _Name(True, parse_name(text), readable_name(text), text.rstrip().endswith(_CUT))
 
 
-def _parsed(names: tuple[str, ...]) -> tuple[ParsedName, ...]:
-    out = []
-    for name in names:
-        repaired = _name_text(name)
-        if is_author_name(repaired) and (parsed := parse_name(repaired)) is not None:
-            out.append(parsed)
-    return tuple(dict.fromkeys(out))
+def _people(names: tuple[_Name, ...]) -> tuple[ParsedName, ...]:
+    return tuple(dict.fromkeys(n.person for n in names if n.person is not None))
 
 
 def people_of(atom: Atom) -> People:
     """The atom's people (see the module doc)."""
-    owners, printed = _parsed(atom.owners), _parsed(atom.authors)
-    readable_owners = _parsed(tuple(o for o in atom.owners if readable_name(_name_text(o))))
-    names = [_name_text(n) for n in atom.authors if is_author_name(_name_text(n))]
-    whole = not atom.authors_truncated and not any(map(_cut, names)) and all(
-        map(readable_name, names))
-    return People(tuple(dict.fromkeys(owners + printed)), readable_owners, printed,
-                  bool(printed) and whole)
+    owners, printed = tuple(map(_read, atom.owners)), tuple(map(_read, atom.authors))
+    whole = not atom.authors_truncated and all(n.readable and not n.cut
+                                                for n in printed if n.listed)
+    printed_people = _people(printed)
+    return People(tuple(dict.fromkeys(_people(owners) + printed_people)),
+                  _people(tuple(n for n in owners if n.readable)), printed_people,
+                  bool(printed_people) and whole)
 
 
 @dataclass(frozen=True)
