@@ -110,20 +110,23 @@ def dumps_json(data: Any) -> bytes:
 
 
 def build_client(config: OpenSearchConfig) -> OpenSearch:
-    """A client with a request timeout and no retries of its own.
+    """A client with a request timeout, over every node ``config.url`` names.
 
     Retries belong to the writer (tenacity, with jitter and a budget), so the
-    transport's built-in retry is off; otherwise each of our attempts would hide
-    several of its own.
+    transport retries only where another node can answer at once: a connection refused
+    or reset by one node is tried on the next (at most once per other node), and the
+    node sits out a while. Errors a node answers with, and timeouts, come to us.
     """
+    urls = config.urls
     kwargs: dict[str, Any] = {
-        "hosts": [config.url],
+        "hosts": urls,
         "timeout": config.timeout,
-        "max_retries": 0,
+        "max_retries": len(urls) - 1,
+        "retry_on_status": (),
         "retry_on_timeout": False,
         "verify_certs": config.verify_certs,
         "ssl_show_warn": config.verify_certs,
-        "compress_bodies": compresses(config.url),
+        "compress_bodies": any(compresses(url) for url in urls),
         "connection_class": _Connection,
         "serializer": _OrjsonSerializer(),
     }
