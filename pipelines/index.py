@@ -141,7 +141,8 @@ class OpenSearchIndexPipeline:
         if settings.getbool("INDEX_WRITER_PROCESS"):
             writer = ProcessWriter(config, dead_letters, policy)
         else:
-            writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
+            writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy,
+                                layout=config.layout)
         pipeline = cls(crawler, config, writer, Batching.from_settings(settings), policy,
                        settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
@@ -275,7 +276,7 @@ class OpenSearchIndexPipeline:
         """Runs in a thread: is the cluster there, do we have rights, do the aliases exist."""
         with translate_errors("GET /"):
             self.writer.client.info()
-        ensure_aliases(self.writer.client, self.config.prefix)
+        ensure_aliases(self.writer.client, self.config.prefix, self.config.layout)
 
     def _add(self, change: Change) -> None:
         self._add_all([change])

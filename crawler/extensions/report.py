@@ -45,7 +45,7 @@ from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
 from scholarindex.core.items import PageItem
 from scholarindex.indexing.client import build_client, translate_errors
-from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout, OpenSearchConfig
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.indices import RUNS_INDEX, alias_name, ensure_alias
 
@@ -155,7 +155,7 @@ def run_document_id(report: Mapping[str, Any]) -> str:
 
 
 def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],
-                 budget: float) -> str:
+                 budget: float, layout: IndexLayout = DEFAULT_LAYOUT) -> str:
     """Store the report in ``{prefix}crawl-runs`` within ``budget`` seconds; returns the _id.
 
     Blocking: call it in a thread. Raises ``IndexUnavailable`` when the cluster
@@ -169,7 +169,7 @@ def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],
             raise TimeoutError(f"storing the run report took over {budget:g} s")
         return left
 
-    ensure_alias(client, prefix, RUNS_INDEX, remaining)
+    ensure_alias(client, prefix, RUNS_INDEX, remaining, layout)
     alias = alias_name(prefix, RUNS_INDEX)
     doc_id = run_document_id(report)
     with translate_errors(f"index run report into {alias}"):
@@ -287,7 +287,8 @@ class RunReport:
 
         client = build_client(config)
         # The thread bounds itself by the budget; the Deferred's timeout is a safety net.
-        stored = deferToThread(store_report, client, config.prefix, self.report, config.timeout)
+        stored = deferToThread(store_report, client, config.prefix, self.report, config.timeout,
+                               config.layout)
         stored.addTimeout(config.timeout + 5, reactor)
         try:
             doc_id = await maybe_deferred_to_future(stored)

@@ -73,6 +73,7 @@ from scholarindex.indexing.changes import (
     wants_unlisting,
 )
 from scholarindex.indexing.client import ItemResult, classify_item, translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.deadletter import (
     CONFLICT,
     INVALID,
@@ -235,16 +236,18 @@ class BulkWriter:
     def __init__(self, client: OpenSearch, prefix: str, dead_letters: DeadLetterFile,
                  policy: RetryPolicy,
                  sleep: Callable[[float], None] = time.sleep,
-                 limits: RequestLimits | None = None):
+                 limits: RequestLimits | None = None,
+                 layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self.dead_letters = dead_letters
         self.policy = policy  # rounds per batch, and the backoff after a transient error
         self.limits = limits or RequestLimits()
         self._sleep = sleep
         self._backoff = self.policy.wait()
         self._tombstones: str | None = None  # the tombstones index, once known to exist
-        self.joiner = WorkJoiner(client, prefix, policy, sleep)
+        self.joiner = WorkJoiner(client, prefix, policy, sleep, layout)
         # Work documents delivered by this ``write`` that carry a verified match: to join.
         self._joinable: dict[str, Mapping[str, Any]] = {}
 
@@ -494,7 +497,8 @@ class BulkWriter:
         if not docs:
             return
         if self._tombstones is None:
-            self._tombstones = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+            self._tombstones = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX,
+                                                  self.layout)
         index = self._tombstones
         for doc, hit in self._mget(docs, lambda _doc: index, "mget tombstones"):
             doc.tombstone = hit.get("_source") if hit.get("found") else None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import timestamp
 from scholarindex.indexing.indices import DECISIONS_INDEX, ensure_plain_index
 from scholarindex.indexing.scan import scan
@@ -59,15 +60,17 @@ def _doc_id(kind: str, a: str, b: str) -> str:
 class DecisionStore:
     """The decisions in ``{prefix}work-decisions`` (the index is created on first use)."""
 
-    def __init__(self, client: OpenSearch, prefix: str):
+    def __init__(self, client: OpenSearch, prefix: str, layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self._index: str | None = None
 
     @property
     def index(self) -> str:
         if self._index is None:
-            self._index = ensure_plain_index(self.client, self.prefix, DECISIONS_INDEX)
+            self._index = ensure_plain_index(self.client, self.prefix, DECISIONS_INDEX,
+                                             self.layout)
         return self._index
 
     def record(self, new: Decision) -> None:

@@ -40,6 +40,7 @@ from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
 from scholarindex.core.resolution.decide import SHARED_KEY
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
 from scholarindex.indexing.identity import WorkJoiner, identity_keys
@@ -162,11 +163,12 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
 class ResolutionPass:
     """Reads every work document, resolves, and regroups what changed."""
 
-    def __init__(self, client: OpenSearch, prefix: str, policy: RetryPolicy):
+    def __init__(self, client: OpenSearch, prefix: str, policy: RetryPolicy,
+                 layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
-        self.joiner = WorkJoiner(client, prefix, policy)
-        self.decisions = DecisionStore(client, prefix)
+        self.joiner = WorkJoiner(client, prefix, policy, layout=layout)
+        self.decisions = DecisionStore(client, prefix, layout)
 
     def run(self, dry_run: bool = False) -> ResolutionReport:
         """One pass; ``dry_run`` plans without writing. Raises ``IndexUnavailable``."""

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import timestamp
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable, InvalidItem
 from scholarindex.indexing.indices import (
@@ -61,6 +62,7 @@ from scholarindex.indexing.indices import (
     read_mapping,
     set_write_block,
     swap_alias,
+    with_layout,
 )
 from scholarindex.ops.changefeed import ChangeFeed
 from scholarindex.ops.index_copy import copy_ids, copy_rebuilt, copy_server_side
@@ -112,6 +114,7 @@ class ReindexOptions:
     rebuild: bool = False
     accept_differences: bool = False
     batch_size: int = 2000
+    layout: IndexLayout = DEFAULT_LAYOUT  # the new index's shards and replicas
 
 
 @dataclass
@@ -211,7 +214,8 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
     result.old_index = old
     try:
         out.step(f"{result.alias}: creating {new} from {options.mappings_dir / (name + '.json')}")
-        create_index(client, new, _building(body, old, options.rebuild))
+        create_index(client, new, _building(with_layout(name, body, options.layout), old,
+                                            options.rebuild))
     except IndexUnavailable as exc:
         raise _failed(result, str(exc), exc) from exc
     result.new_index = new

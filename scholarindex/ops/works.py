@@ -32,17 +32,20 @@ from scholarindex.ops.settings import OpsSettings
 
 
 def resolve(settings: OpsSettings, dry_run: bool = False) -> ResolutionReport:
-    return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry).run(dry_run)
+    return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry,
+                          settings.opensearch.layout).run(dry_run)
 
 
 def decide(settings: OpsSettings, decision: Decision) -> ResolutionReport:
     """Record ``decision``, then resolve so the index follows it."""
-    DecisionStore(settings.client(), settings.prefix).record(decision)
+    DecisionStore(settings.client(), settings.prefix,
+                  settings.opensearch.layout).record(decision)
     return resolve(settings)
 
 
 def forget(settings: OpsSettings, first: str, second: str) -> int:
-    return DecisionStore(settings.client(), settings.prefix).forget(first, second)
+    return DecisionStore(settings.client(), settings.prefix,
+                         settings.opensearch.layout).forget(first, second)
 
 
 def decisions(settings: OpsSettings) -> list[Decision]:
@@ -139,7 +142,8 @@ def _holder(client: OpenSearch, settings: OpsSettings, work_id: str) -> dict[str
         found = client.get(index=works, id=work_id, ignore=404)
     if found.get("found"):
         return found["_source"]
-    target = WorkJoiner(client, settings.prefix, settings.writer_retry).redirects([work_id])
+    target = WorkJoiner(client, settings.prefix, settings.writer_retry,
+                        layout=settings.opensearch.layout).redirects([work_id])
     if work_id not in target:
         return None
     with translate_errors(f"get {works}"):
