@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from crawler.extract import parse_profile
-from crawler.extract.bzpeer import WORK_TYPES
+from crawler.extract.bzpeer import UNTITLED, WORK_TYPES
 from crawler.extract.page import ProfilePage
 
 TODAY = date(2026, 11, 22)
@@ -186,6 +186,41 @@ def test_a_venue_may_be_printed_apart_from_type_and_year_run_together() -> None:
 def test_cells_with_no_venue_and_a_short_abstract() -> None:
     items = [Listing("article", 2010, "", "A title", "A short abstract.")]
     assert read(parse(items, "cells")) == shown(items)
+
+
+# --- a listing without a title of its own: left out, and said --------------------------------
+
+@pytest.mark.parametrize("markup", ONE_LINE)
+@pytest.mark.parametrize("slot", ["nothing", "placeholder", "prose", "unknown meta line"])
+def test_a_listing_with_no_title_is_left_out_and_reported(markup: str, slot: str) -> None:
+    first = Listing("article", 2010, "Nature", "First", None)
+    last = Listing("preprint", 2024, "arXiv", "Last", "Its abstract.")
+    untitled = {"nothing": Listing("article", 2011, "", None, None),
+                "placeholder": Listing("article", 2011, "", None, PLACEHOLDER),
+                "prose": Listing("conference", 2011, "ICML", None, PROSE),
+                "unknown meta line": Listing("article", 2011, "", "misc2011arXiv", None)}[slot]
+    page = parse([first, untitled, last], markup)
+    assert [w.title for w in page.works] == ["First", "Last"]
+    assert len(page.untitled) == 1 and page.untitled[0].startswith(f"{UNTITLED} 2:")
+    assert page.truncated and page.unread == 1
+    assert not page.researcher.complete  # type: ignore[union-attr]
+
+
+def test_a_listing_left_out_does_not_make_the_page_look_cut() -> None:
+    """A whole page short of its count only by a listing left out keeps its last listing,
+    even one that does not end as a cut page's text ends (a title with no abstract)."""
+    items = [Listing("article", 2010, "", None, PLACEHOLDER),
+             Listing("article", 2012, "Nature", "A title with no full stop", None)]
+    page = parse(items, "txt")
+    assert [w.title for w in page.works] == ["A title with no full stop"]
+    assert not any(p.startswith("last listing cut short") for p in page.problems)
+
+
+def test_a_page_with_no_readable_listing_says_so() -> None:
+    page = parse_profile("https://example.org/p",
+                         _txt([Listing("article", 2010, "Nature", "T", None)])
+                         .replace("article2010Nature", "Article 2010 Nature"), "text/plain", TODAY)
+    assert page.works == [] and page.truncated and page.unread == 1
 
 
 # --- any venue, any markup ---------------------------------------------------------------
