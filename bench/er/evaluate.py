@@ -5,6 +5,7 @@
     python -m bench.er.evaluate --data dblp-acm --noise scholar-names  # bench.er.noise
     python -m bench.er.evaluate --data dblp-acm --why   # missed and wrong pairs by reason
     python -m bench.er.evaluate --all [--limit N]       # every set, one table (bench.er.scoreboard)
+    python -m bench.er.evaluate --data cora --layout A  # every table as layout A pages
 
 No network, no index: each data set is rendered as its profile sites
 (``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
@@ -13,6 +14,9 @@ the work items are folded into the index's documents by the index's own merge
 into works, and each work's records (``bench.er.listings``) are scored pairwise
 over the full tables (``bench.er.score``) against the gold pairs, beside the
 exact-title baseline (listings grouped by their normalised title alone).
+How well the parser reads the pages is counted first: records it lost (no listing
+stands for them), listings that match no record, and, of the listings matched, the
+card author lines it did not read and the layout A venues it read wrong.
 
 Resolvers: ``exact`` (the baseline alone) and ``full`` (``scholarindex.core.resolution.resolve``,
 once that package is on the branch). When ``scholarindex.core.resolution.candidate_pairs``
@@ -43,7 +47,7 @@ from bench.er.noise import CHOICES, with_noise
 from bench.er.score import PairScore, blocking, pairwise, predicted_pairs
 from bench.er.site import Site, build_sites, placed
 from bench.er.why import explain
-from bench.generate import CRAWL_DATE, LAYOUT_B
+from bench.generate import CRAWL_DATE, LAYOUT_A, LAYOUT_B
 from crawler.extract import parse_profile
 from scholarindex.core.identity import work_id
 from scholarindex.core.resolution import Atom
@@ -67,14 +71,16 @@ class Crawled:
     pages_unparsed: int = 0  # in neither layout, or no researcher read
     authors_printed: int = 0  # card listings (matched to a record) whose record has authors
     authors_unread: int = 0  # ... of which the parser read no author
+    venues_shown: int = 0  # layout A listings matched to a record
+    venues_misread: int = 0  # ... whose venue is not the record's as the page shows it
     seconds: float = 0.0
 
 
-def crawl_offline(data: DataSet) -> Crawled:
-    """Render and parse every page of ``data``'s sites."""
+def crawl_offline(data: DataSet, layout: str | None = None) -> Crawled:
+    """Render and parse every page of ``data``'s sites (all in ``layout``, if given)."""
     started = time.perf_counter()
     out = Crawled()
-    for site in build_sites(data):
+    for site in build_sites(data, layout):
         base = site_url(site)
         for page in site.pages:
             url = base + page.path
@@ -87,12 +93,18 @@ def crawl_offline(data: DataSet) -> Crawled:
             out.items += works
             shown = [(r.key, r.title, r.year) for r in page.records]
             keys = out.matched.add_page(url, shown, works)
+            by_key = {r.key: r for r in page.records}
             if site.layout == LAYOUT_B:
-                by_key = {r.key: r for r in page.records}
                 for work, key in zip(works, keys, strict=True):
                     if key is not None and by_key[key].authors:
                         out.authors_printed += 1
                         out.authors_unread += not work.get("authors")
+            else:
+                for work, key in zip(works, keys, strict=True):
+                    if key is not None:
+                        shown_venue = " ".join(by_key[key].venue.split()) or None
+                        out.venues_shown += 1
+                        out.venues_misread += work.get("venue") != shown_venue
     out.seconds = time.perf_counter() - started
     return out
 
@@ -162,9 +174,10 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
 
 
 def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract: int = 0,
-             blocking_figures: bool = True) -> dict[str, Any]:
-    """``blocking_figures``: also blocking's completeness at the real and the scaled cap."""
-    crawled = crawl_offline(data)
+             blocking_figures: bool = True, layout: str | None = None) -> dict[str, Any]:
+    """``blocking_figures``: also blocking's completeness at the real and the scaled cap;
+    ``layout``: every table shown in that layout (``bench.er.site``)."""
+    crawled = crawl_offline(data, layout)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
     baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
                         data.gold, data.cross_source)
@@ -180,6 +193,7 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract:
         "records_lost_by_parser": len(crawled.matched.lost),
         "listings_unmapped": len(crawled.matched.unmapped),
         "card_author_lines_unread": [crawled.authors_unread, crawled.authors_printed],
+        "venues_misread": [crawled.venues_misread, crawled.venues_shown],
         "atoms": len(built.atoms),
         "parse_seconds": round(crawled.seconds, 2),
         "exact_title": baseline.as_dict(),
@@ -254,7 +268,8 @@ def report(result: dict[str, Any]) -> str:
         f"{result['listings_shown']}, parsed {result['listings_parsed']}, records lost by the "
         f"parser {result['records_lost_by_parser']}, unmapped listings "
         f"{result['listings_unmapped']}; card author lines unread "
-        f"{result['card_author_lines_unread'][0]} of {result['card_author_lines_unread'][1]}",
+        f"{result['card_author_lines_unread'][0]} of {result['card_author_lines_unread'][1]}; "
+        f"layout A venues misread {result['venues_misread'][0]} of {result['venues_misread'][1]}",
         f"  atoms (work_ids) {result['atoms']}; parse {result['parse_seconds']} s",
         f"  exact title   {_line(result['exact_title'])}",
         f"  (the same on the records, nothing lost: {_line(result['exact_title_unparsed'])})",
@@ -312,10 +327,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--distractors", type=int, default=0, metavar="N",
                         help="also block among N atoms of other papers in the data set's "
                              "vocabulary (blocking at the real cap in a crawl that large)")
+    parser.add_argument("--layout", choices=("A", "B"), default=None,
+                        help="show every table in this layout (default: each source in its "
+                             "own, bench.er.site.LAYOUTS); A prints each record's venue in its "
+                             "meta line")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.all:
-        if args.noise or args.why or args.distractors or args.resolver == "exact":
+        if (args.noise or args.why or args.distractors or args.layout
+                or args.resolver == "exact"):
             parser.error("--all prints the scoreboard: only --limit and --json go with it")
         from bench.er.scoreboard import report as scoreboard  # it imports this module
         return scoreboard(DATA_SETS, args.limit, args.json)
@@ -330,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--noise rewrites the second of two tables; {args.data} has one")
     for noise in args.noise:
         data = with_noise(data, noise)
-    result = evaluate(data, resolver, why=args.why, distract=args.distractors)
+    layout = {"A": LAYOUT_A, "B": LAYOUT_B}.get(args.layout or "")
+    result = evaluate(data, resolver, why=args.why, distract=args.distractors, layout=layout)
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", "utf-8")
