@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -167,21 +168,28 @@ def create_version(client: OpenSearch, prefix: str, name: str, suffix: str = "",
 
 
 def wait_for_primaries(client: OpenSearch, index: str, timeout: Timeout | None = None) -> None:
-    """Return once ``index``'s primary shards have started.
+    """Return once every primary shard of ``index`` has started.
 
     An index another process created a moment ago exists before its shards can take
-    a read or a write (they answer "no shard available" while they recover), and so
-    may one whose creation timed out. Cheap once they have started.
+    a read or a write (they answer "no shard available" while they recover). Cluster
+    health cannot wait for that: it calls a new index yellow while its primaries are
+    still initializing. So this polls the index's own count of active primaries; one
+    request once they have started.
     """
-    seconds = min(PRIMARIES_WAIT, timeout()) if timeout is not None else PRIMARIES_WAIT
-    with translate_errors(f"health of {index}"):
-        health = client.cluster.health(index=index, wait_for_status="yellow",
-                                       timeout=f"{max(seconds, 1):.0f}s",
-                                       request_timeout=seconds + 10)
-    if health.get("timed_out"):
-        raise IndexUnavailable(f"{index}: its primary shards did not start within "
-                               f"{seconds:.0f} s (cluster status {health.get('status')})",
-                               retryable=True, status=503)
+    budget = min(PRIMARIES_WAIT, timeout()) if timeout is not None else PRIMARIES_WAIT
+    deadline = time.monotonic() + budget
+    while True:
+        with translate_errors(f"health of {index}"):
+            health = client.cluster.health(index=index, level="indices",
+                                           request_timeout=max(1.0, budget))
+        state = (health.get("indices") or {}).get(index) or {}
+        if state and state.get("active_primary_shards") == state.get("number_of_shards"):
+            return
+        if time.monotonic() > deadline:
+            raise IndexUnavailable(f"{index}: its primary shards did not start within "
+                                   f"{budget:.0f} s (health {state or health})",
+                                   retryable=True, status=503)
+        time.sleep(0.05)
 
 
 def swap_alias(client: OpenSearch, prefix: str, name: str, new_index: str) -> list[str]:
