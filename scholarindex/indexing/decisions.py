@@ -20,7 +20,7 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import timestamp
 from scholarindex.indexing.indices import DECISIONS_INDEX, ensure_plain_index
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 
 APART = "apart"
 JOIN = "join"
@@ -100,6 +100,7 @@ class DecisionStore:
         return sorted(self._read())
 
     def _read(self) -> Iterator[Decision]:
+        refresh(self.client, self.index)  # a decision recorded a moment ago counts
         for hit in scan(self.client, self.index, {"query": {"match_all": {}}}):
             source = hit["_source"]
             a, b = sorted(source["work_ids"])

@@ -39,13 +39,12 @@ from scholarindex.core.resolution import Atom, Resolution, resolve
 from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
 from scholarindex.core.resolution.decide import SHARED_KEY
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
 from scholarindex.indexing.identity import WorkJoiner, identity_keys
 from scholarindex.indexing.indices import alias_name
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 from scholarindex.indexing.shapes import ResolutionLink
 
 logger = logging.getLogger(__name__)
@@ -205,8 +204,7 @@ class ResolutionPass:
 
     def _read(self) -> dict[str, dict[str, Any]]:
         works = alias_name(self.prefix, "works")
-        with translate_errors(f"refresh {works}"):  # the crawl's last writes, searchable
-            self.client.indices.refresh(index=works)
+        refresh(self.client, works)  # the crawl's last writes, searchable
         body = {"query": {"match_all": {}}, "_source": SOURCE_FIELDS}
         return {hit["_id"]: hit["_source"] for hit in scan(self.client, works, body)}
 

@@ -27,7 +27,7 @@ from scholarindex.indexing.decisions import Decision, DecisionStore
 from scholarindex.indexing.identity import WorkJoiner
 from scholarindex.indexing.indices import alias_name
 from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport, atoms_of
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 from scholarindex.ops.settings import OpsSettings
 
 
@@ -104,8 +104,10 @@ def review(settings: OpsSettings, limit: int) -> list[dict[str, Any]]:
     works = alias_name(settings.prefix, "works")
     body = {"query": {"match_all": {}},
             "_source": ["work_id", "title", "listings.work_id", "listings.title", "resolution"]}
+    client = settings.client()
+    refresh(client, works)
     with translate_errors(f"scan {works}"):  # one pass, holding only the ``limit`` thinnest
-        joins = (row for hit in scan(settings.client(), works, body)
+        joins = (row for hit in scan(client, works, body)
                  for row in _joins(hit["_source"]))
         return heapq.nsmallest(limit, joins,
                                key=lambda r: (r["strong"], r["score"], r["work_id"]))
