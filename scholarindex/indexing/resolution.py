@@ -193,12 +193,12 @@ class ResolutionPass:
             report.conflicts = conflicts
             if not conflicts:
                 break
+            logger.info("resolution pass: %d group(s) changed while planned, round %d of %d",
+                        conflicts, round_number, PLAN_ROUNDS)
         if report.groups_changed and not dry_run:
             # Searches show the regrouped works now rather than at the next refresh: ops
             # look at the UI right after `works resolve`, and a crawl's pass runs once.
             refresh(self.client, alias_name(self.prefix, "works"))
-            logger.info("resolution pass: %d group(s) changed while planned, round %d of %d",
-                        conflicts, round_number, PLAN_ROUNDS)
         if report.largest_work >= LARGE_WORK:
             logger.warning("resolution pass: work %s holds %d work ids (a generic title joining "
                            "unrelated listings?); `scholarindex works explain %s` shows them",
