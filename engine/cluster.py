@@ -202,6 +202,7 @@ class LocalCluster:
         jvm = [f"-Xms{self.heap}", f"-Xmx{self.heap}", "-XX:+UseG1GC",
                "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true",
                "-Dfile.encoding=UTF-8", "-Dlog4j2.formatMsgNoLookups=true",
+               "-Dlog4j2.shutdownHookEnabled=false",
                f"-Djava.io.tmpdir={node.home}", f"-Dengine.config={ENGINE_DIR / 'config'}"]
         if self.exit_with_parent:
             jvm.append(f"-Dengine.parent.pid={os.getpid()}")

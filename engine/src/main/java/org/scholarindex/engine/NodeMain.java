@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.logging.log4j.LogManager;
 import org.opensearch.analysis.common.CommonAnalysisPlugin;
 import org.opensearch.common.logging.LogConfigurator;
 import org.opensearch.common.settings.Settings;
@@ -69,6 +70,9 @@ public final class NodeMain {
             } catch (Exception e) {
                 e.printStackTrace();
             } finally {
+                // log4j's own shutdown hook is off (-Dlog4j2.shutdownHookEnabled=false), so
+                // the node's last lines are written before logging stops.
+                LogManager.shutdown();
                 closed.countDown();
             }
         }, "node-shutdown"));
