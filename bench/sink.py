@@ -111,6 +111,10 @@ class Store:
         if parts[-1] == "_mapping":
             return 200, _json({i: {"mappings": self.mappings.get(i, {})}
                                for i in self.resolve(parts[0])})
+        if parts[:2] == ["_cluster", "health"]:  # a new index's primaries: started at once
+            names = self.resolve(parts[2]) if len(parts) > 2 else list(self.indices)
+            return 200, _json({"status": "green", "indices": {
+                name: {"number_of_shards": 1, "active_primary_shards": 1} for name in names}})
         if parts[-1] == "_refresh":
             return 200, _json({"_shards": {"total": 1, "successful": 1, "failed": 0}})
         if parts[-1] == "_count":
