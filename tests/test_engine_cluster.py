@@ -108,3 +108,19 @@ def test_three_nodes_with_one_replica_hold_what_one_node_holds(
         one = _timeless(snapshot(on_one, f"{index_prefix}works"))
     assert len(one) > 30
     assert three == one
+
+
+def test_works_in_three_shards_are_the_works_in_one(
+        tmp_path: Path, opensearch_url: str, index_prefix: str) -> None:
+    with SiteServer(SITE) as site:
+        sharded = _crawl_into(tmp_path / "three", site, opensearch_url, f"{index_prefix}s3_",
+                              INDEX_SHARDS="3")
+        single = _crawl_into(tmp_path / "one", site, opensearch_url, f"{index_prefix}s1_")
+    shards = sharded.indices.get_settings(index=f"{index_prefix}s3_*")
+    by_index = {name: entry["settings"]["index"]["number_of_shards"]
+                for name, entry in shards.items()}
+    assert by_index[f"{index_prefix}s3_works-v1"] == "3"
+    assert by_index[f"{index_prefix}s3_researchers-v1"] == "3"
+    assert by_index[f"{index_prefix}s3_tombstones"] == "1"  # bookkeeping keeps one shard
+    assert (_timeless(snapshot(sharded, f"{index_prefix}s3_works"))
+            == _timeless(snapshot(single, f"{index_prefix}s1_works")))
