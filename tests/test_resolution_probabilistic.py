@@ -1,18 +1,23 @@
 """core.resolution.probabilistic: comparison levels, EM on data whose answer is known,
-the product's clustering reused."""
+the product's clustering reused, and the offline evaluator's fs and hybrid resolvers."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+from bench.er.data import available, load
 from scholarindex.core.resolution import Atom, resolve
 from scholarindex.core.resolution import probabilistic as fs
 from scholarindex.core.resolution.cluster import _pool
 from scholarindex.core.resolution.decide import decide_features, features
+
+needs_bib = pytest.mark.skipif(not available("bib-cytology"), reason="ER data not found")
 
 
 def fields(title: str, owner: str = "Jim Gray", authors: tuple[str, ...] = (),
@@ -182,3 +187,30 @@ def test_the_hybrid_above_certainty_is_the_rule() -> None:
 def test_the_result_does_not_depend_on_the_atoms_order() -> None:
     shuffled = WORLD[::-1]
     assert fs.link(shuffled).resolve(0.5) == fs.link(WORLD).resolve(0.5)
+
+
+# --- the offline evaluator -----------------------------------------------------------------
+
+@needs_bib
+def test_the_scoreboard_prints_a_table_a_threshold_for_fs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.er.scoreboard import main as scoreboard
+    out = tmp_path / "board.json"
+    assert scoreboard(["--data", "bib-cytology", "--limit", "150", "--resolver", "fs",
+                       "--threshold", "0.5", "--threshold", "0.99", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "fs, match probability >= 0.5" in printed and "match probability >= 0.99" in printed
+    saved = json.loads(out.read_text("utf-8"))
+    assert saved["resolver"] == "fs" and len(saved["rows"]) == 2
+    result = saved["results"]["bib-cytology"]
+    assert set(result["fs_by_threshold"]) == {"0.5", "0.99"}
+    assert 0 < result["fs"]["f1"] <= 1 and result["fs_model"]["prior"] > 0
+
+
+@needs_bib
+def test_evaluate_scores_the_hybrid_at_each_threshold() -> None:
+    from bench.er.evaluate import evaluate
+    result = evaluate(load("bib-cytology", limit=150), "hybrid", blocking_figures=False,
+                      thresholds=(0.9,))
+    assert list(result["hybrid_by_threshold"]) == ["0.9"]
+    assert 0 < result["hybrid"]["f1"] <= 1
