@@ -18,8 +18,8 @@ exact-title baseline (listings grouped by their normalised title alone).
 Resolvers: ``exact`` (the baseline alone), ``full`` (``scholarindex.core.resolution.resolve``,
 once that package is on the branch), ``fs`` (probabilistic linkage,
 ``scholarindex.core.resolution.probabilistic``: m and u fitted on the set without labels,
-then scored at each match-probability threshold of ``--threshold``, default 0.5, 0.9 and
-0.99) and ``hybrid`` (the rule, with that model deciding the pairs the rule leaves apart
+then scored at each match-probability threshold of ``--threshold``, default 0.9, 0.99 and
+0.999) and ``hybrid`` (the rule, with that model deciding the pairs the rule leaves apart
 without a conflict; the same thresholds). When ``scholarindex.core.resolution.candidate_pairs``
 exists, blocking's pair completeness and reduction ratio are printed too, and the
 completeness with the posting cap scaled down as a 70,000-atom crawl of the same
@@ -354,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: full when it exists)")
     parser.add_argument("--threshold", type=float, action="append", default=None,
                         help="fs and hybrid: a match probability to score at (repeatable; "
-                             "default 0.5, 0.9 and 0.99)")
+                             "default 0.9, 0.99 and 0.999)")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N records of each table")
     parser.add_argument("--noise", choices=CHOICES, action="append", default=[],

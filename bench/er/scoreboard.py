@@ -170,8 +170,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="full: the rule (core.resolution.resolve); fs: probabilistic "
                              "linkage; hybrid: the rule with FS deciding what it leaves apart")
     parser.add_argument("--threshold", type=float, action="append", default=None,
-                        help="fs and hybrid: a match probability (repeatable; default 0.5, "
-                             "0.9 and 0.99)")
+                        help="fs and hybrid: a match probability (repeatable; default 0.9, "
+                             "0.99 and 0.999)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     return report(parse_names(args.data, parser), args.limit, args.json, args.resolver,
