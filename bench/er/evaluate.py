@@ -6,6 +6,7 @@
     python -m bench.er.evaluate --data dblp-acm --why   # missed and wrong pairs by reason
     python -m bench.er.evaluate --all [--limit N]       # every set, one table (bench.er.scoreboard)
     python -m bench.er.evaluate --data cora --layout A  # every table as layout A pages
+    python -m bench.er.evaluate --data cora --resolver fs   # probabilistic linkage, each threshold
 
 No network, no index: each data set is rendered as its profile sites
 (``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
@@ -18,8 +19,12 @@ How well the parser reads the pages is counted first: records it lost (no listin
 stands for them), listings that match no record, and, of the listings matched, the
 card author lines it did not read and the layout A venues it read wrong.
 
-Resolvers: ``exact`` (the baseline alone) and ``full`` (``scholarindex.core.resolution.resolve``,
-once that package is on the branch). When ``scholarindex.core.resolution.candidate_pairs``
+Resolvers: ``exact`` (the baseline alone), ``full`` (``scholarindex.core.resolution.resolve``,
+once that package is on the branch), ``fs`` (probabilistic linkage,
+``bench.er.probabilistic``: m and u fitted on the set without labels,
+then scored at each match-probability threshold of ``--threshold``, default 0.9, 0.99 and
+0.999) and ``hybrid`` (the rule, with that model deciding the pairs the rule leaves apart
+without a conflict; the same thresholds). When ``scholarindex.core.resolution.candidate_pairs``
 exists, blocking's pair completeness and reduction ratio are printed too, and the
 completeness with the posting cap scaled down as a 70,000-atom crawl of the same
 vocabulary would fill the postings (``scaled_cap``): how blocking holds at scale.
@@ -53,7 +58,8 @@ from scholarindex.core.identity import work_id
 from scholarindex.core.resolution import Atom
 from scholarindex.indexing.resolution import atoms_of as document_atoms
 
-RESOLVERS = ("exact", "full")
+RESOLVERS = ("exact", "full", "fs", "hybrid")
+PROBABILISTIC = ("fs", "hybrid")
 
 
 def site_url(site: Site) -> str:
@@ -174,9 +180,12 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
 
 
 def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract: int = 0,
-             blocking_figures: bool = True, layout: str | None = None) -> dict[str, Any]:
+             blocking_figures: bool = True, layout: str | None = None,
+             thresholds: Sequence[float] | None = None) -> dict[str, Any]:
     """``blocking_figures``: also blocking's completeness at the real and the scaled cap;
-    ``layout``: every table shown in that layout (``bench.er.site``)."""
+    ``layout``: every table shown in that layout (``bench.er.site``); ``thresholds``: the
+    match probabilities ``fs`` and ``hybrid`` are scored at (their module's
+    ``THRESHOLDS`` by default; ``result[resolver]`` is the first of them)."""
     crawled = crawl_offline(data, layout)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
     baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
@@ -235,7 +244,37 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract:
             reasons = explain(built.atoms, built.atom_of, candidates,
                               sorted(data.gold - predicted), sorted(predicted - data.gold))
             result["why"] = {kind: dict(counts.most_common()) for kind, counts in reasons.items()}
+    if resolver in PROBABILISTIC:
+        result.update(probabilistic_scores(data, built, resolver, thresholds))
     return result
+
+
+def probabilistic_scores(data: DataSet, built: Atoms, resolver: str,
+                         thresholds: Sequence[float] | None) -> dict[str, Any]:
+    """``fs`` or ``hybrid``: the model fitted once on the atoms, the works at each threshold.
+    A threshold's ``seconds`` are the fit's and its own clustering's."""
+    from bench.er import probabilistic
+    started = time.perf_counter()
+    linkage = probabilistic.link(built.atoms)
+    fitted = time.perf_counter() - started
+    by_threshold = {}
+    for threshold in thresholds or probabilistic.THRESHOLDS:
+        started = time.perf_counter()
+        resolved = (linkage.resolve(threshold) if resolver == "fs"
+                    else linkage.hybrid(threshold))
+        seconds = fitted + time.perf_counter() - started
+        score = pairwise(record_clusters(built, resolved.clusters), data.gold,
+                         data.cross_source)
+        by_threshold[f"{threshold:g}"] = {**score.as_dict(), "works": len(resolved.clusters),
+                                          "threshold": threshold, "seconds": round(seconds, 2)}
+    model = linkage.model
+    return {resolver: next(iter(by_threshold.values())),
+            f"{resolver}_by_threshold": by_threshold,
+            f"{resolver}_model": {"weights": model.weights(), "prior": model.prior,
+                                  "candidate_share": round(model.candidate_share, 4),
+                                  "em_iterations": list(model.iterations),
+                                  "candidate_pairs": len(linkage.weights),
+                                  "fit_seconds": round(fitted, 2)}}
 
 
 def exact_title_clusters(items: Sequence[Any], record_keys: Callable[[str, str], list[str]]
@@ -277,6 +316,18 @@ def report(result: dict[str, Any]) -> str:
     if "full" in result:
         lines.append(f"  resolution    {_line(result['full'])}  "
                      f"[{result['full']['works']} works, {result['full']['seconds']} s]")
+    for resolver in PROBABILISTIC:
+        if f"{resolver}_by_threshold" not in result:
+            continue
+        model = result[f"{resolver}_model"]
+        lines.append(f"  {resolver} model: prior {model['prior']:.3g}, share of matches among "
+                     f"{model['candidate_pairs']} candidates {model['candidate_share']}, EM "
+                     f"iterations {model['em_iterations']}, fit {model['fit_seconds']} s")
+        lines += [f"    {name}: " + ", ".join(f"{level} {w:+.1f}" for level, w in levels.items())
+                  for name, levels in model["weights"].items()]
+        for threshold, score in result[f"{resolver}_by_threshold"].items():
+            lines.append(f"  {resolver} >= {threshold:<5} {_line(score)}  "
+                         f"[{score['works']} works, {score['seconds']} s]")
     if "why" in result:
         for kind, counts in result["why"].items():
             lines.append(f"  {kind} pairs, {sum(counts.values())}, by reason:")
@@ -316,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resolver", choices=RESOLVERS, default=None,
                         help="exact: the baseline alone; full: core.resolution.resolve "
                              "(default: full when it exists)")
+    parser.add_argument("--threshold", type=float, action="append", default=None,
+                        help="fs and hybrid: a match probability to score at (repeatable; "
+                             "default 0.9, 0.99 and 0.999)")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N records of each table")
     parser.add_argument("--noise", choices=CHOICES, action="append", default=[],
@@ -336,9 +390,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.all:
         if (args.noise or args.why or args.distractors or args.layout
                 or args.resolver == "exact"):
-            parser.error("--all prints the scoreboard: only --limit and --json go with it")
+            parser.error("--all prints the scoreboard: only --limit, --json, --resolver and "
+                         "--threshold go with it")
         from bench.er.scoreboard import report as scoreboard  # it imports this module
-        return scoreboard(DATA_SETS, args.limit, args.json)
+        return scoreboard(DATA_SETS, args.limit, args.json, args.resolver or "full",
+                          args.threshold)
+    if args.why and args.resolver in PROBABILISTIC:
+        parser.error("--why explains decide's verdicts: --resolver full only")
     module = resolution()
     resolver = args.resolver or ("full" if module and hasattr(module, "resolve") else "exact")
     try:
@@ -351,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     for noise in args.noise:
         data = with_noise(data, noise)
     layout = {"A": LAYOUT_A, "B": LAYOUT_B}.get(args.layout or "")
-    result = evaluate(data, resolver, why=args.why, distract=args.distractors, layout=layout)
+    result = evaluate(data, resolver, why=args.why, distract=args.distractors, layout=layout,
+                      thresholds=args.threshold)
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", "utf-8")
