@@ -146,6 +146,9 @@ class Crawl:
     maxrss_mb: float  # the largest single process (ru_maxrss)
     peak_mb: float  # the crawl and its children together: the figure reported
     log: str
+    # The machine's 1-minute load average before and after: on a shared machine, how much
+    # else ran beside the crawl.
+    load: tuple[float, float] = (0.0, 0.0)
 
     @property
     def seconds(self) -> float:
@@ -182,6 +185,7 @@ def run_crawl(label: str, spider: str, url_file: Path, work: Path, settings: dic
     path = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
     env = {**os.environ, "PYTHONPATH": path, "BENCH_LAUNCH_TIMEOUT": str(timeout)}
     started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     with log_path.open("w", encoding="utf-8") as out:
         # Through bench.launch: the crawl's own peak RSS, not this process's (see there).
         launcher = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
@@ -196,13 +200,15 @@ def run_crawl(label: str, spider: str, url_file: Path, work: Path, settings: dic
     text = log_path.read_text("utf-8", errors="replace")
     crawl = Crawl(label, usage["returncode"], read_stats(text), round(wall, 2),
                   usage["cpu_seconds"], round(usage["maxrss_kb"] / 1024, 1),
-                  round(usage["tree_peak_kb"] / 1024, 1), str(log_path))
+                  round(usage["tree_peak_kb"] / 1024, 1), str(log_path),
+                  (round(load_before, 2), round(os.getloadavg()[0], 2)))
     ok = crawl.stat(expect[0]) == expect[1] if expect else crawl.returncode == 0
     if not ok or not crawl.stats:
         tail = "\n".join(text.splitlines()[-25:])
         raise RuntimeError(f"crawl {label} exited {crawl.returncode}; log {log_path}:\n{tail}")
     log(f"{label}: {crawl.seconds:.1f} s, cpu {crawl.cpu_seconds:.1f} s, "
-        f"peak memory {crawl.peak_mb:.0f} MB (largest process {crawl.maxrss_mb:.0f} MB)")
+        f"peak memory {crawl.peak_mb:.0f} MB (largest process {crawl.maxrss_mb:.0f} MB); "
+        f"load average {crawl.load[0]} -> {crawl.load[1]}")
     return crawl
 
 
@@ -390,6 +396,7 @@ def machine() -> dict[str, Any]:
         except Exception:  # a missing package is reported as such, not fatal
             versions[package] = "?"
     return {"cores": os.cpu_count(), "memory_mb": memory, "cpu": model,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
             "platform": platform.platform(), "python": platform.python_version(), **versions}
 
 
@@ -406,6 +413,7 @@ class Options:
     keep: bool
     seed: int
     use_env: bool = False  # the cluster OPENSEARCH_URL names, not a local node
+    bulk_repeats: int = 5
 
 
 def _ratio(a: float, b: float, digits: int = 3) -> float:
@@ -504,10 +512,11 @@ def _run(opts: Options, work: Path) -> dict[str, Any]:
             baseline = {kind: per_item_baseline(changes, kind, cluster, pid)
                         for kind in ("node", "sink")}
             listings = 300 if opts.quick else 20_000
+            repeats = 1 if opts.quick else opts.bulk_repeats
             log(f"bulk paths: the same documents of {listings} listings, each path "
-                f"{1 if opts.quick else 3} time(s)")
+                f"{repeats} time(s)")
             paths = bulk_paths(cluster, sample_changes(root, summary.paths, listings),
-                               repeats=1 if opts.quick else 3, pid=pid, log=log)
+                               repeats=repeats, pid=pid, log=log)
 
     (full, full_extra), (small, small_extra), (sink, sink_extra) = (
         runs["large"], runs["small"], runs["sink"])
@@ -663,6 +672,7 @@ def _pipeline_crawl(label: str, count: int, site_crawl: Any, arxiv: dict[str, st
             return crawl, extra
         if index.pid is not None:
             extra["index_server_rss_mb"] = process_rss_mb(index.pid)
+        extra["engine_stats"] = _engine_stats(index.config)
         extra["index"] = _node_counts(index.config)
         if resolve:
             extra["resolution"] = _resolve(index)
@@ -680,6 +690,30 @@ def _node_counts(config: OpenSearchConfig) -> dict[str, dict[str, int]]:
                                       for hit in scan(client, f"{config.prefix}works", body,
                                                       request_timeout=120))
     return counts
+
+
+def _engine_stats(config: OpenSearchConfig) -> dict[str, dict[str, int]]:
+    """What the node did for the crawl, per alias (``_stats``, primaries, read before the
+    benchmark's own refresh): refreshes (a realtime get of a document written since the
+    last refresh makes one), merges, indexing, gets, segments."""
+    client = build_client(config)
+    figures = {}
+    for name in ("works", "researchers"):
+        stats = client.indices.stats(index=f"{config.prefix}{name}",
+                                     metric="refresh,merge,indexing,get,segments")
+        primaries = stats["_all"]["primaries"]
+        figures[name] = {
+            "refreshes": primaries["refresh"]["total"],
+            "refresh_ms": primaries["refresh"]["total_time_in_millis"],
+            "merges": primaries["merges"]["total"],
+            "merge_ms": primaries["merges"]["total_time_in_millis"],
+            "index_ops": primaries["indexing"]["index_total"],
+            "index_ms": primaries["indexing"]["index_time_in_millis"],
+            "gets": primaries["get"]["total"],
+            "get_ms": primaries["get"]["time_in_millis"],
+            "segments": primaries["segments"]["count"],
+        }
+    return figures
 
 
 def _resolve(index: Target) -> dict[str, Any]:
@@ -748,7 +782,7 @@ _DETAIL_STATS = (
 def _crawl_details(crawl: Crawl, extra: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": round(crawl.seconds, 2), "wall_seconds": crawl.wall_seconds,
             "cpu_seconds": crawl.cpu_seconds, "peak_mb": crawl.peak_mb,
-            "largest_process_maxrss_mb": crawl.maxrss_mb,
+            "largest_process_maxrss_mb": crawl.maxrss_mb, "load_average": list(crawl.load),
             "stats": {k: crawl.stats[k] for k in _DETAIL_STATS if k in crawl.stats}, **extra}
 
 
@@ -885,12 +919,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the site, logs and caches here (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--bulk-repeats", type=int, default=5,
+                        help="runs of each bulk path (the median is the figure; 5)")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
     args.out = args.out or (QUICK_RESULTS if args.quick else RESULTS)
     small = args.small or max(1, args.profiles // 10)
     opts = Options(args.profiles, small, args.quick, args.out, args.workdir, args.keep,
-                   args.seed, args.use_env)
+                   args.seed, args.use_env, args.bulk_repeats)
     results = run(opts)
     args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
     print("\n".join(table(results)))
