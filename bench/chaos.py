@@ -1,7 +1,7 @@
 """Workers of a distributed crawl under faults, measured: ``python -m bench.chaos kill-loop``.
 
 ``kill-loop``: three workers of one job over a synthetic site (real ``scrapy crawl``
-processes, a real ``redis-server``, a local osmem-server for the index), one of them
+processes, a real ``redis-server``, a local OpenSearch node for the index), one of them
 SIGKILLed at a moment that varies from run to run (``--kill-at 2 4 6 8 10``: seconds
 after the first profile page was fetched), ``--runs`` times. Each run reports whether the survivors
 exited 0 and when, profile-page fetches ÷ profiles (the re-work the kill caused), and
@@ -20,7 +20,7 @@ Prints one line per run and writes every figure as JSON (``--out``); exit 1 when
 failed (a worker hung or failed, the index differs, or re-work beyond ``--max-ratio``).
 
 ``--use-env`` (both modes): the index is the cluster ``OPENSEARCH_URL``,
-``OPENSEARCH_USER``, ... name instead of a local osmem-server, every index under
+``OPENSEARCH_USER``, ... name instead of a local OpenSearch node, every index under
 ``INDEX_PREFIX`` and a token of the run, deleted at the end. The soak's fault proxy
 speaks plain http, so it needs an ``http://`` endpoint.
 """
@@ -49,27 +49,28 @@ from urllib.parse import urlsplit
 from opensearchpy import OpenSearch
 
 from bench.arxiv import IndexedArxivStandIn
-from bench.cluster import add_cluster_option, opensearch_process
+from bench.cluster import add_cluster_option, delete_indices, opensearch_process
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.scan import scan
+from scholarindex.settings import OPENSEARCH_TIMEOUT
 from standins.site import SiteServer
 from tests.support.faultproxy import FaultProxy
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER_KEY_PREFIX = "scholarindex:"  # REDIS_KEY_PREFIX's default: the workers keep it
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
-# As the distributed crawl's tests run them: a local site needs no politeness, a dead
-# worker's pages come back within seconds, slow enough that a kill lands mid-crawl.
+# A local site needs no politeness, a dead worker's pages come back within seconds, slow
+# enough that a kill lands mid-crawl. The index flushes as the crawl's defaults say (the
+# few, large flushes the emulator needed are gone with it).
 WORKER_SETTINGS = {
     "AUTOTHROTTLE_ENABLED": "false", "ROBOTSTXT_OBEY": "false", "ARXIV_ENABLED": "false",
     "CRAWL_DATE": CRAWL_DATE.isoformat(), "LOG_LEVEL": "INFO", "TELNETCONSOLE_ENABLED": "false",
     "REDIS_LEASE_SECONDS": "3", "REDIS_RETRY_SECONDS": "60", "INDEX_WRITER_PROCESS": "false",
-    "INDEX_ENABLED": "true", "INDEX_FLUSH_INTERVAL": "3", "INDEX_BATCH_SIZE": "2000",
-    "INDEX_MAX_BUFFER": "8000", "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.03"}
+    "INDEX_ENABLED": "true", "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.03"}
 
 
 def run_report(run_dir: Path) -> dict[str, Any]:
@@ -101,8 +102,8 @@ class Deployment:
     """One site, one Redis, one OpenSearch; workers started on demand.
 
     ``index`` is how this harness reads the index (credentials, certificates); every
-    index name starts with ``index.prefix`` (empty on a fresh osmem-server; ``--use-env``:
-    ``INDEX_PREFIX`` and a token of this run, so runs never meet on a shared cluster).
+    index name starts with ``index.prefix`` (``INDEX_PREFIX``, with ``--use-env``, and a
+    token of this run, so runs never meet on a shared cluster).
     """
 
     workdir: Path
@@ -112,7 +113,7 @@ class Deployment:
     opensearch_url: str
     index: OpenSearchConfig
     settings: dict[str, str] = field(default_factory=dict)
-    index_pid: int | None = None  # the local osmem-server (for its memory and CPU)
+    index_pid: int | None = None  # the local node's JVM (for its memory and CPU)
 
     def prefix(self, name: str) -> str:
         """The index prefix of one crawl of this deployment."""
@@ -157,7 +158,7 @@ class Deployment:
 @contextmanager
 def deployment(workdir: Path, profiles: int, seed: int = 4,
                use_env: bool = False) -> Iterator[Deployment]:
-    """The site, Redis and an index: a fresh osmem-server, or with ``use_env`` the
+    """The site, Redis and an index: a fresh local OpenSearch node, or with ``use_env`` the
     cluster ``OPENSEARCH_URL`` (and ``OPENSEARCH_USER``, ...) names; the indices of
     this run are deleted afterwards."""
     site_root = workdir / "site"
@@ -177,10 +178,7 @@ def _index(use_env: bool) -> Iterator[tuple[OpenSearchConfig, int | None]]:
         try:
             yield index, pid
         finally:
-            client = build_client(index)
-            # By name: clusters may forbid wildcard deletes.
-            for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
-                client.indices.delete(index=name, ignore=404)
+            delete_indices(index)
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
@@ -484,11 +482,6 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             deployment(Path(tmp), args.profiles, use_env=args.use_env) as dep, \
             IndexedArxivStandIn(load_entries(dep.site_root)) as arxiv_api:
         # The stand-in is on 127.0.0.1: no politeness delay owed (arXiv's own hosts get 3 s).
-        # osmem-server re-indexes on every overwriting bulk request, so past ~1,500 profiles
-        # one takes longer than the default 30 s; a bulk timed out is sent again while the
-        # server still works on the first, and the crawl stalls for minutes (the
-        # single-process reference did, with no fault at all). A real cluster is not slower
-        # the more it holds: the soak gives its stand-in time instead.
         dep.settings.update({"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv_api.api_url,
                              "ARXIV_DELAY_SECONDS": "0.1", "ARXIV_BATCH_LINGER_SECONDS": "2",
                              "DOWNLOAD_DELAY": str(args.download_delay),
@@ -615,8 +608,9 @@ def main(argv: list[str] | None = None) -> int:
                       help="seconds after the first fetch Redis is stopped")
     long.add_argument("--redis-down", type=float, default=5, help="seconds Redis stays down")
     long.add_argument("--download-delay", type=float, default=0.03)
-    long.add_argument("--opensearch-timeout", type=float, default=180,
-                      help="OPENSEARCH_TIMEOUT of every crawl (osmem-server slows as it fills)")
+    long.add_argument("--opensearch-timeout", type=float, default=OPENSEARCH_TIMEOUT,
+                      help="OPENSEARCH_TIMEOUT of every crawl (default: the crawl's own, "
+                           f"{OPENSEARCH_TIMEOUT:g}); the fault proxy waits 30 s longer")
     long.add_argument("--timeout", type=float, default=1200)
     long.add_argument("--max-ratio", type=float, default=1.3)
     long.add_argument("--keep-failed", help="copy the workers' logs here if the soak fails")
