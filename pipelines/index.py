@@ -61,7 +61,13 @@ from scholarindex.indexing.changes import (
     enrichment_change,
     pack_changes,
 )
-from scholarindex.indexing.client import build_client, quiet_transport_logs, translate_errors
+from scholarindex.indexing.client import (
+    FLOOD_STAGE_HINT,
+    build_client,
+    is_flood_stage_block,
+    quiet_transport_logs,
+    translate_errors,
+)
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import (
     INTERNAL,
@@ -71,7 +77,7 @@ from scholarindex.indexing.deadletter import (
     dead_letter,
 )
 from scholarindex.indexing.errors import IndexUnavailable
-from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.indices import ensure_aliases, read_only_indices
 from scholarindex.indexing.outage import Outage
 from scholarindex.indexing.process import ProcessWriter
 
@@ -387,14 +393,23 @@ class OpenSearchIndexPipeline:
         self._held.extend(changes)
         if self._outage is not None:
             return
-        self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason)
+        blocked = is_flood_stage_block(reason)
+        self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason,
+                              write_blocked=blocked)
         self.stats.inc_value(stat_keys.INDEX_PAUSES)
         if self._pause is None:
             self._pause = CrawlPause(self.crawler.engine)
         self._pause.pause()
-        logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d change(s); "
-                       "probing until it answers, for up to OPENSEARCH_OUTAGE_WAIT=%gs",
-                       self.config.safe_url, reason, len(self._held), self.outage_wait)
+        if blocked:
+            logger.warning("OpenSearch at %s refuses writes: %s. Crawl paused, holding %d "
+                           "change(s); checking until the block is lifted, for up to "
+                           "OPENSEARCH_OUTAGE_WAIT=%gs (cause: %s)", self.config.safe_url,
+                           FLOOD_STAGE_HINT, len(self._held), self.outage_wait, reason)
+        else:
+            logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d "
+                           "change(s); probing until it answers, for up to "
+                           "OPENSEARCH_OUTAGE_WAIT=%gs", self.config.safe_url, reason,
+                           len(self._held), self.outage_wait)
         self._schedule_probe()
 
     def _schedule_probe(self) -> None:
@@ -402,15 +417,23 @@ class OpenSearchIndexPipeline:
 
         assert self._outage is not None
         delay = self._outage.next_probe_in(self.policy, time.monotonic())
-        probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe)
+        probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe,
+                                          self._outage.write_blocked)
         probe.addCallbacks(self._probe_answered, self._probe_failed,
                            callbackArgs=(self._outage,), errbackArgs=(self._outage,))
         probe.addErrback(self._log_failure)
 
-    def _probe(self) -> None:
-        """Runs in a thread: does the cluster answer (``GET /``)?"""
+    def _probe(self, write_blocked: bool = False) -> None:
+        """Runs in a thread: does the cluster answer (``GET /``)? After a flood-stage
+        block, has it been lifted from our indices too (the cluster answered throughout)?"""
         with translate_errors("GET /"):
             self.writer.client.info()
+        if write_blocked:
+            blocked = read_only_indices(self.writer.client, self.config.prefix)
+            if blocked:
+                raise IndexUnavailable(f"{len(blocked)} index(es) still read-only "
+                                       f"({', '.join(blocked[:3])}): cluster_block_exception, "
+                                       "flood-stage watermark", retryable=True)
 
     def _probe_answered(self, _: Any, outage: Outage) -> None:
         if self._outage is not outage:
