@@ -241,6 +241,20 @@ def translate_errors(what: str) -> Iterator[None]:
                                retry_after=getattr(exc, "retry_after", None)) from exc
 
 
+# A document's error in an mget answer that no retry fixes; any other (the node holding
+# the shard died, its replica is being promoted, a queue is full) passes in seconds.
+_PERMANENT_READ_ERRORS = ("index_not_found_exception", "illegal_argument_exception",
+                          "security_exception", "action_request_validation_exception")
+
+
+def read_error(what: str, error: Any) -> IndexUnavailable:
+    """The exception for one document's ``error`` in an mget answer: retryable unless it
+    is one no retry fixes (a missing index, a bad request, no rights)."""
+    reason = _reason({"error": error}) if isinstance(error, Mapping) else str(error)
+    permanent = any(kind in reason for kind in _PERMANENT_READ_ERRORS)
+    return IndexUnavailable(f"{what}: {reason}", retryable=not permanent)
+
+
 @dataclass(frozen=True)
 class ItemResult:
     """What one bulk item's response means for the writer."""
