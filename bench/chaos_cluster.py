@@ -53,6 +53,7 @@ from bench.redis_server import RedisServer
 from engine.cluster import LocalCluster
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import read_only_indices
 from standins.site import SiteServer
 from tests.support.faultproxy import FaultProxy
 
@@ -409,6 +410,7 @@ def flood_stage(bench: Bench, n: int) -> Run:
         bench.finish(result, name, workers, strike)
     finally:
         _watermarks(client, None)
+        _settled(client, bench.dep.prefix(""))
     log = workers[0].log.read_text(errors="replace")
     paused = "flood-stage watermark" in log and "crawl paused" in log.lower()
     result.notes.update({"set_at": state.get("set"), "lifted_at": state.get("lifted"),
@@ -416,6 +418,22 @@ def flood_stage(bench: Bench, n: int) -> Run:
                          "paused_seconds": _stat(workers[0], "index/paused_seconds")})
     result.ok = result.ok and paused and "crawl resumed" in log
     return result
+
+
+def _settled(client: OpenSearch, prefix: str, quiet: float = 12.0) -> None:
+    """Until neither an index of ``prefix`` nor the cluster carries a flood-stage block for
+    one disk check (10 s) on end: a check that read the disk before the watermarks went
+    back sets them again."""
+    calm_since = time.monotonic()
+    while time.monotonic() - calm_since < quiet:
+        persistent = client.cluster.get_settings(flat_settings=True).get("persistent", {})
+        blocked = read_only_indices(client, prefix)
+        if persistent.get("cluster.blocks.create_index") == "true" or blocked:
+            _watermarks(client, None)
+            if blocked:
+                _read_only(client, f"{prefix}*", None)
+            calm_since = time.monotonic()
+        time.sleep(1)
 
 
 def _read_only(client: OpenSearch, pattern: str, blocked: bool | None) -> None:
@@ -584,7 +602,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heap", default="512m")
     parser.add_argument("--down", type=float, nargs=2, default=[2.0, 10.0],
                         help="a killed node is restarted after a drawn number of seconds")
-    parser.add_argument("--flood-seconds", type=float, default=20)
+    parser.add_argument("--flood-seconds", type=float, default=40,
+                        help="longer than the writer's retries (about 20 s): the crawl pauses")
     parser.add_argument("--outage-seconds", type=float, default=15)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--max-ratio", type=float, default=1.3)

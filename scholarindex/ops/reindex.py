@@ -217,6 +217,11 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
         create_index(client, new, _building(with_layout(name, body, options.layout), old,
                                             options.rebuild))
     except IndexUnavailable as exc:
+        if exc.retryable:
+            # No answer (the cluster manager died mid-call) is no proof it was not created:
+            # the name is this run's own, so remove whatever is there.
+            result.new_index = new
+            _undo(client, old, new, False, out, result)
         raise _failed(result, str(exc), exc) from exc
     result.new_index = new
 
