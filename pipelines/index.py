@@ -14,8 +14,10 @@ one flush is in flight at a time, items keep buffering meanwhile, and when the
 buffer grows past ``INDEX_MAX_BUFFER`` ``process_item`` waits for the flush
 (backpressure on the crawl instead of unbounded memory).
 
-A cluster that is unreachable or refuses our credentials at start stops the crawl
-before any page is fetched (close reason ``opensearch_unavailable``). Mid-crawl
+A cluster that refuses our credentials at start, or stays unreachable through the
+writer's retries (``INDEX_MAX_ATTEMPTS``: a node dying or a cluster-manager election
+passes), stops the crawl before any page is fetched (close reason
+``opensearch_unavailable``). Mid-crawl
 failures are retried by the writer; when the cluster stays unavailable (connection
 refused or cut, 429 or 5xx past ``INDEX_MAX_ATTEMPTS``) the writer hands the batch
 back and the crawl pauses instead of piling up pages: the engine stops taking new
@@ -168,7 +170,7 @@ class OpenSearchIndexPipeline:
         for key in _ZERO_AT_START:
             self.stats.set_value(key, 0)
         try:
-            await maybe_deferred_to_future(deferToThread(self._connect))
+            await self._connect_patiently()
         except IndexUnavailable as exc:
             logger.error("OpenSearch at %s unavailable: %s; stopping before any page is fetched",
                          self.config.safe_url, exc)
@@ -277,6 +279,24 @@ class OpenSearchIndexPipeline:
         self._flush()
 
     # --- buffering and flushing -----------------------------------------------------------
+
+    async def _connect_patiently(self) -> None:
+        """``_connect``, tried again with the writer's backoff while it fails in a way that
+        passes (``INDEX_MAX_ATTEMPTS`` tries): a crawl that starts while one node dies or
+        the cluster elects a new manager (seconds) starts, rather than exit 3."""
+        from twisted.internet import reactor
+
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                await maybe_deferred_to_future(deferToThread(self._connect))
+                return
+            except IndexUnavailable as exc:
+                if not exc.retryable or attempt == self.policy.attempts:
+                    raise
+                delay = self.policy.delay(attempt)
+                logger.warning("OpenSearch at %s not ready (%s); trying again in %.1fs",
+                               self.config.safe_url, exc, delay)
+                await maybe_deferred_to_future(deferLater(reactor, delay, lambda: None))
 
     def _connect(self) -> None:
         """Runs in a thread: is the cluster there, do we have rights, do the aliases exist."""
