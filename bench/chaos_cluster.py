@@ -524,13 +524,15 @@ def bench_setup(args: argparse.Namespace, workdir: Path) -> Iterator[Bench]:
         want = read_index(dep, "ref_")
         # The faults' moments are shares of a warm crawl's length (the first one created
         # the indices and warmed the nodes up): one more crawl, no fault, measured.
-        dep.site.requests.clear()
-        warm = dep.start("warm", "warm_")
-        while not dep.profile_fetches():
-            time.sleep(0.05)
-        first = time.monotonic()
-        wait_all([warm], args.timeout)
-        span = time.monotonic() - first
+        span = args.span
+        if span is None:
+            dep.site.requests.clear()
+            warm = dep.start("warm", "warm_")
+            while not dep.profile_fetches():
+                time.sleep(0.05)
+            first = time.monotonic()
+            wait_all([warm], args.timeout)
+            span = time.monotonic() - first
         _log(f"a warm crawl takes {span:.1f} s from its first profile page: the faults "
              "strike within it")
         yield Bench(args, workdir, dep, cluster, want, span, random.Random(args.seed_faults))
@@ -544,7 +546,9 @@ def run_all(args: argparse.Namespace) -> list[Run]:
 
         def record(result: Run) -> None:
             results.append(result)
-            _log(f"{result.fault} run {result.run} at {result.moment} s: "
+            when = (f"{result.moment} s into it" if result.fault == "manager-reindex"
+                    else f"{result.moment:.0%} into the crawl")
+            _log(f"{result.fault} run {result.run}, {when}: "
                  f"{'ok' if result.ok else 'FAILED'} exit {result.exit_codes} ratio "
                  f"{result.ratio} missing {result.missing} different {result.different} "
                  f"dead letters {result.dead_letters} {json.dumps(result.notes)[:400]}")
@@ -590,7 +594,10 @@ def table(results: list[Run]) -> str:
         if not mine:
             continue
         codes = sorted({str(c) for r in mine for c in r.exit_codes})
-        rows.append((fault, f"{min(r.moment for r in mine)}-{max(r.moment for r in mine)}",
+        moments = sorted(r.moment for r in mine)
+        shown = (", ".join(f"{m:g}s" for m in moments) if fault == "manager-reindex"
+                 else ", ".join(f"{m:.0%}" for m in moments))
+        rows.append((fault, shown,
                      str(len(mine)), f"{sum(r.ended for r in mine)}/{len(mine)}",
                      ",".join(codes),
                      f"{min(r.ratio for r in mine)}-{max(r.ratio for r in mine)}",
@@ -620,6 +627,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outage-seconds", type=float, default=15)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--max-ratio", type=float, default=1.3)
+    parser.add_argument("--span", type=float, default=None,
+                        help="a crawl's length in seconds, the faults' moments drawn within "
+                             "it (default: measured on a warm crawl with no fault)")
     parser.add_argument("--seed", type=int, default=4, help="the site's")
     parser.add_argument("--seed-faults", type=int, default=None,
                         help="the moments' (default: a new one each time)")
