@@ -88,7 +88,7 @@ def test_a_data_node_killed_mid_crawl_loses_nothing(tmp_path: Path) -> None:
     out = tmp_path / "chaos-cluster.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench.chaos_cluster", "--faults", "data-node", "--runs", "1",
-         "--profiles", "30", "--down", "1", "4", "--out", str(out)],
+         "--profiles", "30", "--span", "10", "--down", "1", "4", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     [run] = json.loads(out.read_text())["runs"]
