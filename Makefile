@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-noise bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed chaos-cluster soak-distributed bench-dedupe bench-noise bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -108,6 +108,15 @@ bench-distributed: $(STAMP) redis-deps
 # and fetch at most 1.25 x the pages. Writes chaos-kill-loop.json (about 20 minutes).
 chaos-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.chaos kill-loop --out chaos-kill-loop.json $(ARGS)
+
+# A real three-node OpenSearch cluster (one replica) under faults, each at moments drawn
+# across the crawl: a data node and the elected cluster manager SIGKILLed mid-crawl (one
+# process, and three workers on Redis) and restarted, the manager SIGKILLed mid-reindex
+# under a search loop, write rejections, a disk past its flood-stage watermark, one node
+# unreachable. 10 runs of each node fault; one table; writes chaos-cluster.json (about
+# 45 minutes). ARGS="--runs 3 --faults manager" for less.
+chaos-cluster: $(STAMP) redis-deps engine-deps
+	$(BIN)/python -m bench.chaos_cluster --out chaos-cluster.json $(ARGS)
 
 # Four workers over 2,000 profiles with arXiv (stand-in) and indexing on, under every
 # fault at once: a worker SIGKILLed and restarted every 20 s, Redis stopped and started

@@ -4,7 +4,9 @@
 downloads them, printing each jar; later it needs no network) and compiles the launcher
 (``NodeMain.java``). ``LocalCluster`` starts N nodes, each with its own ports and data
 path, waits until the cluster is green with every module loaded, and stops them all with
-SIGTERM (then SIGKILL after a grace period).
+SIGTERM (then SIGKILL after a grace period). For fault tests it also SIGKILLs one node
+(``kill``), starts it again on its ports and data path (``restart``), names the elected
+cluster manager (``cluster_manager``) and takes extra node settings (``settings``).
 """
 
 from __future__ import annotations
@@ -148,8 +150,11 @@ class LocalCluster:
     exit_with_parent: bool = False
     cluster_name: str = "scholarindex"
     log: Log = _quiet
+    # Extra node settings for every node, e.g. {"thread_pool.write.queue_size": 2}.
+    settings: dict[str, object] = field(default_factory=dict)
     members: list[Node] = field(default_factory=list, init=False)
     _temporary: bool = field(default=False, init=False)
+    _classpath: list[str] = field(default_factory=list, init=False)
 
     @property
     def urls(self) -> list[str]:
@@ -162,29 +167,65 @@ class LocalCluster:
 
     def launch(self) -> LocalCluster:
         """Start every node's JVM; ``wait_ready`` waits for them."""
-        classpath = build(self.version, self.log)
+        self._classpath = build(self.version, self.log)
         if self.data is None:
             self.data, self._temporary = Path(tempfile.mkdtemp(prefix="opensearch-")), True
         self.members = [self._node(i) for i in range(self.nodes)]
-        seeds = ",".join(f"127.0.0.1:{node.transport_port}" for node in self.members)
-        names = ",".join(node.name for node in self.members)
         for node in self.members:
-            settings = {
-                "cluster.name": self.cluster_name, "node.name": node.name,
-                "path.home": node.home, "path.data": node.home / "data",
-                "path.logs": node.home / "logs", "network.host": "127.0.0.1",
-                "http.port": node.http_port, "transport.port": node.transport_port,
-            }
-            if self.nodes == 1:
-                settings["discovery.type"] = "single-node"
-            else:
-                settings["discovery.seed_hosts"] = f"[{seeds}]"
-                if not any((node.home / "data").iterdir()):  # only a cluster's first start
-                    settings["cluster.initial_cluster_manager_nodes"] = f"[{names}]"
-            node.process = self._spawn(node, classpath, settings)
+            node.process = self._spawn(node, self._classpath, self._settings_of(node))
         self.log(f"started {self.nodes} OpenSearch {self.version} node(s), data in {self.data}, "
                  f"heap {self.heap} each")
         return self
+
+    def _settings_of(self, node: Node) -> dict[str, object]:
+        seeds = ",".join(f"127.0.0.1:{member.transport_port}" for member in self.members)
+        names = ",".join(member.name for member in self.members)
+        settings: dict[str, object] = {
+            "cluster.name": self.cluster_name, "node.name": node.name,
+            "path.home": node.home, "path.data": node.home / "data",
+            "path.logs": node.home / "logs", "network.host": "127.0.0.1",
+            "http.port": node.http_port, "transport.port": node.transport_port,
+        }
+        if self.nodes == 1:
+            settings["discovery.type"] = "single-node"
+        else:
+            settings["discovery.seed_hosts"] = f"[{seeds}]"
+            if not any((node.home / "data").iterdir()):  # only a cluster's first start
+                settings["cluster.initial_cluster_manager_nodes"] = f"[{names}]"
+        return {**settings, **self.settings}
+
+    def kill(self, i: int) -> None:
+        """SIGKILL node ``i`` (no flush, no goodbye to the cluster) and reap it."""
+        process = self.members[i].process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        self.log(f"killed {self.members[i].name}")
+
+    def restart(self, i: int) -> None:
+        """Start node ``i`` again on its ports and data path; it rejoins by itself
+        (``wait_ready`` waits for its shards to recover)."""
+        node = self.members[i]
+        if node.process is not None and node.process.poll() is None:
+            raise EngineError(f"{node.name} is still running")
+        node.process = self._spawn(node, self._classpath, self._settings_of(node))
+        self.log(f"restarted {node.name}")
+
+    def alive(self) -> list[int]:
+        """The members whose JVM runs."""
+        return [i for i, node in enumerate(self.members)
+                if node.process is not None and node.process.poll() is None]
+
+    def cluster_manager(self) -> int:
+        """The member that is the elected cluster manager now (asked of a live node)."""
+        for i in self.alive():
+            answer = _get(self.members[i].url + "/_cat/cluster_manager?format=json")
+            if isinstance(answer, list) and answer:
+                name = answer[0].get("node")
+                for j, node in enumerate(self.members):
+                    if node.name == name:
+                        return j
+        raise EngineError("no live node names an elected cluster manager")
 
     def _node(self, i: int) -> Node:
         assert self.data is not None
@@ -219,7 +260,12 @@ class LocalCluster:
         query = f"/_cluster/health?wait_for_nodes={self.nodes}&wait_for_status=green&timeout=2s"
         while True:
             self._check_alive()
-            health = _get(self.members[0].url + query)
+            # Any live node: after a kill and restart, node 0 may be the one still starting.
+            health = None
+            for node in self.members:
+                health = _get(node.url + query)
+                if health and "status" in health:
+                    break
             if health and not health.get("timed_out") and health.get("status") == "green":
                 break
             if time.monotonic() > deadline:

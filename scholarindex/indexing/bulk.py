@@ -72,7 +72,12 @@ from scholarindex.indexing.changes import (
     unlist_changes,
     wants_unlisting,
 )
-from scholarindex.indexing.client import ItemResult, classify_item, translate_errors
+from scholarindex.indexing.client import (
+    ItemResult,
+    classify_item,
+    read_error,
+    translate_errors,
+)
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.deadletter import (
     CONFLICT,
@@ -515,8 +520,7 @@ class BulkWriter:
                 found = self.client.mget(body=body)["docs"]
             for doc, hit in zip(part, found, strict=True):
                 if "error" in hit:
-                    raise IndexUnavailable(f"{what} {index_of(doc)}: {hit['error']}",
-                                           retryable=False)
+                    raise read_error(f"{what} {index_of(doc)}", hit["error"])
                 yield doc, hit
 
     def _merge(self, doc: _Doc, report: WriteReport) -> None:

@@ -63,7 +63,7 @@ from opensearchpy import OpenSearch
 from scholarindex.core.enrichment_status import DONE
 from scholarindex.core.identity import split_dois
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import classify_item, translate_errors
+from scholarindex.indexing.client import classify_item, read_error, translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import (
     doc_work_ids,
@@ -381,7 +381,7 @@ class WorkJoiner:
         reads = {}
         for wid, hit in zip(ids, hits, strict=True):
             if "error" in hit:
-                raise IndexUnavailable(f"mget {index}: {hit['error']}", retryable=False)
+                raise read_error(f"mget {index}", hit["error"])
             found = bool(hit.get("found"))
             reads[wid] = _Read(hit.get("_source") if found else None,
                                (hit.get("_seq_no"), hit.get("_primary_term")),

@@ -391,3 +391,14 @@ def index_settings(client: OpenSearch, indices: Iterable[str]) -> dict[str, dict
             "meta": ((mappings.get(name) or {}).get("mappings") or {}).get("_meta") or {},
         }
     return info
+
+
+def read_only_indices(client: OpenSearch, prefix: str) -> list[str]:
+    """The indices under ``prefix`` that carry ``index.blocks.read_only_allow_delete``
+    (what a disk past its flood-stage watermark gets), sorted."""
+    key = "index.blocks.read_only_allow_delete"
+    with translate_errors(f"get {key}"):
+        answer = client.indices.get_settings(index=f"{prefix}*", name=key,
+                                             params={"flat_settings": "true"})
+    return sorted(name for name, entry in answer.items()
+                  if str((entry.get("settings") or {}).get(key)).lower() == "true")

@@ -27,7 +27,7 @@ from typing import Any
 from opensearchpy import OpenSearch, helpers
 
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.client import read_error, translate_errors
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable
 from scholarindex.indexing.scan import scan
 from scholarindex.ops.changefeed import ChangeFeed, Version, hit_version
@@ -181,7 +181,7 @@ def _mget(client: OpenSearch, index: str, ids: list[str]) -> dict[str, dict[str,
     found = {}
     for hit in answer["docs"]:
         if "error" in hit:
-            raise IndexUnavailable(f"mget {index}: {hit['error']}", retryable=False)
+            raise read_error(f"mget {index}", hit["error"])
         if hit.get("found"):
             found[hit["_id"]] = hit
     return found
