@@ -1,5 +1,5 @@
 """The distributed crawl: workers of one job on one Redis (real redis-server, real
-``scrapy crawl`` processes, a real synthetic site, osmem for the index).
+``scrapy crawl`` processes, a real synthetic site, an OpenSearch node for the index).
 
 * three workers, one killed with SIGKILL mid-crawl: the others exit 0, the index equals
   a single-process crawl's, pages are fetched about once in all, each survivor parsed
@@ -34,9 +34,7 @@ MAX_UNACKED = 32
 
 
 def index_settings(config: OpenSearchConfig, prefix: str) -> dict[str, str]:
-    return {"INDEX_ENABLED": "true", "OPENSEARCH_URL": config.url, "INDEX_PREFIX": prefix,
-            # Few, large bulk requests: osmem-server re-indexes on each that overwrites.
-            "INDEX_FLUSH_INTERVAL": "3", "INDEX_BATCH_SIZE": "2000", "INDEX_MAX_BUFFER": "8000"}
+    return {"INDEX_ENABLED": "true", "OPENSEARCH_URL": config.url, "INDEX_PREFIX": prefix}
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict]:
