@@ -214,7 +214,7 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
     result.old_index = old
     try:
         out.step(f"{result.alias}: creating {new} from {options.mappings_dir / (name + '.json')}")
-        create_index(client, new, _building(with_layout(name, body, options.layout), old,
+        _create_once(client, new, _building(with_layout(name, body, options.layout), old,
                                             options.rebuild))
     except IndexUnavailable as exc:
         if exc.retryable:
@@ -420,6 +420,20 @@ def _undo(client: OpenSearch, old: str, new: str, frozen: bool, out: Reporter,
 
 
 # --- helpers -----------------------------------------------------------------------------
+
+def _create_once(client: OpenSearch, index: str, body: dict[str, Any]) -> None:
+    """``create_index``, where "already exists" means this run created it: the client
+    sends a request again on the next node when its node's connection broke (that node
+    died), and the first may have been applied. The name was free when planned, has this
+    second in it, and the alias's lock is held: no one else made it."""
+    try:
+        create_index(client, index, body)
+    except IndexUnavailable as exc:
+        if "resource_already_exists_exception" not in str(exc):
+            raise
+        logger.warning("%s: created by a request sent again after a node's connection broke",
+                       index)
+
 
 UNDO_PATIENCE = 90.0  # seconds the undo keeps trying through a cluster-manager election
 
