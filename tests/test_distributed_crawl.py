@@ -216,7 +216,9 @@ def test_a_different_job_under_a_running_name_is_refused_and_a_drained_worker_ha
     site = bench_site(tmp_path / "site", 60, seed=7)
     other = tmp_path / "other-urls.txt"
     other.write_text("\n".join(site.urls[:5]) + "\n", encoding="utf-8")
-    slow = {"CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.1"}
+    # 60 pages take 18 s or more: the refused worker, slow to start on a loaded machine,
+    # must find the first one still crawling, with pages left to hand back.
+    slow = {"CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.3"}
     try:
         first = start_worker(tmp_path, redis_server.url, "named", site.url_file, slow)
         wait_until(lambda: len(site.page_fetches()) >= 5, 60, "the first worker crawling")
