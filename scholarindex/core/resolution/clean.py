@@ -11,7 +11,10 @@ what other fields left glued to a title. Both are pure and idempotent.
   is re-encoded and decoded again when that yields valid UTF-8: ``SjÃ¶strÃ¶m`` ->
   ``Sjöström``, ``â€™`` -> ``’``. A run whose continuation bytes were lost to
   ``?`` cannot be restored: ``â??`` (almost always a curly quote or a dash) reads as
-  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``.
+  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``. Where only the middle byte of
+  ``â`` (0xE2) was lost and the last survives, the lost one is 0x80 (the bytes
+  0x80-0x9F are the ones Latin-1 cannot show, and E2 80 xx is the block of dashes,
+  quotes and "…"): ``S Chaudhuriâ?¦`` -> ``S Chaudhuri…``, a list cut short.
 * **LaTeX** is left to ``scholarindex.core.text.fold`` (every comparison folds), so a cleaned
   title still shows ``$\\alpha$`` as printed.
 * **Glued fields** (``clean_title`` only), removed when what remains still has at
@@ -40,6 +43,19 @@ what other fields left glued to a title. Both are pure and idempotent.
     counting as none; what remains keeps at least ``MIN_WORDS_AFTER_SURE_CUT`` (2)
     words. Names are cut before a venue is looked for ("I Ahn. In Memory of ...",
     "F Gingras, IN Subramanian. ...": neither "In" starts a venue).
+
+* **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
+  Embase, CINAHL or the CRD databases print inside the title field, so one paper's
+  records differ by them: bracketed notes wherever they stand, ``[Review]``, ``[45
+  refs]``, ``[Erratum appears in ...]``, ``[Comment in: ...]``, ``[Retraction in
+  ...]``, ``[abstract]``, a language (``[French]``, ``[Article in German]``, ``(author's
+  transl)``); the CRD's ``(Provisional abstract)``, ``(Structured abstract)``; a trailing
+  language code ``LA: Ara``; Embase's ``<ORIGINAL>`` and the original-language title after
+  it, or a ``TO:`` field after a bracketed translated title; and the brackets around a
+  whole title, MEDLINE's mark of a title translated into English (``[Immunotherapy of
+  resectable lung cancer ...]``). Each goes only when ``MIN_TITLE_WORDS`` remain. A note
+  names the record, not the paper; a language tag says in which language the paper is,
+  which the other records need not say.
 
 A title cut short keeps its mark, a trailing "..." written "…" (``decide`` reads it).
 """
@@ -70,6 +86,7 @@ _CONTINUATION = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0x80 <= b
 _LEAD = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0xC2 <= b <= 0xF4)
 _MOJIBAKE = re.compile(f"[{_LEAD}][{_CONTINUATION}]{{1,3}}")
 _LOST_QUOTE = re.compile(r"â\?\?")
+_LOST_MIDDLE = re.compile(f"â\\?([{_CONTINUATION}])")
 _LOST_ANY = re.compile(f"[{_LEAD}]\\?")
 
 
@@ -89,6 +106,10 @@ def _repair_run(match: re.Match[str]) -> str:
         return run
 
 
+def _repair_lost_middle(match: re.Match[str]) -> str:
+    return bytes([0xE2, 0x80, _BYTE_OF[match.group(1)]]).decode("utf-8")
+
+
 def repair_text(text: str) -> str:
     """HTML entities decoded and mojibake repaired (see the module doc)."""
     if "&" in text:
@@ -99,6 +120,7 @@ def repair_text(text: str) -> str:
             text = unescaped
     if not text.isascii():
         text = _MOJIBAKE.sub(_repair_run, text)
+        text = _LOST_MIDDLE.sub(_repair_lost_middle, text)
         text = _LOST_QUOTE.sub("'", text)
     text = text.replace("\u00a0", " ")
     return " ".join(text.split())
@@ -123,6 +145,29 @@ _VENUE_TAIL = re.compile(
     r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
     re.IGNORECASE,
 )
+# Languages database exports tag a title with ("[French]", "[Article in German]").
+_LANGUAGES = ("english|french|german|spanish|italian|portuguese|dutch|russian|polish|czech"
+              "|slovak|hungarian|romanian|bulgarian|croatian|serbian|slovenian|ukrainian|greek"
+              "|turkish|arabic|persian|hebrew|chinese|japanese|korean|danish|swedish|norwegian"
+              "|finnish|icelandic|estonian|latvian|lithuanian|catalan|thai|vietnamese"
+              "|indonesian|malay")
+# A bracketed note whose first words say it is a database's note on the record.
+_EXPORT_NOTE = re.compile(
+    r"\s*\[\s*(?:review(?:\s+article)?|\d+\s+refs?|(?:published\s+)?errat(?:um|a)\b[^\]]*"
+    r"|(?:see\s+)?comments?\b[^\]]*|retract(?:ion|ed)\b[^\]]*|corrected\b[^\]]*"
+    r"|update\s+(?:in|of)\b[^\]]*|expression\s+of\s+concern\b[^\]]*"
+    r"|(?:meeting\s+|conference\s+)?abstract"
+    rf"|(?:article\s+)?(?:in\s+)?(?:{_LANGUAGES})(?:\s*(?:,|and)\s*(?:{_LANGUAGES}))*"
+    r")\s*\]"
+    r"|\s*\(\s*(?:provisional|structured)\s+abstract\s*\)"
+    r"|\s*\(\s*author'?s'?\s+transl\.?\s*\)"
+    rf"|\s*\(\s*(?:article\s+)?in\s+(?:{_LANGUAGES})\s*\)",
+    re.IGNORECASE)
+# Embase's "<ORIGINAL> ..." and a "TO: ..." (title, original) field after a translated title.
+_ORIGINAL = re.compile(r"\s*<\s*original\s*>.*$|(?<=\])\s+TO:\s.*$",
+                       re.IGNORECASE | re.DOTALL)
+_LANGUAGE_CODE = re.compile(r"\s+LA:\s*[A-Za-z]{2,3}\s*$")
+_BRACKETED = re.compile(r"^\s*\[(?P<title>[^\[\]]+)\][\s.]*$")
 _NOT_A_LETTER = re.compile(r"[\W\d_]")
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
@@ -150,6 +195,17 @@ def _full_stops(title: str) -> list[int]:
         if len(_NOT_A_LETTER.sub("", word)) > 1:
             stops.append(match.start())
     return stops
+
+
+def _strip_export_notes(title: str) -> str:
+    """A database's notes on the record taken out (see the module doc)."""
+    for pattern in (_ORIGINAL, _LANGUAGE_CODE, _EXPORT_NOTE):
+        bare = pattern.sub("", title)
+        if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
+            title = bare
+    if bracketed := _BRACKETED.match(title):
+        title = bracketed["title"]
+    return title.strip()
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
@@ -228,6 +284,7 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     tagless = _TAGS.sub("", title)
     if tagless != title and _word_count(tagless) >= 1:
         title = tagless
+    title = _strip_export_notes(title)
     for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
         before = title
         for pattern in _KIND_MARKS:

@@ -8,9 +8,10 @@ A title is read as its folded words (``scholarindex.core.text.words``), plurals 
   typo away (a letter added, dropped, changed, or two neighbours swapped; both
   at least ``TYPO_MIN_LENGTH`` = 4 letters): "Sytems" is "Systems", "Databse" is
   "Database". Order does not count, so moved words cost nothing.
-* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (difflib over the letters),
-  which sees words split or joined ("data base" / "database"). It is quadratic,
-  so it runs only when the overlap is at least ``RATIO_FROM`` (0.6) and below 1.
+* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (rapidfuzz's Indel
+  similarity over the letters), which sees words split or joined ("data base" /
+  "database"). It runs only when the overlap is at least ``RATIO_FROM`` (0.6) and
+  below 1: below that it could only lift a pair no threshold accepts.
 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
@@ -24,6 +25,15 @@ how many words the longer title has beyond the shorter one. ``contained``: every
 word of the shorter title is somewhere in the longer (a parenthesis or a subtitle
 added, none replaced), at least ``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter
 not being the longer's part after its colon alone.
+
+``holds``: one title has every word of the other (typos allowed) and more. What the
+more is tells a paper from another: ``subtitle_added``, the longer title is the shorter
+with asides in brackets ("Human papillomavirus (HPV) testing") and/or a subtitle after
+a mark (":", " - ", ". ", "? ", "(": "Random Sampling for Histogram Construction: How
+much is enough?"); anything else ("Paroxysmal nocturnal hemoglobinuria and
+thrombosis" beside "Paroxysmal nocturnal hemoglobinuria") names another paper, unless
+the shorter is marked cut (``misprinted``). (A language tag, "[French]", is gone by
+then: ``clean``.)
 """
 
 from __future__ import annotations
@@ -270,3 +280,43 @@ def contained(a: str, b: str) -> bool:
     if len([w for w in short if w not in FUNCTION_WORDS]) < CONTAINED_MIN_WORDS:
         return False
     return not _unmatched(short, long) and _colon_parts(long_title)[1] != short
+
+
+_ASIDE = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
+
+
+@lru_cache(maxsize=131_072)
+def holds(a: str, b: str) -> bool:
+    """One title starts with the other, word for word (typos allowed; the shorter's
+    asides in brackets left out), and goes on, with a distinctive word ("The X" is "X"
+    reprinted, not another title)."""
+    short_title, long_title = sorted((a, b), key=lambda t: len(title_words(t)))
+    short = title_words(_ASIDE.sub("", short_title)) or title_words(short_title)
+    long = title_words(long_title)
+    if len(short) >= len(long):
+        return False
+    return _is_start(short, long) and any(w not in FUNCTION_WORDS
+                                          for w in long[len(short):])
+
+
+_SUBTITLE_MARK = re.compile(r"\s*(?::|\s[-–—]+\s|[.?!;,](?=\s)|[(\[])")
+
+
+def _same_words(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return len(a) == len(b) and all(map(same_word, a, b))
+
+
+@lru_cache(maxsize=131_072)
+def subtitle_added(a: str, b: str) -> bool:
+    """The longer title is the shorter plus asides in brackets and/or a subtitle after a
+    mark (see the module doc)."""
+    short, long = sorted((a, b), key=lambda t: len(title_words(t)))
+    bare_short, bare_long = _ASIDE.sub("", short), _ASIDE.sub("", long)
+    words_short = title_words(bare_short) or title_words(short)
+    if _same_words(words_short, title_words(bare_long)):
+        return True  # only asides added
+    for mark in _SUBTITLE_MARK.finditer(long):
+        head = title_words(_ASIDE.sub("", long[:mark.start()]))
+        if _same_words(words_short, head) and title_words(long[mark.end():]):
+            return True
+    return False
