@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed soak-distributed bench-dedupe bench-noise bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed chaos-cluster soak-distributed bench-dedupe bench-noise bench-resolution browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -36,6 +36,22 @@ redis-deps:
 			|| echo "redis-server could not be installed; the distributed crawl's tests will skip"; \
 	fi
 
+# A JDK and Maven for the real OpenSearch node (engine/): Debian's, installed only where
+# they are missing and we are root (CI, fresh machines).
+engine-deps:
+	@if command -v java >/dev/null && command -v mvn >/dev/null; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's OpenJDK 17 and Maven for the OpenSearch node"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			openjdk-17-jdk-headless maven >/dev/null; \
+	else echo "make: java and mvn are needed for the OpenSearch node (or set OPENSEARCH_TEST_URL)"; exit 1; fi
+
+# Real OpenSearch nodes in the foreground, each in its own JVM, until Ctrl+C or SIGTERM:
+# NODES (1), OPENSEARCH_PORT (9200; node i on PORT+i), OPENSEARCH_DATA (.opensearch/),
+# OPENSEARCH_HEAP (1g a node), OPENSEARCH_VERSION. Prints `ready: URL[,URL...]` when green.
+opensearch: $(STAMP) engine-deps
+	$(BIN)/python -m engine
+
 # ruff, the layer contracts in pyproject.toml ([tool.importlinter]) and the types (mypy).
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -48,7 +64,7 @@ lint: $(STAMP)
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: every xdist worker and
 # every crawl a test starts is a fresh interpreter, and each would otherwise compile the
 # sources (and pytest rewrite the test modules) again. One collection warms the cache.
-test: lint browser-deps redis-deps
+test: lint browser-deps redis-deps engine-deps
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -q >/dev/null
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 6 --dist worksteal
 
@@ -56,7 +72,7 @@ test: lint browser-deps redis-deps
 soak-outage: $(STAMP)
 	OUTAGE_TEST_SECONDS=60 $(BIN)/python -m pytest -s tests/test_indexing_outage.py -k short_outage
 
-demo: $(STAMP)
+demo: $(STAMP) engine-deps
 	$(BIN)/python -m demo
 
 # The benchmarks (bench/; none runs in `make test`, each has a small test there).
@@ -92,6 +108,15 @@ bench-distributed: $(STAMP) redis-deps
 # and fetch at most 1.25 x the pages. Writes chaos-kill-loop.json (about 20 minutes).
 chaos-distributed: $(STAMP) redis-deps
 	$(BIN)/python -m bench.chaos kill-loop --out chaos-kill-loop.json $(ARGS)
+
+# A real three-node OpenSearch cluster (one replica) under faults, each at moments drawn
+# across the crawl: a data node and the elected cluster manager SIGKILLed mid-crawl (one
+# process, and three workers on Redis) and restarted, the manager SIGKILLed mid-reindex
+# under a search loop, write rejections, a disk past its flood-stage watermark, one node
+# unreachable. 10 runs of each node fault; one table; writes chaos-cluster.json (about
+# 45 minutes). ARGS="--runs 3 --faults manager" for less.
+chaos-cluster: $(STAMP) redis-deps engine-deps
+	$(BIN)/python -m bench.chaos_cluster --out chaos-cluster.json $(ARGS)
 
 # Four workers over 2,000 profiles with arXiv (stand-in) and indexing on, under every
 # fault at once: a worker SIGKILLed and restarted every 20 s, Redis stopped and started

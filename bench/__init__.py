@@ -11,11 +11,13 @@
   (DBLP-ACM, Cora), crawled end to end; ``python -m bench.er.evaluate`` scores it
   offline in seconds (``bench.er``: readers, sites, scoring).
 
-Each takes ``--help``; all but ``run`` take ``--use-env`` to measure the cluster
-``OPENSEARCH_URL`` names instead of a local osmem-server (``cluster``).
+Each takes ``--help``; those that index take ``--use-env`` to measure the cluster
+``OPENSEARCH_URL`` names instead of a local OpenSearch node (``cluster``: a real
+node, ``engine.cluster.LocalCluster``).
 For ``run``: ``generate`` writes the site, ``serve`` serves it from 127.0.0.1,
 ``spiders`` holds the do-nothing spider the raw fetch rate is measured with,
-``arxiv`` is a fast arXiv stand-in, ``sink`` a bulk-only index stand-in, and
+``arxiv`` is a fast arXiv stand-in, ``sink`` an index stand-in that answers without
+indexing (the crawl's side alone), and
 ``launch`` measures a crawl's own memory. ``search_data`` builds the fixture and
 synthetic indices that ``search``, ``reindex`` and the web UI and ops tests use.
 """

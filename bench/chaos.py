@@ -1,7 +1,7 @@
 """Workers of a distributed crawl under faults, measured: ``python -m bench.chaos kill-loop``.
 
 ``kill-loop``: three workers of one job over a synthetic site (real ``scrapy crawl``
-processes, a real ``redis-server``, a local osmem-server for the index), one of them
+processes, a real ``redis-server``, a local OpenSearch node for the index), one of them
 SIGKILLed at a moment that varies from run to run (``--kill-at 2 4 6 8 10``: seconds
 after the first profile page was fetched), ``--runs`` times. Each run reports whether the survivors
 exited 0 and when, profile-page fetches ÷ profiles (the re-work the kill caused), and
@@ -20,7 +20,7 @@ Prints one line per run and writes every figure as JSON (``--out``); exit 1 when
 failed (a worker hung or failed, the index differs, or re-work beyond ``--max-ratio``).
 
 ``--use-env`` (both modes): the index is the cluster ``OPENSEARCH_URL``,
-``OPENSEARCH_USER``, ... name instead of a local osmem-server, every index under
+``OPENSEARCH_USER``, ... name instead of a local OpenSearch node, every index under
 ``INDEX_PREFIX`` and a token of the run, deleted at the end. The soak's fault proxy
 speaks plain http, so it needs an ``http://`` endpoint.
 """
@@ -39,7 +39,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -49,27 +49,29 @@ from urllib.parse import urlsplit
 from opensearchpy import OpenSearch
 
 from bench.arxiv import IndexedArxivStandIn
-from bench.cluster import add_cluster_option, opensearch_process
+from bench.cluster import add_cluster_option, delete_indices, opensearch_process
 from bench.generate import CRAWL_DATE, build_site, load_entries, write_site
 from bench.redis_server import RedisServer
+from engine.cluster import LocalCluster
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.scan import scan
+from scholarindex.settings import OPENSEARCH_TIMEOUT
 from standins.site import SiteServer
 from tests.support.faultproxy import FaultProxy
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER_KEY_PREFIX = "scholarindex:"  # REDIS_KEY_PREFIX's default: the workers keep it
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
-# As the distributed crawl's tests run them: a local site needs no politeness, a dead
-# worker's pages come back within seconds, slow enough that a kill lands mid-crawl.
+# A local site needs no politeness, a dead worker's pages come back within seconds, slow
+# enough that a kill lands mid-crawl. The index flushes as the crawl's defaults say (the
+# few, large flushes the emulator needed are gone with it).
 WORKER_SETTINGS = {
     "AUTOTHROTTLE_ENABLED": "false", "ROBOTSTXT_OBEY": "false", "ARXIV_ENABLED": "false",
     "CRAWL_DATE": CRAWL_DATE.isoformat(), "LOG_LEVEL": "INFO", "TELNETCONSOLE_ENABLED": "false",
     "REDIS_LEASE_SECONDS": "3", "REDIS_RETRY_SECONDS": "60", "INDEX_WRITER_PROCESS": "false",
-    "INDEX_ENABLED": "true", "INDEX_FLUSH_INTERVAL": "3", "INDEX_BATCH_SIZE": "2000",
-    "INDEX_MAX_BUFFER": "8000", "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.03"}
+    "INDEX_ENABLED": "true", "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.03"}
 
 
 def run_report(run_dir: Path) -> dict[str, Any]:
@@ -101,8 +103,8 @@ class Deployment:
     """One site, one Redis, one OpenSearch; workers started on demand.
 
     ``index`` is how this harness reads the index (credentials, certificates); every
-    index name starts with ``index.prefix`` (empty on a fresh osmem-server; ``--use-env``:
-    ``INDEX_PREFIX`` and a token of this run, so runs never meet on a shared cluster).
+    index name starts with ``index.prefix`` (``INDEX_PREFIX``, with ``--use-env``, and a
+    token of this run, so runs never meet on a shared cluster).
     """
 
     workdir: Path
@@ -112,7 +114,7 @@ class Deployment:
     opensearch_url: str
     index: OpenSearchConfig
     settings: dict[str, str] = field(default_factory=dict)
-    index_pid: int | None = None  # the local osmem-server (for its memory and CPU)
+    index_pid: int | None = None  # the local node's JVM (for its memory and CPU)
 
     def prefix(self, name: str) -> str:
         """The index prefix of one crawl of this deployment."""
@@ -156,16 +158,55 @@ class Deployment:
 
 @contextmanager
 def deployment(workdir: Path, profiles: int, seed: int = 4,
-               use_env: bool = False) -> Iterator[Deployment]:
-    """The site, Redis and an index: a fresh osmem-server, or with ``use_env`` the
-    cluster ``OPENSEARCH_URL`` (and ``OPENSEARCH_USER``, ...) names; the indices of
-    this run are deleted afterwards."""
+               use_env: bool = False, cluster: LocalCluster | None = None
+               ) -> Iterator[Deployment]:
+    """The site, Redis and an index: a fresh local OpenSearch node, with ``use_env`` the
+    cluster ``OPENSEARCH_URL`` (and ``OPENSEARCH_USER``, ...) names, or ``cluster``
+    (real nodes, one replica); the indices of this run are deleted afterwards."""
     site_root = workdir / "site"
     site_root.mkdir(parents=True)
+    index_source = _index(use_env) if cluster is None else _cluster_index(cluster)
     with SiteServer(site_root) as site, RedisServer(workdir / "redis") as redis, \
-            _index(use_env) as (index, index_pid):
+            index_source as (index, index_pid):
         write_site(build_site(profiles, seed=seed), site_root, site.base)
-        yield Deployment(workdir, site, site_root, redis, index.url, index, index_pid=index_pid)
+        dep = Deployment(workdir, site, site_root, redis, index.url, index, index_pid=index_pid)
+        if cluster is not None:
+            dep.settings.update({"INDEX_REPLICAS": "1"})
+        yield dep
+
+
+@contextmanager
+def _cluster_index(cluster: LocalCluster) -> Iterator[tuple[OpenSearchConfig, int | None]]:
+    """Every node of ``cluster`` in the URL, as a deployment lists them."""
+    yield OpenSearchConfig(url=cluster.url, verify_certs=False, timeout=30.0,
+                           prefix="soak_"), None
+
+
+class ProxyGroup:
+    """One fault proxy per node: the whole cluster taken away and given back at once."""
+
+    def __init__(self, urls: list[str], read_timeout: float):
+        self.proxies = [FaultProxy.for_url(url, read_timeout).start() for url in urls]
+
+    @property
+    def url(self) -> str:
+        return ",".join(proxy.url for proxy in self.proxies)
+
+    @property
+    def requests(self) -> list[str]:
+        return [request for proxy in self.proxies for request in proxy.requests]
+
+    def refuse(self) -> None:
+        for proxy in self.proxies:
+            proxy.refuse()
+
+    def pass_through(self) -> None:
+        for proxy in self.proxies:
+            proxy.pass_through()
+
+    def stop(self) -> None:
+        for proxy in self.proxies:
+            proxy.stop()
 
 
 @contextmanager
@@ -177,10 +218,7 @@ def _index(use_env: bool) -> Iterator[tuple[OpenSearchConfig, int | None]]:
         try:
             yield index, pid
         finally:
-            client = build_client(index)
-            # By name: clusters may forbid wildcard deletes.
-            for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
-                client.indices.delete(index=name, ignore=404)
+            delete_indices(index)
 
 
 def index_contents(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
@@ -387,7 +425,7 @@ class Chaos:
     """
 
     dep: Deployment
-    proxy: FaultProxy
+    proxy: FaultProxy | ProxyGroup
     workers: list[Worker]
     prefix: str
     job: str
@@ -398,6 +436,7 @@ class Chaos:
     failed_exits: list[dict[str, Any]] = field(default_factory=list)
     events: dict[str, float] = field(default_factory=dict)
     generation: int = 0
+    cluster: LocalCluster | None = None  # real nodes: one of them is SIGKILLed too
 
     def now(self) -> float:
         return 0.0 if self.first_fetch is None else time.monotonic() - self.first_fetch
@@ -422,10 +461,27 @@ class Chaos:
                 and t >= a.redis_at + a.redis_down:
             self.dep.redis.start()
             self.events["redis_start"] = round(self.now(), 1)
+        if self.cluster is not None:
+            self._node_fault(t)
         due = (len(self.kills) + 1) * a.kill_every
         if t >= due and len(self.kills) < a.max_kills and self._work_left():
             self._kill_and_restart(t)
         self._supervise(t)
+
+    def _node_fault(self, t: float) -> None:
+        """The elected cluster manager SIGKILLed at ``--node-kill-at``, started again
+        ``--node-down`` seconds later on its data path."""
+        assert self.cluster is not None
+        a = self.args
+        if "node_kill" not in self.events and t >= a.node_kill_at:
+            victim = self.cluster.cluster_manager()
+            self.cluster.kill(victim)
+            self.events["node_kill"] = round(t, 1)
+            self.events["node_victim"] = victim
+        if "node_kill" in self.events and "node_restart" not in self.events \
+                and t >= a.node_kill_at + a.node_down:
+            self.cluster.restart(int(self.events["node_victim"]))
+            self.events["node_restart"] = round(t, 1)
 
     def _supervise(self, t: float) -> None:
         """As a supervisor would (systemd ``Restart=on-failure``, ``RestartSec=5``): a
@@ -473,6 +529,9 @@ class Chaos:
             self.proxy.pass_through()
         if "redis_stop" in self.events and "redis_start" not in self.events:
             self.dep.redis.start()
+        if self.cluster is not None and "node_kill" in self.events \
+                and "node_restart" not in self.events:
+            self.cluster.restart(int(self.events["node_victim"]))
 
 
 def soak(args: argparse.Namespace) -> dict[str, Any]:
@@ -480,15 +539,21 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
     if args.use_env and urlsplit(os.environ.get("OPENSEARCH_URL", "")).scheme != "http":
         raise SystemExit("soak --use-env: the fault proxy that takes OpenSearch away speaks "
                          "plain http; set OPENSEARCH_URL to an http:// endpoint of the cluster")
+    with ExitStack() as stack:
+        cluster = None
+        if args.cluster:
+            cluster = stack.enter_context(LocalCluster(nodes=args.cluster, heap=args.heap,
+                                                       exit_with_parent=True))
+        return _soak(args, cluster)
+    raise AssertionError("unreachable")
+
+
+def _soak(args: argparse.Namespace, cluster: LocalCluster | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp, \
-            deployment(Path(tmp), args.profiles, use_env=args.use_env) as dep, \
+            deployment(Path(tmp), args.profiles, use_env=args.use_env,
+                       cluster=cluster) as dep, \
             IndexedArxivStandIn(load_entries(dep.site_root)) as arxiv_api:
         # The stand-in is on 127.0.0.1: no politeness delay owed (arXiv's own hosts get 3 s).
-        # osmem-server re-indexes on every overwriting bulk request, so past ~1,500 profiles
-        # one takes longer than the default 30 s; a bulk timed out is sent again while the
-        # server still works on the first, and the crawl stalls for minutes (the
-        # single-process reference did, with no fault at all). A real cluster is not slower
-        # the more it holds: the soak gives its stand-in time instead.
         dep.settings.update({"ARXIV_ENABLED": "true", "ARXIV_API_URL": arxiv_api.api_url,
                              "ARXIV_DELAY_SECONDS": "0.1", "ARXIV_BATCH_LINGER_SECONDS": "2",
                              "DOWNLOAD_DELAY": str(args.download_delay),
@@ -499,13 +564,17 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         arxiv_reference = arxiv_api.request_count
         arxiv_api.reset()
         # The proxy must not cut what the crawl waits for: a slow bulk is not a fault.
-        proxy = FaultProxy.for_url(dep.opensearch_url, args.opensearch_timeout + 30).start()
+        proxy: FaultProxy | ProxyGroup
+        if cluster is not None:  # every node behind its own proxy: all taken away at once
+            proxy = ProxyGroup(cluster.urls, args.opensearch_timeout + 30)
+        else:
+            proxy = FaultProxy.for_url(dep.opensearch_url, args.opensearch_timeout + 30).start()
         try:
             behind_proxy = replace(dep, opensearch_url=proxy.url)
             prefix, job = "soak_", "soak"
             workers = [behind_proxy.start(f"soak/w{i}.0", prefix, job)
                        for i in range(args.workers)]
-            chaos = Chaos(behind_proxy, proxy, workers, prefix, job, args)
+            chaos = Chaos(behind_proxy, proxy, workers, prefix, job, args, cluster=cluster)
             started = time.monotonic()
             ended = wait_all(workers, args.timeout, chaos)
             wall = time.monotonic() - started
@@ -523,6 +592,8 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         codes = [w.process.returncode for w in workers]
         result = {
             "workers": args.workers, "profiles": args.profiles, "ended": ended,
+            "opensearch": (f"{args.cluster} real nodes, one replica" if args.cluster
+                           else "a local node" if not args.use_env else "OPENSEARCH_URL"),
             "wall_seconds": round(wall, 1), "reference_seconds": round(reference_seconds, 1),
             "fetches": fetches, "ratio": round(fetches / args.profiles, 3),
             "kills": chaos.kills, "events": chaos.events,
@@ -587,7 +658,8 @@ def print_soak(result: dict[str, Any]) -> None:
           f"{result['differing_fields']}\n"
           f"  pages set aside by the frontier: {len(result['set_aside'])}; "
           f"dead letters: {result['dead_letters']}\n"
-          f"  arXiv requests: {result['arxiv_requests']}\n"
+          f"  arXiv requests: {result['arxiv_requests']}; OpenSearch: "
+          f"{result.get('opensearch')}\n"
           f"  {'OK' if result['ok'] else 'FAILED'}", flush=True)
 
 
@@ -615,11 +687,20 @@ def main(argv: list[str] | None = None) -> int:
                       help="seconds after the first fetch Redis is stopped")
     long.add_argument("--redis-down", type=float, default=5, help="seconds Redis stays down")
     long.add_argument("--download-delay", type=float, default=0.03)
-    long.add_argument("--opensearch-timeout", type=float, default=180,
-                      help="OPENSEARCH_TIMEOUT of every crawl (osmem-server slows as it fills)")
+    long.add_argument("--opensearch-timeout", type=float, default=OPENSEARCH_TIMEOUT,
+                      help="OPENSEARCH_TIMEOUT of every crawl (default: the crawl's own, "
+                           f"{OPENSEARCH_TIMEOUT:g}); the fault proxy waits 30 s longer")
     long.add_argument("--timeout", type=float, default=1200)
     long.add_argument("--max-ratio", type=float, default=1.3)
     long.add_argument("--keep-failed", help="copy the workers' logs here if the soak fails")
+    long.add_argument("--cluster", type=int, default=0, metavar="NODES",
+                      help="real OpenSearch nodes (engine.LocalCluster, one replica) instead "
+                           "of one local node; the elected cluster manager is SIGKILLed too")
+    long.add_argument("--heap", default="512m", help="each node's heap (--cluster)")
+    long.add_argument("--node-kill-at", type=float, default=70,
+                      help="seconds after the first fetch a node is SIGKILLed (--cluster)")
+    long.add_argument("--node-down", type=float, default=15,
+                      help="seconds the killed node stays down (--cluster)")
     long.add_argument("--out", type=Path, default=Path("chaos-soak.json"))
     for mode in (loop, long):
         add_cluster_option(mode)

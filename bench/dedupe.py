@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.cluster import add_cluster_option, opensearch_process
+from bench.cluster import add_cluster_option, delete_indices, describe, opensearch_process
 from bench.er.data import DATA_SETS, DataSet, load
 from bench.er.evaluate import atoms_of, exact_title_clusters, exact_title_of_records
 from bench.er.listings import Matched
@@ -59,15 +59,6 @@ from scholarindex.indexing.connection import OpenSearchConfig
 PREFIX = "er_"  # after the cluster's own INDEX_PREFIX, before the data set's name
 RESULTS = ROOT / "bench-dedupe.json"
 RESOLVE_COMMAND = [SCHOLARINDEX, "works", "resolve"]
-# osmem-server, the emulator, rebuilds its index on every bulk request that overwrites a
-# document (see bench/sink.py): past some 20,000 documents every flush stalls the crawl for
-# minutes, and DBLP-Scholar's crawl (66,879 listings) outlasted OPENSEARCH_OUTAGE_WAIT with
-# the crawl's own batches. A data set that large is crawled with a few large flushes
-# instead, each under a real node's default http.max_content_length (100 MB).
-LARGE_RECORDS = 20_000
-LARGE_INDEX_SETTINGS = {"INDEX_BATCH_SIZE": "20000", "INDEX_BATCH_BYTES": str(64 * 2**20),
-                        "INDEX_FLUSH_INTERVAL": "3600", "INDEX_MAX_BUFFER": "40000",
-                        "OPENSEARCH_TIMEOUT": "900"}
 
 
 def log(message: str) -> None:
@@ -84,13 +75,6 @@ def resolve_available() -> bool:
 def data_set_index(cluster: OpenSearchConfig, name: str) -> OpenSearchConfig:
     """The cluster under a prefix of ``name``'s own, so sets never meet in one cluster."""
     return replace(cluster, prefix=f"{cluster.prefix}{PREFIX}{name.replace('-', '_')}_")
-
-
-def delete_indices(index: OpenSearchConfig) -> None:
-    """Every index under ``index.prefix``, by name (clusters may forbid wildcard deletes)."""
-    client = build_client(index)
-    for name in client.indices.get(index=f"{index.prefix}*", allow_no_indices=True):
-        client.indices.delete(index=name, ignore=404)
 
 
 def run_data_set(data: DataSet, work: Path, limit: int | None, index: OpenSearchConfig
@@ -118,7 +102,6 @@ def run_data_set(data: DataSet, work: Path, limit: int | None, index: OpenSearch
             "INDEX_PREFIX": index.prefix, "STATE_DIR": str(work / "state"),
             "INDEX_DEADLETTER_PATH": str(work / "deadletter.jsonl"),
             "FEEDS": json.dumps({items_path.as_uri(): {"format": "jsonlines"}}),
-            **(LARGE_INDEX_SETTINGS if len(data.records) > LARGE_RECORDS else {}),
         }, timeout=600 + pages * 0.5)
         resolved = _resolve(index, work)
         docs = list(_works(index))
@@ -159,8 +142,7 @@ def run_data_set(data: DataSet, work: Path, limit: int | None, index: OpenSearch
         "checks_failed": _checks(docs, works, crawl.stat("index/dead_lettered"))
         + ([f"a second resolution pass changed {resolved['groups_changed']} group(s)"]
            if resolved.get("groups_changed") else []),
-        "index_settings": LARGE_INDEX_SETTINGS if len(data.records) > LARGE_RECORDS else
-        "the crawl's defaults",
+        "index_settings": "the crawl's defaults",
         "crawl": {"cpu_seconds": crawl.cpu_seconds, "peak_mb": crawl.peak_mb,
                   "dead_lettered": crawl.stat("index/dead_lettered"),
                   "listings_delivered": crawl.stat("index/listings_delivered")},
@@ -268,9 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results: dict[str, Any] = {"data_sets": {}, "arxiv": "off (ARXIV_ENABLED=false)",
                                "cluster": "OPENSEARCH_URL (--use-env)" if args.use_env
-                               else "bench.cluster's local server"}
+                               else "bench.cluster's local OpenSearch node"}
     try:
         with opensearch_process(args.use_env) as (cluster, _):
+            results["engine"] = describe(cluster)
+            log(f"OpenSearch: {results['engine']} at {cluster.safe_url}")
             for name in names:
                 folder = work / name
                 folder.mkdir(parents=True, exist_ok=True)
@@ -290,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     results["scoreboard"] = [r.as_dict() for r in rows]
     args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
     print(table(rows))
-    print(f"crawled end to end, {'full sets' if args.limit is None else f'--limit {args.limit}'}"
+    print(f"crawled end to end into {results['engine']}, "
+          f"{'full sets' if args.limit is None else f'--limit {args.limit}'}"
           f"; {results['bench_seconds']:.0f} s")
     for name, r in results["data_sets"].items():
         for problem in r["checks_failed"]:

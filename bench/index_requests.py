@@ -1,7 +1,7 @@
 """What the index spends its time on, per request type: ``python -m bench.index_requests``.
 
 One single-process crawl of the bench site (``bench.generate``) with arXiv enrichment
-(the stand-in) into a local osmem-server, as the soak's reference crawl makes it, but
+(the stand-in) into a local OpenSearch node, as the soak's reference crawl makes it, but
 through a proxy that times every request (``tests/support/faultproxy.py``, no fault).
 Prints, per request type (bulk, mget, search/scroll, refresh, other): how many, the
 seconds the server took in all, mean, 95th percentile and longest; the same for each
@@ -27,6 +27,7 @@ from typing import Any
 from bench.arxiv import IndexedArxivStandIn
 from bench.chaos import deployment, wait_all
 from bench.generate import load_entries
+from scholarindex.settings import OPENSEARCH_TIMEOUT
 from tests.support.faultproxy import FaultProxy
 
 _KINDS = ("bulk", "mget", "search", "refresh", "other")
@@ -146,7 +147,7 @@ def run(profiles: int, timeout: float, opensearch_timeout: float) -> dict[str, A
 def print_result(result: dict[str, Any]) -> None:
     print(f"single-process crawl, {result['profiles']} profiles: "
           f"{'ended' if result['ended'] else 'DID NOT END'} (exit {result['exit_code']}) in "
-          f"{result['wall_seconds']} s; osmem-server at the end: {result['server']}")
+          f"{result['wall_seconds']} s; the node at the end: {result['server']}")
     for kind, figures in result.get("overall", {}).items():
         print(f"  {kind:8} {figures}")
     for n, part in enumerate(result.get("by_fifth", []), 1):
@@ -160,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profiles", type=int, default=800)
     parser.add_argument("--timeout", type=float, default=1800)
-    parser.add_argument("--opensearch-timeout", type=float, default=180)
+    parser.add_argument("--opensearch-timeout", type=float, default=OPENSEARCH_TIMEOUT,
+                        help="OPENSEARCH_TIMEOUT of the crawl (default: the crawl's own)")
     parser.add_argument("--out", type=Path, default=Path("index-requests.json"))
     args = parser.parse_args(argv)
     result = run(args.profiles, args.timeout, args.opensearch_timeout)

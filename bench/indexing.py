@@ -1,6 +1,6 @@
 """Throughput of the bulk writer (scholarindex.indexing.bulk.BulkWriter) on synthetic listings.
 
-    python -m bench.indexing                     # 20,000 listings, local osmem-server
+    python -m bench.indexing                     # 20,000 listings, a local OpenSearch node
     python -m bench.indexing --listings 2000     # smaller
     OPENSEARCH_URL=https://... python -m bench.indexing --use-env   # a real cluster
 
@@ -12,30 +12,41 @@ dead-lettered, per pass. ``make bench-indexing`` runs the default size.
 
 ``synthetic_listings``, ``synthetic_researchers`` and ``batches`` are also the
 synthetic data of the indexing tests; ``tests/test_bench_indexing.py`` runs a
-small version of this benchmark.
+small version of this benchmark. ``bulk_paths`` (run by ``bench.run``) writes the
+same documents by the writer's hand-built bulk bodies and by opensearch-py's helpers.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import statistics
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.cluster import add_cluster_option, opensearch, writer_retry
+from opensearchpy import OpenSearch, helpers
+
+from bench.cluster import add_cluster_option, delete_indices, describe, opensearch, writer_retry
 from scholarindex.core.items import ResearcherItem, WorkItem
-from scholarindex.indexing.bulk import BulkWriter, WriteReport
-from scholarindex.indexing.changes import Change, change_from_item
+from scholarindex.indexing.bulk import BulkWriter, RequestLimits, WriteReport
+from scholarindex.indexing.bulkbody import BulkAction, requests
+from scholarindex.indexing.changes import Change, change_from_item, fold_change
 from scholarindex.indexing.client import build_client, quiet_transport_logs
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
-from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.indices import (
+    TOMBSTONES_INDEX,
+    alias_name,
+    ensure_aliases,
+    ensure_plain_index,
+)
 
 _WORDS = ("adaptive graph neural serving cache sparse attention federated robust "
           "quantum scalable retrieval diffusion kernel bayesian protein language").split()
@@ -104,6 +115,155 @@ def run(base: OpenSearchConfig, listings: int = 20000, batch_size: int = 500,
     return figures
 
 
+# --- bulk paths: the same documents, written four ways ------------------------------------
+
+BULK_PATHS = ("bulkbody", "streaming_bulk", "parallel_bulk", "BulkWriter")
+Docs = dict[tuple[str, str], Mapping[str, Any]]
+
+
+def _by_bulkbody(client: OpenSearch, prefix: str, docs: Docs, limits: RequestLimits,
+                 threads: int) -> int:
+    """The writer's own bodies (``scholarindex.indexing.bulkbody``), sent as it sends them:
+    one request at a time, each document serialised once. Returns the failed items."""
+    actions = ((n, BulkAction("create", alias_name(prefix, index), doc_id, doc))
+               for n, ((index, doc_id), doc) in enumerate(docs.items()))
+    failed = 0
+    for _, body in requests(actions, limits.max_docs, limits.max_bytes):
+        for item in client.bulk(body=body)["items"]:
+            failed += next(iter(item.values())).get("status", 500) >= 300
+    return failed
+
+
+def _helper_actions(prefix: str, docs: Docs) -> Iterator[dict[str, Any]]:
+    for (index, doc_id), doc in docs.items():
+        yield {"_op_type": "create", "_index": alias_name(prefix, index), "_id": doc_id,
+               "_source": doc}
+
+
+def _by_streaming_bulk(client: OpenSearch, prefix: str, docs: Docs, limits: RequestLimits,
+                       threads: int) -> int:
+    """opensearch-py's ``helpers.streaming_bulk``, cut to the same limits, one at a time."""
+    failed = 0
+    for ok, _ in helpers.streaming_bulk(client, _helper_actions(prefix, docs),
+                                        chunk_size=limits.max_docs,
+                                        max_chunk_bytes=limits.max_bytes,
+                                        raise_on_error=False, raise_on_exception=False):
+        failed += not ok
+    return failed
+
+
+def _by_parallel_bulk(client: OpenSearch, prefix: str, docs: Docs, limits: RequestLimits,
+                      threads: int) -> int:
+    """``helpers.parallel_bulk``: ``threads`` requests in flight (the node's own limit)."""
+    failed = 0
+    for ok, _ in helpers.parallel_bulk(client, _helper_actions(prefix, docs),
+                                       thread_count=threads, chunk_size=limits.max_docs,
+                                       max_chunk_bytes=limits.max_bytes,
+                                       raise_on_error=False, raise_on_exception=False):
+        failed += not ok
+    return failed
+
+
+def bulk_paths(cluster: OpenSearchConfig, changes: list[Change], *, repeats: int = 3,
+               pid: int | None = None, threads: int | None = None,
+               log: Callable[[str], None] = print) -> dict[str, Any]:
+    """The same documents written into the same cluster four ways, ``repeats`` times each
+    (the order rotated each round, so drift on a shared machine hits every path alike):
+
+    - ``bulkbody``: the final documents in the writer's hand-built bodies
+      (``scholarindex.indexing.bulkbody.requests``, the writer's ``RequestLimits``);
+    - ``streaming_bulk``: the same documents through opensearch-py's helper, the same
+      limits and the same client (its orjson serializer included);
+    - ``parallel_bulk``: the same with ``threads`` requests in flight (default: the
+      cores), what the node takes at most from one client;
+    - ``BulkWriter``: the whole writer on the changes that fold into those documents,
+      in one ``write`` (it reads, merges and creates each document once).
+
+    Each run writes into indices of its own (the works mapping), created before the clock
+    starts, checked (every document there) and deleted after. Per path the median run's
+    documents/s, and the CPU per document of this process (the client) and of ``pid`` (the
+    node's JVM, when local).
+    """
+    docs: dict[tuple[str, str], Any] = {}
+    for change in changes:
+        key = (change.index, change.doc_id)
+        docs[key] = fold_change(docs.get(key), change)
+    limits = RequestLimits()
+    threads = threads or os.cpu_count() or 2
+    writers: dict[str, Callable[[OpenSearch, str, Docs, RequestLimits, int], int]] = {
+        "bulkbody": _by_bulkbody, "streaming_bulk": _by_streaming_bulk,
+        "parallel_bulk": _by_parallel_bulk}
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in BULK_PATHS}
+    problems: list[str] = []
+    for round_ in range(repeats):
+        order = BULK_PATHS[round_ % len(BULK_PATHS):] + BULK_PATHS[:round_ % len(BULK_PATHS)]
+        for name in order:
+            config = replace(cluster, prefix=f"{cluster.prefix}paths{uuid.uuid4().hex[:6]}_",
+                             timeout=max(cluster.timeout, 120))
+            client = build_client(config)
+            ensure_aliases(client, config.prefix)
+            # The writer makes it on first use; made here, no path pays an index creation.
+            ensure_plain_index(client, config.prefix, TOMBSTONES_INDEX, config.layout)
+            try:
+                node_before = _cpu(pid)
+                cpu_before, started = time.process_time(), time.perf_counter()
+                if name == "BulkWriter":
+                    with tempfile.TemporaryDirectory() as tmp:
+                        writer = BulkWriter(client, config.prefix,
+                                            DeadLetterFile(Path(tmp) / "dead.jsonl"),
+                                            writer_retry(), limits=limits)
+                        report = writer.write(changes)
+                    failed = report.dead_lettered
+                else:
+                    failed = writers[name](client, config.prefix, docs, limits, threads)
+                seconds = time.perf_counter() - started
+                client_cpu = time.process_time() - cpu_before
+                node_cpu = _cpu(pid) - node_before if pid is not None else None
+                stored = _stored(client, config.prefix)
+            finally:
+                delete_indices(config)
+            if failed or stored != len(docs):
+                problems.append(f"{name}: {failed} failed, {stored} of {len(docs)} stored")
+            runs[name].append({"seconds": seconds, "client_cpu": client_cpu,
+                               "node_cpu": -1.0 if node_cpu is None else node_cpu})
+            log(f"  {name:15} {len(docs) / seconds:8.0f} docs/s ({seconds:.2f} s)")
+    figures: dict[str, dict[str, Any]] = {}
+    for name, measured in runs.items():
+        median = statistics.median(run["seconds"] for run in measured)
+        row = {"docs_per_s": round(len(docs) / median, 1),
+               "seconds": [round(run["seconds"], 2) for run in measured],
+               "client_cpu_ms_per_doc": round(1000 * statistics.median(
+                   run["client_cpu"] for run in measured) / len(docs), 4)}
+        if pid is not None:
+            row["node_cpu_ms_per_doc"] = round(1000 * statistics.median(
+                run["node_cpu"] for run in measured) / len(docs), 4)
+        figures[name] = row
+    return {
+        "documents": len(docs), "changes": len(changes), "repeats": repeats,
+        "threads_parallel_bulk": threads,
+        "limits": {"max_docs": limits.max_docs, "max_bytes": limits.max_bytes},
+        "paths": figures,
+        "bulkbody_to_streaming_bulk": round(figures["bulkbody"]["docs_per_s"]
+                                            / figures["streaming_bulk"]["docs_per_s"], 3),
+        "problems": problems,
+    }
+
+
+def _cpu(pid: int | None) -> float:
+    """utime + stime of a live process, in seconds (0 without one)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _stored(client: OpenSearch, prefix: str) -> int:
+    """Documents in the works and researchers aliases once refreshed."""
+    names = f"{alias_name(prefix, 'works')},{alias_name(prefix, 'researchers')}"
+    client.indices.refresh(index=names)
+    return int(client.count(index=names)["count"])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m bench.indexing``: print the figures."""
     parser = argparse.ArgumentParser(prog="python -m bench.indexing",
@@ -116,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     quiet_transport_logs()
     with opensearch(args.use_env) as config:
-        print(f"OpenSearch {config.safe_url}")
+        print(f"OpenSearch {config.safe_url}: {describe(config)}")
         figures = run(config, args.listings, args.batch_size)
     for name, value in figures.items():
         print(f"{name:28} {value}")

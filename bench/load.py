@@ -5,7 +5,7 @@
     python -m bench.load --during-reindex         # also reindex and write meanwhile
 
 Builds the demo's index as ``make demo`` does (``demo.build_index``: the fixture
-site and the arXiv stand-ins crawled into a local osmem-server), starts the real
+site and the arXiv stand-ins crawled into a local OpenSearch node), starts the real
 ``scholarindex serve`` on 127.0.0.1 on a free port, and runs ``--clients`` threads,
 each sending its next request as soon as the last one answered, until ``--seconds``
 pass or ``--max-requests`` were sent. Loopback only: the app is ours, on 127.0.0.1.

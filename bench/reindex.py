@@ -1,6 +1,6 @@
 """Zero-downtime reindex of a synthetic works index, timed phase by phase under searches.
 
-    python -m bench.reindex                   # 100k works, local osmem-server
+    python -m bench.reindex                   # 100k works, a local OpenSearch node
     python -m bench.reindex --works 20000     # smaller
     OPENSEARCH_URL=https://... python -m bench.reindex --use-env   # a real cluster
 
@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from bench.cluster import add_cluster_option, opensearch
+from bench.cluster import add_cluster_option, describe, opensearch
 from bench.search_data import bulk_load, synthetic_works
 from scholarindex.indexing.client import build_client, quiet_transport_logs
 from scholarindex.indexing.connection import OpenSearchConfig
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     quiet_transport_logs()
     with opensearch(args.use_env) as config:
-        print(f"OpenSearch {config.safe_url}; python {sys.version.split()[0]}; "
+        print(f"{describe(config)} at {config.safe_url}; python {sys.version.split()[0]}; "
               f"{os.cpu_count()} CPUs")
         rows = run(config, args.works, args.batch_size)
     return 0 if all(r.result.ok and not r.failed_searches for r in rows) else 1

@@ -1,4 +1,4 @@
-"""Search quality on real noisy queries and search latency, on the embedded server.
+"""Search quality on real noisy queries and search latency, on a real OpenSearch node.
 
     python -m bench.search                 # fixtures; DBLP-ACM crawled, then filled to 10k
     python -m bench.search --works 100000  # also the mixed-query latency at 100k works
@@ -43,7 +43,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from bench.cluster import add_cluster_option, opensearch
+from bench.cluster import add_cluster_option, describe, opensearch
 from bench.er.data import available, data_dir, load
 from bench.search_data import WORDS, bulk_load, index_fixtures, synthetic_works
 from bench.search_quality import (
@@ -300,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr, flush=True)
 
     with opensearch(args.use_env) as config:
+        engine = describe(config)
         rows = run(config, args.works, args.queries, log=log)
         noisy = run_noisy(config, args.noisy_total, args.per_set, log) if args.noisy_total else None
-    print(f"search latency, {args.queries} queries per index (OpenSearch {config.safe_url}):")
+    print(f"search latency, {args.queries} queries per index ({engine} at {config.safe_url}):")
     for row in rows:
         print(row.line())
     if noisy is not None:

@@ -2,7 +2,7 @@
 
 1. Serves ``fixtures/site`` (profile pages in both layouts) on 127.0.0.1.
 2. Uses the OpenSearch at ``OPENSEARCH_URL`` when one answers; otherwise starts a
-   local ``osmem-server`` (OpenSearch-compatible, in memory).
+   real OpenSearch node on loopback (``engine``, a temporary data folder).
 3. Points the arXiv enricher at a local replay of recorded-style arXiv answers: the
    query API and an OAI-PMH endpoint serving the same papers.
 4. Harvests the OAI-PMH endpoint into the local arXiv mirror with the real
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opensearchpy import OpenSearch
-from osmem_server import OsmemServer
 
+from engine.cluster import LocalCluster
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.indices import alias_name
@@ -121,8 +121,8 @@ def build_index(stack: ExitStack, out: Path, *, use_env_cluster: bool = True,
                 log: Callable[[str], None] = print) -> DemoIndex:
     """Steps 1-5 into a fresh ``out``; the servers stay up until ``stack`` closes.
 
-    ``use_env_cluster=False`` always starts a local osmem-server, even when a
-    cluster answers at ``OPENSEARCH_URL`` (a benchmark wants its own).
+    ``use_env_cluster=False`` always starts a local node, even when a cluster
+    answers at ``OPENSEARCH_URL`` (a benchmark wants its own).
     """
     config = OpsSettings.from_env().opensearch
     site = stack.enter_context(SiteServer(SITE))
@@ -131,8 +131,10 @@ def build_index(stack: ExitStack, out: Path, *, use_env_cluster: bool = True,
     if use_env_cluster and answers(config):
         log(f"OpenSearch: using the cluster at {config.safe_url}")
     else:
-        url = stack.enter_context(OsmemServer.start()).url
-        log(f"OpenSearch: started a local osmem-server at {url}"
+        log("OpenSearch: starting a local node (the first run on a machine downloads it)")
+        node = stack.enter_context(LocalCluster(log=log))
+        url = node.url
+        log(f"OpenSearch: a local OpenSearch {node.version} node at {url}"
             + ("" if not use_env_cluster else f" (nothing answered at {config.safe_url})"))
     arxiv = stack.enter_context(ArxivStandIn())
     log(f"arXiv: a LOCAL REPLAY of recorded-style answers (fixtures/arxiv) at {arxiv.base}; "

@@ -14,8 +14,10 @@ one flush is in flight at a time, items keep buffering meanwhile, and when the
 buffer grows past ``INDEX_MAX_BUFFER`` ``process_item`` waits for the flush
 (backpressure on the crawl instead of unbounded memory).
 
-A cluster that is unreachable or refuses our credentials at start stops the crawl
-before any page is fetched (close reason ``opensearch_unavailable``). Mid-crawl
+A cluster that refuses our credentials at start, or stays unreachable through the
+writer's retries (``INDEX_MAX_ATTEMPTS``: a node dying or a cluster-manager election
+passes), stops the crawl before any page is fetched (close reason
+``opensearch_unavailable``). Mid-crawl
 failures are retried by the writer; when the cluster stays unavailable (connection
 refused or cut, 429 or 5xx past ``INDEX_MAX_ATTEMPTS``) the writer hands the batch
 back and the crawl pauses instead of piling up pages: the engine stops taking new
@@ -61,7 +63,13 @@ from scholarindex.indexing.changes import (
     enrichment_change,
     pack_changes,
 )
-from scholarindex.indexing.client import build_client, quiet_transport_logs, translate_errors
+from scholarindex.indexing.client import (
+    FLOOD_STAGE_HINT,
+    build_client,
+    is_flood_stage_block,
+    quiet_transport_logs,
+    translate_errors,
+)
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import (
     INTERNAL,
@@ -71,7 +79,7 @@ from scholarindex.indexing.deadletter import (
     dead_letter,
 )
 from scholarindex.indexing.errors import IndexUnavailable
-from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.indices import ensure_aliases, read_only_indices
 from scholarindex.indexing.outage import Outage
 from scholarindex.indexing.process import ProcessWriter
 
@@ -141,7 +149,8 @@ class OpenSearchIndexPipeline:
         if settings.getbool("INDEX_WRITER_PROCESS"):
             writer = ProcessWriter(config, dead_letters, policy)
         else:
-            writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy)
+            writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy,
+                                layout=config.layout)
         pipeline = cls(crawler, config, writer, Batching.from_settings(settings), policy,
                        settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
@@ -161,7 +170,7 @@ class OpenSearchIndexPipeline:
         for key in _ZERO_AT_START:
             self.stats.set_value(key, 0)
         try:
-            await maybe_deferred_to_future(deferToThread(self._connect))
+            await self._connect_patiently()
         except IndexUnavailable as exc:
             logger.error("OpenSearch at %s unavailable: %s; stopping before any page is fetched",
                          self.config.safe_url, exc)
@@ -271,11 +280,29 @@ class OpenSearchIndexPipeline:
 
     # --- buffering and flushing -----------------------------------------------------------
 
+    async def _connect_patiently(self) -> None:
+        """``_connect``, tried again with the writer's backoff while it fails in a way that
+        passes (``INDEX_MAX_ATTEMPTS`` tries): a crawl that starts while one node dies or
+        the cluster elects a new manager (seconds) starts, rather than exit 3."""
+        from twisted.internet import reactor
+
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                await maybe_deferred_to_future(deferToThread(self._connect))
+                return
+            except IndexUnavailable as exc:
+                if not exc.retryable or attempt == self.policy.attempts:
+                    raise
+                delay = self.policy.delay(attempt)
+                logger.warning("OpenSearch at %s not ready (%s); trying again in %.1fs",
+                               self.config.safe_url, exc, delay)
+                await maybe_deferred_to_future(deferLater(reactor, delay, lambda: None))
+
     def _connect(self) -> None:
         """Runs in a thread: is the cluster there, do we have rights, do the aliases exist."""
         with translate_errors("GET /"):
             self.writer.client.info()
-        ensure_aliases(self.writer.client, self.config.prefix)
+        ensure_aliases(self.writer.client, self.config.prefix, self.config.layout)
 
     def _add(self, change: Change) -> None:
         self._add_all([change])
@@ -386,14 +413,23 @@ class OpenSearchIndexPipeline:
         self._held.extend(changes)
         if self._outage is not None:
             return
-        self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason)
+        blocked = is_flood_stage_block(reason)
+        self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason,
+                              write_blocked=blocked)
         self.stats.inc_value(stat_keys.INDEX_PAUSES)
         if self._pause is None:
             self._pause = CrawlPause(self.crawler.engine)
         self._pause.pause()
-        logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d change(s); "
-                       "probing until it answers, for up to OPENSEARCH_OUTAGE_WAIT=%gs",
-                       self.config.safe_url, reason, len(self._held), self.outage_wait)
+        if blocked:
+            logger.warning("OpenSearch at %s refuses writes: %s. Crawl paused, holding %d "
+                           "change(s); checking until the block is lifted, for up to "
+                           "OPENSEARCH_OUTAGE_WAIT=%gs (cause: %s)", self.config.safe_url,
+                           FLOOD_STAGE_HINT, len(self._held), self.outage_wait, reason)
+        else:
+            logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d "
+                           "change(s); probing until it answers, for up to "
+                           "OPENSEARCH_OUTAGE_WAIT=%gs", self.config.safe_url, reason,
+                           len(self._held), self.outage_wait)
         self._schedule_probe()
 
     def _schedule_probe(self) -> None:
@@ -401,15 +437,23 @@ class OpenSearchIndexPipeline:
 
         assert self._outage is not None
         delay = self._outage.next_probe_in(self.policy, time.monotonic())
-        probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe)
+        probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe,
+                                          self._outage.write_blocked)
         probe.addCallbacks(self._probe_answered, self._probe_failed,
                            callbackArgs=(self._outage,), errbackArgs=(self._outage,))
         probe.addErrback(self._log_failure)
 
-    def _probe(self) -> None:
-        """Runs in a thread: does the cluster answer (``GET /``)?"""
+    def _probe(self, write_blocked: bool = False) -> None:
+        """Runs in a thread: does the cluster answer (``GET /``)? After a flood-stage
+        block, has it been lifted from our indices too (the cluster answered throughout)?"""
         with translate_errors("GET /"):
             self.writer.client.info()
+        if write_blocked:
+            blocked = read_only_indices(self.writer.client, self.config.prefix)
+            if blocked:
+                raise IndexUnavailable(f"{len(blocked)} index(es) still read-only "
+                                       f"({', '.join(blocked[:3])}): cluster_block_exception, "
+                                       "flood-stage watermark", retryable=True)
 
     def _probe_answered(self, _: Any, outage: Outage) -> None:
         if self._outage is not outage:

@@ -19,7 +19,8 @@ INDEX_ENABLED = True
 # After a crawl that finished, join the listings of one paper printed differently into one
 # work document and split wrong joins (indexing/resolution.py; reads every work document).
 WORKS_RESOLVE = True
-# The cluster to write to; credentials are never logged.
+# The cluster to write to, one node or several separated by commas (the client spreads
+# requests over them and retries another when one fails); credentials are never logged.
 OPENSEARCH_URL = "http://localhost:9200"
 OPENSEARCH_USER = ""
 OPENSEARCH_PASSWORD = ""
@@ -28,6 +29,10 @@ OPENSEARCH_VERIFY_CERTS = True
 OPENSEARCH_CA_CERTS = ""
 # Prefix for every alias and index name, to share a cluster between deployments.
 INDEX_PREFIX = ""
+# Primary shards of new works and researchers indices (bookkeeping indices keep one).
+INDEX_SHARDS = 1
+# Replicas of every new index: 0 on one node; 1 or more on a cluster, so a node can die.
+INDEX_REPLICAS = 0
 # Seconds before a request to OpenSearch is abandoned (then retried).
 OPENSEARCH_TIMEOUT = 30.0
 # Flush to OpenSearch every this many items (listings, profiles, enrichment results)...
@@ -145,6 +150,7 @@ ENVIRONMENT_SETTINGS = [
     "CONTACT_URL", "LOG_LEVEL", "CRAWL_DATE",
     "INDEX_ENABLED", "WORKS_RESOLVE", "OPENSEARCH_URL", "OPENSEARCH_USER",
     "OPENSEARCH_PASSWORD", "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX",
+    "INDEX_SHARDS", "INDEX_REPLICAS",
     "OPENSEARCH_TIMEOUT",
     "INDEX_DEADLETTER_PATH", "INDEX_MAPPINGS_DIR", "OPENSEARCH_OUTAGE_WAIT",
     "TOMBSTONE_RETENTION_DAYS",

@@ -1,12 +1,12 @@
 """Shared fixtures.
 
-OpenSearch: every test gets an empty cluster and its own ``INDEX_PREFIX``.
-By default that is a fresh clone of one session-wide ``osmem-server`` (the
-``osmem_server`` fixture of the osmem pytest plugin, started only when a test
-needs it). With ``OPENSEARCH_TEST_URL`` set, the same tests run against that real
-cluster instead (credentials from ``OPENSEARCH_TEST_USER``/``_PASSWORD``, TLS from
-``OPENSEARCH_TEST_VERIFY_CERTS``/``_CA_CERTS``); each test's indices are deleted
-afterwards, and osmem is never started.
+OpenSearch: every test gets its own ``INDEX_PREFIX`` on one real OpenSearch for the
+whole run, and its indices are deleted afterwards. By default that is a local node
+(``engine``) that the run's first process starts and stops, shared by the xdist workers
+(they find it through ``OPENSEARCH_TEST_URL``, which that process sets). With
+``OPENSEARCH_TEST_URL`` set beforehand, the tests run against that cluster instead
+(credentials from ``OPENSEARCH_TEST_USER``/``_PASSWORD``, TLS from
+``OPENSEARCH_TEST_VERIFY_CERTS``/``_CA_CERTS``), and no node is started.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.search_data import index_fixtures
+from engine.cluster import LocalCluster
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.client import build_client
@@ -28,68 +29,91 @@ from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import ensure_aliases
 from standins.arxiv import ArxivStandIn
+from tests.support.engine import describe_engine, wait_until_green
 from tests.support.faultproxy import FaultProxy
 from tests.support.ops import cli_env
 from tests.support.redis import RedisServer, redis_available
 from tests.support.search_site import FixtureSite, index_site
 from tests.support.settings import opensearch_config_with
 
-REAL_CLUSTER = os.environ.get("OPENSEARCH_TEST_URL", "")
+TEST_URL = "OPENSEARCH_TEST_URL"
+LOCAL_ENGINE = pytest.StashKey[LocalCluster]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's first process starts a local node unless a cluster is given.
+
+    It only launches the JVM: the first test that needs the node waits for it, so the
+    node starts while the workers collect.
+    """
+    if os.environ.get(TEST_URL) or hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    cluster = LocalCluster(heap="2g", exit_with_parent=True).launch()
+    config.stash[LOCAL_ENGINE] = cluster
+    os.environ[TEST_URL] = cluster.url
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cluster = config.stash.get(LOCAL_ENGINE, None)
+    if cluster is not None:
+        cluster.stop()
+        os.environ.pop(TEST_URL, None)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    cluster = config.stash.get(LOCAL_ENGINE, None)
+    return "engine: " + describe_engine(cluster, os.environ.get(TEST_URL, ""), _cluster_config)
+
+
+@pytest.fixture(scope="session")
+def engine_url() -> str:
+    """The run's OpenSearch, once it is green (the first test to ask waits for it)."""
+    url = os.environ.get(TEST_URL, "")
+    if not url:
+        pytest.fail(f"no OpenSearch for the tests: {TEST_URL} is unset (collect-only run?)")
+    wait_until_green(build_client(_cluster_config(url, "")))
+    return url
 
 
 @pytest.fixture
-def opensearch_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """URL of an OpenSearch for this test: a fresh osmem clone, or the real test cluster."""
-    if REAL_CLUSTER:
-        yield REAL_CLUSTER
-        return
-    # Looked up lazily, so a run against a real cluster never starts osmem.
-    server = request.getfixturevalue("osmem_server")
-    clone = server.clone()
-    try:
-        yield clone.url
-    finally:
-        clone.close()
+def opensearch_url(engine_url: str) -> str:
+    """URL(s) of the OpenSearch this test uses (comma-separated for several nodes)."""
+    return engine_url
 
 
 @pytest.fixture
 def index_prefix(opensearch_url: str) -> Iterator[str]:
-    """A prefix of this test's own (the same code path on osmem and a real cluster)."""
+    """A prefix of this test's own."""
     prefix = f"t{uuid.uuid4().hex[:10]}_"
     yield prefix
     _delete_indices(opensearch_url, prefix)
 
 
 @pytest.fixture(scope="module")
-def module_opensearch_config(request: pytest.FixtureRequest) -> Iterator[OpenSearchConfig]:
-    """Like ``opensearch_config``, but one cluster and prefix for a whole test module.
+def module_opensearch_config(engine_url: str) -> Iterator[OpenSearchConfig]:
+    """Like ``opensearch_config``, but one prefix for a whole test module.
 
     For data a module builds once and only reads (the web UI's indexed fixture pages).
     """
-    clone = None if REAL_CLUSTER else request.getfixturevalue("osmem_server").clone()
-    url = REAL_CLUSTER if clone is None else clone.url
     prefix = f"t{uuid.uuid4().hex[:10]}_"
     try:
-        yield _config(url, prefix)
+        yield _cluster_config(engine_url, prefix)
     finally:
-        _delete_indices(url, prefix)
-        if clone is not None:
-            clone.close()
+        _delete_indices(engine_url, prefix)
 
 
 def _delete_indices(url: str, prefix: str) -> None:
-    """On a real cluster, delete the indices under ``prefix`` (an osmem clone just goes)."""
-    if REAL_CLUSTER:
-        client = build_client(_config(url, prefix))
-        # Delete by name: clusters may forbid wildcard deletes.
-        for index in client.indices.get(index=f"{prefix}*", allow_no_indices=True):
-            client.indices.delete(index=index, ignore=404)
+    """Delete the indices under ``prefix``, by name: clusters may forbid wildcard deletes."""
+    client = build_client(_cluster_config(url, prefix))
+    for index in client.indices.get(index=f"{prefix}*", allow_no_indices=True,
+                                    expand_wildcards="all"):
+        client.indices.delete(index=index, ignore=404)
 
 
 @pytest.fixture
 def opensearch_config(opensearch_url: str, index_prefix: str) -> OpenSearchConfig:
     """Connection settings for this test's cluster and prefix."""
-    return _config(opensearch_url, index_prefix)
+    return _cluster_config(opensearch_url, index_prefix)
 
 
 @pytest.fixture
@@ -103,18 +127,17 @@ def fault_proxy(opensearch_url: str) -> Iterator[FaultProxy]:
     """A fault-injecting TCP proxy in front of this test's cluster (plain http only)."""
     if not opensearch_url.startswith("http://"):
         pytest.skip("the fault proxy cannot inspect TLS traffic")
-    proxy = FaultProxy.for_url(opensearch_url).start()
+    proxy = FaultProxy.for_url(opensearch_url.split(",")[0]).start()
     try:
         yield proxy
     finally:
         proxy.stop()
 
 
-def _config(url: str, prefix: str) -> OpenSearchConfig:
+def _cluster_config(url: str, prefix: str) -> OpenSearchConfig:
+    """The test cluster's settings; a given cluster's credentials and TLS from
+    ``OPENSEARCH_TEST_USER`` and so on."""
     overrides = {"OPENSEARCH_URL": url, "INDEX_PREFIX": prefix}
-    if not REAL_CLUSTER:
-        return opensearch_config_with(**overrides, OPENSEARCH_TIMEOUT=10.0)
-    # The real cluster's credentials and TLS, from OPENSEARCH_TEST_USER and so on.
     for name in ("USER", "PASSWORD", "VERIFY_CERTS", "CA_CERTS"):
         if f"OPENSEARCH_TEST_{name}" in os.environ:
             overrides[f"OPENSEARCH_{name}"] = os.environ[f"OPENSEARCH_TEST_{name}"]

@@ -30,7 +30,7 @@ from bench.er.site import (
     placement,
     profile_name,
 )
-from bench.generate import CRAWL_DATE
+from bench.generate import CRAWL_DATE, LAYOUT_A
 from crawler.extract import ProfilePage, parse_profile
 from crawler.extract.lines import page_text
 from scholarindex.core.identity import work_id
@@ -217,6 +217,27 @@ def test_a_scoreboard_row_counts_what_was_placed_read_and_lost() -> None:
     assert len(lines) == 3 and lines[0].count("|") == lines[1].count("|") == lines[2].count("|")
     assert lines[2] == ("| cora | 1,295 (17,184) | 0.8900 | 0.7760 | 0.8295 | 0.7665 | 1,290 | "
                         "1,286 | 4 | 0.9969 | 12.3 |")
+
+
+def test_layout_a_prints_any_venue_whole_and_none_as_exports_do() -> None:
+    """A record without a venue prints ``paper<year>``; a long venue, or one that starts with
+    a digit, prints whole; every table can be shown as layout A (Cora's venues)."""
+    long_venue = ("Pediatric Nephrology.Conference: 15th Congress of the International "
+                  "Pediatric Nephrology Association, IPNA 2010 New York, NY United States.")
+    records = [Record("Cora", str(n), title, ("Ann Other",), "Ann Other", venue, year)
+               for n, (title, venue, year) in enumerate([
+                   ("No venue printed", "", 2010), ("A long venue", long_venue, 2010),
+                   ("A digit first", "3 Biotech", 2009), ("Machine learning", "machine learning,",
+                                                          1995)])]
+    site = build_site("Cora", records, LAYOUT_A)
+    assert site.layout == LAYOUT_A
+    html = site.render(site.pages[0])
+    assert "paper2010" in page_text(html.encode("utf-8"), "text/html").lines
+    page = _parse(site, site.pages[0])
+    assert [(w.title, w.year, w.venue) for w in page.works] == [
+        ("No venue printed", 2010, None), ("A long venue", 2010, long_venue),
+        ("A digit first", 2009, "3 Biotech"), ("Machine learning", 1995, "machine learning,")]
+    assert page.problems == []
 
 
 def test_gold_of_a_single_table_is_every_pair_within_its_clusters() -> None:

@@ -123,7 +123,7 @@ def test_a_paused_and_resumed_run_stores_one_document_per_part(tmp_path: Path, o
                                  stderr=subprocess.PIPE, text=True)
         try:
             wait_for(lambda: len([r for r in server.requests if r != "/robots.txt"]) >= 2,
-                     what="the first pages")
+                     timeout=60, what="the first pages")  # a crawl starts slowly under load
             first.send_signal(signal.SIGINT)
             _, log = first.communicate(timeout=30)
         finally:

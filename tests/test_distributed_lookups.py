@@ -1,5 +1,5 @@
 """arXiv lookups a killed worker had outstanding are not lost (real redis-server, real
-``scrapy crawl`` processes, the stand-in arXiv API, osmem for the index).
+``scrapy crawl`` processes, the stand-in arXiv API, an OpenSearch node for the index).
 
 A page is acknowledged once its items are in the index; the arXiv answers for its works
 come later. A worker killed in between took those lookups with it: nobody redid the

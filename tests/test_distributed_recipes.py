@@ -55,7 +55,10 @@ def test_two_scrapyd_instances_on_one_redis_share_the_job(
             settings = {**FAST, "INCREMENTAL_ENABLED": "false", "ROBOTSTXT_OBEY": "false",
                         "REDIS_URL": redis_server.url, "REDIS_LEASE_SECONDS": "5",
                         "STATE_DIR": str(tmp_path / f"state-{n}"),
-                        "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.05"}
+                        # 80 pages take 16 s or more: scrapyd starts a scheduled job at
+                        # its next poll (5 s), and a loaded machine starts a crawl slowly,
+                        # so the second machine must still find pages to take.
+                        "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.2"}
             job = api(base, "schedule.json", [
                 ("project", PROJECT), ("spider", "profiles"), ("job", "nightly"),
                 ("url_file", str(site.url_file)),

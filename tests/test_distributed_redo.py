@@ -1,7 +1,7 @@
 """A worker killed while its parsed pages wait for a slow index: its pages are done again
 and indexed, never set aside, and its arXiv lookups are not adopted for works the index
 does not hold (real redis-server, real ``scrapy crawl`` processes, the stand-in arXiv API,
-osmem behind the fault proxy for the worker that is killed).
+the OpenSearch node behind the fault proxy for the worker that is killed).
 
 Under heavy churn with a slow index (the soak: a kill every 20 s, a bulk request over a
 minute) the old code lost pages: every take of a lease counted towards
@@ -71,8 +71,13 @@ def test_a_worker_killed_with_parsed_pages_waiting_for_the_index_loses_nothing(
             def parsed_and_said() -> bool:  # its renewals named every page it parsed
                 counts = client.hvals(f"{PREFIX}:deliveries")
                 return len(counts) == pages_before_kill and all(int(n) == 0 for n in counts)
-            deadline = time.monotonic() + 5
-            while not parsed_and_said() and time.monotonic() < deadline:
+
+            def waiting_for_the_index() -> bool:  # and a bulk of them is held at the proxy
+                return parsed_and_said() and proxy.count("/_bulk") >= 1
+            # A crawl's start on a real cluster (its indices checked, created and started)
+            # takes seconds on a loaded machine: the kill waits for the held bulk.
+            deadline = time.monotonic() + 60
+            while not waiting_for_the_index() and time.monotonic() < deadline:
                 time.sleep(0.05)
             first.process.send_signal(signal.SIGKILL)
             assert first.finish().returncode == -signal.SIGKILL

@@ -410,3 +410,26 @@ def test_unreachable_cluster_exit_status_reaches_the_shell(tmp_path: Path) -> No
     result = run_process(["status"], env, cwd=tmp_path)
     assert result.returncode == console.EXIT_UNAVAILABLE, result.stderr
     assert "http://127.0.0.1:9" in last_line(result.stderr)
+
+
+def test_a_reindex_into_several_shards_then_a_rollback_that_says_what_it_cannot_tell(
+        indexed: OpenSearchConfig, opensearch_client: OpenSearch,
+        env: dict[str, str]) -> None:
+    client, prefix = opensearch_client, indexed.prefix
+    before = target(client, prefix, "works")
+    count = client.count(index=alias_name(prefix, "works"))["count"]
+    sharded = {**env, "INDEX_SHARDS": "2"}
+    moved = run_cli(["reindex", "--yes", "--index", "works"], sharded)
+    assert moved.exit_code == 0, moved.output
+    live = target(client, prefix, "works")
+    settings = client.indices.get_settings(index=live)[live]["settings"]["index"]
+    assert settings["number_of_shards"] == "2"
+    assert client.count(index=alias_name(prefix, "works"))["count"] == count
+    # _seq_no orders writes within a shard only: which writes the two-shard index took
+    # since it went live cannot be told, and the rollback says so rather than guess.
+    refused = run_cli(["rollback", "--yes", "--index", "works"], sharded)
+    assert refused.exit_code != 0 and "several shards" in refused.output
+    assert target(client, prefix, "works") == live
+    back = run_cli(["rollback", "--yes", "--index", "works", "--discard-newer"], sharded)
+    assert back.exit_code == 0, back.output
+    assert target(client, prefix, "works") == before

@@ -38,8 +38,10 @@ SEEN = "2026-11-23T00:00:00Z"
 
 
 def lock_doc(client: OpenSearch, prefix: str, name: str) -> dict[str, Any] | None:
+    """The lock document, or None while there is none (a lock index created a moment ago
+    answers 503 until its shard has started: no lock readable yet either)."""
     found = client.get(index=alias_name(prefix, LOCK_INDEX), id=alias_name(prefix, name),
-                       ignore=404)
+                       ignore=(404, 503))
     return found.get("_source") if found.get("found") else None
 
 

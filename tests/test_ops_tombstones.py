@@ -1,4 +1,4 @@
-"""``scholarindex tombstones prune`` and replay's retention, against the real osmem-server."""
+"""``scholarindex tombstones prune`` and replay's retention, against a real OpenSearch node."""
 
 from __future__ import annotations
 

@@ -38,3 +38,10 @@ def test_unnamed_parts_that_overlap_are_workers_and_parts_one_after_another_a_re
     (resumed,) = merge_parts([report(None, "00:00", "01:00", 100, 60.0),
                               report(None, "05:00", "06:00", 140, 60.0)])
     assert resumed["duration_seconds"] == 120.0 and "workers" not in resumed
+
+
+def test_the_listings_left_unread_add_up_over_the_parts() -> None:
+    parts = [report(None, "00:00", "01:00", 100, 60.0) | {"listings_unread": 3},
+             report(None, "05:00", "06:00", 140, 60.0) | {"listings_unread": 2}]
+    (resumed,) = merge_parts(parts)
+    assert resumed["listings_unread"] == 5

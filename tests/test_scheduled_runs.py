@@ -61,6 +61,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
             "INDEX_ENABLED": "true",
             "ITEM_PIPELINES": json.dumps({"pipelines.index.OpenSearchIndexPipeline": 800}),
             "OPENSEARCH_URL": f"http://admin:s3cret@127.0.0.1:{UNREACHABLE_PORT}",
+            # The start-up check's retries, quick: what the run ends with is the point here.
+            "INDEX_RETRY_INITIAL_WAIT": "0.05", "INDEX_RETRY_MAX_WAIT": "0.2",
             "INDEX_DEADLETTER_PATH": str(unreachable / "deadletter.jsonl")}),
         "error-rate": (gone, file_urls([*SEEDS[:2], *missing]), {"RUN_MAX_ERROR_RATE": "0.5"}),
         "no-urls": (workdir("no-urls"), ""),

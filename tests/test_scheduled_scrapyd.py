@@ -38,7 +38,8 @@ ENTRY_POINT = '\n[project.entry-points.scrapy]\nsettings = "crawler.settings"\n'
 
 def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> Any:
     body = urllib.parse.urlencode(data).encode() if data is not None else None
-    with urllib.request.urlopen(f"{base}/{endpoint}", data=body, timeout=10) as response:
+    # scrapyd answers slowly on a loaded machine
+    with urllib.request.urlopen(f"{base}/{endpoint}", data=body, timeout=60) as response:
         return json.loads(response.read())
 
 

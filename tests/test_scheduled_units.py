@@ -127,6 +127,29 @@ def test_report_document_is_a_copy() -> None:
     assert "paused 61.2 s while OpenSearch was unavailable" in summary_line(report)
 
 
+def test_pages_read_with_a_problem_are_in_the_report_and_its_line() -> None:
+    stats = {**CLEAN, "profiles/truncated": 2, "profiles/listings_unread": 3,
+             "profiles/untitled": 1, "profiles/ambiguous": 1}
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    report = build_report(stats, verdict=judge(stats, "finished", max_error_rate=0.5),
+                          close_reason="finished", started_at=now, finished_at=now,
+                          duration_seconds=1.5, distinct_works=25, distinct_works_exact=True,
+                          spider="profiles")
+    assert (report["pages"]["truncated"], report["pages"]["untitled"],
+            report["pages"]["ambiguous"], report["listings_unread"]) == (2, 1, 1, 3)
+    assert ("page problems: 2 short of their listing count (3 listings unread), 1 with "
+            "untitled listings left out, 1 split by a guess") in summary_line(report)
+    # The crawl-runs mapping is strict and predates the new counts: the JSON holds them.
+    doc = report_to_document(report)
+    assert doc["pages"]["truncated"] == 2
+    assert not {"untitled", "ambiguous"} & doc["pages"].keys() and "listings_unread" not in doc
+    clean = build_report(CLEAN, verdict=judge(CLEAN, "finished", max_error_rate=0.5),
+                         close_reason="finished", started_at=now, finished_at=now,
+                         duration_seconds=1.5, distinct_works=25, distinct_works_exact=True,
+                         spider="profiles")
+    assert "page problems" not in summary_line(clean)
+
+
 def test_job_names_are_stable_and_safe(tmp_path: Path) -> None:
     listing = tmp_path / "nightly urls.txt"
     assert derive_job_name(url_file=str(listing)) == derive_job_name(url_file=str(listing))

@@ -137,6 +137,38 @@ def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
     assert "Traceback" not in log
 
 
+def test_listings_misread_or_missing_are_counted_logged_and_reported(site, tmp_path) -> None:
+    """A page whose listings fall short of its count, or with a listing that has no title of
+    its own, is a stat, a warning with its URL and a count in the run report."""
+    plain = (FIXTURES / "seeds" / "bzpeer_chao_jin.txt").read_text(encoding="utf-8")
+    listed = 5
+    works = plain[plain.index(f"{listed} published item(s)"):]
+    # The first listing's title replaced by an abstract's placeholder: left out.
+    first_title = works.split("\n\n")[2]
+    untitled = plain.replace(first_title, "Abstract not available.", 1)
+    # Two listings more announced than printed: short of the count.
+    short = plain.replace(f"{listed} published item(s)", f"{listed + 2} published item(s)", 1)
+    for path, text in {"/untitled.txt": untitled, "/short.txt": short}.items():
+        site.routes[path] = (200, {"Content-Type": "text/plain"}, text.encode())
+    result = crawl_profiles(tmp_path, urls=",".join(site.url(p) for p in ("/untitled.txt",
+                                                                          "/short.txt")))
+    stats = result.stats
+    assert stats["profiles/untitled"] == 1
+    assert stats["profiles/truncated"] == 2
+    assert stats["profiles/listings_unread"] == 3  # 1 left out, 2 never printed
+    assert f"{site.url('/untitled.txt')}: listings without a title of their own, left out " \
+        f"(untitled listing 1: its title line holds an abstract" in result.log
+    assert f"{site.url('/short.txt')}: 2 of the {listed + 2} listings the page announces " \
+        "not read" in result.log
+    report = result.report
+    assert report is not None
+    assert (report["pages"]["untitled"], report["pages"]["truncated"],
+            report["listings_unread"]) == (1, 2, 3)
+    titles = [w["title"] for w in result.kind("work")
+              if w["researcher_url"] == site.url("/untitled.txt")]
+    assert len(titles) == listed - 1 and "Abstract not available." not in titles
+
+
 def test_undated_cards_are_listings_and_a_guessed_split_is_counted(site, tmp_path) -> None:
     from fixtures.cards import UNDATED_SAMPLE, Card, card_page, rendered
 

@@ -79,7 +79,7 @@ def test_ranking_adds_phrase_pairs_names_and_initials_but_never_decides_matches(
 
 
 def _stats(docs: int, ops: int, refreshes: int = 0, name: str = "w-v1") -> dict:
-    return {"indices": {name: {"primaries": {
+    return {"indices": {name: {"total": {
         "docs": {"count": docs}, "indexing": {"index_total": ops, "delete_total": 0},
         "refresh": {"total": refreshes}}}}}
 

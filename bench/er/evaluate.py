@@ -5,6 +5,8 @@
     python -m bench.er.evaluate --data dblp-acm --noise scholar-names  # bench.er.noise
     python -m bench.er.evaluate --data dblp-acm --why   # missed and wrong pairs by reason
     python -m bench.er.evaluate --all [--limit N]       # every set, one table (bench.er.scoreboard)
+    python -m bench.er.evaluate --data cora --layout A  # every table as layout A pages
+    python -m bench.er.evaluate --data cora --resolver fs   # probabilistic linkage, each threshold
 
 No network, no index: each data set is rendered as its profile sites
 (``bench.er.site``), every page is parsed with the crawler's ``parse_profile``,
@@ -13,9 +15,16 @@ the work items are folded into the index's documents by the index's own merge
 into works, and each work's records (``bench.er.listings``) are scored pairwise
 over the full tables (``bench.er.score``) against the gold pairs, beside the
 exact-title baseline (listings grouped by their normalised title alone).
+How well the parser reads the pages is counted first: records it lost (no listing
+stands for them), listings that match no record, and, of the listings matched, the
+card author lines it did not read and the layout A venues it read wrong.
 
-Resolvers: ``exact`` (the baseline alone) and ``full`` (``scholarindex.core.resolution.resolve``,
-once that package is on the branch). When ``scholarindex.core.resolution.candidate_pairs``
+Resolvers: ``exact`` (the baseline alone), ``full`` (``scholarindex.core.resolution.resolve``,
+once that package is on the branch), ``fs`` (probabilistic linkage,
+``bench.er.probabilistic``: m and u fitted on the set without labels,
+then scored at each match-probability threshold of ``--threshold``, default 0.9, 0.99 and
+0.999) and ``hybrid`` (the rule, with that model deciding the pairs the rule leaves apart
+without a conflict; the same thresholds). When ``scholarindex.core.resolution.candidate_pairs``
 exists, blocking's pair completeness and reduction ratio are printed too, and the
 completeness with the posting cap scaled down as a 70,000-atom crawl of the same
 vocabulary would fill the postings (``scaled_cap``): how blocking holds at scale.
@@ -43,13 +52,14 @@ from bench.er.noise import CHOICES, with_noise
 from bench.er.score import PairScore, blocking, pairwise, predicted_pairs
 from bench.er.site import Site, build_sites, placed
 from bench.er.why import explain
-from bench.generate import CRAWL_DATE, LAYOUT_B
+from bench.generate import CRAWL_DATE, LAYOUT_A, LAYOUT_B
 from crawler.extract import parse_profile
 from scholarindex.core.identity import work_id
 from scholarindex.core.resolution import Atom
 from scholarindex.indexing.resolution import atoms_of as document_atoms
 
-RESOLVERS = ("exact", "full")
+RESOLVERS = ("exact", "full", "fs", "hybrid")
+PROBABILISTIC = ("fs", "hybrid")
 
 
 def site_url(site: Site) -> str:
@@ -67,14 +77,16 @@ class Crawled:
     pages_unparsed: int = 0  # in neither layout, or no researcher read
     authors_printed: int = 0  # card listings (matched to a record) whose record has authors
     authors_unread: int = 0  # ... of which the parser read no author
+    venues_shown: int = 0  # layout A listings matched to a record
+    venues_misread: int = 0  # ... whose venue is not the record's as the page shows it
     seconds: float = 0.0
 
 
-def crawl_offline(data: DataSet) -> Crawled:
-    """Render and parse every page of ``data``'s sites."""
+def crawl_offline(data: DataSet, layout: str | None = None) -> Crawled:
+    """Render and parse every page of ``data``'s sites (all in ``layout``, if given)."""
     started = time.perf_counter()
     out = Crawled()
-    for site in build_sites(data):
+    for site in build_sites(data, layout):
         base = site_url(site)
         for page in site.pages:
             url = base + page.path
@@ -87,12 +99,18 @@ def crawl_offline(data: DataSet) -> Crawled:
             out.items += works
             shown = [(r.key, r.title, r.year) for r in page.records]
             keys = out.matched.add_page(url, shown, works)
+            by_key = {r.key: r for r in page.records}
             if site.layout == LAYOUT_B:
-                by_key = {r.key: r for r in page.records}
                 for work, key in zip(works, keys, strict=True):
                     if key is not None and by_key[key].authors:
                         out.authors_printed += 1
                         out.authors_unread += not work.get("authors")
+            else:
+                for work, key in zip(works, keys, strict=True):
+                    if key is not None:
+                        shown_venue = " ".join(by_key[key].venue.split()) or None
+                        out.venues_shown += 1
+                        out.venues_misread += work.get("venue") != shown_venue
     out.seconds = time.perf_counter() - started
     return out
 
@@ -162,9 +180,13 @@ def record_clusters(built: Atoms, atom_clusters: Sequence[Sequence[str]]) -> lis
 
 
 def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract: int = 0,
-             blocking_figures: bool = True) -> dict[str, Any]:
-    """``blocking_figures``: also blocking's completeness at the real and the scaled cap."""
-    crawled = crawl_offline(data)
+             blocking_figures: bool = True, layout: str | None = None,
+             thresholds: Sequence[float] | None = None) -> dict[str, Any]:
+    """``blocking_figures``: also blocking's completeness at the real and the scaled cap;
+    ``layout``: every table shown in that layout (``bench.er.site``); ``thresholds``: the
+    match probabilities ``fs`` and ``hybrid`` are scored at (their module's
+    ``THRESHOLDS`` by default; ``result[resolver]`` is the first of them)."""
+    crawled = crawl_offline(data, layout)
     built = atoms_of(crawled.items, crawled.matched.record_keys)
     baseline = pairwise(exact_title_clusters(crawled.items, crawled.matched.record_keys),
                         data.gold, data.cross_source)
@@ -180,6 +202,7 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract:
         "records_lost_by_parser": len(crawled.matched.lost),
         "listings_unmapped": len(crawled.matched.unmapped),
         "card_author_lines_unread": [crawled.authors_unread, crawled.authors_printed],
+        "venues_misread": [crawled.venues_misread, crawled.venues_shown],
         "atoms": len(built.atoms),
         "parse_seconds": round(crawled.seconds, 2),
         "exact_title": baseline.as_dict(),
@@ -221,7 +244,37 @@ def evaluate(data: DataSet, resolver: str = "full", why: bool = False, distract:
             reasons = explain(built.atoms, built.atom_of, candidates,
                               sorted(data.gold - predicted), sorted(predicted - data.gold))
             result["why"] = {kind: dict(counts.most_common()) for kind, counts in reasons.items()}
+    if resolver in PROBABILISTIC:
+        result.update(probabilistic_scores(data, built, resolver, thresholds))
     return result
+
+
+def probabilistic_scores(data: DataSet, built: Atoms, resolver: str,
+                         thresholds: Sequence[float] | None) -> dict[str, Any]:
+    """``fs`` or ``hybrid``: the model fitted once on the atoms, the works at each threshold.
+    A threshold's ``seconds`` are the fit's and its own clustering's."""
+    from bench.er import probabilistic
+    started = time.perf_counter()
+    linkage = probabilistic.link(built.atoms)
+    fitted = time.perf_counter() - started
+    by_threshold = {}
+    for threshold in thresholds or probabilistic.THRESHOLDS:
+        started = time.perf_counter()
+        resolved = (linkage.resolve(threshold) if resolver == "fs"
+                    else linkage.hybrid(threshold))
+        seconds = fitted + time.perf_counter() - started
+        score = pairwise(record_clusters(built, resolved.clusters), data.gold,
+                         data.cross_source)
+        by_threshold[f"{threshold:g}"] = {**score.as_dict(), "works": len(resolved.clusters),
+                                          "threshold": threshold, "seconds": round(seconds, 2)}
+    model = linkage.model
+    return {resolver: next(iter(by_threshold.values())),
+            f"{resolver}_by_threshold": by_threshold,
+            f"{resolver}_model": {"weights": model.weights(), "prior": model.prior,
+                                  "candidate_share": round(model.candidate_share, 4),
+                                  "em_iterations": list(model.iterations),
+                                  "candidate_pairs": len(linkage.weights),
+                                  "fit_seconds": round(fitted, 2)}}
 
 
 def exact_title_clusters(items: Sequence[Any], record_keys: Callable[[str, str], list[str]]
@@ -254,7 +307,8 @@ def report(result: dict[str, Any]) -> str:
         f"{result['listings_shown']}, parsed {result['listings_parsed']}, records lost by the "
         f"parser {result['records_lost_by_parser']}, unmapped listings "
         f"{result['listings_unmapped']}; card author lines unread "
-        f"{result['card_author_lines_unread'][0]} of {result['card_author_lines_unread'][1]}",
+        f"{result['card_author_lines_unread'][0]} of {result['card_author_lines_unread'][1]}; "
+        f"layout A venues misread {result['venues_misread'][0]} of {result['venues_misread'][1]}",
         f"  atoms (work_ids) {result['atoms']}; parse {result['parse_seconds']} s",
         f"  exact title   {_line(result['exact_title'])}",
         f"  (the same on the records, nothing lost: {_line(result['exact_title_unparsed'])})",
@@ -262,6 +316,18 @@ def report(result: dict[str, Any]) -> str:
     if "full" in result:
         lines.append(f"  resolution    {_line(result['full'])}  "
                      f"[{result['full']['works']} works, {result['full']['seconds']} s]")
+    for resolver in PROBABILISTIC:
+        if f"{resolver}_by_threshold" not in result:
+            continue
+        model = result[f"{resolver}_model"]
+        lines.append(f"  {resolver} model: prior {model['prior']:.3g}, share of matches among "
+                     f"{model['candidate_pairs']} candidates {model['candidate_share']}, EM "
+                     f"iterations {model['em_iterations']}, fit {model['fit_seconds']} s")
+        lines += [f"    {name}: " + ", ".join(f"{level} {w:+.1f}" for level, w in levels.items())
+                  for name, levels in model["weights"].items()]
+        for threshold, score in result[f"{resolver}_by_threshold"].items():
+            lines.append(f"  {resolver} >= {threshold:<5} {_line(score)}  "
+                         f"[{score['works']} works, {score['seconds']} s]")
     if "why" in result:
         for kind, counts in result["why"].items():
             lines.append(f"  {kind} pairs, {sum(counts.values())}, by reason:")
@@ -301,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resolver", choices=RESOLVERS, default=None,
                         help="exact: the baseline alone; full: core.resolution.resolve "
                              "(default: full when it exists)")
+    parser.add_argument("--threshold", type=float, action="append", default=None,
+                        help="fs and hybrid: a match probability to score at (repeatable; "
+                             "default 0.9, 0.99 and 0.999)")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N records of each table")
     parser.add_argument("--noise", choices=CHOICES, action="append", default=[],
@@ -312,13 +381,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--distractors", type=int, default=0, metavar="N",
                         help="also block among N atoms of other papers in the data set's "
                              "vocabulary (blocking at the real cap in a crawl that large)")
+    parser.add_argument("--layout", choices=("A", "B"), default=None,
+                        help="show every table in this layout (default: each source in its "
+                             "own, bench.er.site.LAYOUTS); A prints each record's venue in its "
+                             "meta line")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.all:
-        if args.noise or args.why or args.distractors or args.resolver == "exact":
-            parser.error("--all prints the scoreboard: only --limit and --json go with it")
+        if (args.noise or args.why or args.distractors or args.layout
+                or args.resolver == "exact"):
+            parser.error("--all prints the scoreboard: only --limit, --json, --resolver and "
+                         "--threshold go with it")
         from bench.er.scoreboard import report as scoreboard  # it imports this module
-        return scoreboard(DATA_SETS, args.limit, args.json)
+        return scoreboard(DATA_SETS, args.limit, args.json, args.resolver or "full",
+                          args.threshold)
+    if args.why and args.resolver in PROBABILISTIC:
+        parser.error("--why explains decide's verdicts: --resolver full only")
     module = resolution()
     resolver = args.resolver or ("full" if module and hasattr(module, "resolve") else "exact")
     try:
@@ -330,7 +408,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--noise rewrites the second of two tables; {args.data} has one")
     for noise in args.noise:
         data = with_noise(data, noise)
-    result = evaluate(data, resolver, why=args.why, distract=args.distractors)
+    layout = {"A": LAYOUT_A, "B": LAYOUT_B}.get(args.layout or "")
+    result = evaluate(data, resolver, why=args.why, distract=args.distractors, layout=layout,
+                      thresholds=args.threshold)
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", "utf-8")

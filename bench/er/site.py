@@ -22,9 +22,11 @@ How records become pages:
   records not placed);
 - DBLP records, and a single-table record drawn for layout A: layout A (BZPEER
   researcher profiles), a listing's meta line is ``<type><year><venue>`` (the
-  export's entry type, "paper" where the data has none; the venue verbatim; an
-  empty year or venue prints nothing, ``article2010``), then the title; no abstract,
-  and no author list (layout A prints none);
+  export's entry type, "paper" where the data has none; the venue verbatim, however
+  long; an empty year or venue prints nothing, ``article2010``), then the title; no
+  abstract, and no author list (layout A prints none). Without a year the line
+  (``paper<venue>``) is no meta line: layout A has no place for a listing without
+  one, so it is lost, and counted;
 - ACM, Scholar and Cora records, and a single-table record drawn for layout B:
   layout B (paper cards). The meta line is the date
   ``Jan 1, <year>``: the card prints a day, the data gives a year only, so the day
@@ -34,7 +36,10 @@ How records become pages:
   evaluator counts them). Then the title and the author line verbatim; no abstract,
   no venue (the card layout has no place for one);
 - every text as the data has it: entities (``Lud&#228;scher``) are escaped, so the
-  page shows them as the data spells them, as does mojibake.
+  page shows them as the data spells them, as does mojibake;
+- ``layout`` (``build_sites(data, LAYOUT_A)``, ``evaluate --layout A``) shows every
+  table in one layout instead, one site a table: Cora in layout A prints its venues
+  as meta lines (131 empty, 17 longer than 119 characters, 12 starting with a digit).
 
 Each page's records, in page order, are its *listing map*: ``Page.records`` here,
 ``listings.json`` on disk (``{site: {path: [record key, ...]}}``), so what the
@@ -87,19 +92,20 @@ class Site:
         return render(person, works)
 
 
-def build_sites(data: DataSet) -> list[Site]:
+def build_sites(data: DataSet, layout: str | None = None) -> list[Site]:
     """The sites of ``data``'s tables: one per table, two for an ``EITHER`` table (see the
-    module doc for the rules)."""
+    module doc for the rules); with ``layout``, one per table, all in that layout."""
     sites: list[Site] = []
     for source, records in data.tables.items():
-        sites += split_sites(source, records) if LAYOUTS[source] == EITHER else [
-            build_site(source, records)]
+        sites += split_sites(source, records) if not layout and LAYOUTS[source] == EITHER \
+            else [build_site(source, records, layout)]
     return sites
 
 
-def build_site(source: str, records: Sequence[Record]) -> Site:
-    """The site of a table shown in one layout, a profile per first author."""
-    layout = LAYOUTS[source]
+def build_site(source: str, records: Sequence[Record], layout: str | None = None) -> Site:
+    """The site of a table shown in one layout (its own, or ``layout``), a profile per
+    first author."""
+    layout = layout or LAYOUTS[source]
     return Site(source, layout, _pages(layout, [
         (record.authors[0] if record.authors else source, record)
         for record in records if placed(record)]))

@@ -45,7 +45,7 @@ from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
 from scholarindex.core.items import PageItem
 from scholarindex.indexing.client import build_client, translate_errors
-from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout, OpenSearchConfig
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.indices import RUNS_INDEX, alias_name, ensure_alias
 
@@ -101,6 +101,9 @@ def build_report(
             "unchanged": _n(stats, stat_keys.PROFILES_UNCHANGED),
             "unrecognized": _n(stats, stat_keys.PROFILES_UNRECOGNIZED),
             "truncated": _n(stats, stat_keys.PROFILES_TRUNCATED),
+            # Pages read with a problem the crawl-runs mapping has no field for: JSON only.
+            "untitled": _n(stats, stat_keys.PROFILES_UNTITLED),
+            "ambiguous": _n(stats, stat_keys.PROFILES_AMBIGUOUS),
             "failed": _n(stats, stat_keys.PROFILES_FAILED),
             "failed_by_reason": _by_suffix(stats, stat_keys.PROFILES_FAILED_BY_REASON),
             "bad_url": _n(stats, stat_keys.PROFILES_BAD_URL),
@@ -109,6 +112,8 @@ def build_report(
         },
         "researchers": _n(stats, stat_keys.PROFILES_PARSED),
         "listings": _n(stats, stat_keys.PROFILES_LISTINGS),
+        # Listings the pages announce and the parser did not read (JSON only).
+        "listings_unread": _n(stats, stat_keys.PROFILES_LISTINGS_UNREAD),
         "distinct_works": distinct_works,
         "distinct_works_exact": distinct_works_exact,
         "items_scraped": _n(stats, stat_keys.SCRAPY_ITEMS_SCRAPED),
@@ -130,6 +135,12 @@ def build_report(
     }
 
 
+# Report fields the crawl-runs mapping (strict) lacks: in the JSON file and the log line
+# only. An index made from an older mapping would refuse documents that carried them.
+_JSON_ONLY = ("index_paused_seconds", "listings_unread")
+_JSON_ONLY_PAGES = ("untitled", "ambiguous")
+
+
 def report_to_document(report: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of the report shaped for the crawl-runs index (the input is not changed).
 
@@ -138,8 +149,11 @@ def report_to_document(report: Mapping[str, Any]) -> dict[str, Any]:
     """
     doc = json.loads(json.dumps(report))  # deep copy of plain JSON data
     doc["@timestamp"] = doc["finished_at"]
-    doc.pop("index_paused_seconds", None)  # not in the crawl-runs mapping (strict)
-    doc.pop("worker", None)  # idem; the worker is part of the document's _id
+    for key in _JSON_ONLY:
+        doc.pop(key, None)
+    for key in _JSON_ONLY_PAGES:
+        doc["pages"].pop(key, None)
+    doc.pop("worker", None)  # not in the mapping either; the worker is part of the _id
     doc["dropped"] = [{"reason": k, "count": v} for k, v in report["dropped"].items()]
     doc["pages"]["failed_by_reason"] = [
         {"reason": k, "count": v} for k, v in report["pages"]["failed_by_reason"].items()
@@ -155,7 +169,7 @@ def run_document_id(report: Mapping[str, Any]) -> str:
 
 
 def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],
-                 budget: float) -> str:
+                 budget: float, layout: IndexLayout = DEFAULT_LAYOUT) -> str:
     """Store the report in ``{prefix}crawl-runs`` within ``budget`` seconds; returns the _id.
 
     Blocking: call it in a thread. Raises ``IndexUnavailable`` when the cluster
@@ -169,7 +183,7 @@ def store_report(client: OpenSearch, prefix: str, report: Mapping[str, Any],
             raise TimeoutError(f"storing the run report took over {budget:g} s")
         return left
 
-    ensure_alias(client, prefix, RUNS_INDEX, remaining)
+    ensure_alias(client, prefix, RUNS_INDEX, remaining, layout)
     alias = alias_name(prefix, RUNS_INDEX)
     doc_id = run_document_id(report)
     with translate_errors(f"index run report into {alias}"):
@@ -184,16 +198,33 @@ def summary_line(report: Mapping[str, Any]) -> str:
     works = report["distinct_works"]
     paused = report.get("index_paused_seconds") or 0
     pause = f"; paused {paused:.1f} s while OpenSearch was unavailable" if paused else ""
+    problems = _page_problems(report)
     return (
         f"run report for job {report['job']}: pages fetched {pages['fetched']} "
         f"(parsed {pages['parsed']}, unchanged {pages['unchanged']}, "
-        f"unrecognized {pages['unrecognized']}, failed {pages['failed']}); "
+        f"unrecognized {pages['unrecognized']}, failed {pages['failed']}){problems}; "
         f"researchers {report['researchers']}, listings {report['listings']}, distinct works "
         f"{works if report['distinct_works_exact'] else f'~{works}'}, merged {report['merged']}, "
         f"enriched {report['enriched']}, pending {report['pending']}, indexed "
         f"{report['indexed']}, dead-lettered {report['dead_lettered']}, dropped: {dropped}; "
         f"{report['duration_seconds']:.1f} s{pause}; {report['close_reason']}"
     )
+
+
+def _page_problems(report: Mapping[str, Any]) -> str:
+    """Pages read with a problem, when there are any (a report written by an
+    older version may lack the counts)."""
+    pages = report["pages"]
+    parts = []
+    if pages.get("truncated"):
+        unread = report.get("listings_unread")
+        parts.append(f"{pages['truncated']} short of their listing count"
+                     + (f" ({unread} listings unread)" if unread else ""))
+    if pages.get("untitled"):
+        parts.append(f"{pages['untitled']} with untitled listings left out")
+    if pages.get("ambiguous"):
+        parts.append(f"{pages['ambiguous']} split by a guess")
+    return f"; page problems: {', '.join(parts)}" if parts else ""
 
 
 def write_report(report: Mapping[str, Any], path: Path) -> None:
@@ -287,7 +318,8 @@ class RunReport:
 
         client = build_client(config)
         # The thread bounds itself by the budget; the Deferred's timeout is a safety net.
-        stored = deferToThread(store_report, client, config.prefix, self.report, config.timeout)
+        stored = deferToThread(store_report, client, config.prefix, self.report, config.timeout,
+                               config.layout)
         stored.addTimeout(config.timeout + 5, reactor)
         try:
             doc_id = await maybe_deferred_to_future(stored)

@@ -70,6 +70,7 @@ class WorkResolution:
     def _run(self) -> ResolutionReport:
         client = build_client(self.config)
         try:
-            return ResolutionPass(client, self.config.prefix, self.policy).run()
+            return ResolutionPass(client, self.config.prefix, self.policy,
+                                  self.config.layout).run()
         finally:
             client.close()

@@ -4,6 +4,37 @@ The page reads, top to bottom: "Researcher profile", the name, a one-line bio,
 a role / affiliation / collaboration bar, the trust snapshot with its counts,
 boilerplate, "Published work", "N published item(s)" and then, per work, a
 ``<type><year><venue>`` line, the title and an optional abstract.
+
+How a meta line is read (``_meta_at``):
+
+1. The type is one of ``WORK_TYPES`` (as printed, lower case), the year is the
+   four digits after it (19xx or 20xx), and the venue is everything after the
+   year, of any length and holding anything (years, digits, full stops, colons,
+   ``Conference: ...``), or nothing: ``article2010`` has no venue. A space may
+   stand between the pieces (``article 2019 Nature Communications``). So a
+   venue that starts with a digit, glued to the year, is the year's four digits
+   and then the venue: ``conference20193DV`` is 2019, ``3DV``;
+   ``article20093 Biotech`` is 2009, ``3 Biotech``.
+2. A line that holds the type and the year is the whole meta line: its three
+   pieces run together (inline elements), so a venue is on that line or there
+   is none. The line after it is the title.
+3. A markup that gives each piece a line of its own (a table's cells) prints
+   the type, then the year (with the venue run on, or alone), then the venue on
+   a line of its own, or no venue line when the venue is empty. A venue line and
+   a title line are alike, so the line after a lone year is the venue unless
+   reading it so leaves the listing no title: it is itself a meta line, or the
+   line after it is a meta line, the end, or an abstract (a placeholder such as
+   ``Abstract not available.``, or prose: 400 characters or more holding two
+   sentence breaks). Two kinds of listing so printed read wrong: one with no
+   venue, a title and a short abstract (its title is read as the venue, its
+   abstract as the title), and one with a venue and no title (its venue is read
+   as the title). A meta line printed as one line (rule 2) reads right.
+
+A listing whose title slot holds no title of its own (nothing, an abstract, or
+a line shaped like a meta line the type list does not know, ``misc2011...``) is
+not a work: it is left out and reported as an ``untitled listing`` problem,
+which the crawl counts and logs, as it does a page whose listings fall short of
+its ``N published items``.
 """
 
 from __future__ import annotations
@@ -11,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from crawler.extract.lines import match_across, split_listings
+from crawler.extract.lines import find_listings, match_across
 from crawler.extract.values import to_int
 
 SOURCE = "bzpeer"
@@ -43,13 +74,23 @@ WORK_TYPES = (
     "book book-chapter chapter thesis dissertation dataset software report review "
     "editorial letter poster presentation workshop patent other"
 ).split()
-# "preprint2026arXiv", "article 2019 Nature Communications"
-_META = re.compile(
-    rf"(?P<type>{'|'.join(sorted(WORK_TYPES, key=len, reverse=True))}) ?"
-    r"(?P<year>(?:19|20)\d{2}) ?(?P<venue>\S.{0,119})?"
-)
-_META_MAX = 140
+_TYPES = "|".join(sorted(WORK_TYPES, key=len, reverse=True))  # longest first: book-chapter
+# "preprint2026arXiv", "article 2019 Nature Communications", "article2010": the venue is
+# the rest of the line, whatever it holds (rule 1 of the module doc).
+_META = re.compile(rf"(?P<type>{_TYPES}) ?(?P<year>(?:19|20)\d\d) ?(?P<venue>.*)")
+_TYPE = re.compile(_TYPES)  # fullmatch: a type on a line of its own
+_YEAR = re.compile(r"(?:19|20)\d\d")  # match: a line that starts with a year
 _TYPE_INITIALS = frozenset(kind[0] for kind in WORK_TYPES) | {""}  # "": the line may be empty
+# What a title slot holds when the listing has no title of its own: an abstract's
+# placeholder, prose (an abstract: long, several sentences), or a meta line whose type
+# the list above lacks ("misc2011arXiv", "inproceedings 2004 VLDB").
+_ABSTRACT_PLACEHOLDER = re.compile(
+    r"\W*(?:no abstract(?: is)?(?: available| provided)?|abstract(?: is)? (?:not available|"
+    r"unavailable|not provided|missing))\W*", re.I)
+_PROSE_MIN = 400  # characters: above titles (the longest in DBLP-ACM and Cora: 272, 316)
+_SENTENCE_BREAK = re.compile(r"[.!?] [A-Z]")
+_META_SHAPED = re.compile(r"[a-z]{3,}(?:-[a-z]+)* ?(?:19|20)\d\d")
+UNTITLED = "untitled listing"  # how a problem that marks a listing with no title begins
 # Roles the site prints before the affiliation, when their text runs together.
 ROLES = sorted(
     "Researcher|Independent researcher|Research scientist|Scientist|Professor|Associate professor|"
@@ -181,33 +222,76 @@ def _trust(text: str) -> dict:
     }
 
 
-def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
-    """The ``<type><year><venue>`` line at ``i``, printed as one line or up to three.
+def reads_as_abstract(line: str) -> bool:
+    """Is the line an abstract rather than a title: a placeholder, or prose?"""
+    if len(line) >= _PROSE_MIN:
+        return len(_SENTENCE_BREAK.findall(line)) >= 2
+    return bool(_ABSTRACT_PLACEHOLDER.fullmatch(line))
 
-    The shortest reading that has a venue wins, so a title is never read as a venue.
+
+def _meta_at(lines: list[str], i: int) -> tuple[re.Match[str] | None, int]:
+    """The ``<type><year><venue>`` line at ``i``, printed as one line or up to three
+    (the module doc's rules 2 and 3); the match and how many lines it used."""
+    line = lines[i]
+    if line[:1] not in _TYPE_INITIALS:  # a title or prose: a meta line starts with a type
+        return None, 0
+    if match := _META.fullmatch(line):  # rule 2: type and year on one line, the venue too
+        return match, 1
+    if not _TYPE.fullmatch(line) or i + 1 == len(lines) or not _YEAR.match(lines[i + 1]):
+        return None, 0
+    year = lines[i + 1]
+    if len(year) > 4 or not _venue_line(lines, i + 2):  # the venue run on, or none
+        return _META.fullmatch(line + year), 2
+    return _META.fullmatch(line + year + lines[i + 2]), 3
+
+
+def _starts_meta(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    if line[:1] not in _TYPE_INITIALS:
+        return False
+    if _META.fullmatch(line):
+        return True
+    return bool(_TYPE.fullmatch(line) and i + 1 < len(lines) and _YEAR.match(lines[i + 1]))
+
+
+def _venue_line(lines: list[str], i: int) -> bool:
+    """After a lone type and a lone year: is line ``i`` the venue (rule 3)?
+
+    Not when it starts the next listing, nor when reading it as the venue would
+    leave the listing no title (nothing but the next listing or an abstract after it).
     """
-    without_venue: tuple[re.Match[str] | None, int] = (None, 0)
-    if len(lines[i]) > _META_MAX:  # prose: skip the regex work
-        return without_venue
-    if lines[i][:1] not in _TYPE_INITIALS:  # a title or prose: _META starts with a type
-        return without_venue
-    for count in range(1, min(3, len(lines) - i) + 1):
-        match = _META.fullmatch("".join(lines[i:i + count]))
-        if match and match["venue"]:
-            return match, count
-        if match and not without_venue[0]:
-            without_venue = (match, count)
-    return without_venue
+    if i >= len(lines) or _starts_meta(lines, i):
+        return False
+    after = i + 1
+    return (after < len(lines) and not _starts_meta(lines, after)
+            and not reads_as_abstract(lines[after]))
+
+
+def _not_a_title(line: str) -> str | None:
+    """What the title slot holds instead of a title, or None when it is one."""
+    if reads_as_abstract(line):
+        return "an abstract"
+    if _META_SHAPED.match(line):
+        return "a meta line"
+    return None
 
 
 def _works(lines: list[str], problems: list[str]) -> list[dict]:
-    return [
-        {
+    works = []
+    for n, (_, meta, begin, end) in enumerate(find_listings(lines, _meta_at), start=1):
+        body = lines[begin:end]
+        if not body:
+            problems.append(f"{UNTITLED} {n}: no title line before the next listing; left out")
+            continue
+        if held := _not_a_title(body[0]):
+            problems.append(f"{UNTITLED} {n}: its title line holds {held} ({body[0][:60]!r}); "
+                            "left out")
+            continue
+        works.append({
             "title": body[0],
             "abstract": "\n".join(body[1:]) or None,
             "type": meta["type"].lower(),
             "year": int(meta["year"]),
-            "venue": (meta["venue"] or "").strip() or None,
-        }
-        for meta, body in split_listings(lines, _meta_at, problems)
-    ]
+            "venue": meta["venue"].strip() or None,
+        })
+    return works

@@ -341,16 +341,3 @@ def find_listings(
         yield start, meta, begin, i
         meta, used = following, following_used
 
-
-def split_listings(
-    lines: list[str], meta_at: MetaFinder, problems: list[str]
-) -> Iterator[tuple[re.Match[str], list[str]]]:
-    """Cut a works section into (meta line match, the lines up to the next meta line).
-
-    A meta line with nothing after it is reported in ``problems`` and skipped.
-    """
-    for count, (_, meta, begin, end) in enumerate(find_listings(lines, meta_at), start=1):
-        if end > begin:
-            yield meta, lines[begin:end]
-        else:
-            problems.append(f"listing {count} has no title")

@@ -7,6 +7,8 @@
     page.problems    # what was odd: truncated list, listing without title, bad encoding,
                      # a guessed card split (``ambiguous``)
     page.ambiguous   # the listings could be split more than one way (see papercards.py)
+    page.truncated   # fewer listings read than the page announces (``unread`` of them)
+    page.untitled    # the problems of listings left out for want of a title of their own
 """
 
 from __future__ import annotations
@@ -41,9 +43,19 @@ class ProfilePage:
         return bool(self.ambiguities)
 
     @property
+    def untitled(self) -> list[str]:
+        """The problems that say a listing had no title of its own and was left out."""
+        return [problem for problem in self.problems if problem.startswith(bzpeer.UNTITLED)]
+
+    @property
     def truncated(self) -> bool:
+        return self.unread > 0
+
+    @property
+    def unread(self) -> int:
+        """How many listings the page announces (its own count) that were not read."""
         listed = self.researcher.listed_count if self.researcher else None
-        return listed is not None and len(self.works) < listed
+        return max(0, listed - len(self.works)) if listed is not None else 0
 
 
 def parse_profile(
@@ -91,7 +103,9 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
             **listing,
         ))
     if page.truncated:
-        _drop_cut_listing(page)
+        # Listings left out for want of a title explain a shortfall: the page is whole.
+        if page.unread > len(page.untitled):
+            _drop_cut_listing(page)
         page.problems.append(
             f"truncated: {page.researcher.listed_count} listings announced, {len(page.works)} read"
         )

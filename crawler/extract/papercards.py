@@ -61,7 +61,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import date
 
-from crawler.extract.bzpeer import Parsed
+from crawler.extract.bzpeer import UNTITLED, Parsed
 from crawler.extract.lines import find_listings, match_across
 from crawler.extract.values import (
     PRINTED_DATE,
@@ -204,7 +204,7 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
             problems.append(f"card {len(runs)}: a line of its text reads as a date line "
                             f"({''.join(lines[start:begin])[:40]!r}); kept as text")
         else:
-            problems.append(f"listing {count} has no title")
+            problems.append(f"{UNTITLED} {count}: no title line before the next listing")
     dated = len(runs)
     runs.insert(0, (None, lines[:first]))
     places = (listed or 0) - dated

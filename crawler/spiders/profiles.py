@@ -126,7 +126,13 @@ class ProfilesSpider(scrapy.Spider):
             stats.inc_value(stat_keys.PROFILES_LISTINGS, len(page.works))
             if page.truncated:
                 stats.inc_value(stat_keys.PROFILES_TRUNCATED)
-                self.logger.warning("%s: cut short (%s)", response.url, page.problems[-1])
+                stats.inc_value(stat_keys.PROFILES_LISTINGS_UNREAD, page.unread)
+                self.logger.warning("%s: %d of the %d listings the page announces not read",
+                                    response.url, page.unread, page.researcher.listed_count)
+            if page.untitled:
+                stats.inc_value(stat_keys.PROFILES_UNTITLED)
+                self.logger.warning("%s: listings without a title of their own, left out (%s)",
+                                    response.url, "; ".join(page.untitled))
             if page.ambiguous:
                 stats.inc_value(stat_keys.PROFILES_AMBIGUOUS)
                 self.logger.warning("%s: listings split by a guess (%s)", response.url,

@@ -20,7 +20,14 @@ PROFILES_PARSED: Final = "profiles/parsed"  # pages read as a profile (one resea
 PROFILES_UNCHANGED: Final = "profiles/unchanged"  # pages skipped: unchanged since the last run
 PROFILES_UNRECOGNIZED: Final = "profiles/unrecognized"  # pages in no known layout: no items
 PROFILES_ENCODING_PROBLEM: Final = "profiles/encoding_problem"  # pages with a decoding problem
-PROFILES_TRUNCATED: Final = "profiles/truncated"  # parsed pages cut short (size, limits)
+# Parsed pages with fewer listings read than they announce ("N published items"): cut
+# short (size, limits), or listings the parser could not read.
+PROFILES_TRUNCATED: Final = "profiles/truncated"
+# Listings those pages announce and the parser did not read: the shortfalls, summed.
+PROFILES_LISTINGS_UNREAD: Final = "profiles/listings_unread"
+# Parsed pages with a listing left out for want of a title of its own (its title slot
+# empty or holding an abstract or a meta line).
+PROFILES_UNTITLED: Final = "profiles/untitled"
 # Parsed pages whose listings could be read more than one way (a guessed card split).
 PROFILES_AMBIGUOUS: Final = "profiles/ambiguous"
 PROFILES_LISTINGS: Final = "profiles/listings"  # work listings on the parsed pages

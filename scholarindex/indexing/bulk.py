@@ -72,7 +72,13 @@ from scholarindex.indexing.changes import (
     unlist_changes,
     wants_unlisting,
 )
-from scholarindex.indexing.client import ItemResult, classify_item, translate_errors
+from scholarindex.indexing.client import (
+    ItemResult,
+    classify_item,
+    read_error,
+    translate_errors,
+)
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.deadletter import (
     CONFLICT,
     INVALID,
@@ -235,16 +241,18 @@ class BulkWriter:
     def __init__(self, client: OpenSearch, prefix: str, dead_letters: DeadLetterFile,
                  policy: RetryPolicy,
                  sleep: Callable[[float], None] = time.sleep,
-                 limits: RequestLimits | None = None):
+                 limits: RequestLimits | None = None,
+                 layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self.dead_letters = dead_letters
         self.policy = policy  # rounds per batch, and the backoff after a transient error
         self.limits = limits or RequestLimits()
         self._sleep = sleep
         self._backoff = self.policy.wait()
         self._tombstones: str | None = None  # the tombstones index, once known to exist
-        self.joiner = WorkJoiner(client, prefix, policy, sleep)
+        self.joiner = WorkJoiner(client, prefix, policy, sleep, layout)
         # Work documents delivered by this ``write`` that carry a verified match: to join.
         self._joinable: dict[str, Mapping[str, Any]] = {}
 
@@ -494,7 +502,8 @@ class BulkWriter:
         if not docs:
             return
         if self._tombstones is None:
-            self._tombstones = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+            self._tombstones = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX,
+                                                  self.layout)
         index = self._tombstones
         for doc, hit in self._mget(docs, lambda _doc: index, "mget tombstones"):
             doc.tombstone = hit.get("_source") if hit.get("found") else None
@@ -511,8 +520,7 @@ class BulkWriter:
                 found = self.client.mget(body=body)["docs"]
             for doc, hit in zip(part, found, strict=True):
                 if "error" in hit:
-                    raise IndexUnavailable(f"{what} {index_of(doc)}: {hit['error']}",
-                                           retryable=False)
+                    raise read_error(f"{what} {index_of(doc)}", hit["error"])
                 yield doc, hit
 
     def _merge(self, doc: _Doc, report: WriteReport) -> None:

@@ -110,20 +110,27 @@ def dumps_json(data: Any) -> bytes:
 
 
 def build_client(config: OpenSearchConfig) -> OpenSearch:
-    """A client with a request timeout and no retries of its own.
+    """A client with a request timeout, over every node ``config.url`` names.
 
     Retries belong to the writer (tenacity, with jitter and a budget), so the
-    transport's built-in retry is off; otherwise each of our attempts would hide
-    several of its own.
+    transport retries only where another node can answer at once: a connection refused
+    or reset by one node is tried on the next (at most once per other node), and the
+    node sits out a while. With several nodes a timeout counts as such a failure too:
+    a node that hangs (cut off by the network, stuck in GC) otherwise costs every
+    request sent its way the whole timeout, one in N of them. Re-sending a write that
+    timed out is safe (merges are idempotent, writes conditional). Errors a node
+    answers with come to us.
     """
+    urls = config.urls
     kwargs: dict[str, Any] = {
-        "hosts": [config.url],
+        "hosts": urls,
         "timeout": config.timeout,
-        "max_retries": 0,
-        "retry_on_timeout": False,
+        "max_retries": len(urls) - 1,
+        "retry_on_status": (),
+        "retry_on_timeout": len(urls) > 1,
         "verify_certs": config.verify_certs,
         "ssl_show_warn": config.verify_certs,
-        "compress_bodies": compresses(config.url),
+        "compress_bodies": any(compresses(url) for url in urls),
         "connection_class": _Connection,
         "serializer": _OrjsonSerializer(),
     }
@@ -164,12 +171,46 @@ def describe(exc: BaseException) -> str:
         return f"connection failed ({_root_cause(exc)})"
     if isinstance(exc, os_exc.AuthenticationException):
         return "authentication failed (HTTP 401): check OPENSEARCH_USER/OPENSEARCH_PASSWORD"
-    if isinstance(exc, os_exc.AuthorizationException):
+    if isinstance(exc, os_exc.AuthorizationException) and not is_write_block(exc):
         return "not authorised (HTTP 403): the user lacks index permissions"
     if isinstance(exc, os_exc.TransportError):
         detail = _reason(exc.info) if isinstance(exc.info, Mapping) else str(exc.error)
-        return f"HTTP {exc.status_code} {detail}"
+        return with_block_hint(f"HTTP {exc.status_code} {detail}")
     return f"{type(exc).__name__}: {exc}"
+
+
+# What a disk past its flood-stage watermark makes OpenSearch answer a write with (429 in
+# OpenSearch 2.x, 403 in older releases): the index turned read-only-allow-delete.
+FLOOD_STAGE_MARKERS = ("read-only-allow-delete", "read_only_allow_delete",
+                       "flood-stage watermark", "flood stage")
+FLOOD_STAGE_HINT = (
+    "a node's disk is past its flood-stage watermark "
+    "(cluster.routing.allocation.disk.watermark.flood_stage): OpenSearch made the index "
+    "read-only (index.blocks.read_only_allow_delete); free disk space there or add a node. "
+    "OpenSearch lifts the block by itself once usage falls below the high watermark, and "
+    "writing resumes then")
+
+
+def is_flood_stage_block(reason: str) -> bool:
+    """Whether an error's text is the flood-stage watermark's read-only block."""
+    text = reason.lower()
+    return "cluster_block_exception" in text and any(m in text for m in FLOOD_STAGE_MARKERS)
+
+
+def with_block_hint(reason: str) -> str:
+    """``reason``, with what to do about it when it is the flood-stage block."""
+    if is_flood_stage_block(reason) and FLOOD_STAGE_HINT not in reason:
+        return f"{reason} -- {FLOOD_STAGE_HINT}"
+    return reason
+
+
+def is_write_block(exc: os_exc.TransportError) -> bool:
+    """A 403 or 429 that is an index block (a reindex's freeze, disk flood stage), not a
+    refusal of our rights: it passes."""
+    info = exc.info if isinstance(exc.info, Mapping) else {}
+    # index_create_block_exception: the cluster's create-index block, set at flood stage too.
+    return any(kind in _reason(info) for kind in ("cluster_block_exception",
+                                                  "index_create_block_exception"))
 
 
 @contextmanager
@@ -180,7 +221,11 @@ def translate_errors(what: str) -> Iterator[None]:
     """
     try:
         yield
-    except (os_exc.AuthenticationException, os_exc.AuthorizationException, os_exc.SSLError) as exc:
+    except os_exc.AuthorizationException as exc:
+        # A write block answers 403 on older releases: waiting lifts it; rights it is not.
+        raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=is_write_block(exc),
+                               status=exc.status_code) from exc
+    except (os_exc.AuthenticationException, os_exc.SSLError) as exc:
         raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=False,
                                status=exc.status_code) from exc
     except os_exc.ConnectionError as exc:  # includes timeouts
@@ -194,6 +239,20 @@ def translate_errors(what: str) -> Iterator[None]:
         raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=retryable,
                                status=exc.status_code,
                                retry_after=getattr(exc, "retry_after", None)) from exc
+
+
+# A document's error in an mget answer that no retry fixes; any other (the node holding
+# the shard died, its replica is being promoted, a queue is full) passes in seconds.
+_PERMANENT_READ_ERRORS = ("index_not_found_exception", "illegal_argument_exception",
+                          "security_exception", "action_request_validation_exception")
+
+
+def read_error(what: str, error: Any) -> IndexUnavailable:
+    """The exception for one document's ``error`` in an mget answer: retryable unless it
+    is one no retry fixes (a missing index, a bad request, no rights)."""
+    reason = _reason({"error": error}) if isinstance(error, Mapping) else str(error)
+    permanent = any(kind in reason for kind in _PERMANENT_READ_ERRORS)
+    return IndexUnavailable(f"{what}: {reason}", retryable=not permanent)
 
 
 @dataclass(frozen=True)
@@ -213,8 +272,8 @@ def classify_item(info: Mapping[str, Any]) -> ItemResult:
     if isinstance(status, int) and 200 <= status < 300:
         return ItemResult("ok", status, seq_no=info.get("_seq_no"),
                           primary_term=info.get("_primary_term"))
-    reason = _reason(info.get("error"))
-    if status == 403 and "cluster_block_exception" in reason:
+    reason = with_block_hint(_reason(info.get("error")))
+    if status in (403, 429) and "cluster_block_exception" in reason:
         # A write-blocked index (a reindex's final catch-up, or disk flood stage): it passes.
         return ItemResult("retry", status, f"HTTP {status}: {reason}")
     if status == 409:

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import timestamp
 from scholarindex.indexing.indices import DECISIONS_INDEX, ensure_plain_index
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 
 APART = "apart"
 JOIN = "join"
@@ -59,15 +60,17 @@ def _doc_id(kind: str, a: str, b: str) -> str:
 class DecisionStore:
     """The decisions in ``{prefix}work-decisions`` (the index is created on first use)."""
 
-    def __init__(self, client: OpenSearch, prefix: str):
+    def __init__(self, client: OpenSearch, prefix: str, layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self._index: str | None = None
 
     @property
     def index(self) -> str:
         if self._index is None:
-            self._index = ensure_plain_index(self.client, self.prefix, DECISIONS_INDEX)
+            self._index = ensure_plain_index(self.client, self.prefix, DECISIONS_INDEX,
+                                             self.layout)
         return self._index
 
     def record(self, new: Decision) -> None:
@@ -97,6 +100,7 @@ class DecisionStore:
         return sorted(self._read())
 
     def _read(self) -> Iterator[Decision]:
+        refresh(self.client, self.index)  # a decision recorded a moment ago counts
         for hit in scan(self.client, self.index, {"query": {"match_all": {}}}):
             source = hit["_source"]
             a, b = sorted(source["work_ids"])

@@ -63,7 +63,8 @@ from opensearchpy import OpenSearch
 from scholarindex.core.enrichment_status import DONE
 from scholarindex.core.identity import split_dois
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import classify_item, translate_errors
+from scholarindex.indexing.client import classify_item, read_error, translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import (
     doc_work_ids,
     merge_works,
@@ -140,9 +141,11 @@ class WorkJoiner:
     """Joins the documents of one paper (see the module doc) and follows redirects."""
 
     def __init__(self, client: OpenSearch, prefix: str, policy: RetryPolicy,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep,
+                 layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self.policy = policy
         self._sleep = sleep
         self._index: str | None = None
@@ -152,12 +155,14 @@ class WorkJoiner:
     def index(self) -> str:
         """The identities index, created on first use."""
         if self._index is None:
-            self._index = ensure_plain_index(self.client, self.prefix, IDENTITIES_INDEX)
+            self._index = ensure_plain_index(self.client, self.prefix, IDENTITIES_INDEX,
+                                             self.layout)
         return self._index
 
     def _tombstones(self) -> str:
         if self._tombstone_index is None:
-            self._tombstone_index = ensure_plain_index(self.client, self.prefix, TOMBSTONES_INDEX)
+            self._tombstone_index = ensure_plain_index(
+                self.client, self.prefix, TOMBSTONES_INDEX, self.layout)
         return self._tombstone_index
 
     # --- later changes: follow redirects ------------------------------------------------
@@ -376,7 +381,7 @@ class WorkJoiner:
         reads = {}
         for wid, hit in zip(ids, hits, strict=True):
             if "error" in hit:
-                raise IndexUnavailable(f"mget {index}: {hit['error']}", retryable=False)
+                raise read_error(f"mget {index}", hit["error"])
             found = bool(hit.get("found"))
             reads[wid] = _Read(hit.get("_source") if found else None,
                                (hit.get("_seq_no"), hit.get("_primary_term")),

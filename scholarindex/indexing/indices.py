@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -25,6 +26,7 @@ from opensearchpy import OpenSearch
 
 import index_mappings
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.errors import IndexUnavailable
 
 logger = logging.getLogger(__name__)
@@ -44,6 +46,8 @@ MAPPINGS_DIR = Path(index_mappings.__file__).resolve().parent  # installed besid
 
 
 Timeout = Callable[[], float]  # seconds the next request may take
+# How long a new index's primary shards may take to start before its creator gives up.
+PRIMARIES_WAIT = 30.0
 
 
 def _timeout(timeout: Timeout | None) -> dict[str, float]:
@@ -61,6 +65,21 @@ def _load(name: str) -> str:
 def load_mapping(name: str) -> dict[str, Any]:
     """Settings and mappings for one of ``MAPPED_INDICES`` (a fresh copy each call)."""
     return json.loads(_load(name))
+
+
+def with_layout(name: str, body: Mapping[str, Any], layout: IndexLayout) -> dict[str, Any]:
+    """A copy of mapping ``body`` for index ``name`` with the deployment's shards and
+    replicas (``IndexLayout`` says which indices take which)."""
+    settings = dict(body.get("settings") or {})
+    settings["number_of_replicas"] = layout.replicas
+    if name in INDEX_NAMES:
+        settings["number_of_shards"] = layout.shards
+    return {**body, "settings": settings}
+
+
+def layout_body(name: str, layout: IndexLayout) -> dict[str, Any]:
+    """The mapping file of ``name`` with the deployment's shards and replicas."""
+    return with_layout(name, load_mapping(name), layout)
 
 
 def mapping_version(name: str) -> int:
@@ -127,22 +146,50 @@ def list_versions(client: OpenSearch, prefix: str, name: str) -> list[IndexVersi
 
 
 def create_version(client: OpenSearch, prefix: str, name: str, suffix: str = "",
-                   *, exist_ok: bool = False, timeout: Timeout | None = None) -> str:
+                   *, exist_ok: bool = False, timeout: Timeout | None = None,
+                   layout: IndexLayout = DEFAULT_LAYOUT) -> str:
     """Create the concrete index for the mapping file's version; return its name.
 
     ``exist_ok`` makes a concurrent creation by another crawl harmless.
     """
     index = concrete_name(prefix, name, mapping_version(name), suffix)
     with translate_errors(f"create index {index}"):
-        answer = client.indices.create(index=index, body=load_mapping(name), ignore=400,
+        answer = client.indices.create(index=index, body=layout_body(name, layout), ignore=400,
                                        **_timeout(timeout))
     if answer.get("status") == 400:
         error = answer.get("error")
-        if exist_ok and "resource_already_exists_exception" in json.dumps(error):
-            return index
-        raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
-    logger.info("created index %s", index)
+        if not (exist_ok and "resource_already_exists_exception" in json.dumps(error)):
+            raise IndexUnavailable(f"create index {index}: {error}", retryable=False,
+                                   status=400)
+    else:
+        logger.info("created index %s", index)
+    wait_for_primaries(client, index, timeout)
     return index
+
+
+def wait_for_primaries(client: OpenSearch, index: str, timeout: Timeout | None = None) -> None:
+    """Return once every primary shard of ``index`` has started.
+
+    An index another process created a moment ago exists before its shards can take
+    a read or a write (they answer "no shard available" while they recover). Cluster
+    health cannot wait for that: it calls a new index yellow while its primaries are
+    still initializing. So this polls the index's own count of active primaries; one
+    request once they have started.
+    """
+    budget = min(PRIMARIES_WAIT, timeout()) if timeout is not None else PRIMARIES_WAIT
+    deadline = time.monotonic() + budget
+    while True:
+        with translate_errors(f"health of {index}"):
+            health = client.cluster.health(index=index, level="indices",
+                                           request_timeout=max(1.0, budget))
+        state = (health.get("indices") or {}).get(index) or {}
+        if state and state.get("active_primary_shards") == state.get("number_of_shards"):
+            return
+        if time.monotonic() > deadline:
+            raise IndexUnavailable(f"{index}: its primary shards did not start within "
+                                   f"{budget:.0f} s (health {state or health})",
+                                   retryable=True, status=503)
+        time.sleep(0.05)
 
 
 def swap_alias(client: OpenSearch, prefix: str, name: str, new_index: str) -> list[str]:
@@ -162,7 +209,8 @@ def swap_alias(client: OpenSearch, prefix: str, name: str, new_index: str) -> li
 
 
 def ensure_alias(client: OpenSearch, prefix: str, name: str,
-                 timeout: Timeout | None = None) -> tuple[str, bool]:
+                 timeout: Timeout | None = None, layout: IndexLayout = DEFAULT_LAYOUT
+                 ) -> tuple[str, bool]:
     """(the index ``{prefix}{name}`` points at, whether it was created now).
 
     On first use, creates the index for the mapping file's version and points the
@@ -174,15 +222,17 @@ def ensure_alias(client: OpenSearch, prefix: str, name: str,
     alias = alias_name(prefix, name)
     target = alias_target(client, prefix, name, timeout)
     if target is not None:
+        wait_for_primaries(client, target, timeout)
         return target, False
-    index = create_version(client, prefix, name, exist_ok=True, timeout=timeout)
+    index = create_version(client, prefix, name, exist_ok=True, timeout=timeout, layout=layout)
     with translate_errors(f"add alias {alias}"):
         client.indices.update_aliases(
             body={"actions": [{"add": {"index": index, "alias": alias}}]}, **_timeout(timeout))
     return alias_target(client, prefix, name, timeout) or index, True
 
 
-def ensure_plain_index(client: OpenSearch, prefix: str, name: str) -> str:
+def ensure_plain_index(client: OpenSearch, prefix: str, name: str,
+                       layout: IndexLayout = DEFAULT_LAYOUT) -> str:
     """``{prefix}{name}`` as a plain index (no alias, no versions); created on first use.
 
     For small bookkeeping indices that are never reindexed (``LOCK_INDEX``,
@@ -191,17 +241,21 @@ def ensure_plain_index(client: OpenSearch, prefix: str, name: str) -> str:
     """
     index = alias_name(prefix, name)
     with translate_errors(f"exists {index}"):
-        if client.indices.exists(index=index):
-            return index
-    with translate_errors(f"create index {index}"):
-        answer = client.indices.create(index=index, body=load_mapping(name), ignore=400)
-    error = answer.get("error") if answer.get("status") == 400 else None
-    if error is not None and "resource_already_exists_exception" not in json.dumps(error):
-        raise IndexUnavailable(f"create index {index}: {error}", retryable=False, status=400)
+        exists = client.indices.exists(index=index)
+    if not exists:
+        with translate_errors(f"create index {index}"):
+            answer = client.indices.create(index=index, body=layout_body(name, layout),
+                                           ignore=400)
+        error = answer.get("error") if answer.get("status") == 400 else None
+        if error is not None and "resource_already_exists_exception" not in json.dumps(error):
+            raise IndexUnavailable(f"create index {index}: {error}", retryable=False,
+                                   status=400)
+    wait_for_primaries(client, index)
     return index
 
 
-def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
+def ensure_aliases(client: OpenSearch, prefix: str,
+                   layout: IndexLayout = DEFAULT_LAYOUT) -> dict[str, str]:
     """Make sure the works and researchers aliases exist (``ensure_alias``).
 
     Returns alias name -> concrete index. An existing index of the same mapping
@@ -210,7 +264,7 @@ def ensure_aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
     """
     targets = {}
     for name in INDEX_NAMES:
-        target, created = ensure_alias(client, prefix, name)
+        target, created = ensure_alias(client, prefix, name, layout=layout)
         if not created:
             _upgrade_in_place(client, alias_name(prefix, name), target, name)
         targets[alias_name(prefix, name)] = target
@@ -337,3 +391,14 @@ def index_settings(client: OpenSearch, indices: Iterable[str]) -> dict[str, dict
             "meta": ((mappings.get(name) or {}).get("mappings") or {}).get("_meta") or {},
         }
     return info
+
+
+def read_only_indices(client: OpenSearch, prefix: str) -> list[str]:
+    """The indices under ``prefix`` that carry ``index.blocks.read_only_allow_delete``
+    (what a disk past its flood-stage watermark gets), sorted."""
+    key = "index.blocks.read_only_allow_delete"
+    with translate_errors(f"get {key}"):
+        answer = client.indices.get_settings(index=f"{prefix}*", name=key,
+                                             params={"flat_settings": "true"})
+    return sorted(name for name, entry in answer.items()
+                  if str((entry.get("settings") or {}).get(key)).lower() == "true")

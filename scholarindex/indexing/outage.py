@@ -22,6 +22,9 @@ class Outage:
     max_wait: float  # OPENSEARCH_OUTAGE_WAIT: give up once it has lasted this long
     last_error: str = ""
     probes: int = 0
+    # The index refuses writes (disk flood stage) while the cluster answers: a probe must
+    # find the block lifted, not only the cluster up.
+    write_blocked: bool = False
 
     def lasted(self, now: float) -> float:
         """Seconds since it began."""

@@ -98,7 +98,8 @@ class ProcessWriter:
                              "started from a script needs `if __name__ == \"__main__\":`); "
                              "writing from a thread of the crawl for the rest of the run")
                 self._in_thread = BulkWriter(self.client, self._config.prefix,
-                                             self.dead_letters, self._policy)
+                                             self.dead_letters, self._policy,
+                                             layout=self._config.layout)
         return self._in_thread.write(batch, hold=hold)
 
     def close(self) -> None:
@@ -132,7 +133,7 @@ def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryP
     root.setLevel(logging.INFO)
     quiet_transport_logs()
     _writer = BulkWriter(build_client(config), config.prefix, DeadLetterFile(dead_letter_path),
-                         policy)
+                         policy, layout=config.layout)
     gc.set_threshold(*gc_thresholds)
     # What is alive now (modules, the client) lives as long as the child: out of the
     # collector's sight, its full collections no longer walk it after every batch.

@@ -27,6 +27,7 @@ from opensearchpy import OpenSearch
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing.bulk import BulkWriter, WriteReport
 from scholarindex.indexing.changes import Change
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.deadletter import EXPIRED, DeadLetterFile, dead_letter, read_lines
 from scholarindex.indexing.indices import ensure_aliases
 from scholarindex.indexing.tombstones import expired_listing, retention_cutoff
@@ -82,7 +83,7 @@ def expired_path(path: str | os.PathLike[str]) -> Path:
 
 def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
            policy: RetryPolicy, batch_size: int = 500, *,
-           retention_days: float) -> ReplayReport:
+           retention_days: float, layout: IndexLayout = DEFAULT_LAYOUT) -> ReplayReport:
     """Replay the dead-letter file at ``path`` into the aliases under ``prefix``.
 
     Listings seen more than ``retention_days`` ago (the tombstone retention) go to
@@ -91,9 +92,9 @@ def replay(path: str | os.PathLike[str], client: OpenSearch, prefix: str,
     Raises ``IndexUnavailable`` (before touching the file) when the cluster cannot
     be reached; a cluster that fails mid-way only sends lines back to ``path``.
     """
-    ensure_aliases(client, prefix)
+    ensure_aliases(client, prefix, layout)
     live = DeadLetterFile(path)
-    writer = BulkWriter(client, prefix, live, policy)
+    writer = BulkWriter(client, prefix, live, policy, layout=layout)
     expired = DeadLetterFile(expired_path(path))
     cutoff = retention_cutoff(retention_days)
     reason = (f"listing seen before {cutoff}, more than TOMBSTONE_RETENTION_DAYS="

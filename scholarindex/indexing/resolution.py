@@ -39,12 +39,12 @@ from scholarindex.core.resolution import Atom, Resolution, resolve
 from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
 from scholarindex.core.resolution.decide import SHARED_KEY
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
 from scholarindex.indexing.identity import WorkJoiner, identity_keys
 from scholarindex.indexing.indices import alias_name
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 from scholarindex.indexing.shapes import ResolutionLink
 
 logger = logging.getLogger(__name__)
@@ -162,11 +162,12 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
 class ResolutionPass:
     """Reads every work document, resolves, and regroups what changed."""
 
-    def __init__(self, client: OpenSearch, prefix: str, policy: RetryPolicy):
+    def __init__(self, client: OpenSearch, prefix: str, policy: RetryPolicy,
+                 layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
-        self.joiner = WorkJoiner(client, prefix, policy)
-        self.decisions = DecisionStore(client, prefix)
+        self.joiner = WorkJoiner(client, prefix, policy, layout=layout)
+        self.decisions = DecisionStore(client, prefix, layout)
 
     def run(self, dry_run: bool = False) -> ResolutionReport:
         """One pass; ``dry_run`` plans without writing. Raises ``IndexUnavailable``."""
@@ -194,6 +195,10 @@ class ResolutionPass:
                 break
             logger.info("resolution pass: %d group(s) changed while planned, round %d of %d",
                         conflicts, round_number, PLAN_ROUNDS)
+        if report.groups_changed and not dry_run:
+            # Searches show the regrouped works now rather than at the next refresh: ops
+            # look at the UI right after `works resolve`, and a crawl's pass runs once.
+            refresh(self.client, alias_name(self.prefix, "works"))
         if report.largest_work >= LARGE_WORK:
             logger.warning("resolution pass: work %s holds %d work ids (a generic title joining "
                            "unrelated listings?); `scholarindex works explain %s` shows them",
@@ -203,8 +208,7 @@ class ResolutionPass:
 
     def _read(self) -> dict[str, dict[str, Any]]:
         works = alias_name(self.prefix, "works")
-        with translate_errors(f"refresh {works}"):  # the crawl's last writes, searchable
-            self.client.indices.refresh(index=works)
+        refresh(self.client, works)  # the crawl's last writes, searchable
         body = {"query": {"match_all": {}}, "_source": SOURCE_FIELDS}
         return {hit["_id"]: hit["_source"] for hit in scan(self.client, works, body)}
 

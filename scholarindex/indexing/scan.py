@@ -1,4 +1,9 @@
-"""Every hit of a search, read through opensearch-py's ``helpers.scan``, with our errors."""
+"""Every hit of a search, read through opensearch-py's ``helpers.scan``, with our errors.
+
+A search sees what the index's last refresh made visible (every second by default,
+never while a re-index fills a new index): whoever reads "everything written so far"
+refreshes first (``refresh``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,12 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 
 KEEP_ALIVE = "5m"  # how long the scroll waits between two pages
+
+
+def refresh(client: OpenSearch, index: str) -> None:
+    """Make every write acknowledged so far searchable on ``index`` (an alias will do)."""
+    with translate_errors(f"refresh {index}"):
+        client.indices.refresh(index=index)
 
 
 def scan(client: OpenSearch, index: str, body: Mapping[str, Any], page_size: int = 1000,

@@ -10,9 +10,8 @@ write, whoever made it and whatever timestamps its document carries -- unlike a
 
 How it reads the pairs: a refresh (so every acknowledged write is searchable),
 then a scan (``indexing.scan``) over ids only (``_source: false``, ``seq_no_primary_term: true``,
-sorted by ``_doc``). That works on osmem, which answers range queries on
-``_seq_no`` with nothing, and on a real cluster; it costs ~0.5 s per 100k
-documents on osmem. A write still in flight during a scan shows up in a later one,
+sorted by ``_doc``), rather than a range query on ``_seq_no``, which orders writes
+within one shard only. A write still in flight during a scan shows up in a later one,
 since its pair differs from the one recorded.
 """
 

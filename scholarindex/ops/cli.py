@@ -89,7 +89,8 @@ def _names(which: str) -> list[str]:
 def _alias_lock(settings: OpsSettings, client: Any, names: list[str],
                 operation: str) -> Iterator[AliasLock]:
     """Hold the aliases' locks (ops.lock) for the command; exit 75 when another run holds one."""
-    lock = AliasLock(client, settings.prefix, names, operation, settings.lock_stale_seconds)
+    lock = AliasLock(client, settings.prefix, names, operation, settings.lock_stale_seconds,
+                     layout=settings.opensearch.layout)
     try:
         lock.acquire()
     except AliasBusy as exc:
@@ -222,6 +223,7 @@ def _reindex_locked(client: Any, settings: OpsSettings, lock: AliasLock, names: 
                      f"then keep {keep} older version(s), delete the rest")
     console.confirm("Reindex?\n" + "\n".join(lines) + "\nProceed?", yes, "reindex")
     options = ReindexOptions(mappings_dir=settings.mappings_dir, keep=keep, rebuild=rebuild,
+                             layout=settings.opensearch.layout,
                              accept_differences=accept_differences, batch_size=batch_size)
     results = []
     error: tuple[str, int] | None = None
@@ -379,7 +381,8 @@ def replay(file: Path | None, as_json: bool) -> None:
                       "failed_again": 0}, as_json, lambda _: f"replay: nothing waiting in {path}")
         return
     report = run_replay(path, settings.client(), settings.prefix, settings.writer_retry,
-                        retention_days=settings.tombstone_retention_days)
+                        retention_days=settings.tombstone_retention_days,
+                        layout=settings.opensearch.layout)
     result = {"ok": not (report.failed_again or report.write.fatal), "path": str(path),
               "read": report.read, "delivered": report.delivered,
               "failed_again": report.failed_again, "unreadable": report.unreadable,

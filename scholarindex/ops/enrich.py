@@ -30,7 +30,7 @@ from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import enrichment_change
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.indices import alias_name
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 
 CHUNK = 100  # works per enrich_pending call (about 5 arXiv requests of 20 titles)
 PENDING_QUERY = {"term": {"enrichment.status": PENDING}}
@@ -63,8 +63,9 @@ class EnrichReport:
 
 
 def count_pending(client: OpenSearch, prefix: str) -> int:
-    """Works marked pending."""
+    """Works marked pending, as of now (a crawl's last writes may not be searchable yet)."""
     alias = alias_name(prefix, "works")
+    refresh(client, alias)
     with translate_errors(f"count pending {alias}"):
         return int(client.count(index=alias, body={"query": PENDING_QUERY})["count"])
 

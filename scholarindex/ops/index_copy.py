@@ -1,9 +1,9 @@
 """Moving documents from the live index into a new one, three ways.
 
 - ``copy_server_side``: ``_reindex`` in slices (``source.slice``), each waited for
-  (osmem has no tasks API to poll); one slice per ``batch_size`` documents, so the
-  progress bar moves and, on osmem, which serves one request at a time, searches
-  get answered between slices.
+  (``wait_for_completion``, bounded by the request timeout); one slice per
+  ``batch_size`` documents, so the progress bar moves and a slice that fails costs
+  only itself.
 - ``copy_rebuilt``: every document read (``scholarindex.indexing.scan``) and re-derived by the
   project's own transform (``scholarindex.ops.rebuild``), written with bulk requests.
 - ``copy_ids``: the documents that changed since they were copied, copied again
@@ -27,7 +27,7 @@ from typing import Any
 from opensearchpy import OpenSearch, helpers
 
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.client import read_error, translate_errors
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable
 from scholarindex.indexing.scan import scan
 from scholarindex.ops.changefeed import ChangeFeed, Version, hit_version
@@ -181,7 +181,7 @@ def _mget(client: OpenSearch, index: str, ids: list[str]) -> dict[str, dict[str,
     found = {}
     for hit in answer["docs"]:
         if "error" in hit:
-            raise IndexUnavailable(f"mget {index}: {hit['error']}", retryable=False)
+            raise read_error(f"mget {index}", hit["error"])
         if hit.get("found"):
             found[hit["_id"]] = hit
     return found

@@ -35,6 +35,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable
 from scholarindex.indexing.indices import LOCK_INDEX, alias_name, ensure_plain_index
 
@@ -83,8 +84,10 @@ class AliasLock:
     """Hold the locks of some aliases for one operation: ``with AliasLock(...):``."""
 
     def __init__(self, client: OpenSearch, prefix: str, names: Iterable[str], operation: str,
-                 stale_after: float, clock: Clock = _now) -> None:
+                 stale_after: float, clock: Clock = _now,
+                 layout: IndexLayout = DEFAULT_LAYOUT) -> None:
         self.client = client
+        self.layout = layout
         self.index = alias_name(prefix, LOCK_INDEX)
         self.aliases = [alias_name(prefix, name) for name in names]
         self.operation = operation
@@ -107,7 +110,7 @@ class AliasLock:
 
     def acquire(self) -> None:
         """Take every alias's lock, or none: ``AliasBusy`` naming the holder."""
-        ensure_plain_index(self.client, self._prefix, LOCK_INDEX)
+        ensure_plain_index(self.client, self._prefix, LOCK_INDEX, self.layout)
         try:
             for alias in self.aliases:
                 self._take(alias)

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import timestamp
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable, InvalidItem
 from scholarindex.indexing.indices import (
@@ -61,6 +62,7 @@ from scholarindex.indexing.indices import (
     read_mapping,
     set_write_block,
     swap_alias,
+    with_layout,
 )
 from scholarindex.ops.changefeed import ChangeFeed
 from scholarindex.ops.index_copy import copy_ids, copy_rebuilt, copy_server_side
@@ -112,6 +114,7 @@ class ReindexOptions:
     rebuild: bool = False
     accept_differences: bool = False
     batch_size: int = 2000
+    layout: IndexLayout = DEFAULT_LAYOUT  # the new index's shards and replicas
 
 
 @dataclass
@@ -211,8 +214,14 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
     result.old_index = old
     try:
         out.step(f"{result.alias}: creating {new} from {options.mappings_dir / (name + '.json')}")
-        create_index(client, new, _building(body, old, options.rebuild))
+        _create_once(client, new, _building(with_layout(name, body, options.layout), old,
+                                            options.rebuild))
     except IndexUnavailable as exc:
+        if exc.retryable:
+            # No answer (the cluster manager died mid-call) is no proof it was not created:
+            # the name is this run's own, so remove whatever is there.
+            result.new_index = new
+            _undo(client, old, new, False, out, result)
         raise _failed(result, str(exc), exc) from exc
     result.new_index = new
 
@@ -232,8 +241,9 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
             result.caught_up += copy_ids(client, name, old, new, feed, late, options.rebuild)
         with timer.phase("freeze_and_switch"):
             began = time.monotonic()
-            set_write_block(client, old, True)
+            # Before the call: a block whose answer was lost (a node died) is still undone.
             frozen = True
+            set_write_block(client, old, True)
             _finish_frozen(client, name, old, new, feed, options, out, result)
             if not verified:  # writes never paused long enough: compare the frozen index
                 out.step(f"{result.alias}: {old} kept changing; comparing with writes paused")
@@ -396,12 +406,12 @@ def _undo(client: OpenSearch, old: str, new: str, frozen: bool, out: Reporter,
     """Before the switch: writes allowed again on ``old``, the half-built ``new`` removed."""
     if frozen:
         try:
-            set_write_block(client, old, False)
+            _patiently(lambda: set_write_block(client, old, False))
         except IndexUnavailable as exc:
             logger.error("could not unblock writes on %s: %s", old, exc)
             result.error = f"{old} is still write-blocked: unblock it ({exc})"
     try:
-        delete_index(client, new)
+        _patiently(lambda: delete_index(client, new))
         result.half_built_removed = True
         out.step(f"{result.alias}: removed the half-built {new}")
     except IndexUnavailable as exc:
@@ -410,6 +420,42 @@ def _undo(client: OpenSearch, old: str, new: str, frozen: bool, out: Reporter,
 
 
 # --- helpers -----------------------------------------------------------------------------
+
+def _create_once(client: OpenSearch, index: str, body: dict[str, Any]) -> None:
+    """``create_index``, where "already exists" means this run created it: the client
+    sends a request again on the next node when its node's connection broke (that node
+    died), and the first may have been applied. The name was free when planned, has this
+    second in it, and the alias's lock is held: no one else made it."""
+    try:
+        create_index(client, index, body)
+    except IndexUnavailable as exc:
+        if "resource_already_exists_exception" not in str(exc):
+            raise
+        logger.warning("%s: created by a request sent again after a node's connection broke",
+                       index)
+
+
+UNDO_PATIENCE = 90.0  # seconds the undo keeps trying through a cluster-manager election
+
+
+def _patiently(call: Callable[[], object], patience: float = UNDO_PATIENCE) -> None:
+    """``call`` again while it fails in a way that passes (a node died and the cluster
+    elects a new manager: seconds), for up to ``patience`` seconds. A reindex stopped by
+    such a failure must still leave the old index writable and no half-built index for
+    the next reindex to meet."""
+    deadline = time.monotonic() + patience
+    wait = 0.5
+    while True:
+        try:
+            call()
+            return
+        except IndexUnavailable as exc:
+            if not exc.retryable or time.monotonic() + wait > deadline:
+                raise
+            logger.warning("undoing the reindex: %s; trying again in %.1fs", exc, wait)
+            time.sleep(wait)
+            wait = min(wait * 2, 8.0)
+
 
 def _building(body: dict[str, Any], old: str, rebuild: bool) -> dict[str, Any]:
     """The mapping body, marked as being built and with refreshes off while it fills."""

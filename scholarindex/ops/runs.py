@@ -40,9 +40,9 @@ logger = logging.getLogger(__name__)
 WATCHED = (("pages parsed", ("pages", "parsed")), ("listings", ("listings",)),
            ("distinct works", ("distinct_works",)), ("documents indexed", ("indexed",)))
 # Counts that add up over the parts of a resumed run.
-_SUMMED = ("researchers", "listings", "distinct_works", "items_scraped", "merged", "enriched",
-           "pending", "indexed", "listings_delivered", "unlisted", "docs_deleted",
-           "dead_lettered", "errors_logged", "duration_seconds")
+_SUMMED = ("researchers", "listings", "listings_unread", "distinct_works", "items_scraped",
+           "merged", "enriched", "pending", "indexed", "listings_delivered", "unlisted",
+           "docs_deleted", "dead_lettered", "errors_logged", "duration_seconds")
 DROP_RATIO = 0.5  # flagged when a count falls below half the previous run's...
 MIN_BASE = 10  # ...and the previous run had at least this many (small runs are noisy)
 _FETCH = 200

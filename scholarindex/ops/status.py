@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from opensearchpy import OpenSearch
 
-from scholarindex.core.enrichment_status import PENDING
 from scholarindex.enrichment.mirror import ArxivMirror
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.indices import (
@@ -28,6 +27,7 @@ from scholarindex.indexing.indices import (
     read_mapping,
 )
 from scholarindex.indexing.replay import waiting
+from scholarindex.ops.enrich import count_pending
 from scholarindex.ops.mappings import diff_mapping, live_mapping
 from scholarindex.ops.runs import flag_drops, run_summary, runs_from_files, runs_from_index
 from scholarindex.ops.settings import OpsSettings
@@ -205,13 +205,9 @@ def _render_mirror(mirror: dict[str, Any] | None) -> list[str]:
 
 
 def _pending(client: OpenSearch, prefix: str) -> int | None:
-    alias = alias_name(prefix, "works")
     if alias_target(client, prefix, "works") is None:
         return None
-    with translate_errors(f"count pending {alias}"):
-        answer = client.count(index=alias,
-                              body={"query": {"term": {"enrichment.status": PENDING}}})
-    return int(answer["count"])
+    return count_pending(client, prefix)
 
 
 def _runs(client: OpenSearch, prefix: str, reports_dir: Path | None,

@@ -13,7 +13,8 @@ without text.
 Relevance scores are not compared as numbers, and the relevance top ids are
 compared as sets with a little slack: term statistics differ between an index
 and its fresh copy (a live index still counts the old versions of updated
-documents; osmem scores a sliced copy differently), which moves near-ties. What
+documents, and a copy written in slices merges its segments differently), which moves
+near-ties. What
 must match exactly is which documents a query finds.
 
 While a crawl writes, the live index moves under the check. Both snapshots are

@@ -27,22 +27,25 @@ from scholarindex.indexing.decisions import Decision, DecisionStore
 from scholarindex.indexing.identity import WorkJoiner
 from scholarindex.indexing.indices import alias_name
 from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport, atoms_of
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import refresh, scan
 from scholarindex.ops.settings import OpsSettings
 
 
 def resolve(settings: OpsSettings, dry_run: bool = False) -> ResolutionReport:
-    return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry).run(dry_run)
+    return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry,
+                          settings.opensearch.layout).run(dry_run)
 
 
 def decide(settings: OpsSettings, decision: Decision) -> ResolutionReport:
     """Record ``decision``, then resolve so the index follows it."""
-    DecisionStore(settings.client(), settings.prefix).record(decision)
+    DecisionStore(settings.client(), settings.prefix,
+                  settings.opensearch.layout).record(decision)
     return resolve(settings)
 
 
 def forget(settings: OpsSettings, first: str, second: str) -> int:
-    return DecisionStore(settings.client(), settings.prefix).forget(first, second)
+    return DecisionStore(settings.client(), settings.prefix,
+                         settings.opensearch.layout).forget(first, second)
 
 
 def decisions(settings: OpsSettings) -> list[Decision]:
@@ -101,8 +104,10 @@ def review(settings: OpsSettings, limit: int) -> list[dict[str, Any]]:
     works = alias_name(settings.prefix, "works")
     body = {"query": {"match_all": {}},
             "_source": ["work_id", "title", "listings.work_id", "listings.title", "resolution"]}
+    client = settings.client()
+    refresh(client, works)
     with translate_errors(f"scan {works}"):  # one pass, holding only the ``limit`` thinnest
-        joins = (row for hit in scan(settings.client(), works, body)
+        joins = (row for hit in scan(client, works, body)
                  for row in _joins(hit["_source"]))
         return heapq.nsmallest(limit, joins,
                                key=lambda r: (r["strong"], r["score"], r["work_id"]))
@@ -139,7 +144,8 @@ def _holder(client: OpenSearch, settings: OpsSettings, work_id: str) -> dict[str
         found = client.get(index=works, id=work_id, ignore=404)
     if found.get("found"):
         return found["_source"]
-    target = WorkJoiner(client, settings.prefix, settings.writer_retry).redirects([work_id])
+    target = WorkJoiner(client, settings.prefix, settings.writer_retry,
+                        layout=settings.opensearch.layout).redirects([work_id])
     if work_id not in target:
         return None
     with translate_errors(f"get {works}"):

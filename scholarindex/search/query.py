@@ -100,8 +100,8 @@ def facet_aggs(filters: Mapping[str, dict[str, Any]],
     A facet with other facets' filters to apply gets a ``filter`` aggregation holding
     them, its terms inside. A facet with none (every facet when nothing is selected)
     gets its terms at the top level: the same counts without a filter that matches
-    every work, which osmem-server evaluates over the whole index (about ten times
-    the cost of the counts themselves). ``selected`` values get their own ``include``
+    every work, which an engine may evaluate document by document over the whole
+    index before it counts. ``selected`` values get their own ``include``
     terms aggregation (``<facet>__selected`` at the top level) so they are always
     shown with a count, even when they are not among the top values.
     """

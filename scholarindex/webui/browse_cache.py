@@ -8,11 +8,13 @@ count) and rarely repeat.
 When an answer is stale: it is keyed by the request body and by the works index's
 *state* (``index_state``): the concrete index behind the alias (a reindex moves
 it), its document count, its index and delete operation totals, and its refresh
-total, from the primaries' ``_stats``. A write that becomes visible changes the
-state: on a real cluster a write is visible only after a refresh, which adds to
-the refresh total; on osmem-server a write is visible at once and adds to the
-operation totals. So a kept answer is never older than what a fresh search would
-see. Reading the state costs one small ``_stats`` call per browse.
+total, summed over every shard copy (``_stats``'s ``total``). A write becomes
+visible to searches only at a refresh, which adds to the refresh total of the copy
+that refreshed. Every copy counts, not the primaries alone: a search may be answered
+by a replica, which refreshes on its own schedule, so a key taken from the primaries
+could keep an answer a replica computed before its refresh. So a kept answer is
+never older than what a fresh search would see. Reading the state costs one small
+``_stats`` call per browse.
 
 A cluster that refuses ``_stats`` (a search-only user) simply gets no caching.
 """
@@ -35,10 +37,10 @@ def index_state(stats: Mapping[str, Any]) -> IndexState:
     response (``metric=docs,indexing,refresh``)."""
     out = []
     for name, entry in sorted((stats.get("indices") or {}).items()):
-        primaries = entry.get("primaries") or {}
-        docs = primaries.get("docs") or {}
-        indexing = primaries.get("indexing") or {}
-        refresh = primaries.get("refresh") or {}
+        copies = entry.get("total") or {}
+        docs = copies.get("docs") or {}
+        indexing = copies.get("indexing") or {}
+        refresh = copies.get("refresh") or {}
         out.append((name, int(docs.get("count", 0)), int(indexing.get("index_total", 0)),
                     int(indexing.get("delete_total", 0)), int(refresh.get("total", 0))))
     return tuple(out)
