@@ -96,8 +96,7 @@ class SearchService:
         body = search_body(request, level)
 
         def ask() -> dict[str, Any]:
-            return self._call("search works", lambda: self.client.search(
-                index=self.works, body=body))
+            return self._call("search works", lambda: self._search(self.works, body))
 
         if request.q or self.browse_cache is None:
             return ask()
@@ -130,8 +129,8 @@ class SearchService:
             index=self.researchers, id=researcher_id, ignore=404))
         if "error" in found:  # a 404 about the index, not the document
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
-        works = self._call("search researcher works", lambda: self.client.search(
-            index=self.works, body=researcher_works_body(researcher_id)))
+        works = self._call("search researcher works", lambda: self._search(
+            self.works, researcher_works_body(researcher_id)))
         doc = found.get("_source") if found.get("found") else None
         if doc is None:
             doc = _doc_from_works(researcher_id, works)
@@ -144,8 +143,8 @@ class SearchService:
         why each work id joined it; ``NotFound`` if none does."""
         if not work_id or len(work_id) > MAX_ID_CHARS:
             raise NotFound("No work with that id.")
-        found = self._call("find work", lambda: self.client.search(
-            index=self.works, body={"size": 1, "query": {"term": {"work_ids": work_id}}}))
+        found = self._call("find work", lambda: self._search(
+            self.works, {"size": 1, "query": {"term": {"work_ids": work_id}}}))
         hits = found.get("hits", {}).get("hits") or []
         if not hits:
             raise NotFound("No work with that id.")
@@ -156,14 +155,13 @@ class SearchService:
         name, source = doc.get("name"), doc.get("source")
         if not isinstance(name, str) or not isinstance(source, str) or not source:
             return []  # no site known: "another site" means nothing
-        found = self._call("find namesakes", lambda: self.client.search(
-            index=self.researchers, body=namesakes_body(name, source)))
+        found = self._call("find namesakes", lambda: self._search(
+            self.researchers, namesakes_body(name, source)))
         candidates = namesakes(researcher_id, name, source, found)
         if not candidates:
             return []
         body = shared_works_body(researcher_id, [c["id"] for c in candidates])
-        shared = self._call("count shared works", lambda: self.client.search(
-            index=self.works, body=body))
+        shared = self._call("count shared works", lambda: self._search(self.works, body))
         return linked(candidates, shared)
 
     def suggest(self, text: str, limit: int = 8) -> list[Suggestion]:
@@ -179,6 +177,13 @@ class SearchService:
         if any("error" in r for r in responses):  # msearch reports per search, with 200
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
         return parse_suggestions(responses, limit)
+
+    def _search(self, index: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One search, whole or not at all: a shard whose every copy failed (its node died
+        between the query and the fetch, or no copy is started yet) makes OpenSearch answer
+        an error, which ``_call`` retries, instead of a 200 that silently lacks that shard's
+        works."""
+        return self.client.search(index=index, body=body, allow_partial_search_results=False)
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
         """Send one request: a quick retry if it failed transiently, errors translated."""
