@@ -21,6 +21,7 @@ from bench.cluster import writer_retry
 from crawler.extract import parse_profile
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import Change, change_from_item
+from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.documents import merge_listing, work_doc_from_listing
 from scholarindex.indexing.indices import alias_name, ensure_aliases
@@ -44,14 +45,16 @@ def fixture_changes(dirs: Iterable[Path] = FIXTURE_PAGES) -> list[Change]:
     return changes
 
 
-def index_fixtures(client: OpenSearch, prefix: str, dead_letters: Path) -> int:
+def index_fixtures(client: OpenSearch, prefix: str, dead_letters: Path,
+                   layout: IndexLayout = DEFAULT_LAYOUT) -> int:
     """Parse and index every fixture page under ``prefix``; returns the works indexed.
 
     Raises if anything was dead-lettered: test data that silently lost a page
     would make every count in the tests meaningless.
     """
-    ensure_aliases(client, prefix)
-    writer = BulkWriter(client, prefix, DeadLetterFile(dead_letters), writer_retry())
+    ensure_aliases(client, prefix, layout=layout)
+    writer = BulkWriter(client, prefix, DeadLetterFile(dead_letters), writer_retry(),
+                        layout=layout)
     report = writer.write(fixture_changes())
     if report.dead_lettered or report.fatal:
         raise RuntimeError(f"fixture indexing lost documents: {report}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -27,14 +28,14 @@ from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
-from scholarindex.indexing.indices import ensure_aliases
+from scholarindex.indexing.indices import INDEX_NAMES, ensure_aliases
 from standins.arxiv import ArxivStandIn
 from tests.support.engine import describe_engine, wait_until_green
 from tests.support.faultproxy import FaultProxy
 from tests.support.ops import cli_env
 from tests.support.redis import RedisServer, redis_available
 from tests.support.search_site import FixtureSite, index_site
-from tests.support.settings import opensearch_config_with
+from tests.support.settings import LAYOUT, opensearch_config_with
 
 TEST_URL = "OPENSEARCH_TEST_URL"
 LOCAL_ENGINE = pytest.StashKey[LocalCluster]()
@@ -103,10 +104,21 @@ def module_opensearch_config(engine_url: str) -> Iterator[OpenSearchConfig]:
 
 
 def _delete_indices(url: str, prefix: str) -> None:
-    """Delete the indices under ``prefix``, by name: clusters may forbid wildcard deletes."""
+    """Delete the indices under ``prefix``, by name: clusters may forbid wildcard deletes.
+
+    Under a layout of several shards (``INDEX_SHARDS``), a works or researchers index
+    that a test created with another count is named in a warning: the suite's run on
+    several shards would otherwise pass without those tests taking part.
+    """
     client = build_client(_cluster_config(url, prefix))
-    for index in client.indices.get(index=f"{prefix}*", allow_no_indices=True,
-                                    expand_wildcards="all"):
+    found = client.indices.get(index=f"{prefix}*", allow_no_indices=True,
+                               expand_wildcards="all")
+    for index, body in found.items():
+        shards = int(body["settings"]["index"]["number_of_shards"])
+        searched = any(index.startswith(f"{prefix}{name}-v") for name in INDEX_NAMES)
+        if searched and LAYOUT.shards > 1 and shards != LAYOUT.shards:
+            warnings.warn(f"{index} has {shards} shard(s), not the suite's {LAYOUT.shards}",
+                          stacklevel=1)
         client.indices.delete(index=index, ignore=404)
 
 
@@ -152,14 +164,15 @@ def make_writer(opensearch_config: OpenSearchConfig, opensearch_client: OpenSear
     ``make_writer(url=proxy.url, attempts=3, dead_letters=path)``; the aliases are
     created through the direct client first, so a faulty ``url`` only affects writes.
     """
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
 
     def make(url: str | None = None, attempts: int = 4,
              dead_letters: Path | None = None) -> BulkWriter:
         config = replace(opensearch_config, url=url or opensearch_config.url)
         policy = RetryPolicy(attempts=attempts, initial_wait=0.05, max_wait=0.3, jitter=0.05)
         return BulkWriter(build_client(config), config.prefix,
-                          DeadLetterFile(dead_letters or tmp_path / "deadletter.jsonl"), policy)
+                          DeadLetterFile(dead_letters or tmp_path / "deadletter.jsonl"), policy,
+                          layout=LAYOUT)
 
     return make
 
@@ -190,7 +203,8 @@ def arxiv_api() -> Iterator[ArxivStandIn]:
 def indexed(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
             tmp_path: Path) -> OpenSearchConfig:
     """The fixture pages indexed under this test's prefix (works and researchers)."""
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
+    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl",
+                   layout=LAYOUT)
     return opensearch_config
 
 

@@ -12,6 +12,7 @@ from bench.load import Probe, failures, request_pool, run, verdict
 from bench.search_data import index_fixtures
 from scholarindex.indexing.connection import OpenSearchConfig
 from tests.support.ops import cli_env
+from tests.support.settings import LAYOUT
 
 TITLES = ["Load balancing for mixture of experts", "Variational inference at scale",
           "Graph neural networks for storage"]
@@ -49,7 +50,8 @@ def _env(config: OpenSearchConfig, tmp_path: Path) -> dict[str, str]:
 @pytest.mark.process
 def test_a_short_load_answers_every_request_right(opensearch_client, opensearch_config,
                                                   tmp_path):
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
+    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl",
+                   layout=LAYOUT)
     figures = run(_env(opensearch_config, tmp_path), clients=4, seconds=2, max_requests=400,
                   log=lambda _: None)
     assert figures["failed"] == [] and failures(figures) == []
@@ -65,7 +67,8 @@ def test_a_short_load_answers_every_request_right(opensearch_client, opensearch_
 @pytest.mark.process
 def test_a_load_through_writes_and_a_reindex_switch_stays_right(
         opensearch_client, opensearch_config, tmp_path):
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
+    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl",
+                   layout=LAYOUT)
     figures = run(_env(opensearch_config, tmp_path), clients=3, seconds=4, max_requests=2000,
                   during_reindex=True, work_dir=tmp_path, log=lambda _: None)
     assert figures["failed"] == [], figures["failed"]

@@ -29,7 +29,7 @@ from scholarindex.indexing.deadletter import DeadLetterFile
 from standins.arxiv import ArxivStandIn
 from tests.support.crawl import ROOT
 from tests.support.search_site import FixtureSite, app_for, index_site
-from tests.support.settings import enrichment_config_with
+from tests.support.settings import LAYOUT, enrichment_config_with
 from tests.test_browser_search import ARTIFACTS, LiveServer, browser, chromium, playwright
 
 __all__ = ["browser", "chromium", "playwright"]  # the fixtures, shared with that module
@@ -57,7 +57,7 @@ def site(module_opensearch_config, tmp_path_factory) -> FixtureSite:
                                                  ["Chao Jin", "Yinmin Zhong"])])
     assert outcome.status == DONE, outcome.reason
     writer = BulkWriter(client, config.prefix, DeadLetterFile(folder / "dl.jsonl"),
-                        writer_retry())
+                        writer_retry(), layout=LAYOUT)
     report = writer.write(
         [enrichment_change(work_id(RELIBRA), status=outcome.status, arxiv=outcome.arxiv)])
     assert report.enrichments_delivered == 1

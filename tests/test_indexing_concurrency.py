@@ -19,6 +19,7 @@ from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
+from tests.support.settings import LAYOUT
 
 WORKS = 40
 PROFILES_PER_WRITER = 4
@@ -39,7 +40,7 @@ def write_share(config: OpenSearchConfig, writer_name: str, dead: Path,
     policy = RetryPolicy(attempts=30, initial_wait=0.01, max_wait=0.1, jitter=0.02)
     client = build_client(config)
     client.info()  # connected and warm before the race starts
-    writer = BulkWriter(client, config.prefix, DeadLetterFile(dead), policy)
+    writer = BulkWriter(client, config.prefix, DeadLetterFile(dead), policy, layout=LAYOUT)
     items = share(writer_name) * 2
     report = WriteReport()
     ready.put(writer_name)

@@ -22,7 +22,7 @@ from scholarindex.indexing.indices import ensure_aliases
 from scholarindex.indexing.replay import replay
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
-from tests.support.settings import RETENTION_DAYS, writer_retry_with
+from tests.support.settings import LAYOUT, RETENTION_DAYS, writer_retry_with
 
 T1 = "2026-01-01T00:00:00.000Z"
 ITEMS: list[WorkItem | ResearcherItem] = [
@@ -32,7 +32,7 @@ ITEMS: list[WorkItem | ResearcherItem] = [
 def clean_state(make_writer: Callable[..., BulkWriter], client: OpenSearch,
                 prefix: str) -> dict[str, dict]:
     """The index as a fault-free write of ITEMS leaves it, under another prefix."""
-    ensure_aliases(client, prefix + "clean_")
+    ensure_aliases(client, prefix + "clean_", layout=LAYOUT)
     writer = make_writer()
     writer.prefix = prefix + "clean_"
     for batch in batches(ITEMS, 16, T1):
@@ -119,12 +119,12 @@ def test_outage_longer_than_retries_dead_letters_then_replay_restores(
     down = build_client(replace(opensearch_config, url=fault_proxy.url))
     with pytest.raises(IndexUnavailable):
         replay(dead, down, opensearch_config.prefix, writer_retry_with(),
-               retention_days=RETENTION_DAYS)
+               retention_days=RETENTION_DAYS, layout=LAYOUT)
     assert len(dead.read_text().splitlines()) == len(ITEMS) - 10
     fault_proxy.pass_through()  # back up
     report = replay(dead, build_client(replace(opensearch_config, url=fault_proxy.url)),
                     opensearch_config.prefix, writer_retry_with(),
-                    retention_days=RETENTION_DAYS)
+                    retention_days=RETENTION_DAYS, layout=LAYOUT)
     assert report.delivered == len(ITEMS) - 10 and report.failed_again == 0
     assert state(opensearch_client, opensearch_config.prefix) == expected
     assert not dead.exists() or dead.read_text() == ""
@@ -203,13 +203,13 @@ def test_retry_after_reaches_index_unavailable(fault_proxy: FaultProxy,
 def test_the_writer_waits_as_long_as_retry_after_asks_up_to_its_cap(
         status: int, fault_proxy: FaultProxy, opensearch_client: OpenSearch,
         opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     policy = RetryPolicy(attempts=5, initial_wait=0.05, max_wait=0.1, jitter=0,
                          retry_after_max=20.0)
     slept: list[float] = []
     writer = BulkWriter(build_client(replace(opensearch_config, url=fault_proxy.url)),
                         opensearch_config.prefix, DeadLetterFile(tmp_path / "dl.jsonl"), policy,
-                        sleep=slept.append)
+                        sleep=slept.append, layout=LAYOUT)
     # Each round reads (mget) then writes (bulk).
     fault_proxy.fail_next(1, status, match="/_mget", retry_after="3600")
     fault_proxy.fail_next(1, status, match="/_bulk", retry_after="9")
@@ -223,11 +223,12 @@ def test_the_measured_wait_follows_retry_after(fault_proxy: FaultProxy,
                                                opensearch_client: OpenSearch,
                                                opensearch_config: OpenSearchConfig,
                                                tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     policy = RetryPolicy(attempts=3, initial_wait=0.05, max_wait=0.1, jitter=0,
                          retry_after_max=20.0)
     writer = BulkWriter(build_client(replace(opensearch_config, url=fault_proxy.url)),
-                        opensearch_config.prefix, DeadLetterFile(tmp_path / "dl.jsonl"), policy)
+                        opensearch_config.prefix, DeadLetterFile(tmp_path / "dl.jsonl"), policy,
+                        layout=LAYOUT)
     fault_proxy.fail_next(1, 503, match="/_bulk", retry_after="1")
     began = time.monotonic()
     report = writer.write(next(iter(batches(ITEMS, 16, T1))))

@@ -30,6 +30,7 @@ from scholarindex.indexing.outage import Outage
 from scholarindex.indexing.process import ProcessWriter
 from tests.support.index_contents import snapshot
 from tests.support.sample_items import CHAO, T1, YINMIN
+from tests.support.settings import LAYOUT
 
 ENRICHED = replace(CHAO, enrichment={"status": "none", "reason": "no match",
                                      "updated_at": "2026-01-02T00:00:00Z"})
@@ -117,7 +118,7 @@ def test_a_flush_sends_the_batch_with_its_packed_messages(monkeypatch: pytest.Mo
 def test_the_child_writes_changes_sent_packed_in_parts(
         opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch, index_prefix: str,
         tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     writer = ProcessWriter(opensearch_config, DeadLetterFile(tmp_path / "dl.jsonl"),
                            RetryPolicy(attempts=2, initial_wait=0.05, max_wait=0.1, jitter=0))
     try:

@@ -37,7 +37,7 @@ from scholarindex.indexing.identity import REDIRECT_PREFIX, identity_keys
 from scholarindex.indexing.indices import IDENTITIES_INDEX, alias_name
 from scholarindex.indexing.replay import replay
 from scholarindex.ops.rebuild import rebuild
-from tests.support.settings import RETENTION_DAYS
+from tests.support.settings import LAYOUT, RETENTION_DAYS
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"
 EARLY = "Elastic Expert Placement for Sparse Mixture-of-Experts Training"
@@ -202,7 +202,7 @@ def test_later_listings_unlists_and_replays_follow_the_redirect(
     DeadLetterFile(dead).write([dead_letter(listed(other_title, "replayed", T3), "unavailable",
                                             "test")])
     result = replay(dead, opensearch_client, prefix, RetryPolicy(4, 0.05, 0.3, 0.05),
-                    retention_days=RETENTION_DAYS)
+                    retention_days=RETENTION_DAYS, layout=LAYOUT)
     assert result.delivered == 1 and result.failed_again == 0
     assert_one_document(opensearch_client, prefix, BOTH | {("replayed", OTHER)})
 

@@ -38,7 +38,7 @@ from tests.support.crawl import (
 )
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot, untimed
-from tests.support.settings import RETENTION_DAYS, writer_retry_with
+from tests.support.settings import LAYOUT, RETENTION_DAYS, writer_retry_with
 
 SITE = ROOT / "fixtures" / "site"
 SITEMAP = json.loads((SITE / "sitemap.json").read_text())
@@ -193,7 +193,7 @@ def test_an_outage_longer_than_the_wait_dead_letters_what_is_held_and_exits_3(
     # Replayed once the cluster is back, the index holds everything the crawl scraped.
     fault_proxy.pass_through()
     report = replay(tmp_path / "deadletter.jsonl", build_client(opensearch_config),
-                    index_prefix, writer_retry_with(), retention_days=RETENTION_DAYS)
+                    index_prefix, writer_retry_with(), retention_days=RETENTION_DAYS, layout=LAYOUT)
     assert report.failed_again == 0 and report.delivered == len(letters)
     works = snapshot(opensearch_client, f"{index_prefix}works")
     scraped = {(item["work_id"], item["researcher_id"]) for item in result.kind("work")}

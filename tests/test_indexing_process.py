@@ -24,6 +24,7 @@ from scholarindex.indexing.indices import ensure_aliases
 from scholarindex.indexing.process import ProcessWriter
 from tests.support.index_contents import snapshot
 from tests.support.sample_items import CHAO, T1, YINMIN
+from tests.support.settings import LAYOUT
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every test here starts the writer's child process (or a script that does).
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.process
 @pytest.fixture
 def process_writer(opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch,
                    tmp_path: Path) -> Iterator[ProcessWriter]:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     writer = ProcessWriter(opensearch_config, DeadLetterFile(tmp_path / "dl.jsonl"),
                            RetryPolicy(attempts=2, initial_wait=0.05, max_wait=0.1, jitter=0))
     yield writer
@@ -128,7 +129,7 @@ def test_a_script_without_a_main_guard_still_gets_its_items_written(
         opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch,
         index_prefix: str, tmp_path: Path) -> None:
     # spawn re-runs an unguarded __main__ in the child, which cannot start then.
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     done = run_script(UNGUARDED_SCRIPT, opensearch_config, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "delivered 1" in done.stdout

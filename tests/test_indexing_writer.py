@@ -37,7 +37,7 @@ from scholarindex.indexing.indices import (
 from scholarindex.indexing.replay import replay
 from tests.support.index_contents import snapshot, untimed
 from tests.support.sample_items import CHAO, T1, T2, YINMIN
-from tests.support.settings import RETENTION_DAYS, writer_retry_with
+from tests.support.settings import LAYOUT, RETENTION_DAYS, writer_retry_with
 
 
 def test_new_documents_then_a_merge_from_another_profile(
@@ -154,7 +154,7 @@ def test_replay_gives_the_same_index_as_a_clean_write(
         opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
     items = [*synthetic_listings(30, per_work=3, researchers=12), *synthetic_researchers(12)]
     clean_prefix = opensearch_config.prefix + "clean_"
-    ensure_aliases(opensearch_client, clean_prefix)
+    ensure_aliases(opensearch_client, clean_prefix, layout=LAYOUT)
     clean = make_writer()
     clean.prefix = clean_prefix
     for batch in batches(items, 25, T1):
@@ -169,7 +169,7 @@ def test_replay_gives_the_same_index_as_a_clean_write(
     with dead.open("a") as handle:
         handle.write("{not json\n")  # an unreadable line survives replay
     report = replay(dead, opensearch_client, opensearch_config.prefix, writer_retry_with(),
-                    batch_size=40, retention_days=RETENTION_DAYS)
+                    batch_size=40, retention_days=RETENTION_DAYS, layout=LAYOUT)
     assert (report.read, report.delivered, report.failed_again) == (len(items) + 1, len(items), 1)
     for alias in ("works", "researchers"):
         assert snapshot(opensearch_client, opensearch_config.prefix + alias) == \
@@ -187,21 +187,22 @@ def test_an_index_of_the_same_version_gets_new_fields_in_place(
     index = concrete_name(index_prefix, "works", mapping_version("works"))
     create_index(opensearch_client, index, body)  # as created before the fields were added
     opensearch_client.indices.put_alias(index=index, name=f"{index_prefix}works")
-    ensure_aliases(opensearch_client, index_prefix)
+    ensure_aliases(opensearch_client, index_prefix, layout=LAYOUT)
     live = opensearch_client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
     assert "work_ids" in live and "work_id" in live["listings"]["properties"]
     writer = BulkWriter(opensearch_client, index_prefix, DeadLetterFile(tmp_path / "dl.jsonl"),
-                        writer_retry_with())
+                        writer_retry_with(), layout=LAYOUT)
     report = writer.write([change_from_item(CHAO, T1)])
     assert report.listings_delivered == 1 and not (tmp_path / "dl.jsonl").exists()
 
 
 def test_aliases_versions_and_swap(opensearch_client: OpenSearch, index_prefix: str) -> None:
-    first = ensure_aliases(opensearch_client, index_prefix)
-    assert ensure_aliases(opensearch_client, index_prefix) == first  # idempotent
+    first = ensure_aliases(opensearch_client, index_prefix, layout=LAYOUT)
+    assert ensure_aliases(opensearch_client, index_prefix, layout=LAYOUT) == first  # idempotent
     version = mapping_version("works")
     assert first[f"{index_prefix}works"] == f"{index_prefix}works-v{version}"
-    rebuilt = create_version(opensearch_client, index_prefix, "works", suffix="rebuild")
+    rebuilt = create_version(opensearch_client, index_prefix, "works", suffix="rebuild",
+                             layout=LAYOUT)
     versions = list_versions(opensearch_client, index_prefix, "works")
     assert [(v.index, v.aliased) for v in versions] == [
         (f"{index_prefix}works-v{version}", True), (rebuilt, False)]
@@ -235,10 +236,10 @@ def test_search_folds_accents(make_writer: Callable[..., BulkWriter],
 def test_a_refused_document_in_one_of_several_requests_is_dead_lettered_alone(
         opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
         tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     writer = BulkWriter(opensearch_client, opensearch_config.prefix,
                         DeadLetterFile(tmp_path / "dead.jsonl"), writer_retry_with(),
-                        limits=RequestLimits(max_docs=2))
+                        limits=RequestLimits(max_docs=2), layout=LAYOUT)
     items = [WorkItem(work_id=f"w{i}", title=f"Work {i}", researcher_id="r",
                       researcher_name="R", year=2026) for i in range(5)]
     bad = {**asdict(items[3]), "year": "MMXXVI"}  # the second request's second document
@@ -261,10 +262,10 @@ def test_a_refused_document_in_one_of_several_requests_is_dead_lettered_alone(
 def test_bulk_requests_are_cut_to_the_limits(
         opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig, tmp_path: Path,
         limits: RequestLimits, requests: int) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     writer = BulkWriter(opensearch_client, opensearch_config.prefix,
                         DeadLetterFile(tmp_path / "dead.jsonl"), writer_retry_with(),
-                        limits=limits)
+                        limits=limits, layout=LAYOUT)
     items = [WorkItem(work_id=f"w{i:02}", title=f"Work {i}", researcher_id="r",
                       researcher_name="R", year=2026) for i in range(35)]
     report = writer.write(change_from_item(item, T1) for item in items)

@@ -19,6 +19,7 @@ from scholarindex.ops import console
 from standins.arxiv import ARXIV_ID_OF_SEED, ArxivStandIn
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli
+from tests.support.settings import LAYOUT
 
 EXPECTED = {work_id(title): arxiv_id for title, arxiv_id in ARXIV_ID_OF_SEED.items()}
 
@@ -33,7 +34,8 @@ def arxiv_api() -> Iterator[ArxivStandIn]:
 def pending(opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
             make_writer: Callable[..., BulkWriter], tmp_path: Path) -> list[str]:
     """The fixture pages indexed, every work marked pending as a crawl with arXiv down leaves it."""
-    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl")
+    index_fixtures(opensearch_client, opensearch_config.prefix, tmp_path / "fixtures-dl.jsonl",
+                   layout=LAYOUT)
     works = sorted(snapshot(opensearch_client, alias_name(opensearch_config.prefix, "works")))
     report = make_writer().write([
         enrichment_change(w, status="pending", reason="arXiv unavailable: HTTP 503",

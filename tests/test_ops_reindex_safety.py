@@ -220,14 +220,18 @@ def test_a_release_refused_while_a_manager_is_elected_is_tried_again(
 
 # --- rollback keeps what was written after the switch --------------------------------------
 
+@pytest.mark.parametrize("shards", [1, 3])
 def test_rollback_carries_writes_made_after_the_switch(
         indexed: OpenSearchConfig, opensearch_client: OpenSearch, env: dict[str, str],
-        make_writer: Callable[..., BulkWriter]) -> None:
+        make_writer: Callable[..., BulkWriter], shards: int) -> None:
     client, prefix = opensearch_client, indexed.prefix
     works = alias_name(prefix, "works")
     old = target(client, prefix, "works")
+    env = dict(env, INDEX_SHARDS=str(shards))
     assert run_cli(["reindex", "--yes", "--index", "works"], env).exit_code == 0
     new = target(client, prefix, "works")
+    assert client.indices.get_settings(index=new)[new]["settings"]["index"][
+        "number_of_shards"] == str(shards)
     before = snapshot(client, works)
     existing, doomed = sorted(before)[:2]
     # A crawl after the switch: a new work, a new listing of an existing one; a work deleted.

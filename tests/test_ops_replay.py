@@ -24,7 +24,7 @@ from scholarindex.ops import console
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
 from tests.support.ops import cli_env, json_out, last_line, run_cli
-from tests.support.settings import RETENTION_DAYS, writer_retry_with
+from tests.support.settings import LAYOUT, RETENTION_DAYS, writer_retry_with
 
 SEEN = "2026-11-22T00:00:00Z"
 
@@ -37,7 +37,7 @@ def listing(n: int) -> WorkItem:
 def test_replay_delivers_and_keeps_what_fails_again(
         opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
         tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     path = tmp_path / "dl.jsonl"
     DeadLetterFile(path).write([
         dead_letter(change_from_item(listing(1), SEEN), "unavailable", "cluster down"),
@@ -83,7 +83,7 @@ def test_replay_folds_listings_with_their_enrichment_as_one_line_or_two(
         assert [letter.change for _, letter in read_lines(path) if letter] == changes
         prefix = f"{opensearch_config.prefix}{name}-"
         report = replay(path, opensearch_client, prefix, writer_retry_with(),
-                        retention_days=RETENTION_DAYS)
+                        retention_days=RETENTION_DAYS, layout=LAYOUT)
         assert (report.read, report.delivered, report.failed_again) == (len(changes),) * 2 + (0,)
         assert report.write.enrichments_delivered == 2
         documents[name] = snapshot(opensearch_client, alias_name(prefix, "works"))
@@ -95,7 +95,7 @@ def test_replay_folds_listings_with_their_enrichment_as_one_line_or_two(
 def test_replay_reads_the_configured_file_and_says_when_nothing_waits(
         opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
         tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     path = tmp_path / "configured.jsonl"
     env = cli_env(opensearch_config, INDEX_DEADLETTER_PATH=path)
     empty = run_cli(["replay"], env)
@@ -157,7 +157,7 @@ def test_replay_refused_by_the_cluster_exits_3_and_keeps_the_file(
 def test_replay_losing_the_cluster_mid_way_exits_3_with_the_lines_back(
         fault_proxy: FaultProxy, opensearch_client: OpenSearch,
         opensearch_config: OpenSearchConfig, tmp_path: Path) -> None:
-    ensure_aliases(opensearch_client, opensearch_config.prefix)
+    ensure_aliases(opensearch_client, opensearch_config.prefix, layout=LAYOUT)
     path = tmp_path / "dl.jsonl"
     DeadLetterFile(path).write([dead_letter(change_from_item(listing(n), SEEN), "x", "y")
                                 for n in range(3)])

@@ -19,7 +19,7 @@ from tests.support.search_site import (
     app_for,
     tags,
 )
-from tests.support.settings import opensearch_config_with, writer_retry_with
+from tests.support.settings import LAYOUT, opensearch_config_with, writer_retry_with
 
 
 def page(site: FixtureSite, url: str, status: int = 200) -> str:
@@ -174,7 +174,7 @@ def test_arxiv_links_appear_once_a_work_is_enriched(own_site, opensearch_client,
              "pdf_url": "javascript:alert(1)",  # a hostile URL must not become a link
              "authors": ["J. L. Penalver", "Ada Arxivson"], "categories": ["cs.DC", "cs.LG"]}
     writer = BulkWriter(opensearch_client, site.config.prefix, DeadLetterFile(tmp_path / "dl"),
-                        writer_retry_with())
+                        writer_retry_with(), layout=LAYOUT)
     assert writer.write([enrichment_change(work_id, status="done", arxiv=arxiv)]).delivered == 1
     refresh(opensearch_client, site.config.prefix)
     hit = site.search(q="relibra -megatron")["hits"][0]

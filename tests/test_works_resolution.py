@@ -29,6 +29,7 @@ from scholarindex.indexing.indices import alias_name, ensure_aliases
 from scholarindex.indexing.resolution import ResolutionPass
 from tests.support.crawl import crawl_profiles
 from tests.support.index_contents import snapshot, untimed
+from tests.support.settings import LAYOUT
 from tests.support.works import (
     CUT,
     LISTINGS,
@@ -55,7 +56,7 @@ def write(writer: BulkWriter, items: list[dict[str, Any]], at: str = T1) -> None
 
 
 def resolved(client: OpenSearch, prefix: str) -> dict[str, dict[str, Any]]:
-    ResolutionPass(client, prefix, POLICY).run()
+    ResolutionPass(client, prefix, POLICY, layout=LAYOUT).run()
     return snapshot(client, alias_name(prefix, "works"))
 
 
@@ -101,7 +102,7 @@ def test_a_kept_apart_pair_stays_apart_through_recrawls_and_a_join_holds(
     writer = make_writer()
     write(writer, LISTINGS)
     resolved(opensearch_client, prefix)
-    store = DecisionStore(opensearch_client, prefix)
+    store = DecisionStore(opensearch_client, prefix, layout=LAYOUT)
     store.record(decision("apart", ORIGINAL["work_id"], TYPO["work_id"], "different editions"))
     store.record(decision("join", PREFACE_1["work_id"], PREFACE_2["work_id"]))
 
@@ -149,9 +150,9 @@ def test_the_resolved_index_does_not_depend_on_arrival_order_or_when_passes_ran(
         rnd = random.Random(seed)
         config = replace(opensearch_config, prefix=f"{opensearch_config.prefix}o{seed}_")
         client = build_client(config)
-        ensure_aliases(client, config.prefix)
+        ensure_aliases(client, config.prefix, layout=LAYOUT)
         writer = BulkWriter(client, config.prefix, DeadLetterFile(tmp_path / f"{seed}.jsonl"),
-                            POLICY)
+                            POLICY, layout=LAYOUT)
         items = LISTINGS[:]
         rnd.shuffle(items)
         while items:
@@ -159,7 +160,7 @@ def test_the_resolved_index_does_not_depend_on_arrival_order_or_when_passes_ran(
             batch, items = items[:size], items[size:]
             write(writer, batch)
             if rnd.random() < 0.5:
-                ResolutionPass(client, config.prefix, POLICY).run()
+                ResolutionPass(client, config.prefix, POLICY, layout=LAYOUT).run()
         finals.append(resolved(client, config.prefix))
     assert all(final == finals[0] for final in finals[1:])
     assert len(finals[0]) == 4
@@ -174,7 +175,7 @@ def test_two_passes_at_once_agree(opensearch_client: OpenSearch,
 
     def run() -> None:
         try:
-            ResolutionPass(build_client(opensearch_config), prefix, POLICY).run()
+            ResolutionPass(build_client(opensearch_config), prefix, POLICY, layout=LAYOUT).run()
         except BaseException as exc:  # reported below
             errors.append(exc)
 
@@ -195,7 +196,7 @@ def test_a_dry_run_writes_nothing(opensearch_client: OpenSearch,
                                   make_writer: Callable[..., BulkWriter], dry_run: bool) -> None:
     prefix = opensearch_config.prefix
     write(make_writer(), LISTINGS)
-    report = ResolutionPass(opensearch_client, prefix, POLICY).run(dry_run=dry_run)
+    report = ResolutionPass(opensearch_client, prefix, POLICY, layout=LAYOUT).run(dry_run=dry_run)
     assert report.groups_changed == 1
     docs = snapshot(opensearch_client, alias_name(prefix, "works"))
     assert len(docs) == (6 if dry_run else 4)
@@ -208,11 +209,11 @@ def test_the_report_names_the_largest_work_and_a_large_one_is_a_warning(
     prefix = opensearch_config.prefix
     write(make_writer(), LISTINGS)
     one_paper = sorted(item["work_id"] for item in (ORIGINAL, TYPO, CUT))
-    report = ResolutionPass(opensearch_client, prefix, POLICY).run()
+    report = ResolutionPass(opensearch_client, prefix, POLICY, layout=LAYOUT).run()
     assert (report.largest_work, report.largest_work_id) == (3, one_paper[0])
     assert "holds 3 work ids" not in caplog.text
     monkeypatch.setattr(resolution, "LARGE_WORK", 3)
-    ResolutionPass(opensearch_client, prefix, POLICY).run()
+    ResolutionPass(opensearch_client, prefix, POLICY, layout=LAYOUT).run()
     assert f"work {one_paper[0]} holds 3 work ids" in caplog.text
 
 
@@ -252,6 +253,7 @@ def test_the_fixture_site_needs_no_regrouping(opensearch_client: OpenSearch,
                                               indexed: OpenSearchConfig) -> None:
     """The seed and held-out pages: no new join among them (the ReLibra near-miss title
     by another author stays apart), nothing split."""
-    report = ResolutionPass(opensearch_client, indexed.prefix, POLICY).run(dry_run=True)
+    report = ResolutionPass(opensearch_client, indexed.prefix, POLICY,
+                            layout=LAYOUT).run(dry_run=True)
     assert report.documents > 0
     assert report.changes == []

@@ -26,18 +26,21 @@ def refresh(client: OpenSearch, index: str) -> None:
 
 
 def scan(client: OpenSearch, index: str, body: Mapping[str, Any], page_size: int = 1000,
-         request_timeout: float | None = None) -> Iterator[dict[str, Any]]:
+         request_timeout: float | None = None,
+         preference: str | None = None) -> Iterator[dict[str, Any]]:
     """Every hit of ``body``'s query on ``index``, in index order (``_doc``), page by page.
 
     The scroll is cleared at the end, also when the caller stops early. A failed
     request, or a page some shards could not answer (the hits would not be all of
-    them), raises ``IndexUnavailable``. ``request_timeout`` bounds every request.
+    them), raises ``IndexUnavailable``. ``request_timeout`` bounds every request;
+    ``preference`` (``_shards:0``) reads some shards only.
     """
     scroll_kwargs = {"request_timeout": request_timeout} if request_timeout else {}
+    search_kwargs: dict[str, Any] = {"preference": preference} if preference else {}
     try:
         with translate_errors(f"scan {index}"):
             yield from helpers.scan(client, query=dict(body), index=index, size=page_size,
                                     scroll=KEEP_ALIVE, request_timeout=request_timeout,
-                                    scroll_kwargs=scroll_kwargs)
+                                    scroll_kwargs=scroll_kwargs, **search_kwargs)
     except ScanError as exc:
         raise IndexUnavailable(f"scan {index}: {exc}", retryable=True) from exc

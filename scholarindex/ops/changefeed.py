@@ -66,10 +66,11 @@ class ChangeFeed:
         differ.update(doc_id for doc_id in self.copied if doc_id not in current)
         return sorted(differ)
 
-    def scan(self) -> Iterator[tuple[str, Version]]:
-        """Every (id, version) of the index, after a refresh."""
+    def scan(self, shard: int | None = None) -> Iterator[tuple[str, Version]]:
+        """Every (id, version) of the index, or of one of its shards, after a refresh."""
         with translate_errors(f"refresh {self.index}"):
             self.client.indices.refresh(index=self.index)
         body = {"_source": False, "seq_no_primary_term": True, "query": {"match_all": {}}}
-        for hit in scan(self.client, self.index, body, page_size=SCAN_PAGE):
+        for hit in scan(self.client, self.index, body, page_size=SCAN_PAGE,
+                        preference=None if shard is None else f"_shards:{shard}"):
             yield hit["_id"], hit_version(hit)

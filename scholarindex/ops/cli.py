@@ -481,7 +481,7 @@ def enrich(pending: bool, limit: int | None, dead_letters: Path | None, as_json:
     settings = _settings(dead_letters=dead_letters)
     client = settings.client()
     writer = BulkWriter(client, settings.prefix, DeadLetterFile(settings.deadletter_path),
-                        settings.writer_retry)
+                        settings.writer_retry, layout=settings.opensearch.layout)
     total = count_pending(client, settings.prefix)
     with console.progress("enriching pending works", min(total, limit or total)) as advance:
         report = enrich_pending_works(client, settings.prefix, config, writer, limit, advance)

@@ -6,13 +6,15 @@ version" means the index the alias pointed at before, i.e. the one created befor
 
 Rolling back keeps the writes the live index took since it went live. When an
 index goes live (a reindex's switch, a rollback), ``mark_live`` records in its
-``_meta.live_since`` the highest ``_seq_no`` it holds and the index it replaces,
-which then holds the same documents (write-blocked). Every later write to it gets
-a higher ``_seq_no`` (one shard: the mapping files say so), so a rollback to that
-index copies back the documents above the mark and deletes those gone since
-(``newer_writes``), with the live index write-blocked meanwhile. Where that cannot
-be told (an index made live by an older version, or ``--to`` another index), the
-rollback refuses unless told to discard them.
+``_meta.live_since`` the index it replaces, which then holds the same documents
+(write-blocked), and, per shard, the highest ``_seq_no`` that shard has assigned
+(``max_seq_no`` of its primary). ``_seq_no`` orders the writes of one shard only, and
+a document lives in one shard for good (routed by its ``_id``), so each document is
+compared with its own shard's mark: a rollback to that index reads every shard alone
+(``preference=_shards:N``), copies back the documents above their shard's mark and
+deletes those gone since (``newer_writes``), with the live index write-blocked
+meanwhile. Where that cannot be told (an index made live by an older version, or
+``--to`` another index), the rollback refuses unless told to discard them.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from scholarindex.ops.index_copy import copy_ids
 
 logger = logging.getLogger(__name__)
 
-LIVE_SINCE = "live_since"  # mappings._meta key: {seq_no, from, at} of the last time it went live
+LIVE_SINCE = "live_since"  # mappings._meta key: {shards, from, at} of the last time it went live
 BUILD_INCOMPLETE = "incomplete"  # mappings._meta.build.state while a reindex fills it
 BUILD_COMPLETE = "complete"
 
@@ -176,12 +178,45 @@ def mark_live(client: OpenSearch, index: str, came_from: str) -> None:
     Call while both hold the same documents and ``index`` takes no writes (before
     the alias moves to it).
     """
-    shards = _shards(client, index)
-    top = max((seq for _, (seq, _) in ChangeFeed(client, index).scan()), default=-1)
-    mark: dict[str, Any] = {"from": came_from, "at": timestamp()}
-    if shards == 1:  # _seq_no orders writes only within a shard
-        mark["seq_no"] = top
+    marks = shard_marks(client, index)
+    mark: dict[str, Any] = {"from": came_from, "at": timestamp(),
+                            "shards": {str(shard): seq for shard, seq in marks.items()}}
+    if len(marks) == 1:  # also as older versions read it
+        mark["seq_no"] = marks[0]
     _put_meta(client, index, LIVE_SINCE, mark)
+
+
+def shard_marks(client: OpenSearch, index: str) -> dict[int, int]:
+    """Shard number -> the highest ``_seq_no`` its primary has assigned (-1: none yet).
+
+    Deletes count too, so a later write of any kind is above it.
+    """
+    with translate_errors(f"stats {index}"):
+        stats = client.indices.stats(index=index, metric="docs", level="shards")
+    shards = ((stats.get("indices") or {}).get(index) or {}).get("shards") or {}
+    marks = {}
+    for number, copies in shards.items():
+        primary = [c for c in copies if (c.get("routing") or {}).get("primary")]
+        if not primary or "seq_no" not in primary[0]:
+            raise IndexUnavailable(f"stats {index}: shard {number} has no started primary",
+                                   retryable=True, status=503)
+        marks[int(number)] = int(primary[0]["seq_no"]["max_seq_no"])
+    expected = _shards(client, index)
+    if sorted(marks) != list(range(expected)):
+        raise IndexUnavailable(f"stats {index}: {len(marks)} of {expected} shard(s) answered",
+                               retryable=True, status=503)
+    return marks
+
+
+def _recorded_marks(since: dict[str, Any]) -> dict[int, int] | None:
+    """The per-shard marks of a ``live_since`` record; a one-shard record of an older
+    version (``seq_no`` alone) is shard 0's. None when it has neither."""
+    shards = since.get("shards")
+    if isinstance(shards, dict) and all(isinstance(v, int) for v in shards.values()):
+        return {int(k): v for k, v in shards.items()}
+    if isinstance(since.get("seq_no"), int):
+        return {0: int(since["seq_no"])}
+    return None
 
 
 def newer_writes(client: OpenSearch, current: str, target: str) -> NewerWrites:
@@ -189,23 +224,32 @@ def newer_writes(client: OpenSearch, current: str, target: str) -> NewerWrites:
 
     Exact when ``target`` is the index ``current`` replaced: both held the same
     documents then, so a document of ``target`` missing from ``current`` was deleted
-    since. Reads every id and ``_seq_no`` of both.
+    since. Reads every id and ``_seq_no`` of both, ``current`` a shard at a time.
     """
     since = _meta(client, current).get(LIVE_SINCE)
-    if not isinstance(since, dict) or not isinstance(since.get("seq_no"), int):
+    marks = _recorded_marks(since) if isinstance(since, dict) else None
+    if not isinstance(since, dict) or marks is None:
         return NewerWrites(current, target, why_unknown=(
             f"{current} does not record when it went live (made live before this version of "
-            "scholarindex, or it has several shards)"))
+            "scholarindex)"))
     if since.get("from") != target:
         return NewerWrites(current, target, why_unknown=(
             f"{current} replaced {since.get('from')}, not {target}: the documents deleted "
             "from it since cannot be told"))
-    mark = int(since["seq_no"])
-    now = dict(ChangeFeed(client, current).scan())
-    changed = sorted(doc_id for doc_id, (seq, _) in now.items() if seq > mark)
+    if sorted(marks) != list(range(_shards(client, current))):
+        return NewerWrites(current, target, why_unknown=(
+            f"{current} records marks for shards {sorted(marks)}, not its own"))
+    feed = ChangeFeed(client, current)
+    now: set[str] = set()
+    changed = []
+    for shard, mark in sorted(marks.items()):
+        for doc_id, (seq, _) in feed.scan(shard=shard):
+            now.add(doc_id)
+            if seq > mark:
+                changed.append(doc_id)
     deleted = sorted(doc_id for doc_id, _ in ChangeFeed(client, target).scan()
                      if doc_id not in now)
-    return NewerWrites(current, target, changed, deleted)
+    return NewerWrites(current, target, sorted(changed), deleted)
 
 
 def rollback(client: OpenSearch, prefix: str, name: str, current: str, target: str,

@@ -49,7 +49,8 @@ def forget(settings: OpsSettings, first: str, second: str) -> int:
 
 
 def decisions(settings: OpsSettings) -> list[Decision]:
-    return DecisionStore(settings.client(), settings.prefix).all()
+    return DecisionStore(settings.client(), settings.prefix,
+                         settings.opensearch.layout).all()
 
 
 def explain(settings: OpsSettings, work_id: str) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ def cli_env(config: OpenSearchConfig, **extra: str | os.PathLike[str]) -> dict[s
         "OPENSEARCH_USER": config.user, "OPENSEARCH_PASSWORD": config.password,
         "OPENSEARCH_VERIFY_CERTS": "true" if config.verify_certs else "false",
         "OPENSEARCH_CA_CERTS": config.ca_certs, "OPENSEARCH_TIMEOUT": str(config.timeout),
+        "INDEX_SHARDS": str(config.layout.shards), "INDEX_REPLICAS": str(config.layout.replicas),
     }
     env.update({k: str(v) for k, v in extra.items()})
     return env

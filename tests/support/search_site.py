@@ -25,6 +25,7 @@ from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.webui.app import create_app
 from scholarindex.webui.service import SearchService
+from tests.support.settings import LAYOUT
 
 # The held-out page with "<script>alert(1)</script>" inside an abstract.
 SCRIPT_TEXT = "<script>alert(1)</script>"
@@ -49,7 +50,7 @@ class FixtureSite:
 
 def index_site(client: OpenSearch, config: OpenSearchConfig, tmp_path: Path) -> FixtureSite:
     """Index every fixture page (real parser, real writer) and build the app over it."""
-    works = index_fixtures(client, config.prefix, tmp_path / "dead-letter.jsonl")
+    works = index_fixtures(client, config.prefix, tmp_path / "dead-letter.jsonl", layout=LAYOUT)
     http = TestClient(app_for(config))
     found = client.search(index=f"{config.prefix}researchers",
                           body={"size": 100, "_source": ["name"]})
@@ -77,7 +78,8 @@ def add_profiles(site: FixtureSite, tmp_path: Path,
     """
     client = build_client(site.config)
     writer = BulkWriter(client, site.config.prefix,
-                        DeadLetterFile(tmp_path / "dead-letter.jsonl"), writer_retry())
+                        DeadLetterFile(tmp_path / "dead-letter.jsonl"), writer_retry(),
+                        layout=LAYOUT)
     changes: list[Change] = []
     for key, (name, url, source, titles) in profiles.items():
         changes += profile_changes(name, url, source, titles)

@@ -1,8 +1,14 @@
 """The project's settings for tests: ``crawler/settings.py``'s defaults, never this
-process's environment, with the overrides a test names (``OPENSEARCH_URL=...``)."""
+process's environment, with the overrides a test names (``OPENSEARCH_URL=...``).
+
+One exception: ``INDEX_SHARDS`` and ``INDEX_REPLICAS`` in the environment give the
+layout of every index the tests create (``LAYOUT``), so the whole suite can run on
+several shards and nodes; unset, the declared defaults (one shard, no replica).
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from scrapy.settings import Settings
@@ -11,15 +17,22 @@ from crawler import settings as declared
 from crawler.environment import project_settings
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.enrichment.config import EnrichmentConfig
-from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.connection import IndexLayout, OpenSearchConfig
+
+LAYOUT = IndexLayout(
+    shards=int(os.environ.get("INDEX_SHARDS") or declared.INDEX_SHARDS),
+    replicas=int(os.environ.get("INDEX_REPLICAS") or declared.INDEX_REPLICAS))
+# The same, as settings: the tests' crawls and commands create indices with it too.
+LAYOUT_SETTINGS = {"INDEX_SHARDS": str(LAYOUT.shards), "INDEX_REPLICAS": str(LAYOUT.replicas)}
 
 # The declared tombstone retention, for the tests that call ``scholarindex.indexing.replay.replay``.
 RETENTION_DAYS = float(declared.TOMBSTONE_RETENTION_DAYS)
 
 
 def settings_with(**overrides: Any) -> Settings:
-    """The project's settings with ``overrides``, as ``-s NAME=value`` would give them."""
-    return project_settings(environ={}, overrides=overrides)
+    """The project's settings with ``overrides``, as ``-s NAME=value`` would give them
+    (and the suite's ``LAYOUT`` unless they name shards or replicas)."""
+    return project_settings(environ={}, overrides={**LAYOUT_SETTINGS, **overrides})
 
 
 def opensearch_config_with(**overrides: Any) -> OpenSearchConfig:
