@@ -154,3 +154,21 @@ def test_on_another_persons_page_such_a_line_is_text(markup: str) -> None:
     body, content_type = rendered(card_page(OWNER_NAMED, name="Ada Quispe"), markup)
     page = parse_profile("https://papercards.example/authors/ada", body, content_type, TODAY)
     assert len(page.works) == 2 and page.truncated
+
+
+@pytest.mark.parametrize("markup", MARKUPS)
+def test_a_date_with_an_odd_year_still_leads_its_card(markup: str) -> None:
+    """An index's data prints a year as 1806: the line is still the card's date, not a title
+    (which would take the real title for its authors and lose the card, the count met)."""
+    cards = [Card("Formalization and Verification of Event-driven Process Chains",
+                  "WMP van der Aalst"),
+             Card("Business Process Management: Models, Techniques, and Empirical Studies",
+                  "WMP van der Aalst, J Desel, A Oberweis", date="Jan 1, 1806"),
+             Card("The P2P Approach to Interorganizational Workflows",
+                  "WMP van der Aalst, M Weske", date="Jan 1, 2001")]
+    page = parse(cards, markup)
+    assert [(w.title, w.year, w.authors) for w in page.works] == [
+        (cards[0].title, None, ["WMP van der Aalst"]),
+        (cards[1].title, 1806, ["WMP van der Aalst", "J Desel", "A Oberweis"]),
+        (cards[2].title, 2001, ["WMP van der Aalst", "M Weske"])]
+    assert not page.truncated and not page.ambiguous

@@ -23,9 +23,10 @@ MONTH_PATTERN = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
-# "May 14", "Dec 10, 2024", "Sept. 3 2021"
+# "May 14", "Dec 10, 2024", "Sept. 3 2021"; any year from 1000 on: an index's data prints
+# some as 1784 or 1806, and a date line read as no date becomes a title (its card lost).
 PRINTED_DATE = re.compile(
-    rf"(?P<month>{MONTH_PATTERN})\s*(?P<day>\d{{1,2}})(?:\s*,?\s*(?P<year>(?:19|20)\d{{2}}))?"
+    rf"(?P<month>{MONTH_PATTERN})\s*(?P<day>\d{{1,2}})(?:\s*,?\s*(?P<year>(?:1\d|20)\d{{2}}))?"
 )
 _ET_AL = re.compile(r"(?:,|;)?\s*(?:\bet\.?\s*al\.?|…|\.\.\.)\s*$", re.I)
 _AUTHOR_SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|&)\s*")
