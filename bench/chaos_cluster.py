@@ -282,6 +282,7 @@ def manager_reindex(bench: Bench, n: int, span: float) -> Run:
                 bench.cluster.restart(victim)
             time.sleep(0.1)
         result.ended = reindex.poll() is not None
+        result.notes["reindex_seconds"] = round(time.monotonic() - start, 1)
         if not result.ended:
             reindex.kill()
         output = reindex.communicate()[0]
@@ -577,6 +578,9 @@ def run_all(args: argparse.Namespace) -> list[Run]:
             _log(f"a reindex with no fault took {span:.1f} s (exit {first.returncode})")
             if first.returncode != 0:  # the runs would only show that it fails anyway
                 raise RuntimeError("the reindex with no fault failed:\n" + output)
+            if args.reindex_span is not None:  # a loaded machine: the faulted ones take longer
+                span = args.reindex_span
+            _log(f"the kills strike within {span:.1f} s of a reindex's start")
             for n in range(args.runs):
                 record(partial(manager_reindex, bench, n, span), "manager-reindex", n)
             last = _reindex_process(bench)  # after the last kill: the next reindex is clean
@@ -644,6 +648,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--span", type=float, default=None,
                         help="a crawl's length in seconds, the faults' moments drawn within "
                              "it (default: measured on a warm crawl with no fault)")
+    parser.add_argument("--reindex-span", type=float, default=None,
+                        help="a reindex's length in seconds, the kills drawn within it "
+                             "(default: measured on a reindex with no fault)")
     parser.add_argument("--seed", type=int, default=4, help="the site's")
     parser.add_argument("--seed-faults", type=int, default=None,
                         help="the moments' (default: a new one each time)")
