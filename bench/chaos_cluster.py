@@ -517,20 +517,35 @@ def flood_stage(bench: Bench, n: int) -> Run:
     return result
 
 
-def _settled(client: OpenSearch, prefix: str, quiet: float = 12.0) -> None:
+def _settled(client: OpenSearch, prefix: str, quiet: float = 35.0) -> None:
     """Until neither an index of ``prefix`` nor the cluster carries a flood-stage block for
-    one disk check (10 s) on end: a check that read the disk before the watermarks went
-    back sets them again."""
+    longer than a disk check at its default interval (30 s), and an index can be created:
+    a check that read the disk before the watermarks went back sets the blocks again (once
+    the next crawl met the create-index block)."""
     calm_since = time.monotonic()
-    while time.monotonic() - calm_since < quiet:
+    while True:
         persistent = client.cluster.get_settings(flat_settings=True).get("persistent", {})
         blocked = read_only_indices(client, prefix)
         if persistent.get("cluster.blocks.create_index") == "true" or blocked:
+            _log(f"flood-stage blocks back after the lift ({blocked or 'create-index'}): "
+                 "lifted again")
             _watermarks(client, None)
             if blocked:
                 _read_only(client, f"{prefix}*", None)
             calm_since = time.monotonic()
+        elif time.monotonic() - calm_since >= quiet and _can_create(client, f"{prefix}probe"):
+            return
         time.sleep(1)
+
+
+def _can_create(client: OpenSearch, index: str) -> bool:
+    try:
+        client.indices.create(index=index, body={"settings": {"number_of_replicas": 0}})
+        client.indices.delete(index=index)
+        return True
+    except Exception as exc:  # still refused: wait on
+        _log(f"creating an index after the flood stage: {exc}")
+        return False
 
 
 def _read_only(client: OpenSearch, pattern: str, blocked: bool | None) -> None:
