@@ -503,8 +503,14 @@ def flood_stage(bench: Bench, n: int) -> Run:
             _read_only(client, f"{bench.dep.prefix(name)}_*", None)
             state["lifted"] = now
 
+    def lift() -> None:  # the crawl ended first: lifted before waiting for green, since
+        # replicas are not allocated while the low watermark is below the disk's usage
+        if "set" in state and "lifted" not in state:
+            _watermarks(client, None)
+            _read_only(client, f"{bench.dep.prefix(name)}_*", None)
+
     try:
-        bench.finish(result, name, workers, strike)
+        bench.finish(result, name, workers, strike, lift)
     finally:
         _watermarks(client, None)
         _settled(client, bench.dep.prefix(""))
@@ -513,6 +519,7 @@ def flood_stage(bench: Bench, n: int) -> Run:
     result.notes.update({"set_at": state.get("set"), "lifted_at": state.get("lifted"),
                          "paused_for_flood_stage": paused, "resumed": "crawl resumed" in log,
                          "paused_seconds": _stat(workers[0], "index/paused_seconds")})
+    result.notes["writes_ended_before_the_block"] = not paused and "lifted" not in state
     result.ok = result.ok and paused and "crawl resumed" in log
     return result
 
