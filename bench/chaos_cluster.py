@@ -282,6 +282,7 @@ def manager_reindex(bench: Bench, n: int, span: float) -> Run:
                 bench.cluster.restart(victim)
             time.sleep(0.1)
         result.ended = reindex.poll() is not None
+        result.notes["reindex_seconds"] = round(time.monotonic() - start, 1)
         if not result.ended:
             reindex.kill()
         output = reindex.communicate()[0]
@@ -361,24 +362,110 @@ class SearchLoop:
 # --- the other faults ---------------------------------------------------------------------
 
 def rejections(bench: Bench, n: int, cluster: LocalCluster) -> Run:
-    """A crawl of ``--workers`` workers into nodes that reject most concurrent bulks."""
-    result = Run("rejections", n, 0.0)
+    """A crawl of ``--workers`` workers into nodes that take one bulk at a time, and at a
+    drawn moment a burst of other clients' bulks for ``--burst-seconds`` on top: 429s
+    all along, many during the burst. The crawl's writes (documents in its works index,
+    sampled) before, during and after the burst say whether the rate recovers."""
+    at = share_of_crawl(n, bench.args.runs_other, bench.rng)
+    result = Run("rejections", n, at)
     name = f"reject{n}"
     saved = bench.cluster, bench.dep
     bench.cluster = cluster
     bench.dep = replace(bench.dep, opensearch_url=cluster.url,
                         index=replace(bench.dep.index, url=cluster.url))
+    client = bench.client(cluster.url)
+    burst = Burst(client, f"{bench.dep.prefix(name)}_burst")
+    samples: list[tuple[float, int]] = []
     try:
         workers = bench.crawl(name, bench.args.workers)
         began = time.monotonic()
-        bench.finish(result, name, workers)
+        trigger = Trigger(bench, at, bench.first_fetch(workers))
+        state: dict[str, float] = {}
+
+        def strike(_: float) -> None:
+            now = trigger.now()
+            if not samples or now - samples[-1][0] >= 2:
+                samples.append((now, _works_count(client, f"{bench.dep.prefix(name)}_works")))
+            if "burst" not in state and trigger.due():
+                burst.start()
+                state["burst"] = now
+            if "burst" in state and "calm" not in state and \
+                    now >= state["burst"] + bench.args.burst_seconds:
+                burst.stop()
+                state["calm"] = now
+
+        bench.finish(result, name, workers, strike)
     finally:
+        burst.stop()
         bench.cluster, bench.dep = saved
     retries = sum(w.report().get("index", {}).get("retries", 0) or
                   _stat(w, "index/retries") for w in workers)
+    rates = _rates(samples, state.get("burst"), state.get("calm"))
     result.notes.update({"seconds": round(time.monotonic() - began, 1),
-                         "reference_seconds": round(bench.span, 1), "index_retries": retries})
+                         "reference_seconds": round(bench.span, 1), "index_retries": retries,
+                         "burst_at": state.get("burst"), "burst_bulks": burst.sent,
+                         "burst_rejected": burst.rejected, "docs_per_second": rates})
+    result.ok = result.ok and "burst" in state
     return result
+
+
+class Burst:
+    """Other clients' bulk requests, four at a time, back to back, while started."""
+
+    def __init__(self, client: OpenSearch, index: str):
+        self.client, self.index = client, index
+        self.sent = self.rejected = 0
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        self._threads = [threading.Thread(target=self._loop, args=(i,), daemon=True)
+                         for i in range(4)]
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(60)
+        self._threads = []
+
+    def _loop(self, i: int) -> None:
+        body = [line for k in range(200) for line in
+                ({"index": {"_index": self.index, "_id": f"{i}-{k}"}}, {"n": k, "text": "x" * 200})]
+        while not self._stop.is_set():
+            try:
+                answer = self.client.bulk(body=body, request_timeout=30)
+                self.sent += 1
+                self.rejected += sum(next(iter(item.values())).get("status") == 429
+                                     for item in answer.get("items", []))
+            except Exception:  # a refused bulk request is the point of the burst
+                self.rejected += 1
+
+
+def _works_count(client: OpenSearch, alias: str) -> int:
+    try:
+        return int(client.count(index=alias, request_timeout=10)["count"])
+    except Exception:  # not created yet, or a slow answer: the next sample
+        return -1
+
+
+def _rates(samples: list[tuple[float, int]], burst: float | None,
+           calm: float | None) -> dict[str, float | None]:
+    """Works documents written a second, before, during and after the burst."""
+    def rate(lo: float, hi: float) -> float | None:
+        inside = [(t, c) for t, c in samples if lo <= t <= hi and c >= 0]
+        if len(inside) < 2 or inside[-1][0] == inside[0][0]:
+            return None
+        return round((inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]), 1)
+
+    if burst is None or calm is None:
+        return {}
+    written = [(t, c) for t, c in samples if c >= 0]
+    last_change = max((t for (t, c), (_, before) in zip(written[1:], written, strict=False)
+                       if c != before), default=calm)
+    return {"before": rate(0.0, burst), "during": rate(burst, calm),
+            "after": rate(calm, last_change)}
 
 
 def _stat(worker: Worker, key: str) -> float:
@@ -416,8 +503,14 @@ def flood_stage(bench: Bench, n: int) -> Run:
             _read_only(client, f"{bench.dep.prefix(name)}_*", None)
             state["lifted"] = now
 
+    def lift() -> None:  # the crawl ended first: lifted before waiting for green, since
+        # replicas are not allocated while the low watermark is below the disk's usage
+        if "set" in state and "lifted" not in state:
+            _watermarks(client, None)
+            _read_only(client, f"{bench.dep.prefix(name)}_*", None)
+
     try:
-        bench.finish(result, name, workers, strike)
+        bench.finish(result, name, workers, strike, lift)
     finally:
         _watermarks(client, None)
         _settled(client, bench.dep.prefix(""))
@@ -426,24 +519,40 @@ def flood_stage(bench: Bench, n: int) -> Run:
     result.notes.update({"set_at": state.get("set"), "lifted_at": state.get("lifted"),
                          "paused_for_flood_stage": paused, "resumed": "crawl resumed" in log,
                          "paused_seconds": _stat(workers[0], "index/paused_seconds")})
+    result.notes["no_write_met_the_block"] = not paused  # struck after the last write
     result.ok = result.ok and paused and "crawl resumed" in log
     return result
 
 
-def _settled(client: OpenSearch, prefix: str, quiet: float = 12.0) -> None:
+def _settled(client: OpenSearch, prefix: str, quiet: float = 35.0) -> None:
     """Until neither an index of ``prefix`` nor the cluster carries a flood-stage block for
-    one disk check (10 s) on end: a check that read the disk before the watermarks went
-    back sets them again."""
+    longer than a disk check at its default interval (30 s), and an index can be created:
+    a check that read the disk before the watermarks went back sets the blocks again (once
+    the next crawl met the create-index block)."""
     calm_since = time.monotonic()
-    while time.monotonic() - calm_since < quiet:
+    while True:
         persistent = client.cluster.get_settings(flat_settings=True).get("persistent", {})
         blocked = read_only_indices(client, prefix)
         if persistent.get("cluster.blocks.create_index") == "true" or blocked:
+            _log(f"flood-stage blocks back after the lift ({blocked or 'create-index'}): "
+                 "lifted again")
             _watermarks(client, None)
             if blocked:
                 _read_only(client, f"{prefix}*", None)
             calm_since = time.monotonic()
+        elif time.monotonic() - calm_since >= quiet and _can_create(client, f"{prefix}probe"):
+            return
         time.sleep(1)
+
+
+def _can_create(client: OpenSearch, index: str) -> bool:
+    try:
+        client.indices.create(index=index, body={"settings": {"number_of_replicas": 0}})
+        client.indices.delete(index=index)
+        return True
+    except Exception as exc:  # still refused: wait on
+        _log(f"creating an index after the flood stage: {exc}")
+        return False
 
 
 def _read_only(client: OpenSearch, pattern: str, blocked: bool | None) -> None:
@@ -577,6 +686,9 @@ def run_all(args: argparse.Namespace) -> list[Run]:
             _log(f"a reindex with no fault took {span:.1f} s (exit {first.returncode})")
             if first.returncode != 0:  # the runs would only show that it fails anyway
                 raise RuntimeError("the reindex with no fault failed:\n" + output)
+            if args.reindex_span is not None:  # a loaded machine: the faulted ones take longer
+                span = args.reindex_span
+            _log(f"the kills strike within {span:.1f} s of a reindex's start")
             for n in range(args.runs):
                 record(partial(manager_reindex, bench, n, span), "manager-reindex", n)
             last = _reindex_process(bench)  # after the last kill: the next reindex is clean
@@ -639,11 +751,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flood-seconds", type=float, default=40,
                         help="longer than the writer's retries (about 20 s): the crawl pauses")
     parser.add_argument("--outage-seconds", type=float, default=15)
+    parser.add_argument("--burst-seconds", type=float, default=15,
+                        help="how long other clients' bulks add to the rejections")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--max-ratio", type=float, default=1.3)
     parser.add_argument("--span", type=float, default=None,
                         help="a crawl's length in seconds, the faults' moments drawn within "
                              "it (default: measured on a warm crawl with no fault)")
+    parser.add_argument("--reindex-span", type=float, default=None,
+                        help="a reindex's length in seconds, the kills drawn within it "
+                             "(default: measured on a reindex with no fault)")
     parser.add_argument("--seed", type=int, default=4, help="the site's")
     parser.add_argument("--seed-faults", type=int, default=None,
                         help="the moments' (default: a new one each time)")

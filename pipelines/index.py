@@ -283,19 +283,40 @@ class OpenSearchIndexPipeline:
     async def _connect_patiently(self) -> None:
         """``_connect``, tried again with the writer's backoff while it fails in a way that
         passes (``INDEX_MAX_ATTEMPTS`` tries): a crawl that starts while one node dies or
-        the cluster elects a new manager (seconds) starts, rather than exit 3."""
+        the cluster elects a new manager (seconds) starts, rather than exit 3. A crawl that
+        starts while a disk is past its flood stage waits as through an outage."""
         from twisted.internet import reactor
 
-        for attempt in range(1, self.policy.attempts + 1):
+        blocked_since: float | None = None
+        attempt = 0
+        while True:
+            attempt += 1
             try:
                 await maybe_deferred_to_future(deferToThread(self._connect))
                 return
             except IndexUnavailable as exc:
-                if not exc.retryable or attempt == self.policy.attempts:
+                if not exc.retryable:
                     raise
-                delay = self.policy.delay(attempt)
-                logger.warning("OpenSearch at %s not ready (%s); trying again in %.1fs",
-                               self.config.safe_url, exc, delay)
+                if _is_block(str(exc)):
+                    # A disk past its flood stage: the cluster refuses new indices (and
+                    # writes) until it lifts the block, minutes maybe. Waited on as an
+                    # outage is (OPENSEARCH_OUTAGE_WAIT), not a few retries.
+                    now = time.monotonic()
+                    blocked_since = blocked_since if blocked_since is not None else now
+                    if now - blocked_since > self.outage_wait:
+                        raise
+                    delay = self.policy.delay(min(attempt, self.policy.attempts))
+                    logger.warning("OpenSearch at %s refuses to create the indices (%s): %s; "
+                                   "waiting for the block to be lifted, trying again in %.1fs "
+                                   "(for up to OPENSEARCH_OUTAGE_WAIT=%gs)",
+                                   self.config.safe_url, exc, FLOOD_STAGE_HINT, delay,
+                                   self.outage_wait)
+                elif attempt >= self.policy.attempts:
+                    raise
+                else:
+                    delay = self.policy.delay(attempt)
+                    logger.warning("OpenSearch at %s not ready (%s); trying again in %.1fs",
+                                   self.config.safe_url, exc, delay)
                 await maybe_deferred_to_future(deferLater(reactor, delay, lambda: None))
 
     def _connect(self) -> None:
@@ -528,3 +549,8 @@ class OpenSearchIndexPipeline:
     def _log_failure(failure: Failure) -> None:
         logger.error("index pipeline error: %s", failure.getTraceback())
 
+
+def _is_block(reason: str) -> bool:
+    """A refusal that the flood stage causes: the index's read-only block, or the
+    cluster's create-index block that comes with it."""
+    return is_flood_stage_block(reason) or "index_create_block_exception" in reason

@@ -81,6 +81,7 @@ def test_with_several_nodes_a_timeout_goes_to_the_next_node() -> None:
 
 @pytest.mark.slow
 @pytest.mark.process
+@pytest.mark.timeout(420)  # its run gets 400 s: 3 JVMs, two crawls (268 s at load 30-40)
 @pytest.mark.skipif(not redis_available(), reason="redis-server not installed (make redis-deps)")
 def test_a_data_node_killed_mid_crawl_loses_nothing(tmp_path: Path) -> None:
     """One run of ``make chaos-cluster``'s first fault on a small site: the crawl ends by

@@ -164,6 +164,32 @@ def test_a_short_outage_pauses_the_crawl_and_loses_nothing(
           f"{requests.between(paused, resumed)}, of {fetched_clean}")
 
 
+# What OpenSearch 2.19 answers an index creation with while a disk is past its flood
+# stage (a real cluster's answer). Setting the block for real here would refuse every
+# other test's indices on the shared test node meanwhile, so the proxy gives the answer.
+CREATE_BLOCKED = {"type": "index_create_block_exception",
+                  "reason": "blocked by: [FORBIDDEN/10/cluster create-index blocked (api)];"}
+
+
+def test_a_crawl_started_at_the_flood_stage_waits_for_the_block_to_be_lifted(
+        tmp_path: Path, site: SiteServer, fault_proxy: FaultProxy, index_prefix: str,
+        opensearch_client: OpenSearch) -> None:
+    """Refused more times than the start-up check tries (INDEX_MAX_ATTEMPTS is 2 here):
+    it waits, as through an outage, says why, and crawls once the block is gone."""
+    fault_proxy.fail_next(8, status=403, match=f"PUT /{index_prefix}works-v",
+                          error=CREATE_BLOCKED)
+    result = crawl(tmp_path, site, fault_proxy.url, index_prefix, OPENSEARCH_OUTAGE_WAIT="60")
+    assert result.returncode == 0, result.log[-3000:]
+    assert fault_proxy.pending_faults() == 0
+    waits = [r.getMessage() for r in result.records
+             if "waiting for the block to be lifted" in r.getMessage()]
+    assert len(waits) == 8 and "flood-stage watermark" in waits[0]
+    assert result.stats["index/dead_lettered"] == 0
+    assert result.report is not None and result.report["pages"]["parsed"] == len(PROFILES)
+    opensearch_client.indices.refresh(index=f"{index_prefix}works")
+    assert opensearch_client.count(index=f"{index_prefix}works")["count"] > 0
+
+
 def test_an_outage_longer_than_the_wait_dead_letters_what_is_held_and_exits_3(
         tmp_path: Path, site: SiteServer, fault_proxy: FaultProxy, opensearch_url: str,
         index_prefix: str, opensearch_client: OpenSearch,

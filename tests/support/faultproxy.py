@@ -92,12 +92,15 @@ class FaultProxy:
             self.start()
 
     def fail_next(self, count: int, status: int = 503, match: str = "",
-                  retry_after: str | None = None) -> None:
+                  retry_after: str | None = None,
+                  error: dict[str, Any] | None = None) -> None:
         """Answer the next ``count`` requests with ``status`` without forwarding them.
 
         ``retry_after``: a ``Retry-After`` header value (seconds or an HTTP-date) to send.
+        ``error``: the body's ``error`` object, as OpenSearch words one (default: a
+        ``fault_proxy_injected`` error).
         """
-        self._queue("status", (status, retry_after), count, match)
+        self._queue("status", (status, retry_after, error), count, match)
 
     def drop_next(self, count: int, forward: bool = True, match: str = "") -> None:
         """Cut the connection on the next ``count`` requests.
@@ -303,10 +306,11 @@ def _headers(head: bytes) -> dict[str, str]:
     return {k.strip().lower(): v.strip().lower() for k, v in pairs}
 
 
-def _fault_response(status: int, retry_after: str | None = None) -> bytes:
+def _fault_response(status: int, retry_after: str | None = None,
+                    error: dict[str, Any] | None = None) -> bytes:
     phrase = HTTPStatus(status).phrase
-    body = json.dumps({"error": {"type": "fault_proxy_injected", "reason": phrase},
-                       "status": status}).encode()
+    error = error or {"type": "fault_proxy_injected", "reason": phrase}
+    body = json.dumps({"error": error, "status": status}).encode()
     extra = f"Retry-After: {retry_after}\r\n" if retry_after is not None else ""
     return (f"HTTP/1.1 {status} {phrase}\r\nContent-Type: application/json\r\n{extra}"
             f"Content-Length: {len(body)}\r\n\r\n").encode() + body
