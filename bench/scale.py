@@ -204,7 +204,7 @@ def build_index(site: Site, base: str, client: Any, config: OpenSearchConfig, wo
         if report.dead_lettered or report.fatal:
             raise RuntimeError(f"the build lost documents (see {dead}): {report}")
         done = min(first + BUILD_PAGES, len(site.profiles))
-        if done % (BUILD_PAGES * 25) == 0 or done == len(site.profiles):
+        if done % (BUILD_PAGES * 5) == 0 or done == len(site.profiles):
             log(f"built {done} of {len(site.profiles)} profiles "
                 f"({time.perf_counter() - started:.0f} s, load {load()})")
     refresh(client, alias_name(prefix, "works"))

@@ -94,10 +94,14 @@ class SearchService:
 
     def _search_at(self, request: SearchRequest, level: str) -> dict[str, Any]:
         body = search_body(request, level)
+        # A text search scores with every shard's term statistics (dfs), so a ranking does
+        # not depend on which shard a work landed in; OpenSearch skips that round on an
+        # index of one shard. Browsing sorts without scores and needs none.
+        kwargs = {"search_type": "dfs_query_then_fetch"} if request.q else {}
 
         def ask() -> dict[str, Any]:
             return self._call("search works", lambda: self.client.search(
-                index=self.works, body=body))
+                index=self.works, body=body, **kwargs))
 
         if request.q or self.browse_cache is None:
             return ask()
