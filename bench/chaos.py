@@ -515,13 +515,25 @@ class Chaos:
         victim = self.workers[slot]
         if victim.poll() is not None:
             return  # it has ended by itself: the job is ending
+        held = self._leased_by(victim)
         victim.process.send_signal(signal.SIGKILL)
         victim.process.wait()
         victim.killed = True
         self.retired.append(victim)
         self._restart(slot)
-        self.kills.append({"at": round(t, 1), "worker": slot,
+        self.kills.append({"at": round(t, 1), "worker": slot, "held": held,
                            "fetches": len(self.dep.profile_fetches())})
+
+    def _leased_by(self, worker: Worker) -> int | None:
+        """Pages ``worker`` holds leased, unacknowledged, as Redis says just before it is
+        killed: what its death gives the others to do again (None: Redis is down)."""
+        owners = JobKeys(WORKER_KEY_PREFIX, self.job).owners
+        mine = f":{worker.process.pid}:"
+        try:
+            held = self.dep.redis.client().hvals(owners)
+        except Exception:  # Redis stopped by the soak itself
+            return None
+        return sum(mine in value.decode() for value in cast(list[bytes], held))
 
     def finish(self) -> None:
         """Whatever was left undone (the crawl ended first) is put right."""
@@ -581,7 +593,8 @@ def _soak(args: argparse.Namespace, cluster: LocalCluster | None) -> dict[str, A
             chaos.finish()
         finally:
             proxy.stop()
-        fetches = len(dep.profile_fetches())
+        fetched = dep.profile_fetches()
+        fetches = len(fetched)
         dead = set_aside(dep, job)
         dead_letters = dead_letter_codes(dep.workdir / "soak")
         got = read_index(dep, prefix) if ended else {}
@@ -596,6 +609,7 @@ def _soak(args: argparse.Namespace, cluster: LocalCluster | None) -> dict[str, A
                            else "a local node" if not args.use_env else "OPENSEARCH_URL"),
             "wall_seconds": round(wall, 1), "reference_seconds": round(reference_seconds, 1),
             "fetches": fetches, "ratio": round(fetches / args.profiles, 3),
+            "refetches": refetches(fetched, chaos.kills, logs),
             "kills": chaos.kills, "events": chaos.events,
             "exit_codes": codes, "killed_exit_codes": [w.process.returncode for w in
                                                        chaos.retired if w.killed],
@@ -617,6 +631,28 @@ def _soak(args: argparse.Namespace, cluster: LocalCluster | None) -> dict[str, A
             subprocess.run(["cp", "-r", str(dep.workdir / "soak"), args.keep_failed],
                            check=False)
         return result
+
+
+_EXPIRED = re.compile(r"(\d+) expired lease\(s\) back in the queue")
+
+
+def refetches(fetched: list[str], kills: list[dict[str, Any]],
+              logs: dict[str, str]) -> dict[str, Any]:
+    """Where the fetches beyond one a page came from: the pages each killed worker held
+    (leased, unacknowledged) when it was killed, against every lease the workers found
+    expired and put back (a killed worker's, or a live worker's that missed its renewals),
+    and the pages fetched more than once."""
+    counts: dict[str, int] = {}
+    for path in fetched:
+        counts[path] = counts.get(path, 0) + 1
+    held = [k.get("held") for k in kills]
+    return {"extra_fetches": len(fetched) - len(counts),
+            "pages_fetched_twice_or_more": sum(n > 1 for n in counts.values()),
+            "most_fetches_of_a_page": max(counts.values(), default=0),
+            "held_by_killed_workers": sum(h for h in held if h is not None),
+            "kills_held_unknown": sum(h is None for h in held),
+            "expired_leases_requeued": sum(int(m) for text in logs.values()
+                                           for m in _EXPIRED.findall(text))}
 
 
 def set_aside(dep: Deployment, job: str) -> list[str]:
@@ -647,7 +683,7 @@ def print_soak(result: dict[str, Any]) -> None:
           f"{'ended' if result['ended'] else 'DID NOT END'} in {result['wall_seconds']} s "
           f"(single process: {result['reference_seconds']} s)\n"
           f"  fetches / profiles: {result['fetches']} / {result['profiles']} = "
-          f"{result['ratio']}\n"
+          f"{result['ratio']}; re-work: {result['refetches']}\n"
           f"  faults (s after the first fetch): kills at "
           f"{[k['at'] for k in result['kills']]}, {result['events']}\n"
           f"  paused for the index outage: {spread(result['index_pause_seconds'])}; "

@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -183,11 +184,15 @@ class Bench:
         job = name if workers > 1 else None
         return [dep.start(f"{name}/w{i}", f"{name}_", job, extra) for i in range(workers)]
 
-    def first_fetch(self, workers: list[Worker], timeout: float = 120) -> float:
+    def first_fetch(self, workers: list[Worker], timeout: float = 300) -> float:
         began = time.monotonic()
         while not self.dep.profile_fetches():
             if all(w.poll() is not None for w in workers) or time.monotonic() - began > timeout:
-                raise RuntimeError(f"no profile page fetched; see {workers[0].log}")
+                tail = workers[0].log.read_text(errors="replace").splitlines()[-25:]
+                codes = [w.poll() for w in workers]
+                raise RuntimeError(f"no profile page fetched in {time.monotonic() - began:.0f} s "
+                                   f"(exit codes {codes}); {workers[0].log} ends:\n"
+                                   + "\n".join(tail))
             time.sleep(0.05)
         return time.monotonic()
 
@@ -546,7 +551,12 @@ def run_all(args: argparse.Namespace) -> list[Run]:
     with tempfile.TemporaryDirectory(prefix="chaos-cluster-") as tmp, \
             bench_setup(args, Path(tmp)) as bench:
 
-        def record(result: Run) -> None:
+        def record(run: Callable[[], Run], fault: str, n: int) -> None:
+            try:
+                result = run()
+            except Exception as exc:  # one run that broke is a failed run, not the end
+                result = Run(fault, n, 0.0, notes={"error": str(exc)[-3000:]})
+                _log(f"{fault} run {n} broke: {exc}")
             results.append(result)
             when = (f"{result.moment} s into it" if result.fault == "manager-reindex"
                     else f"{result.moment:.0%} into the crawl")
@@ -558,15 +568,17 @@ def run_all(args: argparse.Namespace) -> list[Run]:
         for fault in ("data-node", "data-node-workers", "manager"):
             if fault in faults:
                 for n in range(args.runs):
-                    record(node_kill(bench, fault, n))
+                    record(partial(node_kill, bench, fault, n), fault, n)
         if "manager-reindex" in faults:
             began = time.monotonic()
             first = _reindex_process(bench)
-            first.communicate()
+            output = first.communicate()[0]
             span = time.monotonic() - began
             _log(f"a reindex with no fault took {span:.1f} s (exit {first.returncode})")
+            if first.returncode != 0:  # the runs would only show that it fails anyway
+                raise RuntimeError("the reindex with no fault failed:\n" + output)
             for n in range(args.runs):
-                record(manager_reindex(bench, n, span))
+                record(partial(manager_reindex, bench, n, span), "manager-reindex", n)
             last = _reindex_process(bench)  # after the last kill: the next reindex is clean
             output = last.communicate()[0]
             _log(f"the reindex after the runs: exit {last.returncode}")
@@ -575,16 +587,16 @@ def run_all(args: argparse.Namespace) -> list[Run]:
                 results[-1].notes["next_reindex"] = output.splitlines()[-4:]
         for n in range(args.runs_other):
             if "flood-stage" in faults:
-                record(flood_stage(bench, n))
+                record(partial(flood_stage, bench, n), "flood-stage", n)
             if "unreachable-node" in faults:
-                record(unreachable_node(bench, n))
+                record(partial(unreachable_node, bench, n), "unreachable-node", n)
         if "rejections" in faults:
             _log("starting a second cluster whose nodes take one bulk at a time")
             with LocalCluster(nodes=args.nodes, heap=args.heap, exit_with_parent=True, log=_log,
                               settings={"thread_pool.write.size": 1,
                                         "thread_pool.write.queue_size": 1}) as small:
                 for n in range(args.runs_other):
-                    record(rejections(bench, n, small))
+                    record(partial(rejections, bench, n, small), "rejections", n)
     return results
 
 

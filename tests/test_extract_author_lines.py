@@ -7,6 +7,8 @@ Pages are built card by card (``fixtures/cards.py``) and rendered in every marku
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from crawler.extract import parse_profile
@@ -119,3 +121,36 @@ def test_a_tag_on_its_own_line_still_leads_its_card(markup: str) -> None:
     page = parse(cards, markup)
     assert [(w.title, w.category) for w in page.works] == [("Reports", None),
                                                            ("Sparse Routing", "LG")]
+
+
+# A page whose author lines read like titles, and name the page's own person (rule 9).
+OWNER_NAMED = [
+    Card("data filtering and distribution modeling algorithms for machine learning.",
+         "yoav freund.", date="Jan 1, 1993"),
+    Card("an improved boosting algorithm and its implications on learning complexity.",
+         "yoav freund."),
+    Card("boosting a weak learning algorithm by majority.", "yoav freund.",
+         date="Jan 1, 1990"),
+]
+
+
+@pytest.mark.parametrize("markup", MARKUPS)
+@pytest.mark.parametrize("owner", ["yoav freund.", "ieeexplore.ieee.org"])
+def test_a_line_naming_the_pages_owner_finds_its_undated_card(markup: str, owner: str) -> None:
+    cards = [replace(card, authors=owner) for card in OWNER_NAMED]
+    body, content_type = rendered(card_page(cards, name=owner), markup)
+    page = parse_profile("https://papercards.example/authors/owner", body, content_type, TODAY)
+    assert [(w.title, w.year) for w in page.works] == [(c.title, int(c.date[-4:]) if c.date
+                                                       else None) for c in cards]
+    assert [w.authors for w in page.works] == [[owner.rstrip(".")]] * 3
+    assert all(w.abstract is None for w in page.works)
+    assert not page.truncated and not page.ambiguous
+
+
+@pytest.mark.parametrize("markup", MARKUPS)
+def test_on_another_persons_page_such_a_line_is_text(markup: str) -> None:
+    """The same cards on a page of someone else: the undated card is not found, and the page
+    says it fell short (a lone lower-case name reads like a title: ``read_authors``)."""
+    body, content_type = rendered(card_page(OWNER_NAMED, name="Ada Quispe"), markup)
+    page = parse_profile("https://papercards.example/authors/ada", body, content_type, TODAY)
+    assert len(page.works) == 2 and page.truncated

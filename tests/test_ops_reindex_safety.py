@@ -17,6 +17,7 @@ from scholarindex.core.exit_codes import EXIT_ALREADY_RUNNING
 from scholarindex.core.items import WorkItem
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.indices import LOCK_INDEX, MAPPINGS_DIR, alias_name, ensure_plain_index
 from scholarindex.ops import console
@@ -33,6 +34,7 @@ from tests.support.ops import (
     target,
     write_blocked,
 )
+from tests.support.settings import opensearch_config_with
 
 SEEN = "2026-11-23T00:00:00Z"
 
@@ -161,6 +163,59 @@ def test_a_reindex_whose_lock_was_broken_does_not_switch(
     assert target(client, prefix, "works") == old
     assert indices_of(client, prefix, "works") == [old]  # the half-built one removed
     assert not write_blocked(client, old)
+
+
+def _lock_client(proxy: FaultProxy, prefix: str) -> OpenSearch:
+    """A client that knows the node twice, both through ``proxy``: a request whose
+    connection the proxy cuts goes once more to "the next node", as with a cluster."""
+    return build_client(opensearch_config_with(OPENSEARCH_URL=f"{proxy.url},{proxy.url}",
+                                               INDEX_PREFIX=prefix))
+
+
+def test_a_lock_create_whose_answer_was_lost_is_held(
+        fault_proxy: FaultProxy, index_prefix: str, opensearch_client: OpenSearch) -> None:
+    """The node took the create and died before answering; sent again, it is refused as
+    already there. The document is this run's own: held, not 'busy with another run'."""
+    client = _lock_client(fault_proxy, index_prefix)
+    ensure_plain_index(client, index_prefix, LOCK_INDEX)
+    fault_proxy.drop_next(1, forward=True, match="/_create/")
+    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=300) as lock:
+        assert fault_proxy.pending_faults() == 0
+        lock.check("works")
+    assert lock_doc(opensearch_client, index_prefix, "works") is None
+
+
+def test_a_heartbeat_whose_answer_was_lost_keeps_the_lock(
+        fault_proxy: FaultProxy, index_prefix: str, opensearch_client: OpenSearch) -> None:
+    """A beat applied, its answer lost and the beat sent again (409: the version moved,
+    by this holder's own hand): still held, and beating on the new version."""
+    client = _lock_client(fault_proxy, index_prefix)
+    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=0.4) as lock:
+        fault_proxy.drop_next(1, forward=True,
+                              match=f"PUT /{alias_name(index_prefix, LOCK_INDEX)}/_doc/")
+        deadline = time.monotonic() + 30
+        while fault_proxy.pending_faults() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fault_proxy.pending_faults() == 0
+        before = lock_doc(opensearch_client, index_prefix, "works")
+        time.sleep(1.0)  # several beats after it
+        lock.check("works")
+        after = lock_doc(opensearch_client, index_prefix, "works")
+        assert before is not None and after is not None
+        assert after["heartbeat_at"] > before["heartbeat_at"]
+    assert lock_doc(opensearch_client, index_prefix, "works") is None
+
+
+def test_a_release_refused_while_a_manager_is_elected_is_tried_again(
+        fault_proxy: FaultProxy, index_prefix: str, opensearch_client: OpenSearch) -> None:
+    """A lock left behind turns the next run away for REINDEX_LOCK_STALE_SECONDS."""
+    client = _lock_client(fault_proxy, index_prefix)
+    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=300):
+        fault_proxy.fail_next(3, status=503, match="DELETE ")
+    assert fault_proxy.pending_faults() == 0
+    assert lock_doc(opensearch_client, index_prefix, "works") is None
+    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=300):
+        pass  # the next run takes it at once
 
 
 # --- rollback keeps what was written after the switch --------------------------------------

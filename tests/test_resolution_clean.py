@@ -16,6 +16,8 @@ from scholarindex.core.resolution.clean import contribution_kind, repair_text
     ("Sj\u00c3\u00b6str\u00c3\u00b6m", "Sjöström"),  # UTF-8 read as Latin-1
     ("Florida\u00e2\u20ac\u2122s", "Florida\u2019s"),  # read as Windows-1252
     ("Florida\u00e2??s growth", "Florida's growth"),  # continuation bytes lost to "?"
+    ("S Chaudhuri\u00e2?\u00a6", "S Chaudhuri\u2026"),  # the middle byte lost: 0x80
+    ("2001\u00e2?\u00932002", "2001\u20132002"),
     ("Gar\u00c3\u00a7on", "Garçon"),
     ("Plain ASCII stays", "Plain ASCII stays"),
     ("Sjöström stays", "Sjöström stays"),  # correct text is not "repaired"
@@ -60,6 +62,29 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Data Warehousing and Business Intelligence for E-Commerce"),
     ("Tutorial: Fast Algorithms for Mining Association Rules",
      "Fast Algorithms for Mining Association Rules"),
+    # A publisher, an institution, a meeting or a venue and its year glued after the title.
+    ("Fast Algorithms for Mining Association Rules, ACM SIGMOD Int",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, SIGMOD 1999",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, University of Maryland at College Park",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules. Dept. of Computer Science",
+     "Fast Algorithms for Mining Association Rules"),
+    # A demo annotated as citations print it; a citation's document type code.
+    ("Fast Algorithms for Mining Association Rules (system demonstration)",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, System Demonstration",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules. Demo Description",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules [J]",
+     "Fast Algorithms for Mining Association Rules"),
+    # A citation's authors and year before the title, whoever they are.
+    ("R. and Shim, K. 1998. Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Lin, K.-I.(1995). Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
 ])
 def test_glued_fields_are_removed(printed: str, title: str) -> None:
     assert clean_title(printed, venues=["SIGMOD Conference"], people=["Rakesh Agrawal"]) == title
@@ -76,6 +101,12 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Dr. Who and the Daleks in Space",  # "Dr" is no name of the atom's people
     "Petabyte, In Proc",  # after a comma, too little would remain
     "Sleepers and Workaholics (extended version)",  # another publication, kept
+    "Building Networks from the Outside In: International Movements",  # no venue after "In:"
+    "Urban centres in Zimbabwe: Inter-censal changes, 1969-82",
+    "Report on the ACM Workshop on Data Streams",  # no mark before "ACM"
+    "Vitamin [C] in the treatment of scurvy",  # a bracketed letter inside the title
+    "SEER Cancer Statistics Review, 1975-2000. National Cancer Institute",  # a year range
+    "Euro 2000. Lessons for the future of football",  # no name before the year
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title
@@ -126,6 +157,10 @@ def test_authors_are_stripped_only_when_they_are_the_atoms_people() -> None:
     "Introduction to the Special Issue on Data Streams", "Preface II",
     "Aurora",  # structural: one distinctive word
     "On the Web",  # structural: function words around one word
+    # Front matter: every distinctive word a word of journals' slots.
+    "Editorial Introduction", "Editorial Notes", "In this issue", "Guest Editorial Preface",
+    "A Note from the Editors", "Letter to the Editor", "Author's Reply", "Corrigendum",
+    "Acknowledgement to Reviewers", "Books Received", "Announcements", "News and Notes",
 ])
 def test_generic_titles(title: str) -> None:
     assert is_generic_title(title)
@@ -139,6 +174,9 @@ def test_generic_titles(title: str) -> None:
     # A curated prefix followed by a title of its own names one work.
     "Guest editor's introduction: special issue on XML data streams",
     "Review of Data on the Web: From Relations to Semistructured Data and XML",
+    # One word of its own among the slot's words makes a title.
+    "Editorial Peer Review", "Letter to the Editor on Pleural Effusion", "Systematic review",
+    "Atypical hemolytic uremic syndrome", "Special issue on data streams",
 ])
 def test_titles_that_are_not_generic(title: str) -> None:
     assert not is_generic_title(title)
@@ -149,9 +187,65 @@ def test_titles_that_are_not_generic(title: str) -> None:
     ("Designing an ultra highly available DBMS (tutorial session)", "tutorial"),
     ("Objects and SQL: Strange Relations? Panel", "panel"),
     ("KRISYS (Demonstration Description)", "demo"),
+    ("Aurora: A Data Stream Management System (project demo description)", "demo"),
+    ("VisDB: A System for Visualizing Large Databases, System Demonstration", "demo"),
+    ("Databases and Visualization, Tutorial", "tutorial"),
+    ("The Merge/Purge Problem for Large Databases [C]", None),
     ("Fast Algorithms for Mining Association Rules [Extended Abstract]", None),
     ("A Panel of Experts Rates Query Optimizers", None),  # the word inside the title
     ("Teaching the Tutorial", None),
 ])
 def test_the_kind_of_contribution_a_title_is_annotated_as(title: str, kind: str | None) -> None:
     assert contribution_kind(title) == kind
+
+
+@pytest.mark.parametrize(("printed", "title"), [
+    ("Update on the diagnosis and treatment of human papillomavirus infection. [Review] [33 refs]",
+     "Update on the diagnosis and treatment of human papillomavirus infection"),
+    ("Management of histologic abnormalities of the cervix. [Review]",
+     "Management of histologic abnormalities of the cervix"),
+    ("Posttreatment HPV testing for recurrent CIN: a systematic review (Structured abstract)",
+     "Posttreatment HPV testing for recurrent CIN: a systematic review"),
+    ("Posttreatment HPV testing for recurrent CIN: a systematic review (Provisional abstract)",
+     "Posttreatment HPV testing for recurrent CIN: a systematic review"),
+    ("Dynamics of HPV16 DNA load reflect the natural history of cervical lesions.[Erratum appears "
+     "in J Clin Virol. 2006 Oct;37(2):137]",
+     "Dynamics of HPV16 DNA load reflect the natural history of cervical lesions"),
+    ("Screening for cervical cancer with HPV testing [Comment in: Lancet. 2007;370:1740]",
+     "Screening for cervical cancer with HPV testing"),
+    ("Intrapleural immunotherapy with Corynebacterium parvum in malignant effusions [abstract]",
+     "Intrapleural immunotherapy with Corynebacterium parvum in malignant effusions"),
+    # A translated title in brackets, with a language tag or the original after it.
+    ("[Immunotherapy of resectable lung cancer using Nocardia rubra cell wall skeleton]",
+     "Immunotherapy of resectable lung cancer using Nocardia rubra cell wall skeleton"),
+    ("[Early chest tube removal after coronary artery bypass graft surgery] LA: Ara",
+     "Early chest tube removal after coronary artery bypass graft surgery"),
+    ("Antibiotic prophylaxis in thoracic surgery. A randomized study. <ORIGINAL> PROPHYLAXIE "
+     "ANTIBIOTIQUE EN CHIRURGIE THORACIQUE", "Antibiotic prophylaxis in thoracic surgery. A "
+     "randomized study"),
+    ("[Incentive spirometry with expiratory positive airway pressure] TO: Espirometria "
+     "incentivada con presion positiva espiratoria",
+     "Incentive spirometry with expiratory positive airway pressure"),
+    ("Paroxysmal nocturnal hemoglobinuria and thrombosis. [French]",
+     "Paroxysmal nocturnal hemoglobinuria and thrombosis"),
+    ("Postoperative immunostimulation in bronchial carcinoma [Article in German]",
+     "Postoperative immunostimulation in bronchial carcinoma"),
+    ("Postoperative immunostimulation in bronchial carcinoma (author's transl)",
+     "Postoperative immunostimulation in bronchial carcinoma"),
+])
+def test_notes_of_bibliographic_databases_are_removed(printed: str, title: str) -> None:
+    assert clean_title(printed) == title
+
+
+@pytest.mark.parametrize("title", [
+    "[3H]thymidine uptake in cultured pleural mesothelial cells",  # the title's own brackets
+    "Lung cancer in German coal miners",  # a language word, no tag
+    "Review of the literature on pleural effusion",
+    "Comments on the treatment of pleural empyema",
+    "Comparison of drains [Review",  # no closing bracket: no note
+    "Abstracts [1-3]",
+    "Linomide in relapsing and secondary progressive MS: Part I: Trial design",
+    "HPV vaccine in females in the US: Rationale and design",
+])
+def test_titles_whose_brackets_are_their_own(title: str) -> None:
+    assert clean_title(title) == title

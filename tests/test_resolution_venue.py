@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarindex.core.resolution.venue import is_preprint, venue_kind
+from scholarindex.core.resolution.venue import is_preprint, same_venue, venue_kind
 
 
 @pytest.mark.parametrize(("venue", "kind"), [
@@ -36,3 +36,30 @@ def test_preprints() -> None:
     assert not is_preprint("Harvard Law Review") and not is_preprint(None)
     assert not is_preprint("Hallucination in LLMs Workshop")  # "hal" only as a word
     assert venue_kind("SSRN Electronic Journal") is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("J Pediatr Surg", "Journal of Pediatric Surgery"),
+    ("Clin Epidemiol", "Clinical Epidemiology"),
+    ("BMJ", "BMJ (Online)"),
+    ("PLoS ONE", "PLoS ONE [Electronic Resource]"),
+    ("Journal of Clinical Oncology", "Journal of clinical oncology : official journal of the ASCO"),
+    ("Journal of Tongji Medical University", "Journal of Tongji Medical University = T"),
+    ("Gan to Kagaku Ryoho [Japanese Journal of", "Gan to kagaku ryoho. Cancer & chemothera"),
+    ("Cancer epidemiology, biomarkers & preven", "Cancer Epidemiology Biomarkers and Preve"),
+    ("J. Clin. Oncol.", "Journal of Clinical Oncology"),
+])
+def test_one_venue_printed_two_ways(a: str, b: str) -> None:
+    assert same_venue(a, b) and same_venue(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Cancer", "Cancer Cytopathology"),  # a word more: another journal
+    ("VLDB", "VLDB J."),
+    ("SIGMOD Conference", "SIGMOD Record"),
+    ("Journal of Clinical Oncology", "Journal of Clinical Virology"),
+    ("National Medical Journal of China", "Zhonghua Yi Xue Za Zhi"),  # a translation
+    ("", "Cancer"),
+])
+def test_two_venues(a: str, b: str) -> None:
+    assert not same_venue(a, b) and not same_venue(b, a)

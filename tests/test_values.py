@@ -156,3 +156,29 @@ def test_prose_and_titles_are_not_author_lines(line: str) -> None:
 def test_a_bare_ampersand_or_unknown_entity_is_printed_text() -> None:
     assert decode_entities("AT&T &notanentity; &#228;") == "AT&T &notanentity; ä"
     assert decode_entities("Plain") == "Plain"
+
+
+@pytest.mark.parametrize(("line", "owner", "names"), [
+    ("yoav freund.", "yoav freund.", ["yoav freund"]),
+    ("ieeexplore.ieee.org", "ieeexplore.ieee.org", ["ieeexplore.ieee.org"]),
+    ("yoav  FREUND.", "Yoav Freund", ["yoav  FREUND"]),
+    ("robert e. schapire yoram singer.", "robert e. schapire yoram singer.",
+     ["robert e. schapire yoram singer"]),
+    ("yoav freund and robert schapire", "Yoav Freund", ["yoav freund", "robert schapire"]),
+    ("bertram lud&#228;scher.", "Bertram Ludäscher", ["bertram ludäscher"]),
+])
+def test_a_line_naming_the_pages_owner_is_an_author_line(line: str, owner: str,
+                                                          names: list[str]) -> None:
+    assert read_authors(line) is None  # alone, each reads like a title or a sentence
+    assert read_authors(line, owner=owner) == (names, False)
+
+
+@pytest.mark.parametrize(("line", "owner"), [
+    ("boosting a weak learning algorithm by majority.", "yoav freund."),
+    ("on-line prediction and conversion strategies", "yoav freund."),
+    ("yoav freundlich.", "yoav freund."),  # the name inside another word is not the name
+    ("we thank yoav freund for his comments.", "yoav freund."),
+    ("yoav freund.", ""),
+])
+def test_a_line_merely_holding_the_owners_name_is_no_author_line(line: str, owner: str) -> None:
+    assert read_authors(line, owner=owner) is None

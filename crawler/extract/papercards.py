@@ -50,6 +50,12 @@ Where one card ends and the next begins (``_works``):
    that is not written as a tag (rule 2): that word is its title, not the next
    card's category.
 
+9. A line that names the page's own person (``values.read_authors`` with the
+   owner) is an authors line, whatever it looks like: a bibliography that lower-cases
+   everything prints ``yoav freund.`` under each of his titles, an index prints a
+   site's name (``ieeexplore.ieee.org``) under each paper of the page it keeps for it;
+   without this an undated card of such a page reads as the text of the card before.
+
 An undated card's ``date`` and ``year`` are None (structured data may fill them).
 Author lines are read by ``values.read_authors``; its docstring states the rule.
 """
@@ -57,9 +63,10 @@ Author lines are read by ``values.read_authors``; its docstring states the rule.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import partial
 
 from crawler.extract.bzpeer import UNTITLED, Parsed
 from crawler.extract.lines import find_listings, match_across
@@ -102,6 +109,7 @@ _TITLE_MAX = 400  # a longer line is prose: an abstract
 _INITIALS = re.compile(r"[A-Z]{1,3}|(?:[A-Z]\.-?){1,3}")  # "JD", "J.", "J.-P."
 _PROSE_MIN = 100  # a line ending in "." and longer than this is a sentence, not a title
 AMBIGUOUS = "ambiguous"  # how a problem that marks a guessed card split begins
+ReadAuthors = Callable[[str], tuple[list[str], bool] | None]  # read_authors, owner given
 
 
 def matches(lines: list[str]) -> bool:
@@ -131,8 +139,10 @@ def parse(lines: list[str], headings: list[str], today: date,
         return parsed
     heading = _LIST_HEADING.fullmatch("".join(lines[list_at:list_at + used]))
     researcher["listed_count"] = to_int(heading["count"]) if heading else None
+    # Rule 9: a line naming the page's own person is an authors line.
+    read = partial(read_authors, owner=researcher["name"])
     parsed.works = _works(lines[list_at + used:], today, parsed.problems,
-                          researcher["listed_count"], known_titles)
+                          researcher["listed_count"], known_titles, read)
     return parsed
 
 
@@ -190,7 +200,7 @@ class _Start:
 
 
 def _works(lines: list[str], today: date, problems: list[str], listed: int | None,
-           known_titles: Collection[str]) -> list[dict]:
+           known_titles: Collection[str], read: ReadAuthors) -> list[dict]:
     # Runs of lines that may hold cards: what comes before the first dated card (no
     # card of its own), then each dated card's lines.
     runs: list[tuple[re.Match[str] | None, list[str]]] = []
@@ -210,16 +220,17 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
     places = (listed or 0) - dated
     chosen: list[list[_Start]] = [[] for _ in runs]
     if places > 0:
-        found = [_undated_starts(body, 0 if meta is None else _after_heading(body),
-                                 known_titles) for meta, body in runs]
+        found = [_undated_starts(body, 0 if meta is None else _after_heading(body, read),
+                                 known_titles, read) for meta, body in runs]
         chosen = _choose(found, places, listed, dated, problems)
     works: list[dict] = []
     for (dated_meta, body), starts in zip(runs, chosen, strict=True):
         if dated_meta is not None:
-            works.append(_card(dated_meta, body[:starts[0].at] if starts else body, today))
+            works.append(_card(dated_meta, body[:starts[0].at] if starts else body, today,
+                               read))
         for n, card in enumerate(starts):
             end = starts[n + 1].at if n + 1 < len(starts) else len(body)
-            works.append(_card(card.meta, body[card.at + card.used:end], today))
+            works.append(_card(card.meta, body[card.at + card.used:end], today, read))
     if listed is not None and len(works) > listed:
         problems.append(f"{AMBIGUOUS} card split: {len(works)} cards read, {listed} announced")
     return works
@@ -240,43 +251,46 @@ def _listings(lines: list[str]) -> list[tuple[int, re.Match[str], int, int]]:
     return found
 
 
-def _after_heading(body: list[str]) -> int:
+def _after_heading(body: list[str], read: ReadAuthors) -> int:
     """Where a card's own title and authors end: the earliest a next card can start."""
-    return 2 if len(body) > 1 and read_authors(body[1]) else 1
+    return 2 if len(body) > 1 and read(body[1]) else 1
 
 
-def _undated_starts(body: list[str], begin: int, known_titles: Collection[str]) -> list[_Start]:
+def _undated_starts(body: list[str], begin: int, known_titles: Collection[str],
+                    read: ReadAuthors) -> list[_Start]:
     """Rule 2's card starts in ``body[begin:]``, left to right, none overlapping."""
     starts: list[_Start] = []
     i = begin
     while i + 1 < len(body):
-        start = _start_at(body, i, known_titles)
+        start = _start_at(body, i, known_titles, read)
         if start is None:
             i += 1
             continue
-        if start.meta is None and (later := _start_at(body, i + 1, known_titles)):
-            start = _likelier(body, start, later)
+        if start.meta is None and (later := _start_at(body, i + 1, known_titles, read)):
+            start = _likelier(body, start, later, read)
         starts.append(start)
         i = start.at + start.used + 2
     return starts
 
 
-def _start_at(body: list[str], i: int, known_titles: Collection[str]) -> _Start | None:
+def _start_at(body: list[str], i: int, known_titles: Collection[str],
+              read: ReadAuthors) -> _Start | None:
     meta, used = (match_across(body, i, _UNDATED_META, 3, _short_meta, _UNDATED_PIECES)
                   if len(body[i]) <= _UNDATED_META_MAX else (None, 0))
-    if meta and _title_and_authors(body, i + used):
+    if meta and _title_and_authors(body, i + used, read):
         return _Start(i, meta, used, body[i + used], _rank(body[i + used], 0, known_titles))
-    if _title_and_authors(body, i):
+    if _title_and_authors(body, i, read):
         # A title that reads as a meta line whose card did not follow: a guess (rule 7).
         return _Start(i, None, 0, body[i], _rank(body[i], 1, known_titles), bool(meta))
     return None
 
 
-def _likelier(body: list[str], start: _Start, later: _Start) -> _Start:
+def _likelier(body: list[str], start: _Start, later: _Start, read: ReadAuthors) -> _Start:
     """Rule 7: a bare title + authors at ``start``, or a card one line later?"""
     if start.rank != later.rank:
         return min(start, later, key=lambda s: s.rank)
-    here, there = _sure_authors(body[start.at + 1]), _sure_authors(body[later.at + later.used + 1])
+    here = _sure_authors(body[start.at + 1], read)
+    there = _sure_authors(body[later.at + later.used + 1], read)
     if here != there:
         return start if here else later
     line = body[start.at]
@@ -287,13 +301,17 @@ def _likelier(body: list[str], start: _Start, later: _Start) -> _Start:
     return replace(start, doubtful=True)  # a short sentence: a title or a one-line abstract
 
 
-def _sure_authors(line: str) -> bool:
+def _sure_authors(line: str, read: ReadAuthors) -> bool:
     """An author list beyond doubt: several names, "et al.", or a name with initials;
     no function word ("Technology and the Future of Commerce" reads as three names)."""
-    read = read_authors(line)
-    if read is None or holds_function_words(read[0]):
+    found = read(line)
+    if found is None:
         return False
-    names, truncated = read
+    if read_authors(line) is None:
+        return True  # read only as naming the page's owner (rule 9)
+    if holds_function_words(found[0]):
+        return False
+    names, truncated = found
     return truncated or len(names) > 1 or any(map(_INITIALS.fullmatch, names[0].split()))
 
 
@@ -301,9 +319,9 @@ def _short_meta(text: str) -> bool:
     return len(text) <= _UNDATED_META_MAX
 
 
-def _title_and_authors(body: list[str], i: int) -> bool:
+def _title_and_authors(body: list[str], i: int, read: ReadAuthors) -> bool:
     return (i + 1 < len(body) and len(body[i]) <= _TITLE_MAX
-            and read_authors(body[i + 1]) is not None)
+            and read(body[i + 1]) is not None)
 
 
 def _rank(title: str, bare: int, known_titles: Collection[str]) -> int:
@@ -335,14 +353,15 @@ def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: i
             for run, starts in enumerate(found)]
 
 
-def _card(meta: re.Match[str] | None, body: list[str], today: date) -> dict:
+def _card(meta: re.Match[str] | None, body: list[str], today: date, read: ReadAuthors
+          ) -> dict:
     """One card's fields from its meta line (None when it has none) and its lines."""
     fields = meta.groupdict() if meta else {}
     authors: list[str] = []
     truncated = False
     rest = body[1:]
-    if rest and (read := read_authors(rest[0])):
-        authors, truncated = read
+    if rest and (found := read(rest[0])):
+        authors, truncated = found
         rest = rest[1:]
     day = (printed_date(fields["month"], fields["day"], fields["year"], today)
            if fields.get("month") else None)

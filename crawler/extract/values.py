@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from scholarindex.core.names import PARTICLES, SUFFIXES
+from scholarindex.core.names import PARTICLES, SUFFIXES, name_key
 from scholarindex.core.text import decode_entities
 
 MONTHS = {
@@ -155,7 +155,7 @@ def looks_like_authors(line: str) -> bool:
     return read_authors(line) is not None
 
 
-def read_authors(line: str) -> tuple[list[str], bool] | None:
+def read_authors(line: str, owner: str = "") -> tuple[list[str], bool] | None:
     """``split_authors(line)`` if the line is a list of person names, else None.
 
     The rule for an author line:
@@ -189,11 +189,36 @@ def read_authors(line: str) -> tuple[list[str], bool] | None:
       (``yoav freund and robert schapire``) read like a title
       (``on-line prediction and conversion strategies``) and are not taken.
 
+    - On a profile page (``owner``: the name the page is about), a line that names
+      its owner, as the whole line or as one of its names (case, accents and
+      punctuation folded), is an author list whatever it looks like: ``yoav
+      freund.`` on yoav freund.'s page, a site's name that an index prints for the
+      authors of every paper on the page it keeps for that site.
+
     One call where a parser would ask ``looks_like_authors`` and then split the
     same line again.
     """
     if len(line) > 2000 or not line:
         return None
+    read = _read_names(line)
+    if read is None and owner:
+        return _naming(line, owner)
+    return read
+
+
+def _naming(line: str, owner: str) -> tuple[list[str], bool] | None:
+    """``split_authors(line)`` if the line names ``owner`` (``read_authors``'s last rule)."""
+    key, folded = name_key(decode_entities(owner)), name_key(decode_entities(line))
+    if not key or key not in folded:  # most lines do not hold the name: no split
+        return None
+    names, truncated = split_authors(line)
+    if folded == key or any(name_key(name) == key for name in names):
+        return names or [line.strip().rstrip(".")], truncated
+    return None
+
+
+def _read_names(line: str) -> tuple[list[str], bool] | None:
+    """``read_authors`` without an owner."""
     names, truncated, closing = _read_line(line)
     if truncated:
         if not line.rstrip().endswith(("…", "...")):

@@ -51,7 +51,12 @@ def title_key(title: str) -> str:
 
 def work_id(title: str) -> str:
     """The identifier shared by every listing of one work: 16 hex digits."""
-    key = title_key(title) or title.strip()
+    return key_work_id(title_key(title) or title.strip())
+
+
+def key_work_id(key: str) -> str:
+    """``work_id`` of a title whose key (``title_key``, or the stripped title when that
+    is empty) the caller has already."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 

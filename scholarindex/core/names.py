@@ -94,6 +94,7 @@ class ParsedName:
 @lru_cache(maxsize=16_384)
 def parse_name(name: str) -> ParsedName | None:
     """Parse a printed name; None when it has no usable surname."""
+    name = _without_full_stop(name.strip())
     if "," in name:  # "Cheng, Jialiang" -> "Jialiang Cheng"
         last, _, first = name.partition(",")
         name = f"{first} {last}"
@@ -119,6 +120,17 @@ def parse_name(name: str) -> ParsedName | None:
         if i != surname_at and not (part.text in PARTICLES and i > 0)
     )
     return ParsedName(parts[surname_at].text, given)
+
+
+def _without_full_stop(name: str) -> str:
+    """A citation's full stop after the last word taken off ("yoav freund." -> "yoav
+    freund"): a word of 3 letters or more before it is no initial ("J.", "Th.") and
+    no suffix ("Jr.")."""
+    last = name.rpartition(" ")[2]
+    word = last[:-1]
+    if last.endswith(".") and len(word) >= 3 and word.isalpha() and word.lower() not in SUFFIXES:
+        return name[:-1]
+    return name
 
 
 def _spell_out_initials(name: str) -> list[str]:

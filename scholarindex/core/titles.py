@@ -3,10 +3,15 @@
 Shared by arXiv verification (``scholarindex.enrichment.matching``) and work resolution
 (``scholarindex.core.resolution``); each states its own thresholds.
 
-* ``title_similarity`` is difflib's ratio (2·matches / total length) over the
-  titles' letters and digits once folded (``text.words`` joined without spaces),
-  so case, punctuation, dashes, accents, LaTeX and "multi-lingual" vs
-  "multilingual" cost nothing, while every extra, missing or reordered word does.
+* ``title_similarity`` is the Indel similarity (2·longest common subsequence /
+  total length; rapidfuzz, bit-parallel C) over the titles' letters and digits once
+  folded (``text.words`` joined without spaces), so case, punctuation, dashes,
+  accents, LaTeX and "multi-lingual" vs "multilingual" cost nothing, while every
+  extra, missing or reordered word does. (It replaced difflib's ratio, 2·matches /
+  total length over Ratcliff-Obershelp blocks: the common subsequence is never
+  shorter than those blocks, so a figure never falls, and on DBLP-ACM's pairs the
+  two agree but for 9 of 2,224, none across a threshold; it is about 100 times
+  faster, so no bound is needed before it.)
 * ``distinctive_words``: a title's words without function words ("of", "for",
   "via"), a plural read as its singular; ``title_containment`` is the share of one
   title's distinctive words the other holds.
@@ -15,32 +20,19 @@ Shared by arXiv verification (``scholarindex.enrichment.matching``) and work res
 
 from __future__ import annotations
 
-from collections import Counter
-from difflib import SequenceMatcher
 from functools import lru_cache
+
+from rapidfuzz.distance import Indel
 
 from scholarindex.core.text import words
 
 
-def title_similarity(a: str, b: str, at_least: float = 0.0) -> float:
-    """Similarity in [0, 1] of two titles once folded (see the module doc).
-
-    With ``at_least``, titles that cannot reach it get a cheap upper bound below
-    it instead of the exact figure: enough to reject them, and most candidates
-    are rejected, so the quadratic matcher runs only on near-matches.
-    """
+def title_similarity(a: str, b: str) -> float:
+    """Similarity in [0, 1] of two titles once folded (see the module doc)."""
     squashed_a, squashed_b = "".join(words(a)), "".join(words(b))
     if not squashed_a or not squashed_b:
         return 0.0
-    if squashed_a == squashed_b:
-        return 1.0
-    total = len(squashed_a) + len(squashed_b)
-    bound = 2 * min(len(squashed_a), len(squashed_b)) / total  # every letter of the shorter
-    if bound >= at_least > 0:
-        bound = 2 * sum((Counter(squashed_a) & Counter(squashed_b)).values()) / total
-    if bound < at_least:
-        return bound
-    return SequenceMatcher(None, squashed_a, squashed_b, autojunk=False).ratio()
+    return float(Indel.normalized_similarity(squashed_a, squashed_b))
 
 
 # Words that say nothing about which paper a title names.

@@ -3,14 +3,15 @@
 arXiv matches titles loosely, so every candidate must pass three checks before
 its metadata is attached; a wrong arXiv id is worse than none.
 
-* Title: ``title_similarity`` is difflib's ratio (2·matches / total length) over
-  the titles' letters and digits once folded (``text.words`` joined without
-  spaces), so case, punctuation, dashes, accents, LaTeX and "multi-lingual" vs
-  "multilingual" cost nothing, while every extra, missing or reordered word
-  does. The default threshold, 0.90, lets through the small edits arXiv's latest
-  version may carry (a plural, one word added to a ten-word title) and rejects
-  a title that extends another by a phrase ("... for Low-Light Image
-  Enhancement": 0.68), swaps its halves (0.75) or shares only a prefix.
+* Title: ``title_similarity`` is the Indel similarity (2·longest common
+  subsequence / total length, ``scholarindex.core.titles``) over the titles'
+  letters and digits once folded (``text.words`` joined without spaces), so
+  case, punctuation, dashes, accents, LaTeX and "multi-lingual" vs "multilingual"
+  cost nothing, while every extra, missing or reordered word does. The default
+  threshold, 0.90, lets through the small edits arXiv's latest version may carry
+  (a plural, one word added to a ten-word title) and rejects a title that extends
+  another by a phrase ("... for Low-Light Image Enhancement": 0.68), swaps its
+  halves or shares only a prefix.
 * Year: the entry's first-version or latest-version year is within
   ``year_tolerance`` (1) of a year the profiles give. A listing without a year
   needs a near-identical title instead (``title_without_year``, 0.97).
@@ -120,16 +121,15 @@ def check_candidate(listing: Listing, candidate: dict, limits: Thresholds) -> Ch
     """Run the three checks of one candidate against one listing."""
     entry_title = candidate.get("title", "")
     needed = limits.title if listing.years else limits.title_without_year
-    score = max(title_similarity(title, entry_title, needed) for title in listing.titles)
+    score = max(title_similarity(title, entry_title) for title in listing.titles)
     gap = _year_gap(listing, candidate)
     renamed = None
     if score < needed and listing.years:  # an earlier title of the paper?
         renamed = max((r for t in listing.titles
                        if (r := renamed_title(t, entry_title, limits)) is not None), default=None)
     if score < needed and renamed is None:  # another paper: no comparing authors (most)
-        # ``score`` is an upper bound here (see title_similarity).
         return Check(candidate, score, gap, [],
-                     [f"title similarity at most {score:.2f} < {needed:.2f}"])
+                     [f"title similarity {score:.2f} < {needed:.2f}"])
     extension = min(extra_words(title, entry_title) for title in listing.titles)
     authors = shared_authors(listing.people, candidate.get("authors") or [])
     result = Check(candidate, score, gap, authors, renamed=renamed)

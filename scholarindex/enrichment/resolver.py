@@ -340,7 +340,7 @@ class Resolver:
     @staticmethod
     def _candidates(key: str, entries: list[dict]) -> list[dict]:
         return [e for e in entries
-                if title_similarity(key, e["title"], _CANDIDATE_FLOOR) >= _CANDIDATE_FLOOR
+                if title_similarity(key, e["title"]) >= _CANDIDATE_FLOOR
                 or title_containment(key, e["title"]) >= _CANDIDATE_FLOOR]
 
 

@@ -26,6 +26,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -42,6 +43,7 @@ from scholarindex.indexing.indices import LOCK_INDEX, alias_name, ensure_plain_i
 logger = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
+RELEASE_PATIENCE = 90.0  # seconds a release keeps trying through a cluster-manager election
 
 
 def _now() -> datetime:
@@ -130,16 +132,58 @@ class AliasLock:
             self._beat = None
         with self._mutex:
             held, self._held = self._held, {}
-        for alias, (seq_no, term, _) in held.items():
+        for alias, (seq_no, term, doc) in held.items():
+            try:
+                self._delete_own(alias, seq_no, term, doc)
+            except IndexUnavailable as exc:
+                logger.error("could not release the lock of %s (%s): delete %s/_doc/%s "
+                             "by hand, or it turns stale after %g s", alias, exc,
+                             self.index, alias, self.stale_after)
+
+    def _delete_own(self, alias: str, seq_no: int, term: int, doc: dict[str, Any]) -> None:
+        """Delete our lock document; a 409 that is our own heartbeat (its answer lost, the
+        client sent it again) is deleted on the version it left. Gone, or another
+        holder's: left alone. Tried through a node's death and the election after it,
+        since a lock left behind turns the next run away until it is stale."""
+        deadline = time.monotonic() + RELEASE_PATIENCE
+        wait = 0.5
+        while True:
             try:
                 with translate_errors(f"release the lock of {alias}"):
                     self.client.delete(index=self.index, id=alias, if_seq_no=seq_no,
                                        if_primary_term=term, refresh=True)
+                return
             except IndexUnavailable as exc:
-                if exc.status not in (404, 409):  # gone or taken over: not ours to delete
-                    logger.error("could not release the lock of %s (%s): delete %s/_doc/%s "
-                                 "by hand, or it turns stale after %g s", alias, exc,
-                                 self.index, alias, self.stale_after)
+                if exc.status == 404:
+                    return
+                if exc.status == 409:
+                    mine = self._own_version(alias, doc)
+                    if mine is None:  # taken over: not ours to delete
+                        return
+                    seq_no, term = mine
+                    continue
+                if not exc.retryable or time.monotonic() + wait > deadline:
+                    raise
+                time.sleep(wait)
+                wait = min(wait * 2, 8.0)
+
+    def _own_version(self, alias: str, doc: dict[str, Any]) -> tuple[int, int] | None:
+        """(seq_no, primary_term) of ``alias``'s lock document if it names this holder.
+
+        A write to it whose answer was lost (the node that took it died) is sent again
+        by the client to the next node, which answers 409 (or, for the first create,
+        "already exists"): the version moved, by our own hand."""
+        try:
+            with translate_errors(f"read the lock of {alias}"):
+                found = self.client.get(index=self.index, id=alias)
+        except IndexUnavailable as exc:
+            if exc.status == 404:
+                return None
+            raise
+        source = found["_source"]
+        if all(source.get(k) == doc[k] for k in ("host", "pid", "started_at")):
+            return int(found["_seq_no"]), int(found["_primary_term"])
+        return None
 
     def check(self, name: str) -> None:
         """``LockLost`` unless this one still holds ``name``'s lock, as the cluster says now.
@@ -178,6 +222,11 @@ class AliasLock:
             except IndexUnavailable as exc:
                 if exc.status != 409:
                     raise
+                mine = self._own_version(alias, doc)
+                if mine is not None:  # our create, sent again after its answer was lost
+                    with self._mutex:
+                        self._held[alias] = (*mine, doc)
+                    return
             else:
                 with self._mutex:
                     self._held[alias] = (answer["_seq_no"], answer["_primary_term"], doc)
@@ -232,7 +281,17 @@ class AliasLock:
                         answer = self.client.index(index=self.index, id=alias, body=beat,
                                                    if_seq_no=seq_no, if_primary_term=term)
                 except IndexUnavailable as exc:
-                    if exc.status in (404, 409):
+                    mine = None
+                    if exc.status == 409:  # our own beat sent again, or another holder's
+                        try:
+                            mine = self._own_version(alias, doc)
+                        except IndexUnavailable:
+                            continue  # a blip: the next beat asks again
+                    if mine is not None:
+                        with self._mutex:
+                            if alias in self._held:
+                                self._held[alias] = (*mine, doc)
+                    elif exc.status in (404, 409):
                         logger.error("the lock of %s was broken while held; another run may "
                                      "change %s now", alias, alias)
                         with self._mutex:

@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from opensearchpy import OpenSearch
 
@@ -76,6 +76,7 @@ from scholarindex.ops.versions import (
 )
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_PASSES = 10  # catch-up passes before verifying anyway
 QUIET_PASS = 50  # a pass copying at most this many documents ends the catch-up
@@ -264,8 +265,9 @@ def reindex(client: OpenSearch, prefix: str, name: str, options: ReindexOptions,
         raise _failed(result, _reason(exc), exc) from exc
 
     try:
-        with timer.phase("prune"):
-            result.kept, result.deleted = prune(client, prefix, name, options.keep)
+        with timer.phase("prune"):  # the switch is done: ride out an election here too
+            result.kept, result.deleted = _patiently(
+                lambda: prune(client, prefix, name, options.keep))
     except IndexUnavailable as exc:
         raise _failed(result, f"switched to {new}, but deleting older versions failed: {exc}",
                       exc) from exc
@@ -435,24 +437,24 @@ def _create_once(client: OpenSearch, index: str, body: dict[str, Any]) -> None:
                        index)
 
 
-UNDO_PATIENCE = 90.0  # seconds the undo keeps trying through a cluster-manager election
+UNDO_PATIENCE = 90.0  # seconds the undo and the prune keep trying through an election
 
 
-def _patiently(call: Callable[[], object], patience: float = UNDO_PATIENCE) -> None:
+def _patiently(call: Callable[[], T], patience: float = UNDO_PATIENCE) -> T:
     """``call`` again while it fails in a way that passes (a node died and the cluster
     elects a new manager: seconds), for up to ``patience`` seconds. A reindex stopped by
     such a failure must still leave the old index writable and no half-built index for
-    the next reindex to meet."""
+    the next reindex to meet; one that switched must not report a failure for want of
+    deleting an older version a few seconds later."""
     deadline = time.monotonic() + patience
     wait = 0.5
     while True:
         try:
-            call()
-            return
+            return call()
         except IndexUnavailable as exc:
             if not exc.retryable or time.monotonic() + wait > deadline:
                 raise
-            logger.warning("undoing the reindex: %s; trying again in %.1fs", exc, wait)
+            logger.warning("%s; trying again in %.1fs", exc, wait)
             time.sleep(wait)
             wait = min(wait * 2, 8.0)
 

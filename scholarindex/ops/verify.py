@@ -15,7 +15,11 @@ compared as sets with a little slack: term statistics differ between an index
 and its fresh copy (a live index still counts the old versions of updated
 documents, and a copy written in slices merges its segments differently), which moves
 near-ties. What
-must match exactly is which documents a query finds.
+must match exactly is which documents a query finds. The ranked queries score with the
+whole index's term statistics (``dfs_query_then_fetch``): with several shards each
+shard otherwise scores with its own, and a tie between works on two shards (an author's
+works, every one matching the name alike) breaks one way on the live index and the
+other way on its copy, whose shards hold other deleted versions.
 
 While a crawl writes, the live index moves under the check. Both snapshots are
 taken with ``exclude``: the ids changed since they were copied (the change feed),
@@ -163,7 +167,8 @@ def snapshot(client: OpenSearch, index: str, name: str, queries: Iterable[Sample
             first = client.search(index=index, request_timeout=_TIMEOUT, body={
                 "size": TOP_HITS, "_source": False, "track_total_hits": True,
                 "query": found, "sort": _fixed_order(name)})["hits"]
-            ranked = client.search(index=index, request_timeout=_TIMEOUT, body={
+            ranked = client.search(index=index, request_timeout=_TIMEOUT,
+                                   search_type="dfs_query_then_fetch", body={
                 "size": TOP_HITS + _SLACK, "_source": False, "query": scored,
                 "sort": _relevance(name)})["hits"]["hits"]
         shot.queries[sample.label] = (int(first["total"]["value"]),

@@ -97,11 +97,11 @@ class SearchService:
         # A text search scores with every shard's term statistics (dfs), so a ranking does
         # not depend on which shard a work landed in; OpenSearch skips that round on an
         # index of one shard. Browsing sorts without scores and needs none.
-        kwargs = {"search_type": "dfs_query_then_fetch"} if request.q else {}
+        search_type = "dfs_query_then_fetch" if request.q else None
 
         def ask() -> dict[str, Any]:
-            return self._call("search works", lambda: self.client.search(
-                index=self.works, body=body, **kwargs))
+            return self._call("search works", lambda: self._search(self.works, body,
+                                                                   search_type))
 
         if request.q or self.browse_cache is None:
             return ask()
@@ -134,8 +134,8 @@ class SearchService:
             index=self.researchers, id=researcher_id, ignore=404))
         if "error" in found:  # a 404 about the index, not the document
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
-        works = self._call("search researcher works", lambda: self.client.search(
-            index=self.works, body=researcher_works_body(researcher_id)))
+        works = self._call("search researcher works", lambda: self._search(
+            self.works, researcher_works_body(researcher_id)))
         doc = found.get("_source") if found.get("found") else None
         if doc is None:
             doc = _doc_from_works(researcher_id, works)
@@ -148,8 +148,8 @@ class SearchService:
         why each work id joined it; ``NotFound`` if none does."""
         if not work_id or len(work_id) > MAX_ID_CHARS:
             raise NotFound("No work with that id.")
-        found = self._call("find work", lambda: self.client.search(
-            index=self.works, body={"size": 1, "query": {"term": {"work_ids": work_id}}}))
+        found = self._call("find work", lambda: self._search(
+            self.works, {"size": 1, "query": {"term": {"work_ids": work_id}}}))
         hits = found.get("hits", {}).get("hits") or []
         if not hits:
             raise NotFound("No work with that id.")
@@ -160,14 +160,13 @@ class SearchService:
         name, source = doc.get("name"), doc.get("source")
         if not isinstance(name, str) or not isinstance(source, str) or not source:
             return []  # no site known: "another site" means nothing
-        found = self._call("find namesakes", lambda: self.client.search(
-            index=self.researchers, body=namesakes_body(name, source)))
+        found = self._call("find namesakes", lambda: self._search(
+            self.researchers, namesakes_body(name, source)))
         candidates = namesakes(researcher_id, name, source, found)
         if not candidates:
             return []
         body = shared_works_body(researcher_id, [c["id"] for c in candidates])
-        shared = self._call("count shared works", lambda: self.client.search(
-            index=self.works, body=body))
+        shared = self._call("count shared works", lambda: self._search(self.works, body))
         return linked(candidates, shared)
 
     def suggest(self, text: str, limit: int = 8) -> list[Suggestion]:
@@ -183,6 +182,16 @@ class SearchService:
         if any("error" in r for r in responses):  # msearch reports per search, with 200
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
         return parse_suggestions(responses, limit)
+
+    def _search(self, index: str, body: dict[str, Any],
+                search_type: str | None = None) -> dict[str, Any]:
+        """One search, whole or not at all: a shard whose every copy failed (its node died
+        between the query and the fetch, or no copy is started yet) makes OpenSearch answer
+        an error, which ``_call`` retries, instead of a 200 that silently lacks that shard's
+        works."""
+        extra = {"search_type": search_type} if search_type else {}
+        return self.client.search(index=index, body=body, allow_partial_search_results=False,
+                                  **extra)
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
         """Send one request: a quick retry if it failed transiently, errors translated."""

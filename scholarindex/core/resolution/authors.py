@@ -15,29 +15,72 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
   "Birgitta König-Ries"; "Jan Li" / "Jun Li" are two people), or a surname with an
   umlaut written out ("Meikel Poess" / "Meikel Pöss"), or one first given name
   written out in full on both sides and surnames one typo apart, both at least
-  ``SPELT_APART_LETTERS`` long ("Bill Rosneblatt" / "Bill Rosenblatt").
-* **conflict**: one atom prints a complete author list (some listing printed
-  authors and none ended in "et al.") and a profile owner of the other atom is
-  not on it, even read loosely, while no one is shared. An owner is certainly an
-  author, so a complete list without them is another paper, or a list printed
-  short: ``decide`` lets near-identical titles overrule it. Read loosely
-  (``maybe_same_person``), a surname one typo away or transliterated ("Mück" /
-  "Mueck", "Rosneblatt" / "Rosenblatt") and a given name that starts the other
-  ("Tim" / "Timothy", "Don" / "Donald") or is one typo away still count, so a
-  misspelt name is no conflict.
+  ``SPELT_APART_LETTERS`` long, a letter changed only from ``SURNAME_CHANGE_LETTERS``
+  (7) ("Bill Rosneblatt" / "Bill Rosenblatt"; "Hans Müller" / "Hans Miller" are two
+  people).
+* **complete**: an atom's printed author list is whole, so it can rule people out:
+  some listing printed authors, none ended in "et al.", none is cut ("…", "...", also
+  where mojibake lost the mark's middle byte, ``clean.repair_text``), and every name
+  reads as one person's (``readable_name``: letters, initials, particles, at least
+  one word of two letters or more; not two names glued at a lost space, "S Chaudhuri
+  andV"; not the initials of several people run together, "MFDFJ Kang"). A damaged
+  line says who is on it, never who is not.
+* **conflict**, printed authors decide where they are printed (the title does not
+  overrule them; only a verified key does, ``decide`` rule 1):
+  - an owner of one atom (read from the profile; an owner whose name does not read
+    as a person's proves nothing) has no surname on the other atom's complete list;
+  - both atoms print complete lists and no surname is on both.
+  Surnames, not whole names: a given name varies too much between printings to rule
+  anyone out ("Avi" / "Abraham Silberschatz", "Bob" / "Robert H. Gerber", "Stratis" /
+  "Efstratios Viglas", "Xiolai" / "Xiaolei Qian"; initials, "J. Zuber" / "Jürgen
+  Zuber"). Surnames are read loosely (``same_surname``), so a misspelt or
+  transliterated one is no conflict: equal once accents are folded and umlauts
+  written out ("Mück" / "Mueck"), or one typo apart with the first letter kept when
+  long enough (a letter added, dropped or two swapped from ``SURNAME_TYPO_LETTERS``
+  (5) letters, a letter changed from ``SURNAME_CHANGE_LETTERS`` (7)), or beside one
+  first given name written out on both sides ("Rosneblatt" / "Rosenblatt", "Coutle"
+  / "Coutlee", "Zhiyuan Chen" / "Zhiyuan Chan"; "Wang" / "Wong", "Zhang" / "Zheng",
+  "Müller" / "Miller", "Zuber" / "Huber" are other people's), or one is the other
+  with a particle glued on ("van-Kemenade" / "van Kemenade"), or a part of a double
+  surname of at least ``DOUBLE_PART_LETTERS`` (4) letters ("Barbará-Millá" /
+  "Barbará", "Berzal Galiano" / "Berzal"). A bibliography's disambiguation number
+  after a name ("Stefan Fischer 0003") is no part of it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from scholarindex.core.names import ParsedName, is_author_name, parse_name, same_parsed
+from rapidfuzz.distance import OSA
+
+from scholarindex.core.names import (
+    PARTICLES,
+    ParsedName,
+    is_author_name,
+    parse_name,
+    same_parsed,
+)
 from scholarindex.core.resolution.clean import repair_text
 from scholarindex.core.resolution.model import Atom
 from scholarindex.core.resolution.similarity import same_word
 
 SHORT_FORM_LETTERS = 3
 SPELT_APART_LETTERS = 5
+SURNAME_TYPO_LETTERS = 5
+SURNAME_CHANGE_LETTERS = 7
+DOUBLE_PART_LETTERS = 4
+GLUED_INITIALS_MAX = 3  # "JD Ullman", "MJF Smith": more run together are several people's
+
+# A printed list cut short: the mark at its end, also as mojibake left it (``repair_text``
+# restores "â?¦" to "…").
+_CUT = ("…", "...")
+# Two names run together where a space was lost: "S Chaudhuri andV", "T NguyenandV".
+_GLUED_AND = re.compile(r"(?:^|\s|[a-z])and[A-Z]")
+_GLUED_CAPITALS = re.compile(rf"(?<![\w.])[A-Z]{{{GLUED_INITIALS_MAX + 1},}}(?=\s)")
+# What no name holds ("N/A", "Report 12"); "?" is a letter lost to an encoding ("Syrj?nen").
+_NOT_A_NAME = re.compile(r"[^\w\s.,'’?\-]|\d|_")
 
 
 @dataclass(frozen=True)
@@ -45,30 +88,61 @@ class People:
     """An atom's people, parsed once."""
 
     everyone: tuple[ParsedName, ...]
-    owners: tuple[ParsedName, ...]
+    owners: tuple[ParsedName, ...]  # the owners whose names read as a person's
     printed: tuple[ParsedName, ...]
-    complete: bool  # ``printed`` is the whole author list
+    complete: bool  # ``printed`` is the whole author list (module doc)
 
 
-def _parsed(names: tuple[str, ...]) -> tuple[ParsedName, ...]:
-    out = []
-    for name in names:
-        repaired = repair_text(name)
-        if is_author_name(repaired) and (parsed := parse_name(repaired)) is not None:
-            out.append(parsed)
-    return tuple(dict.fromkeys(out))
+def readable_name(name: str) -> bool:
+    """Whether a printed name (repaired) reads as one person's (see the module doc)."""
+    bare = name.strip().rstrip(".…").strip()
+    if not bare or _NOT_A_NAME.search(bare) or _GLUED_AND.search(bare):
+        return False
+    if _GLUED_CAPITALS.search(bare + " ") and any(c.islower() for c in bare):
+        return False
+    parsed = parse_name(bare)
+    return parsed is not None and len(parsed.surname) >= 2
+
+
+_NUMBERED = re.compile(r"\s+\d{4}$")  # DBLP's "Stefan Fischer 0003"
+
+
+@dataclass(frozen=True)
+class _Name:
+    """One printed name, read once: the person, whether it reads as one, whether cut."""
+
+    listed: bool  # a name at all (not "et al.", not empty)
+    person: ParsedName | None  # None: no name, or no surname
+    readable: bool
+    cut: bool
+
+
+@lru_cache(maxsize=65_536)
+def _read(name: str) -> _Name:
+    text = _NUMBERED.sub("", repair_text(name))  # "Stefan Fischer 0003"
+    if not is_author_name(text):
+        return _Name(False, None, False, False)
+    return _Name(True, parse_name(text), readable_name(text), text.rstrip().endswith(_CUT))
+
+
+def _people(names: tuple[_Name, ...]) -> tuple[ParsedName, ...]:
+    return tuple(dict.fromkeys(n.person for n in names if n.person is not None))
 
 
 def people_of(atom: Atom) -> People:
     """The atom's people (see the module doc)."""
-    owners, printed = _parsed(atom.owners), _parsed(atom.authors)
-    return People(tuple(dict.fromkeys(owners + printed)), owners, printed,
-                  bool(printed) and not atom.authors_truncated)
+    owners, printed = tuple(map(_read, atom.owners)), tuple(map(_read, atom.authors))
+    whole = not atom.authors_truncated and all(n.readable and not n.cut
+                                                for n in printed if n.listed)
+    printed_people = _people(printed)
+    return People(tuple(dict.fromkeys(_people(owners) + printed_people)),
+                  _people(tuple(n for n in owners if n.readable)), printed_people,
+                  bool(printed_people) and whole)
 
 
 @dataclass(frozen=True)
 class AuthorEvidence:
-    """How many people two atoms share, and whether a complete list rules one out."""
+    """How many people two atoms share, and whether complete lists rule one out."""
 
     shared: int
     conflict: bool
@@ -87,13 +161,16 @@ def _short_form(a: ParsedName, b: ParsedName) -> bool:
 
 def _surname_spelt_apart(a: ParsedName, b: ParsedName) -> bool:
     """One first given name written out in full, and surnames one typo apart, both at
-    least ``SPELT_APART_LETTERS`` long ("Bill Rosneblatt" / "Bill Rosenblatt"; "Wei
-    Chen" / "Wei Chan" are two people)."""
+    least ``SPELT_APART_LETTERS`` long, a letter changed only from
+    ``SURNAME_CHANGE_LETTERS`` ("Bill Rosneblatt" / "Bill Rosenblatt"; "Wei Chen" / "Wei
+    Chan", "Hans Müller" / "Hans Miller" are two people)."""
     if not a.given or not b.given or a.given[0].text != b.given[0].text:
         return False
+    x, y = a.surname, b.surname
     return (len(a.given[0].text) >= SHORT_FORM_LETTERS
-            and min(len(a.surname), len(b.surname)) >= SPELT_APART_LETTERS
-            and same_word(a.surname, b.surname))
+            and min(len(x), len(y)) >= (SURNAME_CHANGE_LETTERS if _substitution(x, y)
+                                        else SPELT_APART_LETTERS)
+            and same_word(x, y))
 
 
 def same_author(a: ParsedName, b: ParsedName) -> bool:
@@ -119,26 +196,74 @@ def _transliterated(surname: str) -> str:
     return surname
 
 
-def _loose_surname(a: str, b: str) -> bool:
-    return a == b or same_word(a, b) or _transliterated(a) == _transliterated(b)
+def _substitution(x: str, y: str) -> bool:
+    """Equal lengths, one letter changed (not two neighbours swapped)."""
+    return len(x) == len(y) and sum(p != q for p, q in zip(x, y, strict=True)) == 1
 
 
-def _loose_given(a: tuple, b: tuple) -> bool:
-    if not a or not b:
-        return True  # a bare surname rules nothing out
-    x, y = a[0].text, b[0].text
-    return x[0] == y[0] and (x.startswith(y) or y.startswith(x) or same_word(x, y))
-
-
-def maybe_same_person(a: ParsedName, b: ParsedName) -> bool:
-    """Whether two names could be one person allowing for misspellings (see the module doc)."""
-    if same_parsed(a, b):
+def _surname_typo(a: ParsedName, b: ParsedName) -> bool:
+    """Surnames one typo apart, the first letter kept, long enough that the typo is
+    unlikely to spell another surname: a letter added, dropped or two swapped from
+    ``SURNAME_TYPO_LETTERS`` (5) letters, a letter changed from ``SURNAME_CHANGE_LETTERS``
+    (7) ("Zhang" / "Zheng", "Müller" / "Miller" are other people); or, any length, beside
+    one first given name written out on both sides, at least ``SPELT_APART_LETTERS`` (5)
+    long ("Zhiyuan Chen" / "Zhiyuan Chan", "Jihwang Yoo" / "Jihwang Yeo"; "Wei Chen" /
+    "Wei Chan" are two people)."""
+    x, y = a.surname, b.surname
+    if x[0] != y[0] or OSA.distance(x, y, score_cutoff=1) > 1:
+        return False
+    if min(len(x), len(y)) >= (SURNAME_CHANGE_LETTERS if _substitution(x, y)
+                               else SURNAME_TYPO_LETTERS):
         return True
-    return _loose_surname(a.surname, b.surname) and _loose_given(a.given, b.given)
+    return (bool(a.given) and bool(b.given) and not a.given[0].initial
+            and a.given[0].text == b.given[0].text
+            and len(a.given[0].text) >= SPELT_APART_LETTERS)
 
 
-def _maybe_on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:
-    return any(maybe_same_person(person, other) for other in names)
+def _without_particle(surname: str) -> str:
+    """"vankemenade" -> "kemenade": a particle glued on by a hyphen ("van-Kemenade")."""
+    for particle in PARTICLES:
+        if surname.startswith(particle) and len(surname) - len(particle) >= 3:
+            return surname[len(particle):]
+    return surname
+
+
+def _part_of_double(x: str, y: str) -> bool:
+    """One surname is a part of the other, a double surname printed in full on one side
+    ("barbaramilla" / "barbara", "milutingasperov" / "gasperov"), the part at least
+    ``DOUBLE_PART_LETTERS`` (4) letters."""
+    short, long = sorted((x, y), key=len)
+    return (len(short) >= DOUBLE_PART_LETTERS and len(long) > len(short)
+            and (long.startswith(short) or long.endswith(short)))
+
+
+def same_surname(a: ParsedName, b: ParsedName) -> bool:
+    """Whether two names may carry one person's surname, misspelt or printed another way
+    (see the module doc): the reading that decides whether a list leaves someone out."""
+    x, y = a.surname, b.surname
+    if x == y or _transliterated(x) == _transliterated(y) or _surname_typo(a, b):
+        return True
+    if _without_particle(x) == _without_particle(y) or _part_of_double(x, y):
+        return True
+    # A second surname printed on one side only ("Fernando Berzal Galiano" / "Fernando
+    # Berzal"): the other's surname is a name after the first given name.
+    return (any(p.text == y and not p.initial for p in a.given[1:])
+            or any(p.text == x and not p.initial for p in b.given[1:]))
+
+
+def _surname_on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:
+    return any(same_surname(person, other) for other in names)
+
+
+def _rules_out(whole: People, other: People) -> bool:
+    """``whole``'s complete list lacks an owner of ``other``, or, both complete, they have
+    no surname in common."""
+    if not whole.complete:
+        return False
+    if any(not _surname_on_list(owner, whole.printed) for owner in other.owners):
+        return True
+    return other.complete and not any(_surname_on_list(p, whole.printed)
+                                      for p in other.printed)
 
 
 def compare_people(a: People, b: People) -> AuthorEvidence:
@@ -147,6 +272,4 @@ def compare_people(a: People, b: People) -> AuthorEvidence:
     shared = sum(1 for person in small.everyone if _on_list(person, large.everyone))
     if shared:
         return AuthorEvidence(shared, False)
-    conflict = (a.complete and any(not _maybe_on_list(o, a.printed) for o in b.owners)) or (
-        b.complete and any(not _maybe_on_list(o, b.printed) for o in a.owners))
-    return AuthorEvidence(0, conflict)
+    return AuthorEvidence(0, _rules_out(a, b) or _rules_out(b, a))

@@ -11,27 +11,34 @@ what other fields left glued to a title. Both are pure and idempotent.
   is re-encoded and decoded again when that yields valid UTF-8: ``SjÃ¶strÃ¶m`` ->
   ``Sjöström``, ``â€™`` -> ``’``. A run whose continuation bytes were lost to
   ``?`` cannot be restored: ``â??`` (almost always a curly quote or a dash) reads as
-  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``.
+  an apostrophe, so ``Floridaâ??s`` -> ``Florida's``. Where only the middle byte of
+  ``â`` (0xE2) was lost and the last survives, the lost one is 0x80 (the bytes
+  0x80-0x9F are the ones Latin-1 cannot show, and E2 80 xx is the block of dashes,
+  quotes and "…"): ``S Chaudhuriâ?¦`` -> ``S Chaudhuri…``, a list cut short.
 * **LaTeX** is left to ``scholarindex.core.text.fold`` (every comparison folds), so a cleaned
   title still shows ``$\\alpha$`` as printed.
 * **Glued fields** (``clean_title`` only), removed when what remains still has at
   least ``MIN_TITLE_WORDS`` words:
   - the kind of contribution, which one listing prints and another does not:
     ``(panel)``, ``(Panel Summary)``, ``(Experience Paper)``, ``[Extended
-    Abstract]``, ``(tutorial session)``, ``(Demonstration Description)`` wherever
-    they stand, ``Tutorial:``, ``Panel:``, ``Vision paper:`` at the start, ``?
-    Panel`` and `` - Book Review`` at the end (not "(extended version)": that is
-    another publication). What the annotation says is kept apart
+    Abstract]``, ``(tutorial session)``, ``(Demonstration Description)``, ``(system
+    demonstration)``, ``(project demo)`` wherever they stand, ``Tutorial:``,
+    ``Panel:``, ``Vision paper:`` at the start, ``? Panel``, ``, System
+    Demonstration``, ``. Demo Description`` and `` - Book Review`` at the end (not
+    "(extended version)": that is another publication). What the annotation says is kept apart
     (``contribution_kind``: tutorial, panel, keynote, demo, poster, talk):
     ``decide`` reads it;
-  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...;
+  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...; a
+    citation's trailing document type code (GB/T 7714: ``[J]``, ``[C]``, ``[M]``...);
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
-    ...``, ``. Technical Report ...`` (and the same after ``,`` or `` - ``) to the
+    ...``, ``. Technical Report ...``, a publisher, institution or meeting (``, ACM
+    SIGMOD Int``, ``, University of Maryland``, ``. Dept. of ...``, ``, Int'l Conf``,
+    ``, Workshop``, ``published in``) (and the same after ``,`` or `` - ``) to the
     end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
-    remain: "Petabyte Databases. In ..."); and any of the atom's own ``venues``
-    printed at the end;
+    remain: "Petabyte Databases. In ..."); a venue and its year after a comma (``,
+    SIGMOD 1999``); and any of the atom's own ``venues`` printed at the end;
   - leading or trailing authors: a segment before a ``. `` or ``:`` (or after a
     ``. ``; the full stop of an initial, "H. V.", does not end a segment) of at
     most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which (split at ``,``,
@@ -39,7 +46,23 @@ what other fields left glued to a title. Both are pure and idempotent.
     own ``people`` (``scholarindex.core.names.same_person``), a suffix ("Jr.") alone
     counting as none; what remains keeps at least ``MIN_WORDS_AFTER_SURE_CUT`` (2)
     words. Names are cut before a venue is looked for ("I Ahn. In Memory of ...",
-    "F Gingras, IN Subramanian. ...": neither "In" starts a venue).
+    "F Gingras, IN Subramanian. ...": neither "In" starts a venue). A citation's
+    leading authors and year go whoever they are: names (a comma or an initial among
+    them) ending in a year and a full stop, a colon or the year's bracket ("Shim, K.
+    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ..."; not a year range, "1975-2000.").
+
+* **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
+  Embase, CINAHL or the CRD databases print inside the title field, so one paper's
+  records differ by them: bracketed notes wherever they stand, ``[Review]``, ``[45
+  refs]``, ``[Erratum appears in ...]``, ``[Comment in: ...]``, ``[Retraction in
+  ...]``, ``[abstract]``, a language (``[French]``, ``[Article in German]``, ``(author's
+  transl)``); the CRD's ``(Provisional abstract)``, ``(Structured abstract)``; a trailing
+  language code ``LA: Ara``; Embase's ``<ORIGINAL>`` and the original-language title after
+  it, or a ``TO:`` field after a bracketed translated title; and the brackets around a
+  whole title, MEDLINE's mark of a title translated into English (``[Immunotherapy of
+  resectable lung cancer ...]``). Each goes only when ``MIN_TITLE_WORDS`` remain. A note
+  names the record, not the paper; a language tag says in which language the paper is,
+  which the other records need not say.
 
 A title cut short keeps its mark, a trailing "..." written "…" (``decide`` reads it).
 """
@@ -70,6 +93,7 @@ _CONTINUATION = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0x80 <= b
 _LEAD = "".join(re.escape(ch) for ch, b in _BYTE_OF.items() if 0xC2 <= b <= 0xF4)
 _MOJIBAKE = re.compile(f"[{_LEAD}][{_CONTINUATION}]{{1,3}}")
 _LOST_QUOTE = re.compile(r"â\?\?")
+_LOST_MIDDLE = re.compile(f"â\\?([{_CONTINUATION}])")
 _LOST_ANY = re.compile(f"[{_LEAD}]\\?")
 
 
@@ -89,6 +113,10 @@ def _repair_run(match: re.Match[str]) -> str:
         return run
 
 
+def _repair_lost_middle(match: re.Match[str]) -> str:
+    return bytes([0xE2, 0x80, _BYTE_OF[match.group(1)]]).decode("utf-8")
+
+
 def repair_text(text: str) -> str:
     """HTML entities decoded and mojibake repaired (see the module doc)."""
     if "&" in text:
@@ -99,30 +127,67 @@ def repair_text(text: str) -> str:
             text = unescaped
     if not text.isascii():
         text = _MOJIBAKE.sub(_repair_run, text)
+        text = _LOST_MIDDLE.sub(_repair_lost_middle, text)
         text = _LOST_QUOTE.sub("'", text)
     text = text.replace("\u00a0", " ")
     return " ".join(text.split())
 
 
-_KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+)?"
+_KINDS = (r"(?:extended\s+|panel\s+|short\s+|position\s+|invited\s+|industrial\s+|experience\s+"
+          r"|system\s+|project\s+)?"
           r"(?:abstract|panel|panel\s+summary|panel\s+session|summary|experience\s+paper|tutorial"
-          r"|tutorial\s+session|demo|demonstration|demonstration\s+description|poster|talk"
-          r"|keynote|paper|session)")
+          r"|tutorial\s+session|demo|demonstration|demonstration\s+description|demo\s+description"
+          r"|poster|talk|keynote|paper|session)")
 # "(panel)", "(Experience Paper)", "[Extended Abstract]", "(Demonstration Description)"
 # anywhere; "Tutorial:", "Vision paper:" at the start; "? Panel", " - Book Review" at the end.
 _ANNOTATION = re.compile(rf"\s*[(\[]\s*{_KINDS}\s*[)\]]", re.I)
 _KIND_PREFIX = re.compile(r"^\s*(?:tutorial|panel|keynote|demo|invited\s+talk|poster"
                           r"|(?:[\w-]+\s+){1,2}paper)\s*:\s*", re.I)
-# "Objects and SQL: Strange Relations? Panel": the kind alone after the title's last mark.
-_KIND_SUFFIX = re.compile(r"(?<=[.?!])\s+(?:tutorial|panel|keynote|demo|poster)\s*$"
+# "Objects and SQL: Strange Relations? Panel", "VisDB, System Demonstration": the kind alone
+# after the title's last mark.
+_KIND_SUFFIX = re.compile(r"(?<=[.?!,:])\s+(?:tutorial|panel|keynote|poster"
+                          r"|(?:system\s+|project\s+)?(?:demo|demonstration)(?:\s+description)?)\s*$"
                           r"|\s+-\s+book\s+review\s*$", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
+# A citation's document type code after the title (GB/T 7714: "[J]" journal, "[C]"
+# proceedings, "[M]" book, "[D]" thesis, "[R]" report, "[A]" a part, "[EB/OL]" online).
+_TYPE_CODE = re.compile(r"\s*\[(?:[JCMDRAPSNZ]|EB/OL|J/OL|DB/OL)\][\s.]*$")
 _TRAILING_YEAR = re.compile(r"[\s,.;:]*[(\[]?\b(?:19|20)\d\d[a-z]?[)\]]?[\s.]*$")
 _VENUE_TAIL = re.compile(
     r"(?:[.,;]\s+|\s+[-–—]\s+)(?:In:?\s+\S|Proc\b|Proc\.|Proceedings\b|Journal\b|"
-    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep)",
+    r"(?:IEEE|ACM)\s+Trans|Lecture\s+Notes\b|LNCS\b|Tech(?:nical|\.)\s+Rep"
+    # a publisher, an institution, a meeting: "..., ACM SIGMOD Int", ". University of ..."
+    r"|(?:ACM|IEEE|SIAM)\b|Int(?:'?l|ernational)\s+Conf|Univ(?:ersity|\.)?\b"
+    r"|(?:Conference|Conf\.|Symposium|Workshop)\b|Dep(?:artmen)?t\.?\s+of\b"
+    r"|published\s+in\b)",
     re.IGNORECASE,
 )
+# A venue and its year after a comma: ", SIGMOD 1999", ", ACM CHI'98 1998" (before the year
+# alone is taken: ", SIGMOD" would be left).
+_VENUE_YEAR = re.compile(r",\s+(?:[^\s,]+\s+){1,3}(?:19|20)\d\d[a-z]?[\s.)]*$")
+# Languages database exports tag a title with ("[French]", "[Article in German]").
+_LANGUAGES = ("english|french|german|spanish|italian|portuguese|dutch|russian|polish|czech"
+              "|slovak|hungarian|romanian|bulgarian|croatian|serbian|slovenian|ukrainian|greek"
+              "|turkish|arabic|persian|hebrew|chinese|japanese|korean|danish|swedish|norwegian"
+              "|finnish|icelandic|estonian|latvian|lithuanian|catalan|thai|vietnamese"
+              "|indonesian|malay")
+# A bracketed note whose first words say it is a database's note on the record.
+_EXPORT_NOTE = re.compile(
+    r"\s*\[\s*(?:review(?:\s+article)?|\d+\s+refs?|(?:published\s+)?errat(?:um|a)\b[^\]]*"
+    r"|(?:see\s+)?comments?\b[^\]]*|retract(?:ion|ed)\b[^\]]*|corrected\b[^\]]*"
+    r"|update\s+(?:in|of)\b[^\]]*|expression\s+of\s+concern\b[^\]]*"
+    r"|(?:meeting\s+|conference\s+)?abstract"
+    rf"|(?:article\s+)?(?:in\s+)?(?:{_LANGUAGES})(?:\s*(?:,|and)\s*(?:{_LANGUAGES}))*"
+    r")\s*\]"
+    r"|\s*\(\s*(?:provisional|structured)\s+abstract\s*\)"
+    r"|\s*\(\s*author'?s'?\s+transl\.?\s*\)"
+    rf"|\s*\(\s*(?:article\s+)?in\s+(?:{_LANGUAGES})\s*\)",
+    re.IGNORECASE)
+# Embase's "<ORIGINAL> ..." and a "TO: ..." (title, original) field after a translated title.
+_ORIGINAL = re.compile(r"\s*<\s*original\s*>.*$|(?<=\])\s+TO:\s.*$",
+                       re.IGNORECASE | re.DOTALL)
+_LANGUAGE_CODE = re.compile(r"\s+LA:\s*[A-Za-z]{2,3}\s*$")
+_BRACKETED = re.compile(r"^\s*\[(?P<title>[^\[\]]+)\][\s.]*$")
 _NOT_A_LETTER = re.compile(r"[\W\d_]")
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
 
@@ -150,6 +215,30 @@ def _full_stops(title: str) -> list[int]:
         if len(_NOT_A_LETTER.sub("", word)) > 1:
             stops.append(match.start())
     return stops
+
+
+def _strip_export_notes(title: str) -> str:
+    """A database's notes on the record taken out (see the module doc)."""
+    for pattern in (_ORIGINAL, _LANGUAGE_CODE, _EXPORT_NOTE, _TYPE_CODE):
+        bare = pattern.sub("", title)
+        if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
+            title = bare
+    if bracketed := _BRACKETED.match(title):
+        title = bracketed["title"]
+    return title.strip()
+
+
+# A citation's leading authors and year ("Shim, K. 1998. CURE: ...", "PO'Neil and D.
+# Shasha, 1997. The Dangers ...", "Lin, K.-I.(1995). FastMap ..."): names (a comma or an
+# initial among them) ending in a year, then a full stop, a colon or the year's bracket.
+_CITED = re.compile(r"^(?P<head>[^.:;]{0,80}?(?:,|\b[A-Z]\.)[^:;]{0,80}?\(?"
+                    r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)\.?|[.:]))\s+(?P<rest>\S.*)$")
+
+
+def _strip_cited_authors(title: str) -> str:
+    if (cited := _CITED.match(title)) and _word_count(cited["rest"]) >= MIN_TITLE_WORDS:
+        return cited["rest"]
+    return title
 
 
 def _strip_authors(title: str, people: tuple[str, ...]) -> str:
@@ -228,16 +317,19 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     tagless = _TAGS.sub("", title)
     if tagless != title and _word_count(tagless) >= 1:
         title = tagless
+    title = _strip_export_notes(title)
     for _ in range(2):  # "Title. In Proc. VLDB, 1999": the year, then the venue
         before = title
         for pattern in _KIND_MARKS:
             bare = pattern.sub("", title)
             if bare != title and _word_count(bare) >= MIN_TITLE_WORDS:
                 title = bare
-        yearless = _TRAILING_YEAR.sub("", title)
-        if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
-            title = yearless
+        for pattern in (_VENUE_YEAR, _TRAILING_YEAR):
+            yearless = pattern.sub("", title)
+            if yearless != title and _word_count(yearless) >= MIN_TITLE_WORDS:
+                title = yearless
         # Names first: a leading "I Ahn. In Memory of ..." or "IN Subramanian" is no venue.
+        title = _strip_cited_authors(title)
         title = _strip_authors(title, people)
         title = _strip_venue(title, venues)
         if title == before:

@@ -4,10 +4,17 @@ Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
 best-scoring pair of titles counts):
 
 * ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
-  ``overlap``: the order-free soft word overlap; ``prefix``/``extra``: one title is
-  the other cut short or with a subtitle dropped (``similarity``).
+  ``overlap``: the order-free soft word overlap; ``prefix``: one title is the other
+  cut short, marked so (ending mid-word or in "…", ``similarity.misprinted``) or
+  stopped inside its last phrase (below).
+* a title that starts with the other and goes on (``similarity.holds``): it counts
+  only as ``subtitle`` when the rest is a subtitle or an aside in brackets
+  (``similarity.subtitle_added``), as nothing when the rest opens a phrase of its
+  own (``similarity.another_phrase``), and as a title cut short (``prefix``)
+  otherwise (the printing stopped inside its last phrase).
 * authors (``authors``): ``shared`` people, or a ``conflict`` (a complete author
-  list without the other's profile owner).
+  list without the surname of the other's profile owner, or two complete lists with
+  no surname in common).
 * years: ``far`` when both atoms have years and no two are within ``YEAR_TOLERANCE``
   (1) of each other; a missing year says nothing.
 * generic titles (``generic.is_generic_title``) on either side.
@@ -23,17 +30,26 @@ The rule, first that applies:
 1. A strong key in common: **match** (score 1). Keys of the same kind on both
    sides and none in common: **apart, conflict**.
    **One profile's listings** (a profile lists both atoms, neither title
-   generic): both print venues and none in common: **apart, conflict** (the
-   owner lists two entries in two venues: a conference paper and its journal
-   version, under one title or a variant of it). Otherwise, when they share a
+   generic): both print venues and none in common, read as one venue printed in
+   full, abbreviated or cut (``venue.same_venue``: "J Pediatr Surg" / "Journal of
+   Pediatric Surgery", "PLoS ONE" / "PLoS ONE [Electronic Resource]"): **apart,
+   conflict** (the owner lists two entries in two venues: a conference paper and
+   its journal version, under one title or a variant of it). Otherwise, when they share a
    title (``scholarindex.core.identity.title_key``; ``listing.listing_work_ids`` gave each its
    own id because the profile lists it with another year or venue): one venue
    and years far apart, **apart, conflict** (two issues of a column); else a
-   **strong match** (score 1): only the year differs, and a list that repeats a
-   title across years (a preprint and its publication, citations of one paper)
-   is no evidence of two works; they stay one, as under one id.
+   **strong match** (score 1): only the year differs,
+   and a list that repeats a title across years (a preprint and its publication,
+   citations of one paper) is no evidence of two works; they stay one, as under
+   one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
-3. Years far apart: **apart, conflict** (a conference paper and its journal
+3. A generic title on either side (``generic.is_generic_title``: front matter and
+   columns, "Editorial", "Editor's Notes", "In this Issue"): another year (both
+   known), a profile that lists both (one page's two entries are two works), or
+   another venue (both printed, ``venue.same_venue``): **apart, conflict**. An
+   editor's "Editorial" of each year is its own work, and the cannot-link keeps a
+   third listing from chaining two years together.
+   Years far apart: **apart, conflict** (a conference paper and its journal
    version, a preprint years before, a column's other year: precision first).
    No year in common (both known), and one atom printed only in journals, the
    other only in proceedings: **apart, conflict** (a conference paper and its
@@ -50,17 +66,19 @@ The rule, first that applies:
    changed it. Such a match is never strong (rule 8), and clustering lets it join
    no two listings whose years other profiles corroborate (``cluster``, step 3c).
    A shorter title ending in a whole word is another title here.
-6. An author conflict: **match** (weak) only when the titles are near-identical
-   (``ratio`` ≥ ``NEAR`` = 0.93, neither extends the other) and not generic: a
-   list printed short or a name spelt apart; otherwise **apart, conflict**.
+6. An author conflict (``authors``: an owner whose surname the other's complete
+   author list lacks, or two complete lists with no surname in common, read loosely):
+   **apart, conflict**, whatever the titles. A list printed short is one that says
+   so ("et al.", cut), and a misspelt name is read as its person; what is left is
+   two papers under one title (a topic many groups write on: "Atypical hemolytic
+   uremic syndrome"). Only a verified key (rule 1) joins them.
 7. A generic title on either side: **match** (weak) only with at least
-   ``GENERIC_SHARED`` (1) shared person, a year in common and ``ratio`` ≥ ``NEAR``,
-   or, a year missing on one side, at least ``GENERIC_SHARED_NO_YEAR`` (2) shared
-   people: two people's "Introduction" are two works, one editor's column of 2001
-   is not that of 2002, and one person's undated "Editorial" could be any year's.
-   One editor's four "Editor's Notes" of one year are four atoms
-   (``listing.listing_work_ids`` gives each entry its own id), each equally like
-   the other site's four: clustering sees the tie and joins none.
+   ``GENERIC_SHARED`` (1) shared person, the same year (both known: one person's
+   undated "Editorial" could be any year's) and ``ratio`` ≥ ``NEAR``; rule 3 has
+   ruled out another year, venue or one profile's two entries. Two people's
+   "Introduction" are two works. One editor's four "Editor's Notes" of one year
+   are four atoms (``listing.listing_work_ids`` gives each entry its own id), each
+   equally like the other site's four: clustering sees the tie and joins none.
 8. A shared person: titles near-identical (``ratio`` ≥ ``NEAR``, not cut short),
    and identical or with a year in common or missing: **strong match**. Otherwise,
    one atom annotated as another kind of
@@ -68,16 +86,27 @@ The rule, first that applies:
    Available DBMS" beside the paper "An Ultra Highly Available DBMS", by the same
    people; not when one title is the other cut short: the annotation at its end
    may be cut off): **apart**. Else **match** when ``ratio`` or ``overlap`` ≥
-   ``WITH_AUTHOR`` (0.84), or one title is the other cut short (``prefix``):
-   typos, other wording, moved words, a dropped subtitle; but not when the titles
+   ``WITH_AUTHOR`` (0.84), or one title is the other cut short, marked so
+   (``prefix``): typos, other wording, moved words; but not when the titles
    differ by exactly one word swapped for another, the rest word for word
    (``similarity.one_word_swapped``: one author's "... of Distributed X" and
-   "... of Incremental X" are two papers). Also a match (rule 5 has ruled out
-   years that differ) when one title holds every word of the other, at least
-   ``CONTAINED_MIN_WORDS`` (4) of them distinctive (``similarity.contained``): a
-   parenthesis or a subtitle added ("Advances in Databases and Information
-   Systems (ADBIS)" / "Advances in databases and information systems: report of
-   5th ... ADBIS'2001").
+   "... of Incremental X" are two papers). A title that starts with the other and
+   goes on (``similarity.holds``) is read by what it goes on with: a subtitle or an
+   aside (``subtitle``: after ":", " - ", ". ", "? ", ";", ",", "(", or in brackets;
+   a language tag is gone by then, ``clean``) matches, no year against it (rule 5
+   has ruled out another year; a year missing on one side is no evidence either
+   way); a phrase of its own (``similarity.another_phrase``: "... and thrombosis",
+   "... in children", "... for an Uncertain World") never does: "Paroxysmal
+   nocturnal hemoglobinuria and thrombosis" and "Paroxysmal nocturnal
+   hemoglobinuria" are two papers, whoever wrote them, whenever; anything else is
+   the printing stopped inside the title's last phrase ("... over Streaming
+   Sensor" / "... over Streaming Sensor Data"), read as cut short (``prefix``).
+   Also a match when one title holds every word of the other elsewhere than at its
+   start, at least ``CONTAINED_MIN_WORDS`` (4) of them distinctive
+   (``similarity.contained``), with a year in common: "On building an
+   infrastructure for mobile and wireless systems: report on the NSF workshop ..."
+   / "Report on the NSF Workshop on Building an Infrastructure for Mobile and
+   Wireless Systems".
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
@@ -86,8 +115,8 @@ The rule, first that applies:
    extension), and no word of one swapped for another word of the other
    (``similarity.word_swapped``: "Is Indexing the Bottleneck of X?" / "Is
    Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
-   Rule 6's "near-identical" reads the same. Word order counts here: "Age of
-   Information with Hybrid-ARQ" is not "Hybrid-ARQ with Age of Information".
+   Word order counts here: "Age of Information with Hybrid-ARQ" is not "Hybrid-ARQ
+   with Age of Information".
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
@@ -99,7 +128,7 @@ weak.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
@@ -108,27 +137,31 @@ from scholarindex.core.resolution.generic import is_generic_title
 from scholarindex.core.resolution.model import Atom, Decision
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
+    another_phrase,
     compare_titles,
     contained,
     follow_up,
+    holds,
     misprinted,
     numbers_differ,
     one_word_swapped,
+    subtitle_added,
     title_words,
     word_swapped,
 )
-from scholarindex.core.resolution.venue import venue_kind
+from scholarindex.core.resolution.venue import same_venue, venue_kind
 from scholarindex.core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
 GENERIC_SHARED = 1
-GENERIC_SHARED_NO_YEAR = 2
 WITH_AUTHOR = 0.84
 PREFIX_SCORE = 0.9
 STRONG = "strong"  # the evidence tag of a match that may chain
 GENERIC = "generic title"  # the evidence tag of a match on a generic title
 ANOTHER_KIND = "another kind of contribution"
+SUBTITLE = "a subtitle or an aside added"
+HELD = "one title holds the other and more"
 SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
@@ -181,6 +214,14 @@ def years_differ(a: Atom, b: Atom) -> bool:
     return bool(a.years) and bool(b.years) and not set(a.years) & set(b.years)
 
 
+def venues_differ(a: Features, b: Features) -> bool:
+    """Both atoms print venues and none of one is a venue of the other, printed in full,
+    abbreviated or cut (``venue.same_venue``)."""
+    if not a.venue_keys or not b.venue_keys or not a.venue_keys.isdisjoint(b.venue_keys):
+        return False
+    return not any(same_venue(x, y) for x in a.atom.venues for y in b.atom.venues)
+
+
 def _same_year(a: Atom, b: Atom) -> bool:
     return bool(set(a.years) & set(b.years))
 
@@ -198,33 +239,65 @@ def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
 
 @dataclass(frozen=True)
 class _Titles:
+    """The title evidence of two atoms: the best over their pairs of titles. A pair where
+    one title holds the other and more (``similarity.holds``) counts only as ``subtitle``
+    (the more is a subtitle or an aside) or ``held`` (anything else), never in the rest."""
+
     ratio: float
     overlap: float
-    prefix: bool
+    prefix: bool  # a pair is one title cut short, marked so (``similarity.misprinted``)
     extends: bool
     swapped: bool  # no near-identical pair of titles without a swapped word
     one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
     misprinted: bool  # a pair is one title with a typo or cut short (``similarity.misprinted``)
+    subtitle: bool = False  # a pair is one title and the same with a subtitle or an aside
+    held: bool = False  # a pair is one title and the same with other words added
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     best = _Titles(0.0, 0.0, False, True, True, True, False)
+    subtitle = held = False
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
                 return _Titles(1.0, 1.0, False, False, False, False, False)
-            match = compare_titles(x, y)
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
-            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or match.prefix else 0.0
+            cut = misprinted(x, y)
+            stopped = False  # the printing stopped inside the title's last phrase
+            if not cut and holds(x, y):  # rule 8: what the longer adds decides
+                if max(x, y, key=lambda t: len(title_words(t))).endswith("…"):
+                    cut = True  # what the longer adds was cut short: "... Commerce (p…"
+                elif subtitle_added(x, y):
+                    subtitle = True
+                    continue
+                elif another_phrase(x, y):
+                    held = True
+                    continue
+                else:
+                    stopped = True
+            match = compare_titles(x, y)
+            prefix = (cut or stopped) and (match.prefix or match.extra > 0)
+            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or prefix else 0.0
             best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
-                           best.prefix or match.prefix,
-                           best.extends and (match.prefix or extra_words(x, y) > 0),
+                           best.prefix or prefix,
+                           best.extends and (prefix or extra_words(x, y) > 0),
                            best.swapped and (ratio < NEAR or word_swapped(x, y)),
                            best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
                                               or one_word_swapped(x, y)),
-                           best.misprinted or misprinted(x, y))
-    return best
+                           best.misprinted or cut)
+    return replace(best, subtitle=subtitle, held=held)
+
+
+def _generic_told_apart(a: Features, b: Features) -> str | None:
+    """Rule 3 (module doc): what tells two listings of a generic title apart, if anything."""
+    if years_differ(a.atom, b.atom):
+        return "a generic title of another year"
+    if not a.profiles.isdisjoint(b.profiles):
+        return "a generic title one profile lists twice"
+    if venues_differ(a, b):
+        return "a generic title in another venue"
+    return None
 
 
 def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
@@ -232,7 +305,7 @@ def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
     if a.profiles.isdisjoint(b.profiles) or a.generic or b.generic:
         return None
     venues = bool(a.venue_keys) and bool(b.venue_keys)
-    if venues and a.venue_keys.isdisjoint(b.venue_keys):
+    if venues and venues_differ(a, b):
         return Decision(False, 0.0, ("one profile lists both, in two venues",), conflict=True)
     if not a.title_keys & b.title_keys:
         return None
@@ -251,8 +324,12 @@ def decide_features(a: Features, b: Features) -> Decision:
     if decision := _one_profiles_listings(a, b):
         return decision
     titles = _compare_titles(a.titles, b.titles)
-    if titles.overlap < RATIO_FROM and not titles.prefix:
+    if titles.overlap < RATIO_FROM and not titles.prefix and not titles.subtitle:
+        if titles.held:
+            return Decision(False, 0.0, (HELD,))
         return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+    if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
+        return Decision(False, 0.0, (told,), conflict=True)
     if _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("years more than one apart",), conflict=True)
     if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
@@ -266,16 +343,12 @@ def decide_features(a: Features, b: Features) -> Decision:
     generic = a.generic or b.generic
     near = titles.ratio >= NEAR and not titles.extends and not titles.swapped
     title = f"title {titles.ratio:.2f}"
-    if people.conflict:
-        if near and not generic:  # an author list printed short, a name spelt apart
-            return Decision(True, titles.ratio, (title, "despite an owner missing from a list"))
-        return Decision(False, 0.0, ("an owner is missing from a complete author list",),
-                        conflict=True)
+    if people.conflict:  # printed authors decide: no title overrules them
+        return Decision(False, 0.0, ("complete author lists rule it out",), conflict=True)
     shared = f"{people.shared} shared author(s)"
     if generic:
-        needed = GENERIC_SHARED if _same_year(a.atom, b.atom) else GENERIC_SHARED_NO_YEAR
-        if (people.shared >= needed and titles.ratio >= NEAR
-                and not years_differ(a.atom, b.atom)):
+        if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
+                and _same_year(a.atom, b.atom)):
             return Decision(True, titles.ratio, (GENERIC, title, shared))
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
@@ -291,8 +364,11 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, (f"title {score:.2f}", shared))
         if titles.prefix:
             return Decision(True, PREFIX_SCORE, ("title cut short", shared))
-        if any(contained(x, y) for x in a.titles for y in b.titles):
-            return Decision(True, score, ("one title holds the other", shared))
+        if _same_year(a.atom, b.atom) and any(
+                contained(x, y) and not holds(x, y) for x in a.titles for y in b.titles):
+            return Decision(True, score, ("one title holds the other's words", shared))
+        if titles.subtitle and not years_differ(a.atom, b.atom):
+            return Decision(True, PREFIX_SCORE, (SUBTITLE, shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
     if near:
         return Decision(True, titles.ratio, (title, "no author evidence"))

@@ -17,6 +17,13 @@ Notes 3", "Preface II"):
 * **Structural**: the title has fewer than ``MIN_DISTINCTIVE_WORDS`` (2) distinctive
   words (``scholarindex.core.titles.distinctive_words``: no function words), e.g. "Standards",
   "Introduction", "Aurora", "On the Web": too little text to name one paper.
+* **Front matter**: every distinctive word is one of ``FRONT_MATTER_WORDS``, the words
+  journals name their slots with ("Editorial Introduction", "Editorial Notes", "In
+  this Issue", "A Note from the Editors", "Guest Editorial Preface", "Letter to the
+  Editor", "Author's Reply", "Acknowledgement to Reviewers", "Books Received"): a
+  title made of them names a slot, however it combines them. One word of its own
+  ("Editorial Processes in Peer Review", "Keynote Speakers and Their Audiences") makes
+  it a title.
 """
 
 from __future__ import annotations
@@ -48,6 +55,21 @@ GENERIC_TITLES = frozenset({
     "reviewer", "standard", "summary", "table of content", "trade press news", "treasurer message",
     "tutorial", "welcome", "welcome message", "workshop report", "sigmod record",
 })
+# Words of front matter and columns (singular, folded): a title of these alone is generic.
+FRONT_MATTER_WORDS = frozenset({
+    "abstract", "acknowledgement", "acknowledgment", "address", "announcement", "annual",
+    "author", "back", "board", "book", "call", "chair", "chairman", "closing", "column",
+    "comment", "commentary", "concluding", "content", "contributor", "correction",
+    "correspondence", "corrigendum", "corner", "cover", "desk", "discussion", "editor",
+    "editorial", "epilogue", "errata", "erratum", "foreword", "front", "guest", "highlight",
+    "index", "interview", "introduction", "introductory", "invited", "issue", "keynote",
+    "letter", "matter", "meeting", "memoriam", "message", "new", "news", "note", "notice",
+    "obituary", "opening", "page", "panel", "participation", "paper", "preface", "president",
+    "program", "prologue", "received", "referee", "remark", "reply", "report", "response",
+    "retraction", "review", "reviewer", "secretary", "section", "session", "special",
+    "statement", "summary", "table", "talk", "this", "treasurer", "tutorial", "volume",
+    "welcome",
+})
 GENERIC_PREFIXES = (
     "in memoriam", "in memory of", "guest editor introduction", "guest editors introduction",
     "guest editorial", "book review", "review of", "introduction to the special issue",
@@ -71,4 +93,9 @@ def is_generic_title(title: str) -> bool:
         rest = text[prefixed.end():].split()
         return len({w for w in rest if w not in FUNCTION_WORDS}) < PREFIX_REST_WORDS
     distinctive = {w for w in text.split() if w not in FUNCTION_WORDS}
-    return len(distinctive) < MIN_DISTINCTIVE_WORDS
+    return len(distinctive) < MIN_DISTINCTIVE_WORDS or all(map(_front_matter, distinctive))
+
+
+def _front_matter(word: str) -> bool:
+    # ``singular`` reads "this" as "thi" and "news" as "new": the word as printed counts too.
+    return word in FRONT_MATTER_WORDS or word + "s" in FRONT_MATTER_WORDS

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scholarindex.core.identity import title_key, work_id
+from scholarindex.core.identity import key_work_id, title_key, work_id
 from scholarindex.core.resolution.generic import is_generic_title
 
 
@@ -54,22 +54,24 @@ def listing_work_ids(listings: Sequence[Mapping[str, Any]], researcher_id: str) 
     optionally ``year``, ``venue``), in order: ``listing_work_id``, salted also when
     the profile lists the title more than once with different years or venues
     (module doc)."""
+    # Each listing's title key and edition are worked out once: this runs for every
+    # listing the crawl parses, and folding a title is most of its cost.
+    keyed = [(title_key(listing["title"]) or listing["title"].strip(), _edition(listing))
+             for listing in listings]
     editions: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for listing in listings:
-        editions[title_key(listing["title"]) or listing["title"].strip()].add(_edition(listing))
+    for key, edition in keyed:
+        editions[key].add(edition)
     seen: dict[tuple[str, str, str], int] = defaultdict(int)
     out = []
-    for listing in listings:
+    for listing, (key, edition) in zip(listings, keyed, strict=True):
         title = listing["title"]
-        key = title_key(title) or title.strip()
         if is_generic_title(title):
-            seen[(key, *_edition(listing))] += 1
+            seen[(key, *edition)] += 1
             out.append(salted_work_id(title, researcher_id, listing.get("year"),
-                                      listing.get("venue"), seen[(key, *_edition(listing))]))
+                                      listing.get("venue"), seen[(key, *edition)]))
         elif len(editions[key]) > 1:
             out.append(salted_work_id(title, researcher_id, listing.get("year"),
                                       listing.get("venue")))
-        else:
-            out.append(listing_work_id(title, researcher_id, listing.get("year"),
-                                       listing.get("venue")))
+        else:  # listing_work_id of a title that is not generic: work_id(title)
+            out.append(key_work_id(key))
     return out

@@ -8,22 +8,35 @@ A title is read as its folded words (``scholarindex.core.text.words``), plurals 
   typo away (a letter added, dropped, changed, or two neighbours swapped; both
   at least ``TYPO_MIN_LENGTH`` = 4 letters): "Sytems" is "Systems", "Databse" is
   "Database". Order does not count, so moved words cost nothing.
-* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (difflib over the letters),
-  which sees words split or joined ("data base" / "database"). It is quadratic,
-  so it runs only when the overlap is at least ``RATIO_FROM`` (0.6) and below 1.
+* **Letter ratio**: ``scholarindex.core.titles.title_similarity`` (rapidfuzz's Indel
+  similarity over the letters), which sees words split or joined ("data base" /
+  "database"). It runs only when the overlap is at least ``RATIO_FROM`` (0.6) and
+  below 1: below that it could only lift a pair no threshold accepts.
 
 ``TitleMatch.prefix`` is true when the shorter title (at least
 ``PREFIX_MIN_WORDS`` = 3 distinctive words) is, word for word with the same
 tolerance, the start of the longer one, or the longer one's part before its
-first colon: a title cut short (its last word may be cut mid-word, "... for
-s…" / "... for Set-Valued Attributes"), or a subtitle dropped or added; or, the
-titles as long, one's last word is cut short ("... with S" / "... with Strudel"). (The part after
-the colon alone is not enough: "A Database Perspective on Lotus Notes" is a
-talk, "Evolution of Groupware: A Database Perspective on Lotus Notes" a paper.) ``extra`` is
-how many words the longer title has beyond the shorter one. ``contained``: every
-word of the shorter title is somewhere in the longer (a parenthesis or a subtitle
-added, none replaced), at least ``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter
-not being the longer's part after its colon alone.
+first colon; or, the titles as long, one's last word is cut short ("... with S" /
+"... with Strudel"). (The part after the colon alone is not enough: "A Database
+Perspective on Lotus Notes" is a talk, "Evolution of Groupware: A Database
+Perspective on Lotus Notes" a paper.) ``extra`` is how many words the longer title
+has beyond the shorter one. ``decide`` reads a prefix as a cut only when
+``misprinted`` says the shorter is marked cut (ending mid-word, "... for s…" / "...
+for Set-Valued Attributes", or in "…").
+
+``holds``: one title starts with the other, word for word (typos allowed; the
+shorter's asides in brackets left out), and goes on with a distinctive word. What
+it goes on with tells a paper from another: ``subtitle_added``, the longer title is
+the shorter with asides in brackets ("Human papillomavirus (HPV) testing"; a bracket
+that names the kind of contribution, "(demo abstract)", is no aside) and/or a
+subtitle after a mark (":", " - ", ". ", "? ", ";", ",", "(": "Random Sampling for
+Histogram Construction: How much is enough?"); ``another_phrase``, the rest opens a
+phrase of its own (``PHRASE_WORDS``: "... and thrombosis", "... in children", "...
+after surgery"), another paper; anything else is the printing stopped inside the
+title's last phrase ("... over Streaming Sensor" / "... Sensor Data"). (A language
+tag, "[French]", is gone by then: ``clean``.) ``contained``: every word of the
+shorter title is somewhere in the longer, at least ``CONTAINED_MIN_WORDS`` (4)
+distinctive, the shorter not being the longer's part after its colon alone.
 """
 
 from __future__ import annotations
@@ -38,7 +51,6 @@ from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
 TYPO_MIN_LENGTH = 4
 RATIO_FROM = 0.6
 PREFIX_MIN_WORDS = 3
-CONTAINED_MIN_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -261,10 +273,85 @@ def compare_titles(a: str, b: str) -> TitleMatch:
     return TitleMatch(score, cut, extra)
 
 
+
+_BRACKETED = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
+# What a bracket says of the contribution ("(demo abstract)", "(extended version)"): no aside.
+_KIND_WORDS = frozenset({"demo", "demonstration", "abstract", "poster", "panel", "tutorial",
+                         "keynote", "talk", "extended", "version", "invited", "session"})
+
+
+def _asides_out(title: str) -> str:
+    """The title without its asides in brackets ("Human papillomavirus (HPV) testing")."""
+    return _BRACKETED.sub(
+        lambda m: m.group() if _KIND_WORDS.intersection(words(m.group())) else "", title)
+
+
+@lru_cache(maxsize=131_072)
+def holds(a: str, b: str) -> bool:
+    """One title starts with the other, word for word (typos allowed; the shorter's
+    asides in brackets left out), and goes on, with a distinctive word ("The X" is "X"
+    reprinted, not another title)."""
+    short_title, long_title = sorted((a, b), key=lambda t: len(title_words(t)))
+    short = title_words(_asides_out(short_title)) or title_words(short_title)
+    long = title_words(long_title)
+    if len(short) >= len(long):
+        return False
+    return _is_start(short, long) and any(w not in FUNCTION_WORDS
+                                          for w in long[len(short):])
+
+
+# Words that open a phrase of their own: a title that goes on with one ("... and
+# thrombosis", "... in children", "... after surgery") names a wider or narrower topic.
+# Not "by": "... approach by George Chang, ..." is a book review's byline.
+PHRASE_WORDS = (FUNCTION_WORDS - {"by"}) | frozenset({
+    "after", "before", "during", "following", "among", "amongst", "between", "within",
+    "without", "against", "across", "beyond", "plus", "including", "despite", "than", "per",
+    "about", "around", "whose", "which", "where", "when", "while", "versus",
+})
+
+
+def another_phrase(a: str, b: str) -> bool:
+    """The longer title goes on past the shorter with a phrase of its own: the first word
+    after the shorter's words opens one (``PHRASE_WORDS``)."""
+    short_title, long_title = sorted((a, b), key=lambda t: len(title_words(t)))
+    short = title_words(_asides_out(short_title)) or title_words(short_title)
+    long = title_words(long_title)
+    return len(long) > len(short) and long[len(short)] in PHRASE_WORDS
+
+
+_SUBTITLE_MARK = re.compile(r"\s*(?::|\s[-–—]+\s|[.?!;,](?=\s)|[(\[])")
+
+
+def _same_words(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return len(a) == len(b) and all(map(same_word, a, b))
+
+
+@lru_cache(maxsize=131_072)
+def subtitle_added(a: str, b: str) -> bool:
+    """The longer title is the shorter plus asides in brackets and/or a subtitle after a
+    mark (see the module doc)."""
+    short, long = sorted((a, b), key=lambda t: len(title_words(t)))
+    bare_short, bare_long = _asides_out(short), _asides_out(long)
+    words_short = title_words(bare_short) or title_words(short)
+    if _same_words(words_short, title_words(bare_long)):
+        return True  # only asides added
+    for mark in _SUBTITLE_MARK.finditer(long):
+        head = title_words(_asides_out(long[:mark.start()]))
+        if _same_words(words_short, head) and title_words(long[mark.end():]):
+            return True
+    return False
+
+
+CONTAINED_MIN_WORDS = 4
+
+
+@lru_cache(maxsize=131_072)
 def contained(a: str, b: str) -> bool:
     """Every word of the shorter title is in the longer (typos allowed), at least
-    ``CONTAINED_MIN_WORDS`` of them distinctive: words added around or inside, none
-    replaced; but not the longer's part after its colon alone (see the module doc)."""
+    ``CONTAINED_MIN_WORDS`` of them distinctive, words added around, inside or before
+    them ("On building an infrastructure ...: report on the NSF workshop on ..." /
+    "Report on the NSF Workshop on Building an Infrastructure ..."); not the longer's
+    part after its colon alone."""
     (short, _), (long, long_title) = sorted(((title_words(a), a), (title_words(b), b)),
                                             key=lambda p: len(p[0]))
     if len([w for w in short if w not in FUNCTION_WORDS]) < CONTAINED_MIN_WORDS:

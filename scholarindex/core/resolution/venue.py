@@ -8,11 +8,26 @@
   Database Syst.", "SIGMOD Record"); ``"proceedings"`` when it names a conference,
   proceedings, symposium, workshop or congress ("SIGMOD Conference", "Proc. VLDB");
   ``None`` when it names neither (an acronym alone, "VLDB", says nothing) or both.
+* **One venue printed two ways** (``same_venue``): databases print one journal in full,
+  abbreviated, cut at a fixed length, or with a note after it. Two venues are one when
+  some form of each has as many words as the other's (function words left out), each
+  word starting the other's word in its place ("J Pediatr Surg" / "Journal of
+  Pediatric Surgery", "Clin Epidemiol" / "Clinical Epidemiology", "Cancer epidemiology,
+  biomarkers & preven" / "Cancer Epidemiology Biomarkers and Preve"); a venue's forms
+  are the whole and its part before a note ("[", "(", " = ", ":", ". ": "BMJ (Online)",
+  "PLoS ONE [Electronic Resource]", "Journal of Clinical Oncology : official journal of
+  ...", "Gan to kagaku ryoho. Cancer & chemotherapy"). A word more is another venue:
+  "Cancer" / "Cancer Cytopathology", "VLDB" / "VLDB J.", "SIGMOD Conference" / "SIGMOD
+  Record".
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+from scholarindex.core.text import words
+from scholarindex.core.titles import FUNCTION_WORDS
 
 _PREPRINT = re.compile(
     r"\b(?:arxiv|corr|biorxiv|medrxiv|chemrxiv|ssrn|research\s*square|techrxiv|hal"
@@ -38,3 +53,27 @@ def venue_kind(venue: str | None) -> str | None:
     if journal == proceedings:
         return None
     return "journal" if journal else "proceedings"
+
+
+_NOTE = re.compile(r"\s*(?:\[|\(|\s=\s|:|\.\s)")
+
+
+@lru_cache(maxsize=16_384)
+def _forms(venue: str) -> frozenset[tuple[str, ...]]:
+    """The venue's words (no function words), whole and before its first note."""
+    forms = {tuple(w for w in words(venue) if w not in FUNCTION_WORDS)}
+    if note := _NOTE.search(venue):
+        forms.add(tuple(w for w in words(venue[:note.start()]) if w not in FUNCTION_WORDS))
+    return frozenset(f for f in forms if f)
+
+
+def _abbreviates(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return len(a) == len(b) and all(x.startswith(y) or y.startswith(x)
+                                     for x, y in zip(a, b, strict=True))
+
+
+def same_venue(a: str | None, b: str | None) -> bool:
+    """Whether two printed venues name one venue (see the module doc)."""
+    if not a or not b:
+        return False
+    return any(_abbreviates(x, y) for x in _forms(a) for y in _forms(b))
