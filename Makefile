@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed chaos-cluster soak-distributed bench-dedupe bench-noise bench-resolution browser-deps redis-deps clean
+.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed chaos-cluster soak-distributed bench-dedupe bench-noise bench-resolution bench-scale browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -144,6 +144,14 @@ bench-noise: $(STAMP)
 # CPU seconds per phase (features, blocking, decisions) and for the whole resolve.
 bench-resolution: $(STAMP)
 	$(BIN)/python -m bench.resolution_speed $(ARGS)
+
+# Scale on the real engine: 1,000,000 synthetic works built through the bulk path, 1% of
+# the profiles re-crawled from 127.0.0.1, the resolution pass (default mode, then full):
+# its time and peak memory, search p50/p95 and papers shown twice during the re-crawl,
+# index size per work; writes bench-scale.json. ARGS="--works 100000" for less;
+# ARGS=--use-env for the cluster OPENSEARCH_URL names (INDEX_SHARDS, INDEX_REPLICAS).
+bench-scale: $(STAMP) engine-deps
+	$(BIN)/python -m bench.scale --out bench-scale.json $(ARGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache demo-output test-artifacts

@@ -9,7 +9,11 @@
   4 workers on one Redis (``redis_server`` starts a local ``redis-server``);
 - ``python -m bench.dedupe`` (``make bench-dedupe``): work resolution on labelled data
   (DBLP-ACM, Cora), crawled end to end; ``python -m bench.er.evaluate`` scores it
-  offline in seconds (``bench.er``: readers, sites, scoring).
+  offline in seconds (``bench.er``: readers, sites, scoring);
+- ``python -m bench.scale`` (``make bench-scale``): 1,000,000 works built through the
+  bulk path, 1% of the profiles re-crawled, the resolution pass (default and full):
+  its time and memory, search latency and papers shown twice meanwhile, size per
+  work (``scale_pass``: the pass alone in a process of its own).
 
 Each takes ``--help``; those that index take ``--use-env`` to measure the cluster
 ``OPENSEARCH_URL`` names instead of a local OpenSearch node (``cluster``: a real

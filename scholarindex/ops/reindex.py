@@ -24,7 +24,7 @@ writing to it through the alias:
    ``scholarindex replay`` -- delayed, never silently lost.
 6. **Switch** the alias in one ``update_aliases`` call (``swap_alias``);
    ``works-v1`` stays write-blocked, kept for a rollback. Just before, ``works-v2``
-   records the highest ``_seq_no`` it holds (``scholarindex.ops.versions.mark_live``), so a
+   records each shard's highest ``_seq_no`` (``scholarindex.ops.versions.mark_live``), so a
    rollback can carry back the writes it takes after the switch.
 7. **Keep** the newest ``keep`` older versions; delete the rest.
 

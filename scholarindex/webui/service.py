@@ -94,9 +94,14 @@ class SearchService:
 
     def _search_at(self, request: SearchRequest, level: str) -> dict[str, Any]:
         body = search_body(request, level)
+        # A text search scores with every shard's term statistics (dfs), so a ranking does
+        # not depend on which shard a work landed in; OpenSearch skips that round on an
+        # index of one shard. Browsing sorts without scores and needs none.
+        search_type = "dfs_query_then_fetch" if request.q else None
 
         def ask() -> dict[str, Any]:
-            return self._call("search works", lambda: self._search(self.works, body))
+            return self._call("search works", lambda: self._search(self.works, body,
+                                                                   search_type))
 
         if request.q or self.browse_cache is None:
             return ask()
@@ -178,12 +183,15 @@ class SearchService:
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
         return parse_suggestions(responses, limit)
 
-    def _search(self, index: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _search(self, index: str, body: dict[str, Any],
+                search_type: str | None = None) -> dict[str, Any]:
         """One search, whole or not at all: a shard whose every copy failed (its node died
         between the query and the fetch, or no copy is started yet) makes OpenSearch answer
         an error, which ``_call`` retries, instead of a 200 that silently lacks that shard's
         works."""
-        return self.client.search(index=index, body=body, allow_partial_search_results=False)
+        extra = {"search_type": search_type} if search_type else {}
+        return self.client.search(index=index, body=body, allow_partial_search_results=False,
+                                  **extra)
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
         """Send one request: a quick retry if it failed transiently, errors translated."""
