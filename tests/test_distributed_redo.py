@@ -54,7 +54,7 @@ def test_a_worker_killed_with_parsed_pages_waiting_for_the_index_loses_nothing(
     if not opensearch_config.url.startswith("http://"):
         pytest.skip("the fault proxy cannot inspect TLS traffic")
     site = bench_site(tmp_path / "site", PROFILES, seed=11)
-    proxy = FaultProxy.for_url(opensearch_config.url, read_timeout=600).start()
+    proxy = FaultProxy.for_url(opensearch_config.urls[0], read_timeout=600).start()
     client = redis_server.client()
     try:
         with IndexedArxivStandIn(load_entries(site.root)) as arxiv:
