@@ -558,6 +558,13 @@ class BulkWriter:
                 del doc.changes[position]
                 code = MISSING if isinstance(exc, MissingDocument) else INVALID
                 self._dead(report, [change], code, str(exc))
+        if merged is None and doc.base is not None and tombstone is not None:
+            # The work is gone: its tombstone keeps its keys for the next resolution pass,
+            # which looks again at the works it was compared with (``resolve_pending``).
+            tombstone = {**tombstone, "resolve_pending": sorted(
+                {*(tombstone.get("resolve_pending") or ()),
+                 *(doc.base.get("resolve_pending") or ()),
+                 *(doc.base.get("blocking_keys") or ())})}
         doc.merged, doc.tombstone_merged = merged, tombstone
 
     def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, BulkAction]:

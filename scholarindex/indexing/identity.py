@@ -60,9 +60,8 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from scholarindex.core.enrichment_status import DONE
-from scholarindex.core.identity import split_dois
 from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.atoms import identity_keys
 from scholarindex.indexing.client import classify_item, read_error, translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import (
@@ -86,19 +85,6 @@ logger = logging.getLogger(__name__)
 
 REDIRECT_PREFIX = "redirect:"
 MAX_HOPS = 8  # redirect chains (a merged work merged again) and closure rounds
-
-
-def identity_keys(doc: Mapping[str, Any] | None) -> list[str]:
-    """The keys that make documents one work: a verified arXiv id and each of its DOIs."""
-    if not doc or (doc.get("enrichment") or {}).get("status") != DONE:
-        return []
-    keys = []
-    if isinstance(doc.get("arxiv_id"), str) and doc["arxiv_id"]:
-        keys.append(f"arxiv:{doc['arxiv_id']}")
-    doi = (doc.get("arxiv") or {}).get("doi")
-    if isinstance(doi, str):  # a field may hold several DOIs: one key each
-        keys.extend(f"doi:{one.lower()}" for one in split_dois(doi))
-    return keys
 
 
 def redirect_doc(work_id: str, merged_into: str, at: str | None = None) -> dict[str, Any]:

@@ -87,6 +87,10 @@ class WorkDoc(TypedDict):
     arxiv: dict[str, Any] | None
     enrichment: Enrichment | None
     resolution: NotRequired[list[ResolutionLink]]
+    # Resolution's blocking keys (``indexing.atoms``), and those of what changed since
+    # the last pass (absent when nothing did): how an incremental pass finds its work.
+    blocking_keys: NotRequired[list[str]]
+    resolve_pending: NotRequired[list[str]]
 
 
 class ResearcherDoc(TypedDict):
