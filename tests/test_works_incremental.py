@@ -123,7 +123,7 @@ def test_incremental_passes_after_random_crawls_equal_one_full_pass(
 
 
 def test_a_pass_reads_the_change_and_its_neighbours_not_the_index(fresh: Any) -> None:
-    writer, resolver, prefix = fresh()
+    writer, resolver, _prefix = fresh()
     unrelated = [listing(f"Distinct Topic Number {n} about Subject{n} and Matter{n}",
                          PEOPLE[n % 4], year=2019) for n in range(30)]
     _crawl(writer, [], [*unrelated, listing(PAPER, "Ann Lee")], [], TIMES[0])

@@ -26,7 +26,7 @@ import logging
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
@@ -72,7 +72,7 @@ class WorkResolution:
         starting = self._waiting is None
         self._waiting = [*(self._waiting or ()), waiter]
         if starting:
-            Deferred.fromCoroutine(self._resolve(reason)).addBoth(self._release)
+            deferred_from_coro(self._resolve(reason)).addBoth(self._release)
         return waiter
 
     def _release(self, result: object) -> None:

@@ -93,6 +93,7 @@ from scholarindex.indexing.errors import IndexUnavailable, InvalidItem
 from scholarindex.indexing.identity import MAX_HOPS, WorkJoiner, identity_keys
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_plain_index
 from scholarindex.indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
+from scholarindex.indexing.unresolved import HIDDEN, hiders
 
 logger = logging.getLogger(__name__)
 
@@ -242,8 +243,9 @@ class BulkWriter:
                  policy: RetryPolicy,
                  sleep: Callable[[float], None] = time.sleep,
                  limits: RequestLimits | None = None,
-                 layout: IndexLayout = DEFAULT_LAYOUT):
+                 layout: IndexLayout = DEFAULT_LAYOUT, hide_unresolved: bool = True):
         self.client = client
+        self.hide_unresolved = hide_unresolved  # new works judged another's: written hidden
         self.prefix = prefix
         self.layout = layout
         self.dead_letters = dead_letters
@@ -421,6 +423,7 @@ class BulkWriter:
                 del pending[key]
             else:
                 ready.append(doc)
+        self._hide_unresolved(ready)
         buried = [doc for doc in ready if doc.tombstone_merged != doc.tombstone]
         if buried:  # tombstones first: whoever reads the work after this round sees them
             self._send([self._tombstone_action(doc) for doc in buried], pending, report,
@@ -436,6 +439,19 @@ class BulkWriter:
                 actions.append(self._action(doc))
         if actions:
             self._send(actions, pending, report)
+
+    def _hide_unresolved(self, ready: list[_Doc]) -> None:
+        """New works resolution would join to another are written hidden
+        (``scholarindex.indexing.unresolved``): a search never shows a paper twice."""
+        if not self.hide_unresolved:
+            return
+        new = {doc.doc_id: doc for doc in ready if doc.index == "works" and doc.base is None
+               and isinstance(doc.merged, dict) and not doc.merged.get(HIDDEN)}
+        found = hiders(self.client, alias_name(self.prefix, "works"),
+                       {doc_id: doc.merged for doc_id, doc in new.items()
+                        if doc.merged is not None})
+        for doc_id, hider in found.items():
+            new[doc_id].merged = {**new[doc_id].merged, HIDDEN: hider}  # type: ignore[dict-item]
 
     def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
         """Load the current version of every pending document; False if the cluster failed."""

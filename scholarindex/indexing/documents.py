@@ -460,6 +460,8 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
         doc["resolution"] = links
     if before is not None:
         _mark_changed(doc, before)
+        if before.get("hidden_by"):  # a new work judged another's stays so until the pass
+            doc["hidden_by"] = before["hidden_by"]
     else:
         _set_keys(doc, previous.get("resolve_pending") or ())
     return doc

@@ -80,6 +80,7 @@ from scholarindex.indexing.indices import (
     ensure_plain_index,
 )
 from scholarindex.indexing.tombstones import merge_tombstones
+from scholarindex.indexing.unresolved import HIDDEN
 
 logger = logging.getLogger(__name__)
 
@@ -324,6 +325,11 @@ class WorkJoiner:
         new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
         if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
             return report
+        gone = sorted(set(live) - set(new_docs))
+        holder = {wid: doc_id for doc_id, doc in new_docs.items() for wid in doc_work_ids(doc)}
+        if not self._hide(gone, reads, holder, works):
+            report.conflict = True
+            return report
         tombstones = self._mget(self._tombstones(), set(live) | set(new_docs))
         old_tombstone = merge_tombstones("", (t.doc for t in tombstones.values()))
         first: list[dict[str, Any]] = []
@@ -346,7 +352,6 @@ class WorkJoiner:
         if not self._bulk(first, JoinReport()):
             report.conflict, report.written = True, set()
             return report
-        gone = sorted(set(live) - set(new_docs))
         deletes = [{"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
                     "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
                    for wid in gone]
@@ -354,6 +359,40 @@ class WorkJoiner:
             report.conflict = True  # a crawl wrote one meanwhile: the next pass sees it
         report.deleted = set(gone)
         return report
+
+    def _hide(self, gone: list[str], reads: dict[str, _Read], holder: Mapping[str, str],
+              works: str) -> bool:
+        """Hide the documents a regroup will delete before it writes the documents that
+        take their listings: a search never sees a paper in both (the order of the
+        writes within one bulk request is no promise to a refresh). Updates ``reads``
+        with the hidden versions; False when a crawl changed one meanwhile."""
+        lines: list[Any] = []
+        for wid in gone:
+            read = reads[wid]
+            assert read.doc is not None
+            lines.append({"index": {"_index": read.index or works, "_id": wid,
+                                    "if_seq_no": read.seq[0], "if_primary_term": read.seq[1]}})
+            lines.append({**read.doc, HIDDEN: holder.get(wid, min(holder.values(), default=wid))})
+        if not lines:
+            return True
+        with translate_errors("bulk hide regrouped works"):
+            answer = self.client.bulk(body=lines)
+        ok = True
+        for wid, item in zip(gone, answer["items"], strict=True):
+            info = item["index"]
+            result = classify_item(info)
+            if result.outcome == "conflict":
+                ok = False
+            elif result.outcome == "retry":
+                raise IndexUnavailable(f"hiding regrouped works: {result.reason}",
+                                       retryable=True)
+            elif result.outcome != "ok":
+                raise IndexUnavailable(f"hiding regrouped works: {result.reason}",
+                                       retryable=False)
+            else:
+                reads[wid] = _Read({**(reads[wid].doc or {}), HIDDEN: holder.get(wid, wid)},
+                                   (info["_seq_no"], info["_primary_term"]), reads[wid].index)
+        return ok
 
     # --- requests -----------------------------------------------------------------------
 

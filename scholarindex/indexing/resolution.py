@@ -50,12 +50,13 @@ from scholarindex.indexing.identity import JoinReport, WorkJoiner
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
 from scholarindex.indexing.scan import refresh, scan
 from scholarindex.indexing.shapes import ResolutionLink
+from scholarindex.indexing.unresolved import HIDDEN
 
 logger = logging.getLogger(__name__)
 
 # What the pass reads of each work document.
 SOURCE_FIELDS = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment",
-                 "resolution", "blocking_keys"]
+                 "resolution", "blocking_keys", "hidden_by"]
 FULL, INCREMENTAL = "full", "incremental"
 # Rounds of widening an incremental pass's region: it grows while a work that changes
 # has neighbours not yet read (changes spread along matches, rarely far).
@@ -282,7 +283,8 @@ class ResolutionPass:
         documents written before they were stored."""
         handled = region.handled()
         seen = {_plain(a) for a in atoms_of(region.docs.values())}
-        ids = set(region.marked) | written
+        ids = set(region.marked) | written | {
+            d for d, doc in region.docs.items() if doc.get(HIDDEN)}
         if full:
             ids |= {d for d, doc in region.docs.items() if doc.get("blocking_keys") is None}
         works = alias_name(self.prefix, "works")
@@ -292,11 +294,12 @@ class ResolutionPass:
             if doc is None:
                 continue
             marks = set(doc.get(neighbourhood.PENDING) or ())
-            settled = marks <= handled and all(_plain(a) in seen for a in atoms_of([doc]))
+            settled = (marks <= handled and all(_plain(a) in seen for a in atoms_of([doc]))
+                       and (doc_id in region.docs or doc_id in written))
             keys = doc_keys(atoms_of([doc]))
-            if (marks and settled) or doc.get("blocking_keys") is None:
-                new = {k: v for k, v in doc.items()
-                       if not (k == neighbourhood.PENDING and settled)}
+            if ((marks or doc.get(HIDDEN)) and settled) or doc.get("blocking_keys") is None:
+                new = {k: v for k, v in doc.items()  # the pass decided: shown, unmarked
+                       if not (k in (neighbourhood.PENDING, HIDDEN) and settled)}
                 new["blocking_keys"] = keys
                 actions.append({"_op_type": "index", "_index": read.index or works,
                                 "_id": doc_id, "_source": new, "if_seq_no": read.seq[0],

@@ -91,6 +91,9 @@ class WorkDoc(TypedDict):
     # the last pass (absent when nothing did): how an incremental pass finds its work.
     blocking_keys: NotRequired[list[str]]
     resolve_pending: NotRequired[list[str]]
+    # A new work the writer judged another's (``indexing.unresolved``): left out of
+    # searches until the resolution pass joins it or clears this.
+    hidden_by: NotRequired[str]
 
 
 class ResearcherDoc(TypedDict):
