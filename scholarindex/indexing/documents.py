@@ -478,7 +478,7 @@ def _mark_changed(doc: dict[str, Any] | WorkDoc, before: Mapping[str, Any]) -> N
         if before.get("resolve_pending"):
             doc["resolve_pending"] = list(doc["blocking_keys"])
         else:
-            doc.pop("resolve_pending", None)  # type: ignore[misc]
+            doc.pop("resolve_pending", None)
         return
     doc["blocking_keys"] = doc_keys(atoms_of([doc]))
     doc["resolve_pending"] = list(doc["blocking_keys"])

@@ -161,8 +161,8 @@ class ResolutionPass:
             if full:
                 region = self._read_all()
                 resolution = self._resolve(region.docs.values(), decisions)
-            else:
-                region, resolution = self._region(decisions, seeds)
+            else:  # a round after a conflict reads again what the last one did
+                region, resolution = self._region(decisions, seeds, set(region.docs))
             report.documents = max(report.documents, len(region.docs))
             report.pending = len(region.marked) + len(region.tombstones)
             report.atoms = sum(len(c) for c in resolution.clusters)
@@ -215,18 +215,19 @@ class ResolutionPass:
         return {doc_id: set(source.get(neighbourhood.PENDING) or ())
                 for doc_id, source, _ in neighbourhood.pending(self.client, index, ["work_id"])}
 
-    def _region(self, decisions: list[Decision], seeds: list[str]
-                ) -> tuple[_Region, Resolution]:
+    def _region(self, decisions: list[Decision], seeds: list[str],
+                again: set[str] | None = None) -> tuple[_Region, Resolution]:
         """The documents an incremental pass resolves, and their resolution.
 
-        Start: the marked documents (their old and new keys), the tombstones' keys, the
-        documents holding ``seeds``. Widen: (1) every document holding one of those keys
-        (blocking's neighbours; a key past blocking's cap pairs nothing and is not
-        read); (2) the neighbours of those reached by a word whose count changed, as an
-        atom's rarest words, so its candidate pairs, move with the counts; (3) until
-        every document whose grouping the resolution changes has its own neighbours
-        read, so no work outside decides differently. Counts of documents the region
-        does not hold come from the index (``neighbourhood.counts``).
+        Start: the marked documents (their keys), the tombstones' keys, the documents
+        holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
+        Widen: (1) every document holding one of those keys (blocking's neighbours; a key
+        past blocking's cap pairs nothing and is not read); (2) the neighbours of those
+        reached by a word whose count changed, as an atom's rarest words, so its candidate
+        pairs, move with the counts; (3) until every document whose grouping the resolution
+        changes has its own neighbours read, so no work outside decides differently. Counts
+        of documents the region does not hold come from the index
+        (``neighbourhood.counts``).
         """
         works = alias_name(self.prefix, "works")
         region = _Region()
@@ -234,6 +235,10 @@ class ResolutionPass:
             region.docs[doc_id] = source
             region.marked[doc_id] = set(source.pop(neighbourhood.PENDING, None) or ())
         region.tombstones = self._marked_tombstones()
+        if again:  # another pass may have settled their marks meanwhile
+            body = {"query": {"ids": {"values": sorted(again)}}, "_source": SOURCE_FIELDS}
+            region.docs.update((hit["_id"], hit["_source"])
+                               for hit in scan(self.client, works, body))
         if seeds:
             body = {"query": {"terms": {"work_ids": seeds}}, "_source": SOURCE_FIELDS}
             region.docs.update((hit["_id"], hit["_source"])

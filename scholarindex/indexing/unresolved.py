@@ -65,8 +65,9 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
     refresh(client, works)
     counts = neighbourhood.counts(client, works, keys)
     ask = [k for k in keys if 0 < counts[k] <= MAX_POSTING]
-    docs = {doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
-            if doc_id not in new}
+    docs: dict[str, Mapping[str, Any]] = {
+        doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
+        if doc_id not in new}
     docs.update(new)
     owner: dict[str, str] = {}
     local_atoms: dict[str, int] = {}

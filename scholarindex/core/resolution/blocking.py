@@ -171,8 +171,8 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 for j in members[x + 1:]:
                     if i != j:
                         pairs.add((i, j) if i < j else (j, i))
-    for key, members in _combined_keys(titles, terms, held).items():
-        if len(members) > 1 and _size(key, members, block_sizes) <= limit:
+    for combined, members in _combined_keys(titles, terms, held).items():
+        if len(members) > 1 and _size(combined, members, block_sizes) <= limit:
             for x, i in enumerate(members):
                 for j in members[x + 1:]:
                     if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
