@@ -101,7 +101,10 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
     its clusters is returned with its clusters (sorted), in a stable order.
     """
     sets = {doc_id: set(ids) for doc_id, ids in held.items()}
-    doc_of = {wid: doc_id for doc_id, ids in sets.items() for wid in ids}
+    docs_of: dict[str, set[str]] = {}  # several when a work_id's listings sit in two
+    for doc_id, ids in sets.items():  # documents (a regroup's delete lost to a crawl)
+        for wid in ids:
+            docs_of.setdefault(wid, set()).add(doc_id)
     parent = {doc_id: doc_id for doc_id in sets}
 
     def root(x: str) -> str:
@@ -112,7 +115,7 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
 
     placed = []
     for cluster in sorted(sorted(c) for c in clusters):
-        docs = sorted({doc_of[w] for w in cluster if w in doc_of})
+        docs = sorted({d for w in cluster for d in docs_of.get(w, ())})
         if not docs:
             continue
         for other in docs[1:]:
@@ -178,8 +181,9 @@ class ResolutionPass:
             written: set[str] = set()
             conflicts = self._apply(changes, resolution, report, written)
             report.conflicts = conflicts
-            report.marks_cleared += self._settle(region, resolution, written, full)
-            if not conflicts:
+            cleared, unsettled = self._settle(region, resolution, written, full)
+            report.marks_cleared += cleared
+            if not conflicts and not unsettled:  # else a crawl wrote meanwhile: plan again
                 break
             logger.info("resolution pass: %d group(s) changed while planned, round %d of %d",
                         conflicts, round_number, PLAN_ROUNDS)
@@ -281,27 +285,34 @@ class ResolutionPass:
                        counts=counts, sizes=sizes)
 
     def _settle(self, region: _Region, resolution: Resolution, written: set[str],
-                full: bool) -> int:
+                full: bool) -> tuple[int, int]:
         """Clear the marks this pass dealt with, conditionally: a document a crawl
-        changed since (evidence the pass did not read, or keys it did not handle)
-        keeps its mark for the next pass. A full pass also stores the blocking keys of
-        documents written before they were stored."""
+        changed since (evidence the pass did not read, keys it did not handle, or a
+        grouping that is not the resolution's) keeps its mark for the next round or
+        pass. Returns (documents written, marked documents left unsettled). A full
+        pass also stores the blocking keys of documents written before they were
+        stored."""
         handled = region.handled()
         seen = {_plain(a) for a in atoms_of(region.docs.values())}
+        clusters = {frozenset(c) for c in resolution.clusters}
         ids = set(region.marked) | written | {
             d for d, doc in region.docs.items() if doc.get(HIDDEN)}
         if full:
             ids |= {d for d, doc in region.docs.items() if doc.get("blocking_keys") is None}
         works = alias_name(self.prefix, "works")
         actions = []
+        unsettled = 0
         for doc_id, read in self.joiner._mget(works, ids).items():
             doc = read.doc
             if doc is None:
                 continue
             marks = set(doc.get(neighbourhood.PENDING) or ())
-            settled = (marks <= handled and all(_plain(a) in seen for a in atoms_of([doc]))
-                       and (doc_id in region.docs or doc_id in written))
-            keys = doc_keys(atoms_of([doc]))
+            atoms = atoms_of([doc])
+            settled = (marks <= handled and all(_plain(a) in seen for a in atoms)
+                       and (doc_id in region.docs or doc_id in written)
+                       and frozenset(a.work_id for a in atoms) in clusters)
+            keys = doc_keys(atoms)
+            unsettled += bool(marks) and not settled
             if ((marks or doc.get(HIDDEN)) and settled) or doc.get("blocking_keys") is None:
                 new = {k: v for k, v in doc.items()  # the pass decided: shown, unmarked
                        if not (k in (neighbourhood.PENDING, HIDDEN) and settled)}
@@ -317,7 +328,7 @@ class ResolutionPass:
                                 "_source": new, "if_seq_no": read.seq[0],
                                 "if_primary_term": read.seq[1]})
         self.joiner._bulk(actions, JoinReport())  # a conflict: marked still, the next pass
-        return len(actions)
+        return len(actions), unsettled
 
     def _apply(self, changes: list[tuple[dict[str, set[str]], list[list[str]]]],
                resolution: Resolution, report: ResolutionReport, written: set[str]) -> int:
