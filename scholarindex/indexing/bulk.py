@@ -93,7 +93,7 @@ from scholarindex.indexing.errors import IndexUnavailable, InvalidItem
 from scholarindex.indexing.identity import MAX_HOPS, WorkJoiner, identity_keys
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_plain_index
 from scholarindex.indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
-from scholarindex.indexing.unresolved import HIDDEN, hiders
+from scholarindex.indexing.unresolved import HIDDEN, REFRESH_AFTER, hiders
 
 logger = logging.getLogger(__name__)
 
@@ -246,6 +246,7 @@ class BulkWriter:
                  layout: IndexLayout = DEFAULT_LAYOUT, hide_unresolved: bool = True):
         self.client = client
         self.hide_unresolved = hide_unresolved  # new works judged another's: written hidden
+        self._created_at = -REFRESH_AFTER  # time.monotonic() of this writer's last new work
         self.prefix = prefix
         self.layout = layout
         self.dead_letters = dead_letters
@@ -447,9 +448,10 @@ class BulkWriter:
             return
         new = {doc.doc_id: doc for doc in ready if doc.index == "works" and doc.base is None
                and isinstance(doc.merged, dict) and not doc.merged.get(HIDDEN)}
+        fresh = time.monotonic() - self._created_at > REFRESH_AFTER
         found = hiders(self.client, alias_name(self.prefix, "works"),
                        {doc_id: doc.merged for doc_id, doc in new.items()
-                        if doc.merged is not None})
+                        if doc.merged is not None}, fresh=fresh)
         for doc_id, hider in found.items():
             new[doc_id].merged = {**new[doc_id].merged, HIDDEN: hider}  # type: ignore[dict-item]
 
@@ -664,6 +666,8 @@ class BulkWriter:
         report.enrichments_carried += doc.carried
         report.unlists_delivered += kinds["unlist"]
         created = written and doc.base is None
+        if created and doc.index == "works":
+            self._created_at = time.monotonic()
         # Listings that joined a document already holding a listing.
         report.merged += max(0, kinds["work"] - (1 if created and doc.index == "works" else 0))
         if written:

@@ -31,39 +31,62 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import resolve
-from scholarindex.core.resolution.blocking import MAX_POSTING
+from scholarindex.core.resolution.blocking import MAX_POSTING, title_terms
+from scholarindex.core.resolution.decide import features
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import atom_keys, atoms_of, doc_keys
+from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import refresh
 
 logger = logging.getLogger(__name__)
 
 HIDDEN = "hidden_by"
+FILTERS_PER_SEARCH = 500  # new documents one search asks about (a batch's, mostly)
+# Seconds after which the index's own refresh (every second) has made a writer's last
+# works searchable: a writer that wrote works more recently refreshes before judging.
+REFRESH_AFTER = 5.0
 SOURCE = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment", "resolution",
           HIDDEN]
 
 
-def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
-           ) -> dict[str, str]:
+def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
+           fresh: bool = False) -> dict[str, str]:
     """For each new work document (id -> document) that resolution would join to another,
-    the id it is hidden by. Empty when the index cannot be read (logged)."""
+    the id it is hidden by. Empty when the index cannot be read (logged).
+
+    ``fresh``: the caller wrote no work for a while (``REFRESH_AFTER``), so the index's
+    own refresh has made its last works searchable: no refresh is asked for."""
     if not new:
         return {}
     try:
-        return _hiders(client, works, new)
+        return _hiders(client, works, new, fresh)
     except IndexUnavailable as exc:
         logger.warning("new works written without checking for their papers' other "
                        "printings (the resolution pass joins them): %s", exc)
         return {}
 
 
-def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
-            ) -> dict[str, str]:
-    keys = {k for doc in new.values() for k in doc.get("blocking_keys") or
-            doc_keys(atoms_of([doc]))}
-    refresh(client, works)
-    counts = neighbourhood.counts(client, works, keys)
+def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
+            fresh: bool) -> dict[str, str]:
+    keys_of = {doc_id: frozenset(doc.get("blocking_keys") or doc_keys(atoms_of([doc])))
+               for doc_id, doc in new.items()}
+    if not fresh:
+        refresh(client, works)
+    counts = neighbourhood.counts(client, works, {k for keys in keys_of.values() for k in keys})
+    judged = _with_candidates(client, works, new, keys_of, counts)
+    if not judged:
+        return {}
+    # The others pair with nothing, but their words and blocks count towards blocking's
+    # rarity and caps as if resolved with the rest (they are not in the index yet).
+    others: dict[str, int] = {}
+    for doc_id, doc in new.items():
+        if doc_id not in judged:
+            for atom in atoms_of([doc]):
+                for key in atom_keys(atom):
+                    others[key] = others.get(key, 0) + 1
+    new = {doc_id: new[doc_id] for doc_id in judged}
+    keys = {k for doc_id in judged for k in keys_of[doc_id]}
     ask = [k for k in keys if 0 < counts[k] <= MAX_POSTING]
     docs: dict[str, Mapping[str, Any]] = {
         doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
@@ -85,7 +108,8 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
                 local_docs[key] = local_docs.get(key, 0) + 1
     word_counts, sizes = {}, {}
     for key, atoms in local_atoms.items():
-        total = atoms + max(0, counts.get(key, 0) - local_docs.get(key, 0))
+        total = (atoms + max(0, counts.get(key, 0) - local_docs.get(key, 0))
+                 + others.get(key, 0))
         if key.startswith("w:"):
             word_counts[key[2:]] = total
         else:
@@ -98,4 +122,88 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
             earlier = old or sorted(d for d in held if d < doc_id)
             if earlier:
                 found[doc_id] = docs[earlier[0]].get(HIDDEN) or earlier[0]
+    return found
+
+
+def _with_candidates(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
+                     keys_of: Mapping[str, frozenset[str]], counts: Mapping[str, int]
+                     ) -> set[str]:
+    """The new documents blocking may pair with another document: the only ones worth
+    judging (most new works of a crawl share no block with any other).
+
+    Blocking pairs two atoms only when they share a block (a whole title, a title with a
+    surname, a typo key: every stored key but the words) or enough title words
+    (``blocking._needed``: two, one when a title has a single distinctive word; any
+    candidate pair passes that test). So a new document needs judging when it shares
+    a non-word key with another, or as many words with one document: the batch's other
+    new documents are compared here, the index through ``counts`` (a non-word key held)
+    and one search with a filter per remaining document (``_sharing``). A one-word
+    title held in the index is found through its typo key of the whole word
+    (``"x:~" + word``), which only a one-word title stores.
+    """
+    need = {doc_id: _words_needed(new[doc_id]) for doc_id in new}
+    words = {doc_id: {k for k in keys if k.startswith("w:")} for doc_id, keys in keys_of.items()}
+    found = _sharing_in_batch(keys_of, words, need)
+    ask: dict[str, dict[str, Any]] = {}
+    for doc_id, keys in keys_of.items():
+        if doc_id in found:
+            continue
+        if any(counts.get(k, 0) > 0 for k in keys - words[doc_id]):
+            found.add(doc_id)
+            continue
+        held = sorted(k for k in words[doc_id] if counts.get(k, 0) > 0)
+        if not held:
+            continue
+        should: list[dict[str, Any]] = [{"terms": {neighbourhood.KEYS: [
+            "x:~" + k[2:] for k in held]}}]
+        if len(held) >= need[doc_id]:
+            should.append({"bool": {"should": [{"term": {neighbourhood.KEYS: k}} for k in held],
+                                    "minimum_should_match": need[doc_id]}})
+        ask[doc_id] = {"bool": {"should": should, "minimum_should_match": 1}}
+    return found | _sharing(client, works, ask)
+
+
+def _words_needed(doc: Mapping[str, Any]) -> int:
+    """Title words another atom must share with one of the document's (at least)."""
+    sizes = [len(title_terms(features(atom).titles)) for atom in atoms_of([doc])]
+    return 1 if any(size <= 1 for size in sizes) else 2
+
+
+def _sharing_in_batch(keys_of: Mapping[str, frozenset[str]], words: Mapping[str, set[str]],
+                      need: Mapping[str, int]) -> set[str]:
+    """The new documents sharing a non-word key, or enough words, with another of them."""
+    postings: dict[str, list[str]] = {}
+    for doc_id, keys in keys_of.items():
+        for key in keys:
+            postings.setdefault(key, []).append(doc_id)
+    found: set[str] = set()
+    for doc_id, keys in keys_of.items():
+        if any(len(postings[k]) > 1 for k in keys - words[doc_id]):
+            found.add(doc_id)
+            continue
+        shared: dict[str, int] = {}
+        for key in words[doc_id]:
+            for other in postings[key]:
+                if other != doc_id:
+                    shared[other] = shared.get(other, 0) + 1
+        if any(n >= min(need[doc_id], need[other]) for other, n in shared.items()):
+            found.add(doc_id)
+    return found
+
+
+def _sharing(client: OpenSearch, works: str, filters: Mapping[str, dict[str, Any]]
+             ) -> set[str]:
+    """The ids of ``filters`` (id -> query) that some indexed work document matches:
+    one search, a ``filters`` aggregation, no document fetched."""
+    found: set[str] = set()
+    names = sorted(filters)
+    for start in range(0, len(names), FILTERS_PER_SEARCH):
+        part = {name: filters[name] for name in names[start:start + FILTERS_PER_SEARCH]}
+        body = {"size": 0, "query": {"bool": {"should": list(part.values()),
+                                              "minimum_should_match": 1}},
+                "aggs": {"sharing": {"filters": {"filters": part}}}}
+        with translate_errors(f"search {works} for new works' blocks"):
+            answer = client.search(index=works, body=body)
+        found |= {name for name, bucket in answer["aggregations"]["sharing"]["buckets"].items()
+                  if bucket["doc_count"] > 0}
     return found
