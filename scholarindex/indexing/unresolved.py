@@ -3,13 +3,19 @@
 Between a crawl's writes and its resolution pass, a paper printed differently on two
 profiles (a typo, mojibake, a title cut short) would be two documents, and a search
 would show it twice. So the writer judges each *new* work document before it writes
-it: the new works of a batch and their blocking neighbours in the index (read through
-the stored blocking keys, ``scholarindex.indexing.neighbourhood``, the index refreshed
-first so the previous batch's works are among them) are resolved as the pass would
+it. First, which of them blocking could pair with any other document at all
+(``_with_candidates``: a non-word key or enough title words in common with an indexed
+work or another new work of the batch; one search, no document fetched): most new
+works of a crawl share nothing and are written as they are. Those that may are
+resolved with their blocking neighbours in the index (read through the stored
+blocking keys, ``scholarindex.indexing.neighbourhood``) as the pass would
 (``scholarindex.core.resolution.resolve``, with the index's counts), and a new work
 that lands in a cluster with a work already indexed, or with a new one of a smaller
 id, is written with ``hidden_by`` (that work's id). Every search leaves hidden works
 out (``scholarindex.search.query``), so its counts and facets stay those of papers.
+The writer refreshes the index before judging only when it created works within the
+last ``REFRESH_AFTER`` seconds (older ones the index's own refresh has made
+searchable). ``HIDE_UNRESOLVED_WORKS = false`` switches the judgment off.
 
 The pass decides: it joins the hidden work into its paper's document (the joined
 document is not hidden), or, when it keeps them apart after all, clears the mark
