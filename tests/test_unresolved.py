@@ -1,8 +1,10 @@
 """New works judged at ingest (``indexing.unresolved``): only those blocking may pair
-with another are judged; the judgment can be switched off."""
+with another are judged; the judgment can be switched off; passes take turns."""
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,7 @@ from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import alias_name, ensure_aliases
+from scholarindex.indexing.passlock import PassLock
 from tests.support.index_contents import snapshot
 from tests.support.works import CUT, ORIGINAL, OTHER, POLICY, TYPO, listing
 
@@ -89,3 +92,23 @@ def test_with_the_judgment_off_new_works_are_written_as_they_come(
     writer.write([change_from_item(ORIGINAL, AT)])
     writer.write([change_from_item(TYPO, AT)])
     assert set(_hidden(opensearch_client, prefix).values()) == {None}
+
+
+def test_a_pass_waits_for_the_one_running(opensearch_client: OpenSearch,
+                                          opensearch_config: OpenSearchConfig) -> None:
+    prefix = opensearch_config.prefix
+    first = PassLock(opensearch_client, prefix)
+    first.acquire()
+    taken = threading.Event()
+
+    def second() -> None:
+        with PassLock(opensearch_client, prefix):
+            taken.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    time.sleep(1.5)
+    assert not taken.is_set()
+    first.release()
+    thread.join(60)
+    assert taken.is_set()

@@ -15,8 +15,9 @@ time grows with the change, not the index. ``scholarindex works resolve --full``
 everything. Its figures go to the stats (``resolution/...``) and, through
 ``finished``, to the run report's ``resolution`` (``crawler.extensions.report``).
 
-Several workers of one distributed job each run it when they finish: the passes
-compute the same clusters, and their writes are conditional, so they agree.
+Several workers of one distributed job each run it when they finish: one at a time
+(``scholarindex.indexing.passlock``), the later one reading what the earlier left, so
+two passes never regroup the same documents at once.
 """
 
 from __future__ import annotations

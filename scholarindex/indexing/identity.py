@@ -61,7 +61,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.atoms import identity_keys
+from scholarindex.indexing.atoms import atoms_of, doc_keys, identity_keys
 from scholarindex.indexing.client import classify_item, read_error, translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import (
@@ -79,6 +79,7 @@ from scholarindex.indexing.indices import (
     alias_name,
     ensure_plain_index,
 )
+from scholarindex.indexing.neighbourhood import PENDING as RESOLVE_PENDING
 from scholarindex.indexing.tombstones import merge_tombstones
 from scholarindex.indexing.unresolved import HIDDEN
 
@@ -364,15 +365,23 @@ class WorkJoiner:
               works: str) -> bool:
         """Hide the documents a regroup will delete before it writes the documents that
         take their listings: a search never sees a paper in both (the order of the
-        writes within one bulk request is no promise to a refresh). Updates ``reads``
+        writes within one bulk request is no promise to a refresh), and mark them for the
+        next pass, in case a crawl's write makes the delete fail. Updates ``reads``
         with the hidden versions; False when a crawl changed one meanwhile."""
         lines: list[Any] = []
+        hidden: dict[str, dict[str, Any]] = {}
         for wid in gone:
             read = reads[wid]
             assert read.doc is not None
             lines.append({"index": {"_index": read.index or works, "_id": wid,
                                     "if_seq_no": read.seq[0], "if_primary_term": read.seq[1]}})
-            lines.append({**read.doc, HIDDEN: holder.get(wid, min(holder.values(), default=wid))})
+            # Marked too: a crawl that writes into it before the delete makes the delete
+            # fail, and the mark (kept by every merge) brings the next pass back to it.
+            marks = {*(read.doc.get(RESOLVE_PENDING) or ()),
+                     *(read.doc.get("blocking_keys") or doc_keys(atoms_of([read.doc])))}
+            hidden[wid] = {**read.doc, HIDDEN: holder.get(wid, min(holder.values(), default=wid)),
+                           RESOLVE_PENDING: sorted(marks)}
+            lines.append(hidden[wid])
         if not lines:
             return True
         with translate_errors("bulk hide regrouped works"):
@@ -390,8 +399,8 @@ class WorkJoiner:
                 raise IndexUnavailable(f"hiding regrouped works: {result.reason}",
                                        retryable=False)
             else:
-                reads[wid] = _Read({**(reads[wid].doc or {}), HIDDEN: holder.get(wid, wid)},
-                                   (info["_seq_no"], info["_primary_term"]), reads[wid].index)
+                reads[wid] = _Read(hidden[wid], (info["_seq_no"], info["_primary_term"]),
+                                   reads[wid].index)
         return ok
 
     # --- requests -----------------------------------------------------------------------

@@ -48,6 +48,7 @@ from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
 from scholarindex.indexing.identity import JoinReport, WorkJoiner
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
+from scholarindex.indexing.passlock import PassLock
 from scholarindex.indexing.scan import refresh, scan
 from scholarindex.indexing.shapes import ResolutionLink
 from scholarindex.indexing.unresolved import HIDDEN
@@ -141,6 +142,7 @@ class ResolutionPass:
                  layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self.joiner = WorkJoiner(client, prefix, policy, layout=layout)
         self.decisions = DecisionStore(client, prefix, layout)
 
@@ -151,7 +153,17 @@ class ResolutionPass:
         ``full``: over every work document. Otherwise incremental: over the documents
         marked changed since the last pass, the work_ids in ``seeds`` (ops' decisions)
         and their neighbours (``_region``), with the same clusters there as a full pass.
+
+        One pass at a time per index (``scholarindex.indexing.passlock``): a pass waits
+        for the one another process runs, then reads what that one left. A dry run
+        writes nothing and does not wait.
         """
+        if dry_run:
+            return self._run(dry_run, full, seeds)
+        with PassLock(self.client, self.prefix, self.layout):
+            return self._run(dry_run, full, seeds)
+
+    def _run(self, dry_run: bool, full: bool, seeds: Iterable[str]) -> ResolutionReport:
         started = time.monotonic()
         report = ResolutionReport(mode=FULL if full else INCREMENTAL)
         decisions = self.decisions.all()
@@ -161,6 +173,8 @@ class ResolutionPass:
         refresh(self.client, works)  # the crawl's last writes, searchable
         region = _Region()
         for round_number in range(1, PLAN_ROUNDS + 1):
+            if round_number > 1:  # what the last round and the crawl wrote, searchable
+                refresh(self.client, works)
             if full:
                 region = self._read_all()
                 resolution = self._resolve(region.docs.values(), decisions)
