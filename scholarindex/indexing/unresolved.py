@@ -37,8 +37,12 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import resolve
-from scholarindex.core.resolution.blocking import MAX_POSTING, title_terms
-from scholarindex.core.resolution.decide import features
+from scholarindex.core.resolution.blocking import (
+    MAX_POSTING,
+    candidate_pairs_from_titles,
+    title_terms,
+)
+from scholarindex.core.resolution.decide import decide_features, features
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import atom_keys, atoms_of, doc_keys
 from scholarindex.indexing.client import translate_errors
@@ -53,7 +57,7 @@ FILTERS_PER_SEARCH = 500  # new documents one search asks about (a batch's, most
 # works searchable: a writer that wrote works more recently refreshes before judging.
 REFRESH_AFTER = 5.0
 SOURCE = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment", "resolution",
-          HIDDEN]
+          HIDDEN, "blocking_keys"]
 
 
 def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
@@ -94,6 +98,7 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
     new = {doc_id: new[doc_id] for doc_id in judged}
     keys = {k for doc_id in judged for k in keys_of[doc_id]}
     ask = [k for k in keys if 0 < counts[k] <= MAX_POSTING]
+    ask_set = set(ask)
     docs: dict[str, Mapping[str, Any]] = {
         doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
         if doc_id not in new}
@@ -120,6 +125,16 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
             word_counts[key[2:]] = total
         else:
             sizes[key] = total
+    matched = _matched(docs, owner, set(new), word_counts, sizes)
+    if not matched:
+        return {}
+    # Only the works a matched new one may meet: it and the documents sharing its keys.
+    near = {k for doc_id in matched for k in keys_of[doc_id] if k in ask_set}
+    docs = {doc_id: doc for doc_id, doc in docs.items()
+            if doc_id in matched or (doc_id not in new
+                                     and near & set(doc.get("blocking_keys")
+                                                    or doc_keys(atoms_of([doc]))))}
+    new = {doc_id: new[doc_id] for doc_id in matched}
     found: dict[str, str] = {}
     for cluster in resolve(atoms_of(docs.values()), counts=word_counts, sizes=sizes).clusters:
         held = {owner[wid] for wid in cluster}
@@ -213,3 +228,26 @@ def _sharing(client: OpenSearch, works: str, filters: Mapping[str, dict[str, Any
         found |= {name for name, bucket in answer["aggregations"]["sharing"]["buckets"].items()
                   if bucket["doc_count"] > 0}
     return found
+
+
+def _matched(docs: Mapping[str, Mapping[str, Any]], owner: Mapping[str, str], new: set[str],
+             word_counts: Mapping[str, int], sizes: Mapping[str, int]) -> set[str]:
+    """The new documents with an atom ``decide`` matches to some other atom: resolution
+    joins an atom only along a matched pair (``cluster``), so the others stay alone and
+    are not resolved at all. Blocking as the resolution would, over every atom read; only
+    the pairs with a new atom decided. A new atom with a verified key counts as matched
+    (a shared one joins whatever the titles)."""
+    atoms = atoms_of(docs.values())
+    feats = [features(atom) for atom in atoms]
+    fresh = [owner[atom.work_id] in new for atom in atoms]
+    matched = {owner[atom.work_id] for atom, is_new in zip(atoms, fresh, strict=True)
+               if is_new and atom.strong_keys}
+    for i, j in candidate_pairs_from_titles([f.titles for f in feats],
+                                            [f.surnames for f in feats],
+                                            counts=word_counts, block_sizes=sizes):
+        if not (fresh[i] or fresh[j]) or owner[atoms[i].work_id] == owner[atoms[j].work_id]:
+            continue
+        pending = {owner[atoms[k].work_id] for k in (i, j) if fresh[k]} - matched
+        if pending and decide_features(feats[i], feats[j]).match:
+            matched |= pending
+    return matched
