@@ -146,11 +146,12 @@ class OpenSearchIndexPipeline:
         policy = RetryPolicy.from_settings(settings, "INDEX")
         dead_letters = DeadLetterFile(settings["INDEX_DEADLETTER_PATH"])
         writer: BulkWriter | ProcessWriter
+        hide = settings.getbool("HIDE_UNRESOLVED_WORKS")
         if settings.getbool("INDEX_WRITER_PROCESS"):
-            writer = ProcessWriter(config, dead_letters, policy)
+            writer = ProcessWriter(config, dead_letters, policy, hide_unresolved=hide)
         else:
             writer = BulkWriter(build_client(config), config.prefix, dead_letters, policy,
-                                layout=config.layout)
+                                layout=config.layout, hide_unresolved=hide)
         pipeline = cls(crawler, config, writer, Batching.from_settings(settings), policy,
                        settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)

@@ -60,6 +60,11 @@ INDEX_DEADLETTER_PATH = "deadletter/index.jsonl"
 # Days a tombstone record is kept after its unlist (`scholarindex tombstones prune`); replay
 # sets aside dead-lettered listings seen longer ago than this, so a pruned one is never needed.
 TOMBSTONE_RETENTION_DAYS = 365.0
+# Before writing a new work, judge whether resolution would join it to an indexed work (or
+# another new one) and write it hidden from searches until the pass (indexing/unresolved.py):
+# a search never shows one paper twice mid-crawl. Off: no judgment (cheaper writes), and
+# a paper printed two ways may show twice until the pass.
+HIDE_UNRESOLVED_WORKS = True
 # Merge and write in a child process (scholarindex/indexing/process.py), off the crawl's GIL.
 INDEX_WRITER_PROCESS = True
 # `scholarindex status|reindex`: folder of mapping files; empty: the package's index_mappings/.
@@ -148,7 +153,7 @@ REDIS_RUN_ID = ""
 # `scholarindex` alike. Values given there are text, as with -s.
 ENVIRONMENT_SETTINGS = [
     "CONTACT_URL", "LOG_LEVEL", "CRAWL_DATE",
-    "INDEX_ENABLED", "WORKS_RESOLVE", "OPENSEARCH_URL", "OPENSEARCH_USER",
+    "INDEX_ENABLED", "WORKS_RESOLVE", "HIDE_UNRESOLVED_WORKS", "OPENSEARCH_URL", "OPENSEARCH_USER",
     "OPENSEARCH_PASSWORD", "OPENSEARCH_VERIFY_CERTS", "OPENSEARCH_CA_CERTS", "INDEX_PREFIX",
     "INDEX_SHARDS", "INDEX_REPLICAS",
     "OPENSEARCH_TIMEOUT",

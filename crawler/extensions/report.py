@@ -38,6 +38,7 @@ from twisted.internet.error import TimeoutError as DeferredTimeout
 from twisted.internet.threads import deferToThread
 
 from crawler.extensions.itemsignals import ITEM_SIGNALS, watch_items
+from crawler.extensions.resolution import WorkResolution
 from crawler.extensions.verdict import Verdict
 from crawler.job import run_identity
 from crawler.signals import run_verdict
@@ -62,6 +63,16 @@ def _n(stats: Mapping[str, Any], key: str) -> int:
 def _by_suffix(stats: Mapping[str, Any], prefix: str) -> dict[str, int]:
     return {k.removeprefix(prefix): int(v) for k, v in sorted(stats.items())
             if k.startswith(prefix)}
+
+
+RESOLUTION_PREFIX = "resolution/"
+
+
+def resolution_section(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """The resolution pass's own figures (``crawler.extensions.resolution``): mode,
+    seconds, documents read, ...; empty when no pass ran."""
+    return {k.removeprefix(RESOLUTION_PREFIX): v for k, v in sorted(stats.items())
+            if k.startswith(RESOLUTION_PREFIX)}
 
 
 def build_report(
@@ -292,22 +303,35 @@ class RunReport:
             spider=spider.name if spider else "",
         )
         logger.info(summary_line(self.report))
-        if self.path_template:
-            path = Path(self.path_template % {
-                "job": self.report["job"],
-                "time": self.started_at.strftime("%Y-%m-%dT%H-%M-%S"),
-            })
-            try:
-                write_report(self.report, path)
-            except OSError as exc:
-                # Logged loudly; the verdict stands (the summary line above has the counts).
-                logger.error("could not write the run report to %s: %s", path, exc)
-            else:
-                logger.info("run report written to %s", path)
+        self._write()
+
+    def _write(self) -> None:
+        if not self.path_template or self.report is None:
+            return
+        path = Path(self.path_template % {
+            "job": self.report["job"],
+            "time": self.started_at.strftime("%Y-%m-%dT%H-%M-%S"),
+        })
+        try:
+            write_report(self.report, path)
+        except OSError as exc:
+            # Logged loudly; the verdict stands (the summary line above has the counts).
+            logger.error("could not write the run report to %s: %s", path, exc)
+        else:
+            logger.info("run report written to %s", path)
 
     async def spider_closed(self, spider: Spider, reason: str) -> None:
-        """Store the report in the crawl-runs index, off the reactor thread; never fatal."""
-        if self.report is None or self.index_config is None:
+        """Add the resolution pass's figures, then store the report in the crawl-runs
+        index, off the reactor thread; never fatal."""
+        if self.report is None:
+            return
+        resolution = self.crawler.get_extension(WorkResolution)
+        if resolution is not None:  # the pass runs after the verdict: its figures, after
+            await maybe_deferred_to_future(resolution.finished(reason))
+            if section := resolution_section(self.crawler.stats.get_stats()):
+                self.report["resolution"] = section
+                self._write()
+        if self.index_config is None:
             return
         config = self.index_config
         alias = alias_name(config.prefix, RUNS_INDEX)

@@ -8,8 +8,16 @@ resolve``, resolves everything then. A pass that fails is logged and counted
 (``resolution/error``); it never changes the run's exit status, since every document
 is already delivered.
 
-Several workers of one distributed job each run it when they finish: the passes
-compute the same clusters, and their writes are conditional, so they agree.
+The pass is incremental (``ResolutionPass.run(full=False)``): it reads the works
+marked changed since the last pass (by this crawl, a replay, an earlier crawl that
+stopped early, another worker), their neighbours and the works those belong to, so its
+time grows with the change, not the index. ``scholarindex works resolve --full`` reads
+everything. Its figures go to the stats (``resolution/...``) and, through
+``finished``, to the run report's ``resolution`` (``crawler.extensions.report``).
+
+Several workers of one distributed job each run it when they finish: one at a time
+(``scholarindex.indexing.passlock``), the later one reading what the earlier left, so
+two passes never regroup the same documents at once.
 """
 
 from __future__ import annotations
@@ -19,8 +27,10 @@ import logging
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 from twisted.internet.threads import deferToThread
+from twisted.python.failure import Failure
 
 from scholarindex.core import stat_keys
 from scholarindex.core.retry import RetryPolicy
@@ -39,6 +49,8 @@ class WorkResolution:
         self.crawler = crawler
         self.config = config
         self.policy = policy
+        self._waiting: list[Deferred[None]] | None = None  # None: not started
+        self._done = False
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -49,7 +61,33 @@ class WorkResolution:
         return cls(crawler, OpenSearchConfig.from_settings(settings),
                    RetryPolicy.from_settings(settings, "INDEX"))
 
+    def finished(self, reason: str) -> Deferred[None]:
+        """Fires once the crawl's pass is over (or skipped), its figures in the stats.
+
+        The first caller starts the pass (this extension's ``spider_closed``, or the run
+        report, which waits for it); each caller gets a Deferred of its own."""
+        waiter: Deferred[None] = Deferred()
+        if self._done:
+            waiter.callback(None)
+            return waiter
+        starting = self._waiting is None
+        self._waiting = [*(self._waiting or ()), waiter]
+        if starting:
+            deferred_from_coro(self._resolve(reason)).addBoth(self._release)
+        return waiter
+
+    def _release(self, result: object) -> None:
+        self._done = True
+        if isinstance(result, Failure):  # a bug, not the cluster: IndexUnavailable is handled
+            logger.error("resolving works failed: %s", result.getTraceback())
+            self.crawler.stats.set_value(f"{STAT_PREFIX}error", result.getErrorMessage())
+        for waiter in self._waiting or ():
+            waiter.callback(None)
+
     async def spider_closed(self, spider: Spider, reason: str) -> None:
+        await maybe_deferred_to_future(self.finished(reason))
+
+    async def _resolve(self, reason: str) -> None:
         stats = self.crawler.stats
         if reason != "finished" or stats.get_value(stat_keys.INDEX_ERROR):
             logger.info("works not resolved: the crawl did not finish (%s)", reason)
@@ -63,14 +101,15 @@ class WorkResolution:
             return
         for key, value in report.as_dict().items():
             stats.set_value(f"{STAT_PREFIX}{key}", value)
-        logger.info("works resolved in %.1f s: %d documents, %d works; %d group(s) regrouped, "
-                    "%d left for the next pass", report.seconds, report.documents, report.works,
+        logger.info("works resolved (%s) in %.1f s: %d documents read, %d marked changed, "
+                    "%d works; %d group(s) regrouped, %d left for the next pass", report.mode,
+                    report.seconds, report.documents, report.pending, report.works,
                     report.groups_changed, report.conflicts)
 
     def _run(self) -> ResolutionReport:
         client = build_client(self.config)
         try:
             return ResolutionPass(client, self.config.prefix, self.policy,
-                                  self.config.layout).run()
+                                  self.config.layout).run(full=False)
         finally:
             client.close()

@@ -93,6 +93,7 @@ from scholarindex.indexing.errors import IndexUnavailable, InvalidItem
 from scholarindex.indexing.identity import MAX_HOPS, WorkJoiner, identity_keys
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_plain_index
 from scholarindex.indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
+from scholarindex.indexing.unresolved import HIDDEN, REFRESH_AFTER, hiders
 
 logger = logging.getLogger(__name__)
 
@@ -242,8 +243,10 @@ class BulkWriter:
                  policy: RetryPolicy,
                  sleep: Callable[[float], None] = time.sleep,
                  limits: RequestLimits | None = None,
-                 layout: IndexLayout = DEFAULT_LAYOUT):
+                 layout: IndexLayout = DEFAULT_LAYOUT, hide_unresolved: bool = True):
         self.client = client
+        self.hide_unresolved = hide_unresolved  # new works judged another's: written hidden
+        self._created_at = -REFRESH_AFTER  # time.monotonic() of this writer's last new work
         self.prefix = prefix
         self.layout = layout
         self.dead_letters = dead_letters
@@ -421,6 +424,7 @@ class BulkWriter:
                 del pending[key]
             else:
                 ready.append(doc)
+        self._hide_unresolved(ready)
         buried = [doc for doc in ready if doc.tombstone_merged != doc.tombstone]
         if buried:  # tombstones first: whoever reads the work after this round sees them
             self._send([self._tombstone_action(doc) for doc in buried], pending, report,
@@ -436,6 +440,20 @@ class BulkWriter:
                 actions.append(self._action(doc))
         if actions:
             self._send(actions, pending, report)
+
+    def _hide_unresolved(self, ready: list[_Doc]) -> None:
+        """New works resolution would join to another are written hidden
+        (``scholarindex.indexing.unresolved``): a search never shows a paper twice."""
+        if not self.hide_unresolved:
+            return
+        new = {doc.doc_id: doc for doc in ready if doc.index == "works" and doc.base is None
+               and isinstance(doc.merged, dict) and not doc.merged.get(HIDDEN)}
+        fresh = time.monotonic() - self._created_at > REFRESH_AFTER
+        found = hiders(self.client, alias_name(self.prefix, "works"),
+                       {doc_id: doc.merged for doc_id, doc in new.items()
+                        if doc.merged is not None}, fresh=fresh)
+        for doc_id, hider in found.items():
+            new[doc_id].merged = {**new[doc_id].merged, HIDDEN: hider}  # type: ignore[dict-item]
 
     def _read(self, pending: dict[tuple[str, str], _Doc]) -> bool:
         """Load the current version of every pending document; False if the cluster failed."""
@@ -558,6 +576,13 @@ class BulkWriter:
                 del doc.changes[position]
                 code = MISSING if isinstance(exc, MissingDocument) else INVALID
                 self._dead(report, [change], code, str(exc))
+        if merged is None and doc.base is not None and tombstone is not None:
+            # The work is gone: its tombstone keeps its keys for the next resolution pass,
+            # which looks again at the works it was compared with (``resolve_pending``).
+            tombstone = {**tombstone, "resolve_pending": sorted(
+                {*(tombstone.get("resolve_pending") or ()),
+                 *(doc.base.get("resolve_pending") or ()),
+                 *(doc.base.get("blocking_keys") or ())})}
         doc.merged, doc.tombstone_merged = merged, tombstone
 
     def _tombstone_action(self, doc: _Doc) -> tuple[_Doc, BulkAction]:
@@ -641,6 +666,8 @@ class BulkWriter:
         report.enrichments_carried += doc.carried
         report.unlists_delivered += kinds["unlist"]
         created = written and doc.base is None
+        if created and doc.index == "works":
+            self._created_at = time.monotonic()
         # Listings that joined a document already holding a listing.
         report.merged += max(0, kinds["work"] - (1 if created and doc.index == "works" else 0))
         if written:

@@ -52,6 +52,7 @@ from scholarindex.core.names import (
     parse_name,
     same_person,
 )
+from scholarindex.indexing.atoms import atoms_of, doc_keys, evidence, identity_keys
 from scholarindex.indexing.errors import InvalidItem
 from scholarindex.indexing.shapes import (
     ListingEntry,
@@ -136,7 +137,7 @@ def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
         # The listing does not touch the enrichment state: deciding it against ``doc``
         # is deciding it against the merged document.
         previous = {**previous, **_enrichment_state(previous, enrichment, enriched_at)}
-    return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous)
+    return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous, before=doc or {})
 
 
 def doc_work_ids(doc: Mapping[str, Any]) -> list[str]:
@@ -166,7 +167,8 @@ def merge_works(docs: Iterable[Mapping[str, Any]],
             old = entries.get(key)
             entries[key] = entry if old is None else _combine(old, entry)
     previous = {"work_ids": sorted({i for d in docs for i in doc_work_ids(d)}),
-                **_best_enrichment(docs), "resolution": _links(docs, links)}
+                **_best_enrichment(docs), "resolution": _links(docs, links),
+                "resolve_pending": _pending_keys(docs)}
     return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous)
 
 
@@ -210,7 +212,8 @@ def regroup_works(docs: Iterable[Mapping[str, Any]], groups: Iterable[Iterable[s
             continue
         owners = [d for d in docs if group_of[d["work_id"]] == number]
         state = _best_enrichment(owners) if owners else _pending_state(docs)
-        previous = {"work_ids": sorted(group), **state, "resolution": all_links}
+        previous = {"work_ids": sorted(group), **state, "resolution": all_links,
+                    "resolve_pending": _pending_keys(docs)}
         out.append(_work_doc(min(group), [entries[number][k] for k in sorted(entries[number])],
                              previous))
     return out
@@ -302,7 +305,7 @@ def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
         return _clone(dict(doc))
     if not kept:
         return None
-    return _work_doc(_required(doc, "work_id"), kept, doc)
+    return _work_doc(_required(doc, "work_id"), kept, doc, before=doc)
 
 
 def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
@@ -321,6 +324,8 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
     current = {"arxiv": doc.get("arxiv"), "enrichment": doc.get("enrichment")}
     if not _same_derivation(doc, current, state):
         new.update(_arxiv_derived(doc.get("listings") or [], state))
+    if identity_keys(new) != identity_keys(doc):  # a verified key: evidence of resolution
+        _mark_changed(new, doc)
     return new
 
 
@@ -405,8 +410,13 @@ def _combine(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _work_doc(work_id: str, entries: list[dict[str, Any]],
-              previous: Mapping[str, Any]) -> WorkDoc:
-    """Every derived field, recomputed from the listings; enrichment carried over."""
+              previous: Mapping[str, Any], before: Mapping[str, Any] | None = None) -> WorkDoc:
+    """Every derived field, recomputed from the listings; enrichment carried over.
+
+    ``before``: the document a crawl's change (a listing, an unlist) was folded into
+    (``{}``: none); when what resolution reads of it changed, the document is marked
+    for the next pass (``_mark_changed``). Without it (joins and regroups) the
+    documents' marks are carried in ``previous``."""
     titles = [t for t in (_clean(e["title"]) for e in entries) if t]
     abstracts = [e["abstract"].strip() for e in entries if e["abstract"]]
     years = [e["year"] for e in entries if isinstance(e["year"], int)]
@@ -448,7 +458,40 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     }
     if links := _resolution(work_id, entries, previous):
         doc["resolution"] = links
+    if before is not None:
+        _mark_changed(doc, before)
+        if before.get("hidden_by"):  # a new work judged another's stays so until the pass
+            doc["hidden_by"] = before["hidden_by"]
+    else:
+        _set_keys(doc, previous.get("resolve_pending") or ())
     return doc
+
+
+def _mark_changed(doc: dict[str, Any] | WorkDoc, before: Mapping[str, Any]) -> None:
+    """Store ``doc``'s blocking keys and, when resolution would read it differently from
+    ``before`` (or ``before`` was marked), mark it for the next pass with them
+    (``resolve_pending``). The mark is the document's keys as they are now, so a
+    document is the same whatever order its changes came in; a work that goes entirely
+    leaves its keys on its tombstone (``scholarindex.indexing.bulk``)."""
+    if evidence(before) == evidence(doc) and before.get("blocking_keys") is not None:
+        doc["blocking_keys"] = list(before["blocking_keys"])
+        if before.get("resolve_pending"):
+            doc["resolve_pending"] = list(doc["blocking_keys"])
+        else:
+            doc.pop("resolve_pending", None)
+        return
+    doc["blocking_keys"] = doc_keys(atoms_of([doc]))
+    doc["resolve_pending"] = list(doc["blocking_keys"])
+
+
+def _set_keys(doc: dict[str, Any] | WorkDoc, pending: Iterable[str]) -> None:
+    doc["blocking_keys"] = doc_keys(atoms_of([doc]))
+    if marks := sorted(set(pending)):
+        doc["resolve_pending"] = marks
+
+
+def _pending_keys(docs: Iterable[Mapping[str, Any]]) -> list[str]:
+    return sorted({k for d in docs for k in d.get("resolve_pending") or ()})
 
 
 def _resolution(work_id: str, entries: list[dict[str, Any]],

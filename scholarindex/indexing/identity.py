@@ -60,9 +60,8 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from scholarindex.core.enrichment_status import DONE
-from scholarindex.core.identity import split_dois
 from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing.atoms import atoms_of, doc_keys, identity_keys
 from scholarindex.indexing.client import classify_item, read_error, translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import (
@@ -80,25 +79,14 @@ from scholarindex.indexing.indices import (
     alias_name,
     ensure_plain_index,
 )
+from scholarindex.indexing.neighbourhood import PENDING as RESOLVE_PENDING
 from scholarindex.indexing.tombstones import merge_tombstones
+from scholarindex.indexing.unresolved import HIDDEN
 
 logger = logging.getLogger(__name__)
 
 REDIRECT_PREFIX = "redirect:"
 MAX_HOPS = 8  # redirect chains (a merged work merged again) and closure rounds
-
-
-def identity_keys(doc: Mapping[str, Any] | None) -> list[str]:
-    """The keys that make documents one work: a verified arXiv id and each of its DOIs."""
-    if not doc or (doc.get("enrichment") or {}).get("status") != DONE:
-        return []
-    keys = []
-    if isinstance(doc.get("arxiv_id"), str) and doc["arxiv_id"]:
-        keys.append(f"arxiv:{doc['arxiv_id']}")
-    doi = (doc.get("arxiv") or {}).get("doi")
-    if isinstance(doi, str):  # a field may hold several DOIs: one key each
-        keys.extend(f"doi:{one.lower()}" for one in split_dois(doi))
-    return keys
 
 
 def redirect_doc(work_id: str, merged_into: str, at: str | None = None) -> dict[str, Any]:
@@ -338,6 +326,11 @@ class WorkJoiner:
         new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
         if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
             return report
+        gone = sorted(set(live) - set(new_docs))
+        holder = {wid: doc_id for doc_id, doc in new_docs.items() for wid in doc_work_ids(doc)}
+        if not self._hide(gone, reads, holder, works):
+            report.conflict = True
+            return report
         tombstones = self._mget(self._tombstones(), set(live) | set(new_docs))
         old_tombstone = merge_tombstones("", (t.doc for t in tombstones.values()))
         first: list[dict[str, Any]] = []
@@ -360,7 +353,6 @@ class WorkJoiner:
         if not self._bulk(first, JoinReport()):
             report.conflict, report.written = True, set()
             return report
-        gone = sorted(set(live) - set(new_docs))
         deletes = [{"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
                     "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
                    for wid in gone]
@@ -368,6 +360,48 @@ class WorkJoiner:
             report.conflict = True  # a crawl wrote one meanwhile: the next pass sees it
         report.deleted = set(gone)
         return report
+
+    def _hide(self, gone: list[str], reads: dict[str, _Read], holder: Mapping[str, str],
+              works: str) -> bool:
+        """Hide the documents a regroup will delete before it writes the documents that
+        take their listings: a search never sees a paper in both (the order of the
+        writes within one bulk request is no promise to a refresh), and mark them for the
+        next pass, in case a crawl's write makes the delete fail. Updates ``reads``
+        with the hidden versions; False when a crawl changed one meanwhile."""
+        lines: list[Any] = []
+        hidden: dict[str, dict[str, Any]] = {}
+        for wid in gone:
+            read = reads[wid]
+            assert read.doc is not None
+            lines.append({"index": {"_index": read.index or works, "_id": wid,
+                                    "if_seq_no": read.seq[0], "if_primary_term": read.seq[1]}})
+            # Marked too: a crawl that writes into it before the delete makes the delete
+            # fail, and the mark (kept by every merge) brings the next pass back to it.
+            marks = {*(read.doc.get(RESOLVE_PENDING) or ()),
+                     *(read.doc.get("blocking_keys") or doc_keys(atoms_of([read.doc])))}
+            hidden[wid] = {**read.doc, HIDDEN: holder.get(wid, min(holder.values(), default=wid)),
+                           RESOLVE_PENDING: sorted(marks)}
+            lines.append(hidden[wid])
+        if not lines:
+            return True
+        with translate_errors("bulk hide regrouped works"):
+            answer = self.client.bulk(body=lines)
+        ok = True
+        for wid, item in zip(gone, answer["items"], strict=True):
+            info = item["index"]
+            result = classify_item(info)
+            if result.outcome == "conflict":
+                ok = False
+            elif result.outcome == "retry":
+                raise IndexUnavailable(f"hiding regrouped works: {result.reason}",
+                                       retryable=True)
+            elif result.outcome != "ok":
+                raise IndexUnavailable(f"hiding regrouped works: {result.reason}",
+                                       retryable=False)
+            else:
+                reads[wid] = _Read(hidden[wid], (info["_seq_no"], info["_primary_term"]),
+                                   reads[wid].index)
+        return ok
 
     # --- requests -----------------------------------------------------------------------
 

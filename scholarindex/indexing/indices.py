@@ -250,6 +250,8 @@ def ensure_plain_index(client: OpenSearch, prefix: str, name: str,
         if error is not None and "resource_already_exists_exception" not in json.dumps(error):
             raise IndexUnavailable(f"create index {index}: {error}", retryable=False,
                                    status=400)
+    else:  # made by an older version: its strict mapping must take today's fields
+        add_new_fields(client, index, name)
     wait_for_primaries(client, index)
     return index
 

@@ -54,10 +54,11 @@ class ProcessWriter:
     """``write`` runs ``BulkWriter.write`` in a child process; see the module doc."""
 
     def __init__(self, config: OpenSearchConfig, dead_letters: DeadLetterFile,
-                 policy: RetryPolicy) -> None:
+                 policy: RetryPolicy, hide_unresolved: bool = True) -> None:
         self.client = build_client(config)
         self.dead_letters = dead_letters
         self._config, self._policy = config, policy
+        self._hide_unresolved = hide_unresolved
         # spawn, not fork: the crawl's process runs threads (the reactor's pool, arXiv).
         context = multiprocessing.get_context("spawn")
         self._records = context.Queue()
@@ -67,7 +68,7 @@ class ProcessWriter:
         self._pool = ProcessPoolExecutor(
             1, mp_context=context, initializer=_start_child,
             initargs=(config, str(dead_letters.path), policy, self._records, os.getpid(),
-                      gc.get_threshold()))
+                      gc.get_threshold(), hide_unresolved))
         # Start the child now, while the crawl opens: spawned at the first write, it would
         # take its start-up (seconds: a fresh interpreter importing the client) out of the
         # crawl, which meanwhile fills the buffer and waits (backpressure).
@@ -99,7 +100,8 @@ class ProcessWriter:
                              "writing from a thread of the crawl for the rest of the run")
                 self._in_thread = BulkWriter(self.client, self._config.prefix,
                                              self.dead_letters, self._policy,
-                                             layout=self._config.layout)
+                                             layout=self._config.layout,
+                                             hide_unresolved=self._hide_unresolved)
         return self._in_thread.write(batch, hold=hold)
 
     def close(self) -> None:
@@ -123,7 +125,7 @@ class _ParentLoggers(logging.Handler):
 
 def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryPolicy,
                  records: multiprocessing.Queue, crawl_pid: int,
-                 gc_thresholds: tuple[int, ...]) -> None:
+                 gc_thresholds: tuple[int, ...], hide_unresolved: bool = True) -> None:
     global _writer
     # The crawl decides when the writer stops (after its last flush): a Ctrl-C or a
     # SIGTERM sent to the whole process group must not kill a write half-way.
@@ -133,7 +135,7 @@ def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryP
     root.setLevel(logging.INFO)
     quiet_transport_logs()
     _writer = BulkWriter(build_client(config), config.prefix, DeadLetterFile(dead_letter_path),
-                         policy, layout=config.layout)
+                         policy, layout=config.layout, hide_unresolved=hide_unresolved)
     gc.set_threshold(*gc_thresholds)
     # What is alive now (modules, the client) lives as long as the child: out of the
     # collector's sight, its full collections no longer walk it after every batch.

@@ -30,28 +30,38 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import Atom, Resolution, resolve
+from scholarindex.core.resolution.blocking import MAX_POSTING
 from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
 from scholarindex.core.resolution.decide import SHARED_KEY
 from scholarindex.core.retry import RetryPolicy
+from scholarindex.indexing import neighbourhood
+from scholarindex.indexing.atoms import atom_keys, atoms_of, doc_keys
+from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
-from scholarindex.indexing.identity import WorkJoiner, identity_keys
-from scholarindex.indexing.indices import alias_name
+from scholarindex.indexing.identity import JoinReport, WorkJoiner
+from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
+from scholarindex.indexing.passlock import PassLock
 from scholarindex.indexing.scan import refresh, scan
 from scholarindex.indexing.shapes import ResolutionLink
+from scholarindex.indexing.unresolved import HIDDEN
 
 logger = logging.getLogger(__name__)
 
 # What the pass reads of each work document.
 SOURCE_FIELDS = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment",
-                 "resolution"]
+                 "resolution", "blocking_keys", "hidden_by"]
+FULL, INCREMENTAL = "full", "incremental"
+# Rounds of widening an incremental pass's region: it grows while a work that changes
+# has neighbours not yet read (changes spread along matches, rarely far).
+WIDEN_ROUNDS = 8
 PLAN_ROUNDS = 3  # plan and apply again while crawls keep changing what the pass read
 # A work of this many work_ids (spellings of one title) is logged as a warning: one paper
 # is rarely printed so many ways, and a title rule gone wrong (a generic title joining
@@ -63,7 +73,10 @@ LARGE_WORK = 50
 class ResolutionReport:
     """What one pass found and did."""
 
+    mode: str = FULL
     documents: int = 0  # work documents read
+    pending: int = 0  # documents and tombstones marked changed since the last pass
+    marks_cleared: int = 0  # of them, settled by this pass
     atoms: int = 0  # distinct work_ids with listings
     works: int = 0  # works (documents) the resolution makes
     groups_changed: int = 0  # sets of documents joined or split
@@ -80,46 +93,6 @@ class ResolutionReport:
         return {k: v for k, v in self.__dict__.items() if k != "changes"}
 
 
-def atoms_of(docs: Iterable[Mapping[str, Any]]) -> list[Atom]:
-    """One atom per ``work_id`` with listings: its listings' evidence, sorted by id.
-
-    An id holds the verified arXiv id and DOI of its document when it is the
-    document's own id or joined it by that identity; ids the pass joined by matching
-    do not, so a later pass can still take them out again.
-    """
-    grouped: dict[str, list[Mapping[str, Any]]] = {}
-    keys: dict[str, tuple[str, ...]] = {}
-    for doc in docs:
-        doc_id = str(doc["work_id"])
-        matched = {link["work_id"] for link in doc.get("resolution") or ()
-                   if link.get("by") != "identity"}
-        strong = tuple(identity_keys(doc))
-        for entry in doc.get("listings") or ():
-            wid = str(entry.get("work_id") or doc_id)
-            grouped.setdefault(wid, []).append(entry)
-            keys[wid] = () if wid in matched else strong
-    return [_atom(wid, grouped[wid], keys[wid]) for wid in sorted(grouped)]
-
-
-def _atom(work_id: str, listings: list[Mapping[str, Any]], strong: tuple[str, ...]) -> Atom:
-    def values(name: str) -> tuple[Any, ...]:
-        return tuple(sorted({e[name] for e in listings if e.get(name) not in (None, "")}))
-
-    return Atom(
-        work_id=work_id,
-        titles=values("title"),
-        authors=tuple(sorted({a for e in listings for a in e.get("authors") or ()
-                              if isinstance(a, str)})),
-        authors_truncated=any(e.get("authors_truncated") for e in listings),
-        owners=values("researcher_name"),
-        years=tuple(y for y in values("year") if isinstance(y, int)),
-        venues=values("venue"),
-        types=values("type"),
-        strong_keys=strong,
-        profiles=values("researcher_id"),
-    )
-
-
 def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
          ) -> list[tuple[dict[str, set[str]], list[list[str]]]]:
     """The changes that make each cluster one document. Pure.
@@ -129,7 +102,10 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
     its clusters is returned with its clusters (sorted), in a stable order.
     """
     sets = {doc_id: set(ids) for doc_id, ids in held.items()}
-    doc_of = {wid: doc_id for doc_id, ids in sets.items() for wid in ids}
+    docs_of: dict[str, set[str]] = {}  # several when a work_id's listings sit in two
+    for doc_id, ids in sets.items():  # documents (a regroup's delete lost to a crawl)
+        for wid in ids:
+            docs_of.setdefault(wid, set()).add(doc_id)
     parent = {doc_id: doc_id for doc_id in sets}
 
     def root(x: str) -> str:
@@ -140,7 +116,7 @@ def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
 
     placed = []
     for cluster in sorted(sorted(c) for c in clusters):
-        docs = sorted({doc_of[w] for w in cluster if w in doc_of})
+        docs = sorted({d for w in cluster for d in docs_of.get(w, ())})
         if not docs:
             continue
         for other in docs[1:]:
@@ -166,39 +142,69 @@ class ResolutionPass:
                  layout: IndexLayout = DEFAULT_LAYOUT):
         self.client = client
         self.prefix = prefix
+        self.layout = layout
         self.joiner = WorkJoiner(client, prefix, policy, layout=layout)
         self.decisions = DecisionStore(client, prefix, layout)
 
-    def run(self, dry_run: bool = False) -> ResolutionReport:
-        """One pass; ``dry_run`` plans without writing. Raises ``IndexUnavailable``."""
+    def run(self, dry_run: bool = False, full: bool = True,
+            seeds: Iterable[str] = ()) -> ResolutionReport:
+        """One pass; ``dry_run`` plans without writing. Raises ``IndexUnavailable``.
+
+        ``full``: over every work document. Otherwise incremental: over the documents
+        marked changed since the last pass, the work_ids in ``seeds`` (ops' decisions)
+        and their neighbours (``_region``), with the same clusters there as a full pass.
+
+        One pass at a time per index (``scholarindex.indexing.passlock``): a pass waits
+        for the one another process runs, then reads what that one left. A dry run
+        writes nothing and does not wait.
+        """
+        if dry_run:
+            return self._run(dry_run, full, seeds)
+        with PassLock(self.client, self.prefix, self.layout):
+            return self._run(dry_run, full, seeds)
+
+    def _run(self, dry_run: bool, full: bool, seeds: Iterable[str]) -> ResolutionReport:
         started = time.monotonic()
-        report = ResolutionReport()
+        report = ResolutionReport(mode=FULL if full else INCREMENTAL)
         decisions = self.decisions.all()
         report.decisions = len(decisions)
+        seeds = sorted(set(seeds))
+        works = alias_name(self.prefix, "works")
+        refresh(self.client, works)  # the crawl's last writes, searchable
+        region = _Region()
         for round_number in range(1, PLAN_ROUNDS + 1):
-            docs = self._read()
-            report.documents = len(docs)
-            resolution = self._resolve(docs.values(), decisions)
+            if round_number > 1:  # what the last round and the crawl wrote, searchable
+                refresh(self.client, works)
+            if full:
+                region = self._read_all()
+                resolution = self._resolve(region.docs.values(), decisions)
+            else:  # a round after a conflict reads again what the last one did
+                region, resolution = self._region(decisions, seeds, set(region.docs))
+            report.documents = max(report.documents, len(region.docs))
+            report.pending = len(region.marked) + len(region.tombstones)
             report.atoms = sum(len(c) for c in resolution.clusters)
             report.works = len(resolution.clusters)
             largest = max(resolution.clusters, key=len, default=())
             report.largest_work, report.largest_work_id = len(largest), min(largest, default=None)
-            held = {doc_id: doc_work_ids(doc) for doc_id, doc in docs.items()}
+            held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
             changes = plan(held, resolution.clusters)
             if dry_run:
                 report.changes = [{"documents": sorted(h), "works": g} for h, g in changes]
                 report.groups_changed = len(changes)
                 break
-            conflicts = self._apply(changes, resolution, report)
+            written: set[str] = set()
+            conflicts = self._apply(changes, resolution, report, written)
             report.conflicts = conflicts
-            if not conflicts:
+            cleared, unsettled = self._settle(region, resolution, written, full)
+            report.marks_cleared += cleared
+            if not conflicts and not unsettled:  # else a crawl wrote meanwhile: plan again
                 break
             logger.info("resolution pass: %d group(s) changed while planned, round %d of %d",
                         conflicts, round_number, PLAN_ROUNDS)
         if report.groups_changed and not dry_run:
             # Searches show the regrouped works now rather than at the next refresh: ops
             # look at the UI right after `works resolve`, and a crawl's pass runs once.
-            refresh(self.client, alias_name(self.prefix, "works"))
+            refresh(self.client, works)
         if report.largest_work >= LARGE_WORK:
             logger.warning("resolution pass: work %s holds %d work ids (a generic title joining "
                            "unrelated listings?); `scholarindex works explain %s` shows them",
@@ -206,20 +212,140 @@ class ResolutionPass:
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
-    def _read(self) -> dict[str, dict[str, Any]]:
+    def _read_all(self) -> _Region:
         works = alias_name(self.prefix, "works")
-        refresh(self.client, works)  # the crawl's last writes, searchable
-        body = {"query": {"match_all": {}}, "_source": SOURCE_FIELDS}
-        return {hit["_id"]: hit["_source"] for hit in scan(self.client, works, body)}
+        body = {"query": {"match_all": {}}, "_source": [*SOURCE_FIELDS, neighbourhood.PENDING],
+                "seq_no_primary_term": True}
+        region = _Region()
+        for hit in scan(self.client, works, body):
+            region.docs[hit["_id"]] = hit["_source"]
+            if hit["_source"].get(neighbourhood.PENDING):
+                region.marked[hit["_id"]] = set(hit["_source"][neighbourhood.PENDING])
+        region.tombstones = self._marked_tombstones()
+        return region
+
+    def _marked_tombstones(self) -> dict[str, set[str]]:
+        index = alias_name(self.prefix, TOMBSTONES_INDEX)
+        with translate_errors(f"exists {index}"):
+            if not self.client.indices.exists(index=index):
+                return {}
+        refresh(self.client, index)
+        return {doc_id: set(source.get(neighbourhood.PENDING) or ())
+                for doc_id, source, _ in neighbourhood.pending(self.client, index, ["work_id"])}
+
+    def _region(self, decisions: list[Decision], seeds: list[str],
+                again: set[str] | None = None) -> tuple[_Region, Resolution]:
+        """The documents an incremental pass resolves, and their resolution.
+
+        Start: the marked documents (their keys), the tombstones' keys, the documents
+        holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
+        Widen: (1) every document holding one of those keys (blocking's neighbours; a key
+        past blocking's cap pairs nothing and is not read); (2) the neighbours of those
+        reached by a word whose count changed, as an atom's rarest words, so its candidate
+        pairs, move with the counts; (3) until every document whose grouping the resolution
+        changes has its own neighbours read, so no work outside decides differently. Counts
+        of documents the region does not hold come from the index
+        (``neighbourhood.counts``).
+        """
+        works = alias_name(self.prefix, "works")
+        region = _Region()
+        for doc_id, source, _ in neighbourhood.pending(self.client, works, SOURCE_FIELDS):
+            region.docs[doc_id] = source
+            region.marked[doc_id] = set(source.pop(neighbourhood.PENDING, None) or ())
+        region.tombstones = self._marked_tombstones()
+        if again:  # another pass may have settled their marks meanwhile
+            body = {"query": {"ids": {"values": sorted(again)}}, "_source": SOURCE_FIELDS}
+            region.docs.update((hit["_id"], hit["_source"])
+                               for hit in scan(self.client, works, body))
+        if seeds:
+            body = {"query": {"terms": {"work_ids": seeds}}, "_source": SOURCE_FIELDS}
+            region.docs.update((hit["_id"], hit["_source"])
+                               for hit in scan(self.client, works, body))
+        seed_keys = region.handled()
+        first = set(region.docs)
+        self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
+        words = {k for k in seed_keys if k.startswith("w:")}
+        self._widen(region, {k for d in set(region.docs) - first
+                             if words & region.keys(d) for k in region.keys(d)})
+        resolution = Resolution([])
+        for _ in range(WIDEN_ROUNDS):
+            resolution = self._resolve(region.docs.values(), decisions, region.counted(self))
+            held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
+            moving = {d for docs, _ in plan(held, resolution.clusters) for d in docs}
+            unread = {k for d in moving for k in region.keys(d)} - region.widened
+            if not unread:
+                break
+            self._widen(region, unread)
+        return region, resolution
+
+    def _widen(self, region: _Region, keys: set[str]) -> None:
+        works = alias_name(self.prefix, "works")
+        new = keys - region.widened
+        if not new:
+            return
+        region.widened |= new
+        region.doc_counts.update(neighbourhood.counts(self.client, works, new))
+        ask = [k for k in new if 0 < region.doc_counts[k] <= MAX_POSTING]
+        for doc_id, source in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS):
+            region.docs.setdefault(doc_id, source)
 
     @staticmethod
-    def _resolve(docs: Iterable[Mapping[str, Any]], decisions: list[Decision]) -> Resolution:
+    def _resolve(docs: Iterable[Mapping[str, Any]], decisions: list[Decision],
+                 counted: tuple[dict[str, int], dict[str, int]] | None = None) -> Resolution:
+        counts, sizes = counted or (None, None)
         return resolve(atoms_of(docs),
                        must_link=[d.pair for d in decisions if d.kind == JOIN],
-                       cannot_link=[d.pair for d in decisions if d.kind == APART])
+                       cannot_link=[d.pair for d in decisions if d.kind == APART],
+                       counts=counts, sizes=sizes)
+
+    def _settle(self, region: _Region, resolution: Resolution, written: set[str],
+                full: bool) -> tuple[int, int]:
+        """Clear the marks this pass dealt with, conditionally: a document a crawl
+        changed since (evidence the pass did not read, keys it did not handle, or a
+        grouping that is not the resolution's) keeps its mark for the next round or
+        pass. Returns (documents written, marked documents left unsettled). A full
+        pass also stores the blocking keys of documents written before they were
+        stored."""
+        handled = region.handled()
+        seen = {_plain(a) for a in atoms_of(region.docs.values())}
+        clusters = {frozenset(c) for c in resolution.clusters}
+        ids = set(region.marked) | written | {
+            d for d, doc in region.docs.items() if doc.get(HIDDEN)}
+        if full:
+            ids |= {d for d, doc in region.docs.items() if doc.get("blocking_keys") is None}
+        works = alias_name(self.prefix, "works")
+        actions = []
+        unsettled = 0
+        for doc_id, read in self.joiner._mget(works, ids).items():
+            doc = read.doc
+            if doc is None:
+                continue
+            marks = set(doc.get(neighbourhood.PENDING) or ())
+            atoms = atoms_of([doc])
+            settled = (marks <= handled and all(_plain(a) in seen for a in atoms)
+                       and (doc_id in region.docs or doc_id in written)
+                       and frozenset(a.work_id for a in atoms) in clusters)
+            keys = doc_keys(atoms)
+            unsettled += bool(marks) and not settled
+            if ((marks or doc.get(HIDDEN)) and settled) or doc.get("blocking_keys") is None:
+                new = {k: v for k, v in doc.items()  # the pass decided: shown, unmarked
+                       if not (k in (neighbourhood.PENDING, HIDDEN) and settled)}
+                new["blocking_keys"] = keys
+                actions.append({"_op_type": "index", "_index": read.index or works,
+                                "_id": doc_id, "_source": new, "if_seq_no": read.seq[0],
+                                "if_primary_term": read.seq[1]})
+        tombstones = alias_name(self.prefix, TOMBSTONES_INDEX)
+        for doc_id, read in self.joiner._mget(tombstones, region.tombstones).items():
+            if read.doc is not None and set(read.doc.get(neighbourhood.PENDING) or ()) <= handled:
+                new = {k: v for k, v in read.doc.items() if k != neighbourhood.PENDING}
+                actions.append({"_op_type": "index", "_index": tombstones, "_id": doc_id,
+                                "_source": new, "if_seq_no": read.seq[0],
+                                "if_primary_term": read.seq[1]})
+        self.joiner._bulk(actions, JoinReport())  # a conflict: marked still, the next pass
+        return len(actions), unsettled
 
     def _apply(self, changes: list[tuple[dict[str, set[str]], list[list[str]]]],
-               resolution: Resolution, report: ResolutionReport) -> int:
+               resolution: Resolution, report: ResolutionReport, written: set[str]) -> int:
         conflicts = 0
         for held, groups in changes:
             links = [why_joined(wid, group, resolution)
@@ -228,6 +354,7 @@ class ResolutionPass:
             if done.conflict:
                 conflicts += 1
                 continue
+            written |= done.written
             if done.written or done.deleted:
                 report.groups_changed += 1
                 report.written += len(done.written)
@@ -235,6 +362,57 @@ class ResolutionPass:
                 logger.info("works regrouped: %s -> %s", ", ".join(sorted(held)),
                             "; ".join(",".join(g) for g in groups))
         return conflicts
+
+
+@dataclass
+class _Region:
+    """The documents a pass reads, and what an incremental pass knows of the rest."""
+
+    docs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    marked: dict[str, set[str]] = field(default_factory=dict)  # doc id -> its pending keys
+    tombstones: dict[str, set[str]] = field(default_factory=dict)  # work gone: its keys
+    widened: set[str] = field(default_factory=set)  # keys whose holders were read
+    doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
+    _keys: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def keys(self, doc_id: str) -> frozenset[str]:
+        """The document's blocking keys, computed (an old document may lack them)."""
+        if doc_id not in self._keys:
+            self._keys[doc_id] = frozenset(doc_keys(atoms_of([self.docs[doc_id]])))
+        return self._keys[doc_id]
+
+    def handled(self) -> set[str]:
+        return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}
+
+    def counted(self, resolver: ResolutionPass) -> tuple[dict[str, int], dict[str, int]]:
+        """Blocking's counts over the whole index: atoms here counted one by one, each
+        other document holding a key as one atom (as almost all are)."""
+        local_atoms: dict[str, int] = {}
+        local_docs: dict[str, int] = {}
+        for doc_id, doc in self.docs.items():
+            for key in self.keys(doc_id):
+                local_docs[key] = local_docs.get(key, 0) + 1
+            for atom in atoms_of([doc]):
+                for key in atom_keys(atom):
+                    local_atoms[key] = local_atoms.get(key, 0) + 1
+        missing = set(local_atoms) - set(self.doc_counts)
+        if missing:
+            works = alias_name(resolver.prefix, "works")
+            self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
+        counts: dict[str, int] = {}
+        sizes: dict[str, int] = {}
+        for key, atoms in local_atoms.items():
+            total = atoms + max(0, self.doc_counts.get(key, 0) - local_docs.get(key, 0))
+            if key.startswith("w:"):
+                counts[key[2:]] = total
+            else:
+                sizes[key] = total
+        return counts, sizes
+
+
+def _plain(atom: Atom) -> Atom:
+    """The atom without its verified keys, which follow the document it is in."""
+    return replace(atom, strong_keys=())
 
 
 def why_joined(work_id: str, group: list[str], resolution: Resolution) -> ResolutionLink:

@@ -87,6 +87,13 @@ class WorkDoc(TypedDict):
     arxiv: dict[str, Any] | None
     enrichment: Enrichment | None
     resolution: NotRequired[list[ResolutionLink]]
+    # Resolution's blocking keys (``indexing.atoms``), and those of what changed since
+    # the last pass (absent when nothing did): how an incremental pass finds its work.
+    blocking_keys: NotRequired[list[str]]
+    resolve_pending: NotRequired[list[str]]
+    # A new work the writer judged another's (``indexing.unresolved``): left out of
+    # searches until the resolution pass joins it or clears this.
+    hidden_by: NotRequired[str]
 
 
 class ResearcherDoc(TypedDict):

@@ -508,7 +508,8 @@ def works() -> None:
 
 
 def _resolution_line(r: dict[str, Any]) -> str:
-    return (f"resolve: {r['documents']} documents, {r['atoms']} work ids -> {r['works']} works; "
+    return (f"resolve ({r['mode']}, {r['pending']} marked changed): {r['documents']} documents, "
+            f"{r['atoms']} work ids -> {r['works']} works; "
             f"{r['groups_changed']} group(s) regrouped ({r['written']} written, {r['deleted']} "
             f"removed), {r['conflicts']} left for the next pass; largest work "
             f"{r['largest_work_id']} ({r['largest_work']} work ids); {r['seconds']} s")
@@ -516,13 +517,21 @@ def _resolution_line(r: dict[str, Any]) -> str:
 
 @works.command("resolve")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@click.option("--full", is_flag=True,
+              help="Read every work document, not only what changed since the last pass "
+                   "and its neighbours; also stores the blocking keys of documents "
+                   "written before they were stored.")
 @json_option
 @_opensearch_errors
-def works_resolve(dry_run: bool, as_json: bool) -> None:
-    """Run the resolution pass now: one work document per paper over the whole index."""
+def works_resolve(dry_run: bool, full: bool, as_json: bool) -> None:
+    """Run the resolution pass now: one work document per paper.
+
+    By default incremental: the works a crawl changed since the last pass, their
+    neighbours and the works those belong to, with the clusters a full pass would make.
+    """
     from scholarindex.ops import works as ops_works
 
-    report = ops_works.resolve(_settings(), dry_run)
+    report = ops_works.resolve(_settings(), dry_run, full=full)
     result = report.as_dict() | ({"changes": report.changes} if dry_run else {})
     console.emit(result, as_json, _resolution_line)
 

@@ -1,6 +1,7 @@
 """``scholarindex works``: see why listings are one work, and overrule the matcher.
 
-- ``resolve [--dry-run]``: run the resolution pass now (a finished crawl runs it too);
+- ``resolve [--dry-run] [--full]``: run the resolution pass now (a finished crawl runs it
+  too): incremental (what changed since the last pass), or over every document;
 - ``explain ID``: the work document holding a work_id, its listings, and why each
   work_id joined it;
 - ``compare A B``: what the matcher reads of two work_ids' listings and its verdict on
@@ -31,16 +32,17 @@ from scholarindex.indexing.scan import refresh, scan
 from scholarindex.ops.settings import OpsSettings
 
 
-def resolve(settings: OpsSettings, dry_run: bool = False) -> ResolutionReport:
+def resolve(settings: OpsSettings, dry_run: bool = False, full: bool = False,
+            seeds: tuple[str, ...] = ()) -> ResolutionReport:
     return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry,
-                          settings.opensearch.layout).run(dry_run)
+                          settings.opensearch.layout).run(dry_run, full=full, seeds=seeds)
 
 
 def decide(settings: OpsSettings, decision: Decision) -> ResolutionReport:
-    """Record ``decision``, then resolve so the index follows it."""
+    """Record ``decision``, then resolve the pair's works so the index follows it."""
     DecisionStore(settings.client(), settings.prefix,
                   settings.opensearch.layout).record(decision)
-    return resolve(settings)
+    return resolve(settings, seeds=(decision.a, decision.b))
 
 
 def forget(settings: OpsSettings, first: str, second: str) -> int:

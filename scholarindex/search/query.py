@@ -139,6 +139,16 @@ def profile_label_agg() -> dict[str, Any]:
     return {"profile": {"top_hits": {"size": 1, "_source": ["profiles.id", "profiles.name"]}}}
 
 
+# A new printing the writer judged another work's, until the resolution pass decides
+# (``scholarindex.indexing.unresolved``): searches leave it out, hits, counts and facets.
+HIDDEN = "hidden_by"
+
+
+def visible(query: dict[str, Any]) -> dict[str, Any]:
+    """``query`` without the works hidden until the resolution pass."""
+    return {"bool": {"must": [query], "must_not": [{"exists": {"field": HIDDEN}}]}}
+
+
 def search_body(request: SearchRequest, level: str = "all") -> dict[str, Any]:
     """The search page's request at match ``level``: hits, total, highlights, every facet's
     counts, and ``matched``: how many works the text matches before any filter (a text
@@ -146,7 +156,7 @@ def search_body(request: SearchRequest, level: str = "all") -> dict[str, Any]:
     filters = {name: facet_clause(FACET_BY_NAME[name], values)
                for name, values in request.filters.items()}
     body: dict[str, Any] = {
-        "query": text_query(request.q, level),
+        "query": visible(text_query(request.q, level)),
         "from": request.offset,
         "size": request.size,
         "track_total_hits": True,
@@ -232,7 +242,8 @@ def suggest_searches(text: str, prefix: str, limit: int) -> list[dict[str, Any]]
         body.append({
             "size": limit,
             "_source": source,
-            "query": {"multi_match": {"query": text, "type": "bool_prefix",
-                                      "operator": "and", "fields": list(fields)}},
+            "query": (visible if index == "works" else dict)(
+                {"multi_match": {"query": text, "type": "bool_prefix",
+                                 "operator": "and", "fields": list(fields)}}),
         })
     return body

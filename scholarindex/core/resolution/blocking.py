@@ -44,6 +44,13 @@ truncation and word order all survive:
 
 Deterministic: the pairs depend only on the atoms, each (i, j) is yielded once,
 i < j, in increasing order.
+
+**A part of a larger set** (the incremental pass, ``scholarindex.indexing.resolution``):
+``counts`` gives each word's number of atoms in the whole index and ``block_sizes`` each
+block's (by ``block_name``), so the rarity, usability and caps above are read as over the
+whole set while only the atoms given are paired. ``stored_keys`` are the keys that do not
+depend on counts (words, whole titles, typo keys, title starts): the index stores them
+on each work document, and the pass finds an atom's blocking neighbours by querying them.
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.decide import features
@@ -79,24 +86,68 @@ def title_terms(titles: Sequence[str]) -> set[str]:
     return {w for t in titles for w in title_words(t) if w not in FUNCTION_WORDS and len(w) > 1}
 
 
+def word_key(word: str) -> str:
+    """A word's name among the stored keys."""
+    return "w:" + word
+
+
+def block_name(key: str | tuple[str, ...]) -> str:
+    """A block's name among the stored keys: a whole title (with a surname), a typo key,
+    a title's start (``">"``) or a pair of rare words (``"&"``, never stored: which pairs
+    an atom files under depends on counts)."""
+    if isinstance(key, tuple):
+        return f"{key[0]}:{' '.join(key[1:])}"
+    return "x:" + key
+
+
+def stored_keys(titles: Sequence[str], surnames: Iterable[str] = ()) -> set[str]:
+    """The atom's keys that do not depend on any count (see the module doc): every block
+    it may be filed under but the pairs of rare words, and each distinctive word."""
+    keys = {word_key(w) for w in title_terms(titles)}
+    names = list(surnames)
+    for t in titles:
+        key = title_key(t)
+        keys.add(block_name(key))
+        keys |= {block_name(f"{key}|{surname}") for surname in names}
+    keys |= {block_name(k) for k in _typo_keys(titles)}
+    keys |= {block_name(k) for k in _start_keys(titles, title_terms(titles))}
+    return keys
+
+
+class _Counted(dict[str, int]):
+    """Counts over the whole set where known (``known``), else the atoms' own."""
+
+    def __init__(self, local: Mapping[str, int], known: Mapping[str, int] | None):
+        super().__init__(local)
+        if known:
+            self.update((k, v) for k, v in known.items() if k in local)
+
+
 def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                                 surnames: Sequence[Iterable[str]] | None = None,
                                 max_posting: int = MAX_POSTING,
+                                counts: Mapping[str, int] | None = None,
+                                block_sizes: Mapping[str, int] | None = None,
                                 ) -> Iterator[tuple[int, int]]:
-    """``candidate_pairs`` over each atom's cleaned titles (and its people's surnames)."""
+    """``candidate_pairs`` over each atom's cleaned titles (and its people's surnames).
+
+    ``counts`` (word -> atoms holding it) and ``block_sizes`` (``block_name`` -> atoms filed
+    under it): over a larger set than these atoms (see the module doc); by default
+    these atoms' own."""
     limit = max_posting
     terms = [title_terms(t) for t in titles]
     postings: dict[str, list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
         for word in words:
             postings[word].append(i)
+    held = _Counted({w: len(p) for w, p in postings.items()}, counts)
     exact: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
     longest = max((len(t) for t in terms), default=0)
     needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
     sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
-        usable = sorted((len(postings[w]), w) for w in words if 1 < len(postings[w]) <= limit)
+        usable = sorted((held[w], w) for w in words if 1 < held[w] <= limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
                 key = title_key(t)
@@ -114,19 +165,26 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 seen.add(j)
                 if len(words & terms[j]) >= needed[min(size, sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
-    for members in exact.values():  # a title's printings: as many in a crawl of any size
-        if 1 < len(members) <= MAX_POSTING:
+    for key, members in exact.items():  # a title's printings: as many in a crawl of any size
+        if len(members) > 1 and _size(key, members, block_sizes) <= MAX_POSTING:
             for x, i in enumerate(members):
                 for j in members[x + 1:]:
                     if i != j:
                         pairs.add((i, j) if i < j else (j, i))
-    for members in _combined_keys(titles, terms, postings).values():
-        if 1 < len(members) <= limit:
+    for combined, members in _combined_keys(titles, terms, held).items():
+        if len(members) > 1 and _size(combined, members, block_sizes) <= limit:
             for x, i in enumerate(members):
                 for j in members[x + 1:]:
                     if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
                         pairs.add((i, j) if i < j else (j, i))
     yield from sorted(pairs)
+
+
+def _size(key: str | tuple[str, ...], members: list[int],
+          sizes: Mapping[str, int] | None) -> int:
+    if sizes is None:
+        return len(members)
+    return max(len(members), sizes.get(block_name(key), 0))
 
 
 def _typo_keys(titles: Sequence[str]) -> set[str]:
@@ -144,23 +202,30 @@ def _typo_keys(titles: Sequence[str]) -> set[str]:
     return keys
 
 
+def _start_keys(titles: Sequence[str], words: set[str]) -> set[tuple[str, ...]]:
+    """Each title's first ``PREFIX_WORDS`` distinctive words in order (each 3 of the first 4)."""
+    keys: set[tuple[str, ...]] = set()
+    for title in titles:
+        start = [w for w in title_words(title) if w in words][:PREFIX_WORDS + 1]
+        if len(start) > PREFIX_WORDS:  # one word left out in turn: it may hold a typo
+            keys |= {(">", *start[:k], *start[k + 1:]) for k in range(len(start))}
+        elif len(start) == PREFIX_WORDS:
+            keys.add((">", *start))
+    return keys
+
+
 def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
-                   postings: dict[str, list[int]]) -> dict[tuple[str, ...], list[int]]:
+                   held: Mapping[str, int]) -> dict[tuple[str, ...], list[int]]:
     """Keys that stay rare when every word of a title is common (see the module doc):
     each pair of the atom's ``PAIR_WORDS`` rarest words, and each title's first
     ``PREFIX_WORDS`` distinctive words in order."""
     blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
-        shared = (w for w in words if len(postings[w]) > 1)  # a word of its own finds none
+        shared = (w for w in words if held[w] > 1)  # a word of its own finds none
         take = PAIR_WORDS + (len(words) >= LONG_TITLE_WORDS)
-        rarest = sorted(shared, key=lambda w: (len(postings[w]), w))[:take]
+        rarest = sorted(shared, key=lambda w: (held[w], w))[:take]
         keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
-        for title in titles[i]:
-            start = [w for w in title_words(title) if w in words][:PREFIX_WORDS + 1]
-            if len(start) > PREFIX_WORDS:  # one word left out in turn: it may hold a typo
-                keys |= {(">", *start[:k], *start[k + 1:]) for k in range(len(start))}
-            elif len(start) == PREFIX_WORDS:
-                keys.add((">", *start))
+        keys |= _start_keys(titles[i], words)
         for key in keys:
             blocks[key].append(i)
     return blocks

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
@@ -169,20 +169,27 @@ def _cycle_collector_paused() -> Iterator[None]:
 
 
 def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
-            cannot_link: Iterable[tuple[str, str]] = ()) -> Resolution:
-    """The partition of ``atoms`` into works (see the module doc)."""
+            cannot_link: Iterable[tuple[str, str]] = (),
+            counts: Mapping[str, int] | None = None,
+            sizes: Mapping[str, int] | None = None) -> Resolution:
+    """The partition of ``atoms`` into works (see the module doc). ``counts`` and
+    ``sizes``: blocking's counts over a larger set these atoms are part of
+    (``blocking.candidate_pairs_from_titles``)."""
     with _cycle_collector_paused():
-        return _resolve(atoms, must_link, cannot_link)
+        return _resolve(atoms, must_link, cannot_link, counts, sizes)
 
 
 def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
-             cannot_link: Iterable[tuple[str, str]]) -> Resolution:
+             cannot_link: Iterable[tuple[str, str]],
+             counts: Mapping[str, int] | None = None,
+             sizes: Mapping[str, int] | None = None) -> Resolution:
     pooled = _pool(atoms)
     index = {a.work_id: i for i, a in enumerate(pooled)}
     feats = [features(a) for a in pooled]
     decisions: dict[tuple[int, int], Decision] = {}
     for i, j in {*candidate_pairs_from_titles([f.titles for f in feats],
-                                              [f.surnames for f in feats]),
+                                              [f.surnames for f in feats],
+                                              counts=counts, block_sizes=sizes),
                  *_sharing_a_key(pooled)}:
         decisions[(i, j)] = decide_features(feats[i], feats[j])
 

@@ -1,0 +1,97 @@
+"""A work document's atoms (the evidence of each ``work_id`` it holds) and their keys.
+
+Shared by the resolution pass (``scholarindex.indexing.resolution``), which resolves
+atoms, and the document builder (``scholarindex.indexing.documents``), which stores
+each document's blocking keys (``blocking_keys``) and marks what changed since the last
+pass (``resolve_pending``) so an incremental pass finds it through the index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from scholarindex.core.enrichment_status import DONE
+from scholarindex.core.identity import split_dois
+from scholarindex.core.resolution import Atom
+from scholarindex.core.resolution.blocking import stored_keys
+from scholarindex.core.resolution.decide import features
+
+STRONG_PREFIX = "s:"  # a verified key among the stored keys: atoms sharing one always meet
+
+
+def identity_keys(doc: Mapping[str, Any] | None) -> list[str]:
+    """The keys that make documents one work: a verified arXiv id and each of its DOIs."""
+    if not doc or (doc.get("enrichment") or {}).get("status") != DONE:
+        return []
+    keys = []
+    if isinstance(doc.get("arxiv_id"), str) and doc["arxiv_id"]:
+        keys.append(f"arxiv:{doc['arxiv_id']}")
+    doi = (doc.get("arxiv") or {}).get("doi")
+    if isinstance(doi, str):  # a field may hold several DOIs: one key each
+        keys.extend(f"doi:{one.lower()}" for one in split_dois(doi))
+    return keys
+
+
+def atoms_of(docs: Iterable[Mapping[str, Any]]) -> list[Atom]:
+    """One atom per ``work_id`` with listings: its listings' evidence, sorted by id.
+
+    An id holds the verified arXiv id and DOI of its document when it is the
+    document's own id or joined it by that identity; ids the pass joined by matching
+    do not, so a later pass can still take them out again.
+    """
+    grouped: dict[str, list[Mapping[str, Any]]] = {}
+    keys: dict[str, tuple[str, ...]] = {}
+    for doc in docs:
+        doc_id = str(doc["work_id"])
+        matched = {link["work_id"] for link in doc.get("resolution") or ()
+                   if link.get("by") != "identity"}
+        strong = tuple(identity_keys(doc))
+        for entry in doc.get("listings") or ():
+            wid = str(entry.get("work_id") or doc_id)
+            grouped.setdefault(wid, []).append(entry)
+            keys[wid] = () if wid in matched else strong
+    return [_atom(wid, grouped[wid], keys[wid]) for wid in sorted(grouped)]
+
+
+def _atom(work_id: str, listings: list[Mapping[str, Any]], strong: tuple[str, ...]) -> Atom:
+    def values(name: str) -> tuple[Any, ...]:
+        return tuple(sorted({e[name] for e in listings if e.get(name) not in (None, "")}))
+
+    return Atom(
+        work_id=work_id,
+        titles=values("title"),
+        authors=tuple(sorted({a for e in listings for a in e.get("authors") or ()
+                              if isinstance(a, str)})),
+        authors_truncated=any(e.get("authors_truncated") for e in listings),
+        owners=values("researcher_name"),
+        years=tuple(y for y in values("year") if isinstance(y, int)),
+        venues=values("venue"),
+        types=values("type"),
+        strong_keys=strong,
+        profiles=values("researcher_id"),
+    )
+
+
+def evidence(doc: Mapping[str, Any] | None) -> tuple[Atom, ...]:
+    """What resolution reads of a document, comparable: equal when a pass would see
+    nothing new in it (timestamps and positions do not count)."""
+    return tuple(atoms_of([doc])) if doc and doc.get("listings") else ()
+
+
+def doc_keys(atoms: Iterable[Atom]) -> list[str]:
+    """Every stored blocking key of the atoms (``blocking.stored_keys``), and their
+    verified keys; sorted."""
+    keys: set[str] = set()
+    for atom in atoms:
+        keys |= atom_keys(atom)
+    return sorted(keys)
+
+
+@lru_cache(maxsize=4096)  # a re-crawled page merges the same atoms again
+def atom_keys(atom: Atom) -> frozenset[str]:
+    """One atom's stored blocking keys (see ``doc_keys``)."""
+    feats = features(atom)
+    return frozenset(stored_keys(feats.titles, feats.surnames)
+                     | {STRONG_PREFIX + k.strip().lower() for k in atom.strong_keys if k.strip()})

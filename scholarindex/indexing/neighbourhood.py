@@ -1,0 +1,70 @@
+"""What an incremental resolution pass reads: the changed works and their neighbours.
+
+The document builder stores each work document's blocking keys (``blocking_keys``:
+``scholarindex.indexing.atoms``) and marks a document whose evidence changed with the
+keys of before and after (``resolve_pending``); a work deleted by an unlist leaves its
+keys on its tombstone. This module reads them back through the index:
+
+- ``pending``: the marked documents and tombstones (a search on the mark);
+- ``counts``: how many documents hold each key (one terms aggregation), which is what
+  blocking needs of the atoms it is not given (``blocking.candidate_pairs_from_titles``);
+- ``holders``: the documents holding any of some keys (a terms query). A key more
+  than ``blocking.MAX_POSTING`` documents hold is never asked for: blocking does not
+  use it either (a posting or block past its cap pairs nothing), so a common word
+  never pulls half the index in.
+
+Every request has the client's timeout; a failure raises ``IndexUnavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.scan import scan
+
+KEYS = "blocking_keys"
+PENDING = "resolve_pending"
+CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
+
+
+def pending(client: OpenSearch, index: str, source: list[str]
+            ) -> Iterator[tuple[str, dict[str, Any], tuple[int, int]]]:
+    """Every document of ``index`` marked for the pass: id, source, (seq_no, term)."""
+    body = {"query": {"exists": {"field": PENDING}}, "_source": [*source, PENDING],
+            "seq_no_primary_term": True}
+    for hit in scan(client, index, body):
+        yield hit["_id"], hit["_source"], (hit["_seq_no"], hit["_primary_term"])
+
+
+def counts(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, int]:
+    """The number of documents of ``index`` holding each key (0 for none)."""
+    keys = sorted(set(keys))
+    found = dict.fromkeys(keys, 0)
+    for start in range(0, len(keys), CHUNK):
+        part = keys[start:start + CHUNK]
+        body = {"size": 0, "query": {"terms": {KEYS: part}},
+                "aggs": {"keys": {"terms": {"field": KEYS, "include": part,
+                                            "size": len(part)}}}}
+        with translate_errors(f"count blocking keys {index}"):
+            answer = client.search(index=index, body=body)
+        for bucket in answer["aggregations"]["keys"]["buckets"]:
+            found[bucket["key"]] = int(bucket["doc_count"])
+    return found
+
+
+def holders(client: OpenSearch, index: str, keys: Iterable[str], source: list[str]
+            ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every document of ``index`` holding one of ``keys``: id and source."""
+    keys = sorted(set(keys))
+    for start in range(0, len(keys), CHUNK):
+        body = {"query": {"terms": {KEYS: keys[start:start + CHUNK]}}, "_source": source}
+        for hit in scan(client, index, body):
+            yield hit["_id"], hit["_source"]
+
+
+def keys_of(docs: Iterable[Mapping[str, Any]], field: str = KEYS) -> set[str]:
+    return {k for doc in docs for k in doc.get(field) or ()}

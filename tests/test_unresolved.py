@@ -1,0 +1,114 @@
+"""New works judged at ingest (``indexing.unresolved``): only those blocking may pair
+with another are judged; the judgment can be switched off; passes take turns."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opensearchpy import OpenSearch
+
+from scholarindex.indexing import unresolved
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.indices import alias_name, ensure_aliases
+from scholarindex.indexing.passlock import PassLock
+from tests.support.index_contents import snapshot
+from tests.support.works import CUT, ORIGINAL, OTHER, POLICY, TYPO, listing
+
+AT = "2026-01-01T00:00:00.000Z"
+UNRELATED = listing("Altruistic Locking in Multiversion Databases", "Eve Kay")
+
+
+def test_new_works_sharing_a_block_or_two_words_with_another_are_told_apart() -> None:
+    keys = {"a": frozenset({"w:window", "w:query", "x:a"}),
+            "b": frozenset({"w:window", "w:query", "x:b"}),  # two words with a
+            "c": frozenset({"w:window", "w:locking", "x:c"}),  # one word with a and b
+            "d": frozenset({"w:preface", "x:d"}),  # one distinctive word: one is enough
+            "e": frozenset({"w:preface", "w:locking", "x:e"}),
+            "f": frozenset({"w:zebra", "x:shared"}),
+            "g": frozenset({"w:yak", "x:shared"})}  # a block in common
+    words = {d: {k for k in ks if k.startswith("w:")} for d, ks in keys.items()}
+    need = {"a": 2, "b": 2, "c": 2, "d": 1, "e": 2, "f": 1, "g": 1}
+    assert unresolved._sharing_in_batch(keys, words, need) == {"a", "b", "d", "e", "f", "g"}
+
+
+@pytest.fixture
+def writer_for(opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch,
+               tmp_path: Path) -> Iterator[Any]:
+    made: list[str] = []
+
+    def make(hide: bool = True) -> tuple[BulkWriter, str]:
+        prefix = f"{opensearch_config.prefix}{uuid.uuid4().hex[:8]}-"
+        made.append(prefix)
+        ensure_aliases(opensearch_client, prefix)
+        return BulkWriter(opensearch_client, prefix, DeadLetterFile(tmp_path / "dead.jsonl"),
+                          POLICY, hide_unresolved=hide), prefix
+
+    yield make
+    for prefix in made:
+        opensearch_client.indices.delete(index=f"{prefix}*", ignore=404)
+
+
+def _hidden(client: OpenSearch, prefix: str) -> dict[str, str | None]:
+    docs = snapshot(client, alias_name(prefix, "works"))
+    return {doc_id: doc.get("hidden_by") for doc_id, doc in docs.items()}
+
+
+def test_only_new_works_with_a_possible_partner_are_judged(
+        writer_for: Any, opensearch_client: OpenSearch,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    writer, prefix = writer_for()
+    writer.write([change_from_item(ORIGINAL, AT), change_from_item(OTHER, AT)])
+    judged: list[set[str]] = []
+    real = unresolved._with_candidates
+
+    def spy(*args: Any) -> set[str]:
+        found = real(*args)
+        judged.append(found)
+        return found
+
+    monkeypatch.setattr(unresolved, "_with_candidates", spy)
+    writer.write([change_from_item(TYPO, AT), change_from_item(CUT, AT),
+                  change_from_item(UNRELATED, AT)])
+    assert judged == [{TYPO["work_id"], CUT["work_id"]}]  # the unrelated one pairs with none
+    hidden = _hidden(opensearch_client, prefix)
+    assert hidden[TYPO["work_id"]] == ORIGINAL["work_id"]
+    assert hidden[CUT["work_id"]] == ORIGINAL["work_id"]
+    assert hidden[UNRELATED["work_id"]] is None
+    assert hidden[ORIGINAL["work_id"]] is None
+
+
+def test_with_the_judgment_off_new_works_are_written_as_they_come(
+        writer_for: Any, opensearch_client: OpenSearch) -> None:
+    writer, prefix = writer_for(hide=False)
+    writer.write([change_from_item(ORIGINAL, AT)])
+    writer.write([change_from_item(TYPO, AT)])
+    assert set(_hidden(opensearch_client, prefix).values()) == {None}
+
+
+def test_a_pass_waits_for_the_one_running(opensearch_client: OpenSearch,
+                                          opensearch_config: OpenSearchConfig) -> None:
+    prefix = opensearch_config.prefix
+    first = PassLock(opensearch_client, prefix)
+    first.acquire()
+    taken = threading.Event()
+
+    def second() -> None:
+        with PassLock(opensearch_client, prefix):
+            taken.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    time.sleep(1.5)
+    assert not taken.is_set()
+    first.release()
+    thread.join(60)
+    assert taken.is_set()
