@@ -88,9 +88,10 @@ def _twice(client: OpenSearch, prefix: str, words: list[str],
         shown: dict[int, int] = {}
         for hit in hits:
             works = {truth.get((e.get("researcher_name"), title_key(e.get("title") or "")))
-                     for e in hit["_source"].get("listings") or ()} - {None}
+                     for e in hit["_source"].get("listings") or ()}
             for work in works:
-                shown[work] = shown.get(work, 0) + 1  # type: ignore[index]
+                if work is not None:
+                    shown[work] = shown.get(work, 0) + 1
         seen += [(word, work) for work, hits_of in shown.items() if hits_of > 1]
     return seen
 
