@@ -268,8 +268,8 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
     original = scholarindex.indexing.documents._work_doc
 
     def work_doc_with_count(work_id: str, entries: list[dict[str, Any]],
-                            previous: Any) -> dict[str, Any]:
-        return original(work_id, entries, previous) | {"listing_count": len(entries)}
+                            previous: Any, before: Any = None) -> dict[str, Any]:
+        return original(work_id, entries, previous, before) | {"listing_count": len(entries)}
 
     works = alias_name(indexed.prefix, "works")
     before = snapshot(opensearch_client, works)

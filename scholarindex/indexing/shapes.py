@@ -139,6 +139,9 @@ class TombstoneDoc(TypedDict):
     """The profiles that stopped listing a work, and when (so a late replay stays out)."""
 
     work_id: str
+    # The blocking keys of the work it unlisted, for the next incremental pass to read
+    # its old neighbours by.
+    resolve_pending: NotRequired[list[str]]
     unlisted: list[UnlistRecord]
 
 
