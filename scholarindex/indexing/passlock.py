@@ -152,13 +152,7 @@ class PassLock:
         return False
 
     def _stale(self, heartbeat_at: str) -> bool:
-        try:
-            beat = datetime.fromisoformat(heartbeat_at.replace("Z", "+00:00"))
-        except ValueError:
-            return True
-        if beat.tzinfo is None:
-            beat = beat.replace(tzinfo=UTC)
-        return (datetime.now(UTC) - beat).total_seconds() > self.stale_after
+        return is_stale(heartbeat_at, datetime.now(UTC), self.stale_after)
 
     def _heartbeat(self) -> None:
         while not self._stop.wait(self.stale_after / 4):
@@ -181,6 +175,18 @@ class PassLock:
             with self._mutex:
                 if self._held is not None:
                     self._held = (answer["_seq_no"], answer["_primary_term"])
+
+
+def is_stale(heartbeat_at: str, now: datetime, stale_after: float) -> bool:
+    """Has a lock document's holder been silent longer than ``stale_after`` seconds? An
+    unreadable time counts as stale: no live holder wrote it."""
+    try:
+        beat = datetime.fromisoformat(heartbeat_at.replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    if beat.tzinfo is None:
+        beat = beat.replace(tzinfo=UTC)
+    return (now - beat).total_seconds() > stale_after
 
 
 def _now() -> str:

@@ -39,6 +39,7 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable
 from scholarindex.indexing.indices import LOCK_INDEX, alias_name, ensure_plain_index
+from scholarindex.indexing.passlock import is_stale
 
 logger = logging.getLogger(__name__)
 
@@ -262,13 +263,7 @@ class AliasLock:
             self.taken_over.append(holder)
 
     def _stale(self, heartbeat_at: str) -> bool:
-        try:
-            beat = datetime.fromisoformat(heartbeat_at.replace("Z", "+00:00"))
-        except ValueError:
-            return True  # unreadable: no live holder wrote it
-        if beat.tzinfo is None:
-            beat = beat.replace(tzinfo=UTC)
-        return (self.clock() - beat).total_seconds() > self.stale_after
+        return is_stale(heartbeat_at, self.clock(), self.stale_after)
 
     def _heartbeat(self) -> None:
         while not self._stop.wait(self.stale_after / 4):
