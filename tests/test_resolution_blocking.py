@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from scholarindex.core.resolution import Atom, candidate_pairs
-from scholarindex.core.resolution.blocking import MAX_POSTING
+from scholarindex.core.resolution.blocking import (
+    MAX_POSTING,
+    crossed,
+    pair_words,
+    rare_words,
+    rarity,
+)
 
 
 def atom(work_id: str, title: str) -> Atom:
@@ -88,3 +99,39 @@ def test_a_title_cut_short_with_a_typo_in_its_start_meets_without_that_word() ->
     full = atom("a", "Query Optimization in Distributed Databases: the bolt cache")
     cut = atom("b", "Query Optimizaton in Distributed Database…")
     assert frozenset(("a", "b")) in named_pairs([*crowd_, full, cut])
+
+
+def test_rarity_keeps_small_counts_apart_and_grows_by_steps() -> None:
+    ranks = [rarity(c) for c in range(1, 2000)]
+    assert ranks == sorted(ranks)
+    assert len(set(ranks[:6])) == 6  # 1..6 atoms: a rank each
+    assert rarity(1000) == rarity(1001) and rarity(1000) < rarity(1250)
+
+
+def test_crossed_names_every_boundary_blocking_reads() -> None:
+    assert not crossed(1000, 1001)
+    assert crossed(1, 2)  # another atom holds the word: usable
+    assert crossed(MAX_POSTING, MAX_POSTING + 1)  # past the cap
+    assert crossed(6, 7)
+    assert all(crossed(c, c + 1) == (rarity(c) != rarity(c + 1)) for c in range(2, MAX_POSTING))
+
+
+_words = st.lists(st.sampled_from(["query", "stream", "window", "sensor", "index", "graph",
+                                    "join", "cache", "skyline", "spatial"]),
+                  min_size=1, max_size=8, unique=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_words, st.randoms())
+def test_counts_that_cross_nothing_leave_an_atoms_choice_of_words(
+        words: list[str], rnd: random.Random) -> None:
+    # What lets an incremental pass skip the atoms around a word whose count moved
+    # without crossing a boundary: blocking reads counts through ``rarity`` alone.
+    counts = {w: rnd.randint(1, 2 * MAX_POSTING) for w in words}
+    moved = dict(counts)
+    for word, count in counts.items():
+        step = rnd.choice([-3, -1, 1, 2, 5])
+        if count + step > 0 and not crossed(min(count, count + step), max(count, count + step)):
+            moved[word] = count + step
+    assert rare_words(words, counts) == rare_words(words, moved)
+    assert pair_words(words, counts) == pair_words(words, moved)

@@ -36,7 +36,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import Atom, Resolution, resolve
-from scholarindex.core.resolution.blocking import MAX_POSTING
+from scholarindex.core.resolution.blocking import MAX_POSTING, crossed
 from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
 from scholarindex.core.resolution.decide import SHARED_KEY
 from scholarindex.core.retry import RetryPolicy
@@ -221,17 +221,20 @@ class ResolutionPass:
             region.docs[hit["_id"]] = hit["_source"]
             if hit["_source"].get(neighbourhood.PENDING):
                 region.marked[hit["_id"]] = set(hit["_source"][neighbourhood.PENDING])
-        region.tombstones = self._marked_tombstones()
+        self._read_tombstones(region)
         return region
 
-    def _marked_tombstones(self) -> dict[str, set[str]]:
+    def _read_tombstones(self, region: _Region) -> None:
+        """The marked tombstones into ``region``: each work gone, its keys and a bound on
+        its atoms (one per profile it was unlisted from)."""
         index = alias_name(self.prefix, TOMBSTONES_INDEX)
         with translate_errors(f"exists {index}"):
             if not self.client.indices.exists(index=index):
-                return {}
+                return
         refresh(self.client, index)
-        return {doc_id: set(source.get(neighbourhood.PENDING) or ())
-                for doc_id, source, _ in neighbourhood.pending(self.client, index, ["work_id"])}
+        for doc_id, source, _ in neighbourhood.pending(self.client, index, ["unlisted"]):
+            region.tombstones[doc_id] = set(source.get(neighbourhood.PENDING) or ())
+            region.tombstone_atoms[doc_id] = max(1, len(source.get("unlisted") or ()))
 
     def _region(self, decisions: list[Decision], seeds: list[str],
                 again: set[str] | None = None) -> tuple[_Region, Resolution]:
@@ -241,8 +244,9 @@ class ResolutionPass:
         holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
         Widen: (1) every document holding one of those keys (blocking's neighbours; a key
         past blocking's cap pairs nothing and is not read); (2) the neighbours of those
-        reached by a word whose count changed, as an atom's rarest words, so its candidate
-        pairs, move with the counts; (3) until every document whose grouping the resolution
+        holding a word whose count may have crossed a boundary of blocking's reading of
+        it (``_Region.moved_words``): their rarest words, so their candidate pairs, may
+        have moved; (3) until every document whose grouping the resolution
         changes has its own neighbours read, so no work outside decides differently. Counts
         of documents the region does not hold come from the index
         (``neighbourhood.counts``).
@@ -252,7 +256,7 @@ class ResolutionPass:
         for doc_id, source, _ in neighbourhood.pending(self.client, works, SOURCE_FIELDS):
             region.docs[doc_id] = source
             region.marked[doc_id] = set(source.pop(neighbourhood.PENDING, None) or ())
-        region.tombstones = self._marked_tombstones()
+        self._read_tombstones(region)
         if again:  # another pass may have settled their marks meanwhile
             body = {"query": {"ids": {"values": sorted(again)}}, "_source": SOURCE_FIELDS}
             region.docs.update((hit["_id"], hit["_source"])
@@ -264,9 +268,9 @@ class ResolutionPass:
         seed_keys = region.handled()
         first = set(region.docs)
         self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
-        words = {k for k in seed_keys if k.startswith("w:")}
+        moved = region.moved_words(region.counted(self)[0])
         self._widen(region, {k for d in set(region.docs) - first
-                             if words & region.keys(d) for k in region.keys(d)})
+                             if moved & region.keys(d) for k in region.keys(d)})
         resolution = Resolution([])
         for _ in range(WIDEN_ROUNDS):
             resolution = self._resolve(region.docs.values(), decisions, region.counted(self))
@@ -285,7 +289,8 @@ class ResolutionPass:
             return
         region.widened |= new
         region.doc_counts.update(neighbourhood.counts(self.client, works, new))
-        ask = [k for k in new if 0 < region.doc_counts[k] <= MAX_POSTING]
+        slack = region.slack()  # a block that was under the cap still pairs its members
+        ask = [k for k in new if 0 < region.doc_counts[k] <= MAX_POSTING + slack.get(k, 0)]
         for doc_id, source in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS):
             region.docs.setdefault(doc_id, source)
 
@@ -371,6 +376,7 @@ class _Region:
     docs: dict[str, dict[str, Any]] = field(default_factory=dict)
     marked: dict[str, set[str]] = field(default_factory=dict)  # doc id -> its pending keys
     tombstones: dict[str, set[str]] = field(default_factory=dict)  # work gone: its keys
+    tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
     widened: set[str] = field(default_factory=set)  # keys whose holders were read
     doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
     _keys: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -380,6 +386,29 @@ class _Region:
         if doc_id not in self._keys:
             self._keys[doc_id] = frozenset(doc_keys(atoms_of([self.docs[doc_id]])))
         return self._keys[doc_id]
+
+    def slack(self) -> dict[str, int]:
+        """Key -> how far its count may have moved since the last pass: the atoms of the
+        changed documents and works gone whose marks carry it (a document's ``work_ids``
+        keeps every id it held, so it bounds the atoms it gained or lost; a work gone
+        held at most one per profile it was unlisted from)."""
+        slack: dict[str, int] = {}
+        for doc_id, marks in self.marked.items():
+            atoms = max(1, len(doc_work_ids(self.docs[doc_id]))) if doc_id in self.docs else 1
+            for key in marks:
+                slack[key] = slack.get(key, 0) + atoms
+        for doc_id, marks in self.tombstones.items():
+            for key in marks:
+                slack[key] = slack.get(key, 0) + self.tombstone_atoms.get(doc_id, 1)
+        return slack
+
+    def moved_words(self, counts: Mapping[str, int]) -> set[str]:
+        """The word keys of the change whose count may have crossed a boundary of
+        ``blocking.crossed`` since the last pass. ``counts``: blocking's counts now (word
+        -> atoms, ``counted``)."""
+        return {key for key, moved in self.slack().items() if key.startswith("w:")
+                and crossed(max(0, counts.get(key[2:], 0) - moved),
+                            counts.get(key[2:], 0) + moved)}
 
     def handled(self) -> set[str]:
         return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}

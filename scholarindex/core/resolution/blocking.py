@@ -8,8 +8,8 @@ truncation and word order all survive:
   (``similarity.title_words`` without function words) that at most
   ``MAX_POSTING`` (50) atoms hold: a word more atoms share tells little, and the
   cap keeps the work linear in the number of atoms;
-* each atom looks up its ``RARE_WORDS`` (3) rarest such words (ties by the word)
-  and pairs with every atom found there that shares at least half
+* each atom looks up its ``RARE_WORDS`` (3) rarest such words (by ``rarity``, ties by
+  the word) and pairs with every atom found there that shares at least half
   (``SHARED_SHARE``) of the shorter title's distinctive words and at least
   ``MIN_SHARED`` (2; all of them when a title has fewer): two titles sharing less
   cannot reach the decision's thresholds unless most of their words are typos;
@@ -45,6 +45,14 @@ truncation and word order all survive:
 Deterministic: the pairs depend only on the atoms, each (i, j) is yielded once,
 i < j, in increasing order.
 
+**Rarity is coarse** (``rarity``: a word's count on a scale of ``RARITY_STEPS`` ranks
+per doubling, ties by the word): a word's rank moves only when its count crosses a
+step, about 19% apart, so atoms added to a large set change few other atoms' choices,
+and an incremental pass can tell which words may have moved (``crossed``) rather than
+re-reading every atom that shares a word with a change. A word's chance to cross
+falls as its count grows while the atoms to re-read grow with it: the work per change
+stays about the same at any size.
+
 **A part of a larger set** (the incremental pass, ``scholarindex.indexing.resolution``):
 ``counts`` gives each word's number of atoms in the whole index and ``block_sizes`` each
 block's (by ``block_name``), so the rarity, usability and caps above are read as over the
@@ -74,11 +82,42 @@ PAIR_WORDS = 3
 PREFIX_WORDS = 3
 TYPO_KEY_WORDS = 2
 LONG_TITLE_WORDS = 6
+RARITY_STEPS = 4  # ranks per doubling of a word's count: 2 ** (1/4), about 19% apart
 
 
 def _needed(a: int, b: int) -> int:
     shorter = min(a, b)
     return min(shorter, max(MIN_SHARED, math.ceil(SHARED_SHARE * shorter)))
+
+
+def rarity(count: int) -> int:
+    """How rare a word held by ``count`` atoms is when an atom picks its rarest words
+    (smaller is rarer): ``floor(RARITY_STEPS * log2(count))``, in integers (see the
+    module doc). Counts up to 6 keep ranks of their own."""
+    return (count ** RARITY_STEPS).bit_length() - 1 if count > 0 else -1
+
+
+def crossed(low: int, high: int, max_posting: int = MAX_POSTING) -> bool:
+    """Whether blocking may read a word differently at some count from ``low`` to
+    ``high``: its ``rarity``, whether another atom holds it, or whether it is under
+    the posting cap."""
+    return (rarity(low) != rarity(high) or (low > 1) != (high > 1)
+            or (low <= max_posting) != (high <= max_posting))
+
+
+def rare_words(words: Iterable[str], held: Mapping[str, int], limit: int = MAX_POSTING
+               ) -> list[str]:
+    """An atom's words that block (another atom holds each, at most ``limit`` do), rarest
+    first (``rarity``, ties by the word): it looks up the first ``RARE_WORDS``."""
+    return [w for _, w in sorted((rarity(held[w]), w) for w in words if 1 < held[w] <= limit)]
+
+
+def pair_words(words: Iterable[str], held: Mapping[str, int]) -> list[str]:
+    """The words an atom's combined keys pair: its ``PAIR_WORDS`` rarest that another atom
+    holds too (a word of its own finds none), one more for a long title."""
+    words = list(words)
+    take = PAIR_WORDS + (len(words) >= LONG_TITLE_WORDS)
+    return sorted((w for w in words if held[w] > 1), key=lambda w: (rarity(held[w]), w))[:take]
 
 
 def title_terms(titles: Sequence[str]) -> set[str]:
@@ -147,7 +186,7 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
     sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
-        usable = sorted((held[w], w) for w in words if 1 < held[w] <= limit)
+        usable = rare_words(words, held, limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
                 key = title_key(t)
@@ -158,7 +197,7 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
             exact[key].append(i)
         seen = {i}
         size = sizes[i]
-        for _, word in usable[:RARE_WORDS]:
+        for word in usable[:RARE_WORDS]:
             for j in postings[word]:
                 if j in seen:
                     continue
@@ -221,10 +260,7 @@ def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
     ``PREFIX_WORDS`` distinctive words in order."""
     blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
-        shared = (w for w in words if held[w] > 1)  # a word of its own finds none
-        take = PAIR_WORDS + (len(words) >= LONG_TITLE_WORDS)
-        rarest = sorted(shared, key=lambda w: (held[w], w))[:take]
-        keys = {("&", *sorted(pair)) for pair in itertools.combinations(rarest, 2)}
+        keys = {("&", *sorted(pair)) for pair in itertools.combinations(pair_words(words, held), 2)}
         keys |= _start_keys(titles[i], words)
         for key in keys:
             blocks[key].append(i)
