@@ -146,7 +146,7 @@ bench-resolution: $(STAMP)
 	$(BIN)/python -m bench.resolution_speed $(ARGS)
 
 # Scale on the real engine: 1,000,000 synthetic works built through the bulk path, 1% of
-# the profiles re-crawled from 127.0.0.1, the resolution pass (default mode, then full):
+# the profiles re-crawled from 127.0.0.1, the resolution pass (incremental, then full):
 # its time and peak memory, search p50/p95 and papers shown twice during the re-crawl,
 # index size per work; writes bench-scale.json. ARGS="--works 100000" for less;
 # ARGS=--use-env for the cluster OPENSEARCH_URL names (INDEX_SHARDS, INDEX_REPLICAS).

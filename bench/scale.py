@@ -1,6 +1,6 @@
 """``make bench-scale``: the resolution pass and search at scale, on the real engine.
 
-    python -m bench.scale [--works 1000000] [--recrawl 0.01] [--passes both|default|full]
+    python -m bench.scale [--works 1000000] [--recrawl 0.01] [--passes both|incremental|full]
                           [--shards 1] [--replicas 0] [--use-env] [--out bench-scale.json]
 
 1. **Build** an index of about ``--works`` works from the bench site's generator
@@ -15,11 +15,11 @@
    changed as real ones do: on each, a listing of a paper also listed elsewhere is
    printed with a typo (a new ``work_id`` the pass should join to that paper), and on
    about half a new paper appears.
-3. **Resolve**: the pass in its default mode (``ResolutionPass.run()``), then the full
-   pass (``run(full=True)`` where the pass has that switch; before, the default pass is
-   the full one and the two runs say so). Each runs in a child process of its own
-   (``python -m bench.scale pass``, through ``bench.launch``): its time, CPU and peak
-   memory are its own. A full pass after the default one must change nothing: the
+3. **Resolve**: the incremental pass (``ResolutionPass.run(full=False)``, what a crawl
+   runs when it ends), then the full one (``run(full=True)``, ops'
+   ``works resolve --full``). Each runs in a child process of its own
+   (``python -m bench.scale_pass``, through ``bench.launch``): its time, CPU and peak
+   memory are its own. A full pass after the incremental one must change nothing: the
    same clusters.
 4. **Search** in a thread from the re-crawl's start to the last pass's end: titles of
    the papers the re-crawl touched and of random others, through the product's
@@ -70,7 +70,6 @@ from bench.generate import (
     write_url_list,
 )
 from bench.run import ROOT, machine, process_cpu_seconds, run_crawl
-from bench.scale_pass import has_full_switch
 from bench.search import nearest_rank
 from bench.serve import StaticServer
 from crawler.extract import parse_profile
@@ -278,7 +277,7 @@ class SearchLoop(threading.Thread):
 
 
 def run_pass(config: OpenSearchConfig, mode: str, work: Path) -> dict[str, Any]:
-    """One pass (``default`` or ``full``) in a child process; its report and its own usage."""
+    """One pass (``incremental`` or ``full``) in a child process; its report and usage."""
     usage_path = work / f"pass-{mode}.rusage.json"
     env = {**os.environ, "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
            "INDEX_SHARDS": str(config.layout.shards),
@@ -348,8 +347,7 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
     client = build_client(replace(config, timeout=max(config.timeout, 120)))
     results: dict[str, Any] = {"works_asked": works, "recrawl_share": share,
                                "shards": config.layout.shards,
-                               "replicas": config.layout.replicas,
-                               "pass_has_full_switch": has_full_switch()}
+                               "replicas": config.layout.replicas}
     node_cpu = process_cpu_seconds(node_pid) if node_pid else None
     started = time.perf_counter()
     site = build_site(profiles_for(works), seed)
@@ -362,10 +360,9 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
     with StaticServer(root) as server:
         results["build"] = build_index(site, server.url, client, config, work)
         results["size_after_build"] = store_size(client, config.prefix)
-        if has_full_switch():
-            # The build stands for crawls that each ended in a pass; settle what it wrote
-            # the same way, so the re-crawl's pass sees only the re-crawl's change.
-            results["build_pass"] = run_pass(config, "default", work)
+        # The build stands for crawls that each ended in a pass; settle what it wrote (a
+        # full pass: everything is new), so the re-crawl's pass sees only its own change.
+        results["build_pass"] = run_pass(config, "full", work)
         if node_pid:
             results["build"]["cpu_seconds_opensearch"] = round(
                 process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
@@ -397,7 +394,8 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
                 "cpu_seconds": crawl.cpu_seconds, "peak_mb": crawl.peak_mb,
                 "pages_parsed": crawl.stat("profiles/parsed"),
                 "dead_lettered": crawl.stat("index/dead_lettered"), "load": crawl.load}
-            modes = {"both": ["default", "full"], "default": ["default"], "full": ["full"]}
+            modes = {"both": ["incremental", "full"], "incremental": ["incremental"],
+                     "full": ["full"]}
             results["passes"] = {}
             for mode in modes[passes]:
                 loop.phase = f"{mode} pass"
@@ -413,7 +411,7 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
     if node_pid:
         results["cpu_seconds_opensearch_total"] = round(
             process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
-    if "full" in results["passes"] and "default" in results["passes"]:
+    if "full" in results["passes"] and "incremental" in results["passes"]:
         results["same_clusters"] = results["passes"]["full"]["report"]["groups_changed"] == 0
     results["seconds"] = round(time.perf_counter() - started, 1)
     return results
@@ -436,11 +434,8 @@ def summary(r: dict[str, Any]) -> str:
                      f"memory {p['peak_memory_mb']} MB, {p['report'].get('documents')} "
                      f"documents read, {p['report'].get('groups_changed')} group(s) changed; "
                      f"load {p['load']}")
-    if not r["pass_has_full_switch"]:
-        lines.append("(this version's pass has no --full switch: its default pass is the "
-                     "full one)")
     if "same_clusters" in r:
-        lines.append(f"a full pass after the default one changed nothing: {r['same_clusters']}")
+        lines.append(f"a full pass after the incremental one changed nothing: {r['same_clusters']}")
     for phase, s in r["search"].items():
         if phase != "errors":
             lines.append(f"search during the {phase}: {s['searches']} searches, p50 "
@@ -459,16 +454,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.scale",
         description="Build a synthetic works index through the bulk path, re-crawl a share "
-                    "of its profiles, run the resolution pass (default and full), and "
+                    "of its profiles, run the resolution pass (incremental and full), and "
                     "measure pass time and memory, search latency and papers shown twice "
                     "during the re-crawl, and index size per work.")
     parser.add_argument("--works", type=int, default=1_000_000)
     parser.add_argument("--recrawl", type=float, default=0.01,
                         help="share of the profiles the re-crawl fetches (default 0.01)")
-    parser.add_argument("--passes", choices=("both", "default", "full"), default="both",
-                        help="which passes to run after the re-crawl: the default mode "
-                             "(incremental where the pass has one), the full one, or both "
-                             "(default then full)")
+    parser.add_argument("--passes", choices=("both", "incremental", "full"), default="both",
+                        help="which passes to run after the re-crawl: the incremental one, "
+                             "the full one, or both (incremental then full)")
     parser.add_argument("--shards", type=int, default=None,
                         help="primary shards of the works and researchers indices "
                              "(default: INDEX_SHARDS with --use-env, else 1)")
@@ -517,7 +511,7 @@ def checks(r: dict[str, Any]) -> list[str]:
         if phase != "errors" and s["papers_shown_twice"]:
             problems.append(f"{s['papers_shown_twice']} paper(s) shown twice during the {phase}")
     if r.get("same_clusters") is False:
-        problems.append("the full pass changed what the default pass left")
+        problems.append("the full pass changed what the incremental pass left")
     if r["search"]["errors"]:
         problems.append(f"{len(r['search']['errors'])} search(es) failed")
     if r["recrawl"]["dead_lettered"]:

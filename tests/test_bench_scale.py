@@ -38,11 +38,12 @@ def test_smoke_run_on_300_works(opensearch_config: OpenSearchConfig,
     assert r["build"]["listings"] > r["site"]["papers"]
     assert r["recrawl"]["pages_parsed"] == r["recrawl"]["profiles"] > 0
     assert r["recrawl"]["dead_lettered"] == 0
-    for mode in ("default", "full"):
+    for mode in ("incremental", "full"):
         ran = r["passes"][mode]
         assert ran["peak_memory_mb"] > 0 and ran["cpu_seconds"] > 0
-        assert ran["report"]["documents"] >= r["size"]["works"]
-    assert r["same_clusters"] is True  # a full pass after the default one changed nothing
+    assert r["passes"]["full"]["report"]["documents"] >= r["size"]["works"]
+    assert r["passes"]["incremental"]["report"]["mode"] == "incremental"
+    assert r["same_clusters"] is True  # a full pass after it changed nothing
     assert r["search"]["crawl"]["searches"] > 0 and not r["search"]["errors"]
     assert r["size"]["bytes_per_work"] > 0
     assert r["size"]["works"] == (r["site"]["papers"] + r["recrawl"]["new_papers"]

@@ -268,9 +268,11 @@ class ResolutionPass:
         seed_keys = region.handled()
         first = set(region.docs)
         self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
+        sizes = [len(first), len(region.docs)]
         moved = region.moved_words(region.counted(self)[0])
         self._widen(region, {k for d in set(region.docs) - first
                              if moved & region.keys(d) for k in region.keys(d)})
+        sizes.append(len(region.docs))
         resolution = Resolution([])
         for _ in range(WIDEN_ROUNDS):
             resolution = self._resolve(region.docs.values(), decisions, region.counted(self))
@@ -280,6 +282,9 @@ class ResolutionPass:
             if not unread:
                 break
             self._widen(region, unread)
+            sizes.append(len(region.docs))
+        logger.info("incremental region: %d changed, %s with their neighbours (%d words "
+                    "may have moved)", sizes[0], " -> ".join(map(str, sizes[1:])), len(moved))
         return region, resolution
 
     def _widen(self, region: _Region, keys: set[str]) -> None:
