@@ -173,14 +173,15 @@ def change_pages(site: Site, share: float, seed: int) -> Recrawl:
 # --- the bulk build --------------------------------------------------------------------------
 
 
-def build_index(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Path
-                ) -> dict[str, Any]:
-    """Every profile parsed and written through ``BulkWriter``, as a crawl would write it."""
+def build_index(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Path,
+                hide_unresolved: bool = True) -> dict[str, Any]:
+    """Every profile parsed and written through ``BulkWriter``, as a crawl would write it
+    (``hide_unresolved``: new works judged against their neighbours as they are written)."""
     prefix = config.prefix
     ensure_aliases(client, prefix, layout=config.layout)
     dead = work / "build-deadletter.jsonl"
     writer = BulkWriter(client, prefix, DeadLetterFile(dead), writer_retry(),
-                        layout=config.layout)
+                        layout=config.layout, hide_unresolved=hide_unresolved)
     started, cpu, load_before = time.perf_counter(), cpu_self(), load()
     listings = requests = 0
     for first in range(0, len(site.profiles), BUILD_PAGES):
@@ -341,9 +342,29 @@ def joined_typos(client: Any, prefix: str, typos: list[tuple[str, int]],
     return joined
 
 
+def settle_marks(client: Any, prefix: str) -> dict[str, Any]:
+    """The build taken as resolved without a pass: every mark and hiding cleared in place.
+    Each generated paper is one document already (its printings share a work_id), so
+    this is the state its crawls' passes would have left, but for the few joins a full
+    pass still makes (one at 5,000 works); for builds whose full pass would not end."""
+    started = time.perf_counter()
+    answer = client.update_by_query(
+        index=alias_name(prefix, "works"), conflicts="abort", refresh=True,
+        slices="auto", request_timeout=3600, wait_for_completion=True,
+        body={"query": {"bool": {"should": [{"exists": {"field": "resolve_pending"}},
+                                            {"exists": {"field": "hidden_by"}}]}},
+              "script": {"lang": "painless",
+                         "source": "ctx._source.remove('resolve_pending'); "
+                                   "ctx._source.remove('hidden_by')"}})
+    return {"updated": answer.get("updated"), "seconds": round(time.perf_counter() - started, 1)}
+
+
 def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, work: Path,
-              seed: int = 8, node_pid: int | None = None) -> dict[str, Any]:
-    """Build, re-crawl, resolve and search under ``config.prefix``; the figures."""
+              seed: int = 8, node_pid: int | None = None, settle: str = "pass"
+              ) -> dict[str, Any]:
+    """Build, re-crawl, resolve and search under ``config.prefix``; the figures.
+    ``settle``: how the build is brought to a resolved state before the re-crawl, a full
+    ``pass`` or its ``marks`` cleared (``settle_marks``)."""
     client = build_client(replace(config, timeout=max(config.timeout, 120)))
     results: dict[str, Any] = {"works_asked": works, "recrawl_share": share,
                                "shards": config.layout.shards,
@@ -358,11 +379,16 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
     root = work / "site"
     root.mkdir(parents=True, exist_ok=True)
     with StaticServer(root) as server:
-        results["build"] = build_index(site, server.url, client, config, work)
+        results["build"] = build_index(site, server.url, client, config, work,
+                                       hide_unresolved=settle == "pass")
         results["size_after_build"] = store_size(client, config.prefix)
-        # The build stands for crawls that each ended in a pass; settle what it wrote (a
-        # full pass: everything is new), so the re-crawl's pass sees only its own change.
-        results["build_pass"] = run_pass(config, "full", work)
+        # The build stands for crawls that each ended in a pass; settle what it wrote, so
+        # the re-crawl's pass sees only its own change.
+        if settle == "pass":
+            results["build_pass"] = run_pass(config, "full", work)
+        else:
+            results["build_settled"] = settle_marks(client, config.prefix)
+            log(f"build settled without a pass: {results['build_settled']}")
         if node_pid:
             results["build"]["cpu_seconds_opensearch"] = round(
                 process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
@@ -467,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="primary shards of the works and researchers indices "
                              "(default: INDEX_SHARDS with --use-env, else 1)")
     parser.add_argument("--replicas", type=int, default=None)
+    parser.add_argument("--settle", choices=("pass", "marks"), default="pass",
+                        help="bring the build to a resolved state with a full pass (default), "
+                             "or by clearing its marks in place, for builds whose full pass "
+                             "would not end (the build then skips judging new works)")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--workdir", type=Path, default=None,
@@ -488,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"OpenSearch: {results['engine']} at {config.safe_url} under {config.prefix}")
             try:
                 results.update(run_scale(config, args.works, args.recrawl, args.passes, work,
-                                         args.seed, node_pid))
+                                         args.seed, node_pid, args.settle))
             finally:
                 if not args.keep:
                     delete_indices(config)
