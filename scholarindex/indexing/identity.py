@@ -275,6 +275,8 @@ class WorkJoiner:
         if merged is None:  # every listing unlisted meanwhile: the unlists delete them
             return ids
         absorbed = sorted(wid for wid in live if wid != canonical)
+        if not self._hide(absorbed, live, dict.fromkeys(absorbed, canonical), works):
+            raise _Conflict()
         first: list[dict[str, Any]] = [
             {"_op_type": "index", "_index": self.index, "_id": REDIRECT_PREFIX + wid,
              "_source": redirect_doc(wid, canonical)} for wid in absorbed]
@@ -363,11 +365,13 @@ class WorkJoiner:
 
     def _hide(self, gone: list[str], reads: dict[str, _Read], holder: Mapping[str, str],
               works: str) -> bool:
-        """Hide the documents a regroup will delete before it writes the documents that
-        take their listings: a search never sees a paper in both (the order of the
-        writes within one bulk request is no promise to a refresh), and mark them for the
-        next pass, in case a crawl's write makes the delete fail. Updates ``reads``
-        with the hidden versions; False when a crawl changed one meanwhile."""
+        """Hide the documents a regroup or a join will delete before it writes the
+        documents that take their listings, and make the hiding searchable first (a
+        forced refresh of the shards written): a search never sees a paper in both. The
+        order of two writes is no promise to a refresh: within one bulk request, or on
+        two shards, which refresh each on their own. Marked too, for the next pass, in
+        case a crawl's write makes the delete fail. Updates ``reads`` with the hidden
+        versions; False when a crawl changed one meanwhile."""
         lines: list[Any] = []
         hidden: dict[str, dict[str, Any]] = {}
         for wid in gone:
@@ -385,7 +389,7 @@ class WorkJoiner:
         if not lines:
             return True
         with translate_errors("bulk hide regrouped works"):
-            answer = self.client.bulk(body=lines)
+            answer = self.client.bulk(body=lines, refresh="true")
         ok = True
         for wid, item in zip(gone, answer["items"], strict=True):
             info = item["index"]
