@@ -129,6 +129,7 @@ weak.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
@@ -187,6 +188,9 @@ class Features:
         return frozenset(person.surname for person in self.people.everyone)
 
 
+# The index writer judges each new work against its neighbours, and a batch's neighbours
+# are mostly the last batch's: their atoms come back equal, and cleaning is most of the cost.
+@lru_cache(maxsize=65_536)
 def features(atom: Atom) -> Features:
     """The atom's cleaned evidence."""
     names = tuple(map(repair_text, atom.owners + atom.authors))  # as the title is repaired
