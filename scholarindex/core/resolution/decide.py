@@ -128,7 +128,7 @@ weak.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from scholarindex.core.identity import title_key
@@ -259,8 +259,11 @@ class _Titles:
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
-    best = _Titles(0.0, 0.0, False, True, True, True, False)
-    subtitle = held = False
+    # Kept in locals, one _Titles at the end: most pairs of a crawl are decided here, and
+    # a frozen dataclass made per pair of titles cost a tenth of the decision.
+    ratio_best = overlap_best = 0.0
+    prefix_any = misprinted_any = subtitle = held = False
+    extends = swapped = one_swap = True
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
@@ -283,14 +286,16 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
             match = compare_titles(x, y)
             prefix = (cut or stopped) and (match.prefix or match.extra > 0)
             ratio = title_similarity(x, y) if match.score >= RATIO_FROM or prefix else 0.0
-            best = _Titles(max(best.ratio, ratio), max(best.overlap, match.score),
-                           best.prefix or prefix,
-                           best.extends and (prefix or extra_words(x, y) > 0),
-                           best.swapped and (ratio < NEAR or word_swapped(x, y)),
-                           best.one_swap and (max(ratio, match.score) < WITH_AUTHOR
-                                              or one_word_swapped(x, y)),
-                           best.misprinted or cut)
-    return replace(best, subtitle=subtitle, held=held)
+            ratio_best = max(ratio_best, ratio)
+            overlap_best = max(overlap_best, match.score)
+            prefix_any = prefix_any or prefix
+            extends = extends and (prefix or extra_words(x, y) > 0)
+            swapped = swapped and (ratio < NEAR or word_swapped(x, y))
+            one_swap = one_swap and (max(ratio, match.score) < WITH_AUTHOR
+                                     or one_word_swapped(x, y))
+            misprinted_any = misprinted_any or cut
+    return _Titles(ratio_best, overlap_best, prefix_any, extends, swapped, one_swap,
+                   misprinted_any, subtitle, held)
 
 
 def _generic_told_apart(a: Features, b: Features) -> str | None:
