@@ -189,8 +189,9 @@ class Features:
 
 
 # The index writer judges each new work against its neighbours, and a batch's neighbours
-# are mostly the last batch's: their atoms come back equal, and cleaning is most of the cost.
-@lru_cache(maxsize=65_536)
+# are mostly the last batch's: their atoms come back equal, and cleaning is most of the
+# cost. About 2 KB an entry: 64 MB when full.
+@lru_cache(maxsize=32_768)
 def features(atom: Atom) -> Features:
     """The atom's cleaned evidence."""
     names = tuple(map(repair_text, atom.owners + atom.authors))  # as the title is repaired
