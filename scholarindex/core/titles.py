@@ -27,9 +27,21 @@ from rapidfuzz.distance import Indel
 from scholarindex.core.text import words
 
 
+# Titles are compared with many others (resolution decides each candidate pair): each
+# one is folded once, not once a comparison.
+@lru_cache(maxsize=131_072)
+def _words(title: str) -> tuple[str, ...]:
+    return words(title)
+
+
+@lru_cache(maxsize=131_072)
+def _squashed(title: str) -> str:
+    return "".join(_words(title))
+
+
 def title_similarity(a: str, b: str) -> float:
     """Similarity in [0, 1] of two titles once folded (see the module doc)."""
-    squashed_a, squashed_b = "".join(words(a)), "".join(words(b))
+    squashed_a, squashed_b = _squashed(a), _squashed(b)
     if not squashed_a or not squashed_b:
         return 0.0
     return float(Indel.normalized_similarity(squashed_a, squashed_b))
@@ -64,7 +76,7 @@ def title_containment(listed: str, entry: str) -> float:
 
 def extra_words(a: str, b: str) -> int:
     """How many words the longer title adds around the whole of the shorter one (0 if not)."""
-    short, long = sorted((words(a), words(b)), key=len)
+    short, long = sorted((_words(a), _words(b)), key=len)
     span = len(short)
     if not span or span == len(long):
         return 0

@@ -245,13 +245,20 @@ def one_word_swapped(a: str, b: str) -> bool:
             and word_swapped(a, b))
 
 
+@lru_cache(maxsize=131_072)
+def _numbers_and_years(title: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``numbers``, and those of them that read as years."""
+    found = numbers(title)
+    return found, frozenset(n for n in found if _YEAR.fullmatch(n))
+
+
 def numbers_differ(a: str, b: str) -> bool:
     """Both titles hold numbers and not the same ones: part I and part II, two editions.
     A year one title alone prints is a date, not another number ("Response to the March
     1994 ODMG-93 Commentary" / "Response to the ODMG-93 commentary")."""
-    na, nb = numbers(a), numbers(b)
-    years_a = {n for n in na if _YEAR.fullmatch(n)}
-    years_b = {n for n in nb if _YEAR.fullmatch(n)}
+    (na, years_a), (nb, years_b) = _numbers_and_years(a), _numbers_and_years(b)
+    if not na or not nb:  # most titles print no number: nothing to compare
+        return False
     if not years_a or not years_b:  # two years apart stay two numbers ("SQL 1999" / 2003)
         na, nb = na - years_a, nb - years_b
     return bool(na) and bool(nb) and na != nb
@@ -280,6 +287,7 @@ _KIND_WORDS = frozenset({"demo", "demonstration", "abstract", "poster", "panel",
                          "keynote", "talk", "extended", "version", "invited", "session"})
 
 
+@lru_cache(maxsize=131_072)
 def _asides_out(title: str) -> str:
     """The title without its asides in brackets ("Human papillomavirus (HPV) testing")."""
     return _BRACKETED.sub(
