@@ -107,6 +107,8 @@ EXTENSIONS = {
     "crawler.extensions.gctuning.GcTuning": 530,
     # When a crawl finished: one work document per paper (WORKS_RESOLVE).
     "crawler.extensions.resolution.WorkResolution": 550,
+    # Ctrl-C or SIGTERM while the spider closes: the close ends before the reactor stops.
+    "crawler.extensions.closewait.CloseBeforeStop": 560,
 }
 # gc.set_threshold for the crawl (crawler/extensions/gctuning.py); empty: Python's defaults.
 GC_THRESHOLDS = [50_000, 20, 10]

@@ -124,6 +124,7 @@ class OpenSearchIndexPipeline:
         self._waiters: list[Deferred[None]] = []
         self._ticker: LoopingCall | None = None
         self._closed = False
+        self._closing = False  # close_spider has begun: its last flush may wait on an outage
         self._fatal = False
         self.policy = policy  # the probes' backoff during an outage
         self.outage_wait = outage_wait  # OPENSEARCH_OUTAGE_WAIT
@@ -222,10 +223,9 @@ class OpenSearchIndexPipeline:
         """Flush everything; report what could not be delivered."""
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
+        self._closing = True
         if self._outage is not None and not self.crawler.crawling:
-            # Stopped by hand (Ctrl-C) during an outage: do not wait for the cluster.
-            self._give_up(self._outage, "the crawl was stopped while OpenSearch was "
-                                        f"unavailable: {self._outage.last_error}")
+            self._give_up_stopped(self._outage)
         while self._buffer or self._inflight is not None or self._outage is not None:
             self._flush()
             await self._wait_for_progress()
@@ -504,11 +504,18 @@ class OpenSearchIndexPipeline:
             # Stopped by hand (Ctrl-C, SIGTERM): let the pages already queued finish, or
             # the engine waits for them forever; what they yield is held with the rest.
             self._pause.resume()
-        if outage.expired(time.monotonic()):
+        if self._closing and not self.crawler.crawling:
+            self._give_up_stopped(outage)  # Ctrl-C while the last flush waits for the cluster
+        elif outage.expired(time.monotonic()):
             self.stats.set_value(stat_keys.INDEX_OUTAGE_EXPIRED, 1)  # exit 3, however it closes
             self._give_up(outage)
         else:
             self._schedule_probe()
+
+    def _give_up_stopped(self, outage: Outage) -> None:
+        """Stopped by hand (Ctrl-C, SIGTERM) during an outage: do not wait for the cluster."""
+        self._give_up(outage, "the crawl was stopped while OpenSearch was unavailable: "
+                              f"{outage.last_error}")
 
     def _give_up(self, outage: Outage, why: str | None = None) -> None:
         """The outage outlasted the wait (or the crawl is stopping): dead-letter what is

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -247,24 +248,45 @@ def test_the_crawl_command_rides_out_an_outage_with_its_writer_process(
     assert len(scraped) == done.report["listings"]
 
 
+# Ctrl-C during an outage, at two moments: mid-crawl, and after the spider finished, while
+# the closing flush (the only one: nothing is flushed before it) waits for the cluster.
+CTRL_C_MOMENTS = {
+    "mid-crawl": ({}, None),
+    "closing flush": ({"INDEX_BATCH_SIZE": "100000", "INDEX_FLUSH_INTERVAL": "3600"},
+                      "Closing spider (finished)"),
+}
+
+
 @pytest.mark.process
+@pytest.mark.parametrize("moment", CTRL_C_MOMENTS)
 def test_ctrl_c_during_an_outage_dead_letters_what_is_held_without_waiting(
-        tmp_path: Path, site: SiteServer, fault_proxy: FaultProxy, index_prefix: str) -> None:
+        moment: str, tmp_path: Path, site: SiteServer, fault_proxy: FaultProxy,
+        index_prefix: str) -> None:
+    overrides, cut_at = CTRL_C_MOMENTS[moment]
     urls = ",".join(site.url(path) for path in PROFILES)
     settings = {"INDEX_ENABLED": "true", "OPENSEARCH_URL": fault_proxy.url,
-                "INDEX_PREFIX": index_prefix, "OPENSEARCH_OUTAGE_WAIT": "600", **SLOW}
+                "INDEX_PREFIX": index_prefix, "OPENSEARCH_OUTAGE_WAIT": "600", **SLOW,
+                **overrides}
     command, out, report = crawl_command(tmp_path, "-a", f"urls={urls}", settings=settings)
     lines: list[str] = []
-    with Outage_(fault_proxy, after_bulks=2, lasting=None):
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 60
+        while not any(text in line for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
+            time.sleep(0.05)
+
+    cut = Outage_(fault_proxy, after_bulks=2, lasting=None) if cut_at is None else nullcontext()
+    with cut:
         proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
                                 stdin=subprocess.DEVNULL)
         reader = threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True)
         reader.start()
         try:
-            deadline = time.monotonic() + 60
-            while not any("crawl paused" in line for line in lines):
-                assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
-                time.sleep(0.05)
+            if cut_at is not None:
+                wait_for(cut_at)
+                fault_proxy.refuse()
+            wait_for("crawl paused")
             stopped = time.monotonic()
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=60)
