@@ -348,15 +348,23 @@ def settle_marks(client: Any, prefix: str) -> dict[str, Any]:
     this is the state its crawls' passes would have left, but for the few joins a full
     pass still makes (one at 5,000 works); for builds whose full pass would not end."""
     started = time.perf_counter()
-    answer = client.update_by_query(
+    # Run as a task and polled: waited for in one request, a million documents' update
+    # answered with more headers than Python's HTTP client accepts (its limit is 100).
+    task = client.update_by_query(
         index=alias_name(prefix, "works"), conflicts="abort", refresh=True,
-        slices="auto", request_timeout=3600, wait_for_completion=True,
+        slices="auto", wait_for_completion=False,
         body={"query": {"bool": {"should": [{"exists": {"field": "resolve_pending"}},
                                             {"exists": {"field": "hidden_by"}}]}},
               "script": {"lang": "painless",
                          "source": "ctx._source.remove('resolve_pending'); "
-                                   "ctx._source.remove('hidden_by')"}})
-    return {"updated": answer.get("updated"), "seconds": round(time.perf_counter() - started, 1)}
+                                   "ctx._source.remove('hidden_by')"}})["task"]
+    while not (state := client.tasks.get(task_id=task))["completed"]:
+        time.sleep(5)
+    if state.get("error") or state["response"].get("failures"):
+        raise RuntimeError(f"settling the build's marks failed: "
+                           f"{state.get('error') or state['response']['failures'][:3]}")
+    return {"updated": state["response"]["updated"],
+            "seconds": round(time.perf_counter() - started, 1)}
 
 
 def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, work: Path,
