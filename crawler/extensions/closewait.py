@@ -23,6 +23,7 @@ POLL_SECONDS = 0.1
 class CloseBeforeStop:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self._poll = LoopingCall(self._stop_polling_once_closed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CloseBeforeStop:
@@ -30,13 +31,15 @@ class CloseBeforeStop:
         crawler.signals.connect(extension.engine_stopped, signal=signals.engine_stopped)
         return extension
 
-    def engine_stopped(self) -> Deferred[None] | None:
+    def engine_stopped(self) -> Deferred[LoopingCall] | None:
         if self._closed():
             return None
         # The close has no handle to wait on; the engine drops the spider when it ends.
-        poll = LoopingCall(lambda: self._closed() and poll.stop())
-        done: Deferred[None] = poll.start(POLL_SECONDS)
-        return done
+        return self._poll.start(POLL_SECONDS)
+
+    def _stop_polling_once_closed(self) -> None:
+        if self._closed():
+            self._poll.stop()
 
     def _closed(self) -> bool:
         engine = self.crawler.engine
