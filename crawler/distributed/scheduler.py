@@ -92,7 +92,7 @@ from scholarindex.distributed.jobs import (
 )
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.distributed.lookups import Lookups
-from scholarindex.distributed.outbox import Outbox, entry, items_of
+from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, entry, items_of
 
 logger = logging.getLogger(__name__)
 
@@ -587,6 +587,8 @@ class RedisScheduler:
             self._checking = True
             self._send_acks()
             pushes, self._pushes = self._pushes, []
+            # A dead worker's outbox a part at a time: the next once this one is delivered.
+            limit = ADOPT_LIMIT if len(self._waiting) < ADOPT_LIMIT else 0
 
             def check() -> tuple[FrontierState, int, list[dict[str, Any]], dict[str, bytes]]:
                 self.frontier.push(pushes)
@@ -595,7 +597,7 @@ class RedisScheduler:
                     return state, 0, [], {}
                 # The outboxes and arXiv lookups of workers that died (heartbeat lapsed)
                 # become ours.
-                holding, entries = self.outbox.adopt()
+                holding, entries = self.outbox.adopt(limit)
                 alive, adopted = self.lookups.adopt()
                 return state, alive + holding, adopted, entries
             d = self.calls.run(check)
