@@ -141,8 +141,9 @@ REDIS_TAKE_BATCH = 4
 # downloader, being parsed; a parsed page's items go to the worker's outbox in Redis as
 # it is acknowledged): a worker killed at any moment leaves the fetched ones among them
 # to be fetched again. Keep it above CONCURRENT_REQUESTS + REDIS_TAKE_BATCH, or the
-# downloader runs below its concurrency.
-REDIS_MAX_UNACKED = 48
+# downloader runs below its concurrency; what is above that sum is what a kill costs
+# when the index holds pages up in the pipelines (backpressure).
+REDIS_MAX_UNACKED = 24
 # A request taken this many times without an acknowledgement is set aside (job:NAME:dead).
 REDIS_MAX_DELIVERIES = 5
 # Set by the crawl command: the run of the job it joined, so a worker still starting up

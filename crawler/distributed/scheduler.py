@@ -405,8 +405,7 @@ class RedisScheduler:
             # Acknowledged now, its items kept in Redis until the index has them: a kill
             # from here on costs this page no fetch.
             self._handoffs.append((fp, entry(url, scraped)))
-            if len(self._handoffs) >= self.take_batch:
-                self._send_acks()
+            self._send_acks()  # at once: one call in flight, the others wait for it together
             if len(self._waiting) >= self.max_unacked // 2:
                 self._ask_for_a_flush()
         else:
