@@ -30,13 +30,16 @@ class CloseBeforeStop:
         crawler.signals.connect(extension.engine_stopped, signal=signals.engine_stopped)
         return extension
 
-    def engine_stopped(self) -> Deferred[None] | None:
+    def engine_stopped(self) -> Deferred[LoopingCall] | None:
         if self._closed():
             return None
+
         # The close has no handle to wait on; the engine drops the spider when it ends.
-        poll = LoopingCall(lambda: self._closed() and poll.stop())
-        done: Deferred[None] = poll.start(POLL_SECONDS)
-        return done
+        def check() -> None:
+            if self._closed():
+                poll.stop()
+        poll = LoopingCall(check)
+        return poll.start(POLL_SECONDS)
 
     def _closed(self) -> bool:
         engine = self.crawler.engine
