@@ -73,8 +73,8 @@ def test_a_worker_killed_with_parsed_pages_waiting_for_the_index_costs_no_refetc
                 opensearch_config, proxy.url, arxiv.api_url, tmp_path / "a-cache", delay=0.3))
 
             def outbox() -> set[str]:
-                return {fp.decode() for key in client.keys(f"{PREFIX}:outbox:*")
-                        for fp in client.hkeys(key)}
+                return {fp.decode() if isinstance(fp, bytes) else fp  # no decode_responses
+                        for key in client.keys(f"{PREFIX}:outbox:*") for fp in client.hkeys(key)}
 
             def waiting_for_the_index() -> bool:  # parsed, handed off, a bulk of them held
                 return len(outbox()) >= pages_before_kill and proxy.count("/_bulk") >= 1
