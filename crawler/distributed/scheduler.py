@@ -455,7 +455,8 @@ class RedisScheduler:
         hold: dict[str, dict[str, Any]] = {}
         for fp in ready:  # in page order: a later page's evidence includes the earlier's
             hold.update(self._to_hold.pop(fp, {}))
-        self._hold_lookups(hold)  # before the drops of answers this flush delivered
+        # Before the drops of answers this flush delivered; not the works already let go.
+        self._hold_lookups(self.book.still_held(hold))
         self._drop_lookups(self.book.delivered(number))
         if ready:
             self._waiting = [waiting for waiting in self._waiting if waiting[1] > number]
