@@ -518,10 +518,12 @@ class Chaos:
         held = self._leased_by(victim)
         victim.process.send_signal(signal.SIGKILL)
         victim.process.wait()
+        handed_off = self._handed_off_by(victim)
         victim.killed = True
         self.retired.append(victim)
         self._restart(slot)
         self.kills.append({"at": round(t, 1), "worker": slot, "held": held,
+                           "handed_off": handed_off,
                            "fetches": len(self.dep.profile_fetches())})
 
     def _leased_by(self, worker: Worker) -> int | None:
@@ -534,6 +536,17 @@ class Chaos:
         except Exception:  # Redis stopped by the soak itself
             return None
         return sum(mine in value.decode() for value in cast(list[bytes], held))
+
+    def _handed_off_by(self, worker: Worker) -> int | None:
+        """Pages the killed ``worker`` had parsed and handed to its index stage, not yet
+        delivered (its outbox, read once it is dead): another worker indexes them without
+        fetching them again (None: Redis is down)."""
+        pattern = JobKeys(WORKER_KEY_PREFIX, self.job).outbox(f"*:{worker.process.pid}:*")
+        try:
+            client = self.dep.redis.client()
+            return sum(int(client.hlen(key)) for key in client.keys(pattern))
+        except Exception:  # Redis stopped by the soak itself
+            return None
 
     def finish(self) -> None:
         """Whatever was left undone (the crawl ended first) is put right."""
@@ -641,16 +654,19 @@ def refetches(fetched: list[str], kills: list[dict[str, Any]],
     """Where the fetches beyond one a page came from: the pages each killed worker held
     (leased, unacknowledged) when it was killed, against every lease the workers found
     expired and put back (a killed worker's, or a live worker's that missed its renewals),
-    and the pages fetched more than once."""
+    and the pages fetched more than once; and the pages the killed workers had parsed and
+    handed off (their outboxes), which cost no fetch."""
     counts: dict[str, int] = {}
     for path in fetched:
         counts[path] = counts.get(path, 0) + 1
     held = [k.get("held") for k in kills]
+    handed = [k.get("handed_off") for k in kills]
     return {"extra_fetches": len(fetched) - len(counts),
             "pages_fetched_twice_or_more": sum(n > 1 for n in counts.values()),
             "most_fetches_of_a_page": max(counts.values(), default=0),
             "held_by_killed_workers": sum(h for h in held if h is not None),
             "kills_held_unknown": sum(h is None for h in held),
+            "handed_off_by_killed_workers": sum(h for h in handed if h is not None),
             "expired_leases_requeued": sum(int(m) for text in logs.values()
                                            for m in _EXPIRED.findall(text))}
 

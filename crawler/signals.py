@@ -46,12 +46,19 @@ crawl, when its unacknowledged pages reach their bound).
 per work, ``crawler.distributed.lookupbook``): the
 distributed crawl hands the arXiv stage the lookups a dead worker of the job left
 unanswered (``scholarindex.distributed.lookups``); their answers come as ``work_enriched``.
+
+``items_adopted`` (keyword ``items``: page or record items as they left the pipelines
+before the index stage): the distributed crawl hands the index pipeline the items a dead
+worker of the job had handed to its own index stage and not delivered
+(``scholarindex.distributed.outbox``); the pipeline buffers them as if they had come
+through it, and ``index_ticket`` then names the flush that carries them.
 """
 
 page_failed = object()
 run_verdict = object()
 work_enriched = object()
 lookups_adopted = object()
+items_adopted = object()
 index_ticket = object()
 index_flush_soon = object()
 index_delivered = object()

@@ -49,7 +49,13 @@ from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
 from crawler.cpu import CpuTally
-from crawler.signals import index_delivered, index_flush_soon, index_ticket, work_enriched
+from crawler.signals import (
+    index_delivered,
+    index_flush_soon,
+    index_ticket,
+    items_adopted,
+    work_enriched,
+)
 from pipelines.pause import CrawlPause
 from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
@@ -158,6 +164,7 @@ class OpenSearchIndexPipeline:
         crawler.signals.connect(pipeline.work_enriched, signal=work_enriched)
         crawler.signals.connect(pipeline.delivery_ticket, signal=index_ticket)
         crawler.signals.connect(pipeline.flush_soon, signal=index_flush_soon)
+        crawler.signals.connect(pipeline.adopt_items, signal=items_adopted)
         return pipeline
 
     def _add_paused(self, seconds: float) -> None:
@@ -188,21 +195,38 @@ class OpenSearchIndexPipeline:
         without the id its document needs is taken out of it and counted as dropped.
         """
         with self.handoff_cpu.measure():
-            if isinstance(item, PageItem):
-                self._add_page(item)
-            elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
-                changes, refused = changes_from_records([item])
-                if refused:
-                    self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
-                    raise UnindexableItem(str(refused[0][1])) from refused[0][1]
-                self._add_all(changes)
-            else:
+            if not self._add_item(item):
                 return item  # not ours to index
         while (len(self._buffer) + len(self._held) >= self.max_buffer
                and (self._inflight is not None or self._outage is not None)):
             self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
             await self._wait_for_progress()
         return item
+
+    def _add_item(self, item: Any) -> bool:
+        """Buffer a page, work or researcher item's changes; False: not an item to index."""
+        if isinstance(item, PageItem):
+            self._add_page(item)
+        elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
+            changes, refused = changes_from_records([item])
+            if refused:
+                self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
+                raise UnindexableItem(str(refused[0][1])) from refused[0][1]
+            self._add_all(changes)
+        else:
+            return False
+        return True
+
+    def adopt_items(self, items: list[Any]) -> None:
+        """Signal handler (``items_adopted``): buffer items a dead worker of the job had
+        handed to its index stage, as if they had come through this pipeline (they did
+        through the dead worker's: no backpressure wait, they are few)."""
+        with self.handoff_cpu.measure():
+            for item in items:
+                try:
+                    self._add_item(item)
+                except UnindexableItem as exc:  # they passed once; counted all the same
+                    logger.warning("adopted item not indexed: %s", exc)
 
     def _add_page(self, page: PageItem) -> None:
         changes, refused = changes_from_records(records(page))

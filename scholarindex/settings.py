@@ -137,11 +137,13 @@ REDIS_LEASE_SECONDS = 60.0
 REDIS_RETRY_SECONDS = 300.0
 # Requests taken from the shared queue in one round trip.
 REDIS_TAKE_BATCH = 4
-# At most this many pages leased by one worker and not yet acknowledged (in the
-# downloader, being parsed, waiting for the index): what a worker killed at any moment
-# leaves for the others to redo. Keep it above CONCURRENT_REQUESTS + REDIS_TAKE_BATCH,
-# or the downloader runs below its concurrency.
-REDIS_MAX_UNACKED = 48
+# At most this many pages leased by one worker and not yet acknowledged (taken, in the
+# downloader, being parsed; a parsed page's items go to the worker's outbox in Redis as
+# it is acknowledged): a worker killed at any moment leaves the fetched ones among them
+# to be fetched again. Keep it above CONCURRENT_REQUESTS + REDIS_TAKE_BATCH, or the
+# downloader runs below its concurrency; what is above that sum is what a kill costs
+# when the index holds pages up in the pipelines (backpressure).
+REDIS_MAX_UNACKED = 24
 # A request taken this many times without an acknowledgement is set aside (job:NAME:dead).
 REDIS_MAX_DELIVERIES = 5
 # Set by the crawl command: the run of the job it joined, so a worker still starting up

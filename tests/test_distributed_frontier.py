@@ -169,3 +169,73 @@ def test_a_page_parsed_before_its_worker_died_is_not_counted_towards_setting_it_
     assert a.ack(["f1"]) == 1
     a.renew([], parsed=["f1"])  # acknowledged meanwhile: no count left behind
     assert a.link.client.hget(KEYS.deliveries, "f1") is None
+
+
+def test_a_page_handed_off_is_acknowledged_and_its_items_adopted_once_its_worker_died(
+        redis_server: RedisServer) -> None:
+    from scholarindex.distributed.jobs import heartbeat
+    from scholarindex.distributed.outbox import Outbox, entry, items_of
+
+    a, b = frontier(redis_server, "a"), frontier(redis_server, "b")  # max_deliveries=2
+    join(a.link, KEYS, "def")
+    a.push([("f1", b"r1", False), ("f2", b"r2", False)])
+    a.mark_seeded()
+    assert [fp for fp, _ in a.take(2).requests] == ["f1", "f2"]
+    heartbeat(a.link, KEYS, "a", 0.05, {})
+    heartbeat(b.link, KEYS, "b", 60, {})
+    assert a.hand_off([("f1", entry("http://site/1", [{"kind": "page", "n": 1}]))]) == 1
+    outbox_a = Outbox(a.link, KEYS, "a", 2, grace_seconds=0)
+    outbox_b = Outbox(b.link, KEYS, "b", 2, grace_seconds=0)
+    assert outbox_a.held() == {"f1"}
+    assert a.state().leased == 1  # f1's lease is gone; f2 was only taken
+    assert int(a.link.client.hget(KEYS.done, "a") or 0) == 1
+    time.sleep(0.1)  # a dies: its heartbeat lapses
+    alive, adopted = outbox_b.adopt()
+    assert alive == 0 and list(adopted) == ["f1"]
+    assert items_of(adopted["f1"]) == [{"kind": "page", "n": 1}]
+    assert outbox_a.held() == set() and outbox_b.held() == {"f1"}
+    assert outbox_b.adopt() == (0, {})  # adopted once
+    outbox_b.delivered(["f1"])
+    assert outbox_b.held() == set() and a.link.client.hlen(KEYS.adoptions) == 0
+
+
+def test_items_that_kill_every_worker_that_adopts_them_are_set_aside(
+        redis_server: RedisServer) -> None:
+    from scholarindex.distributed.jobs import heartbeat
+    from scholarindex.distributed.outbox import Outbox, entry
+
+    a = frontier(redis_server, "w0")
+    join(a.link, KEYS, "def")
+    a.push([("f1", b"r1", False)])
+    a.take(1)
+    a.hand_off([("f1", entry("http://site/1", ["poison"]))])
+    for n in range(1, 4):  # each adopter dies before delivering (max adoptions: 2)
+        heartbeat(a.link, KEYS, f"w{n - 1}", 0.05, {})
+        heartbeat(a.link, KEYS, f"w{n}", 60, {})
+        time.sleep(0.1)
+        _, adopted = Outbox(a.link, KEYS, f"w{n}", 2, grace_seconds=0).adopt()
+        assert list(adopted) == (["f1"] if n <= 2 else [])
+    assert a.state().dead == 1 and Outbox(a.link, KEYS, "w3", 2).held() == set()
+
+
+def test_an_outbox_is_adopted_only_past_the_grace_and_a_part_at_a_time(
+        redis_server: RedisServer) -> None:
+    from scholarindex.distributed.jobs import heartbeat
+    from scholarindex.distributed.outbox import Outbox, entry
+
+    a = frontier(redis_server, "a")
+    join(a.link, KEYS, "def")
+    a.push([(f"f{n}", b"r", False) for n in range(5)])
+    a.take(5)
+    a.hand_off([(f"f{n}", entry(f"http://site/{n}", [n])) for n in range(5)])
+    heartbeat(a.link, KEYS, "a", 0.05, {})
+    heartbeat(a.link, KEYS, "b", 60, {})
+    time.sleep(0.1)  # a's heartbeat lapsed, but a starved worker may yet renew it
+    patient = Outbox(a.link, KEYS, "b", 5, grace_seconds=30)
+    assert patient.adopt() == (1, {})  # held: the job is not done for b
+    b = Outbox(a.link, KEYS, "b", 5, grace_seconds=0)
+    holding, adopted = b.adopt(limit=2)
+    assert holding == 1 and len(adopted) == 2  # the rest is left for the next call
+    assert b.adopt(limit=0) == (1, {})
+    holding, adopted = b.adopt(limit=10)
+    assert holding == 0 and len(adopted) == 3 and len(b.held()) == 5

@@ -112,6 +112,32 @@ def test_only_works_queued_for_arxiv_are_held_and_an_early_answer_is_not_held() 
     assert book.held == {}
 
 
+def test_a_work_answered_again_for_an_adopted_page_is_let_go_only_after_its_last_answer(
+        ) -> None:
+    # The soak (4 x 2,000) hung: every worker kept a few lookups in Redis whose answers
+    # were in the index, and waited for the others'. A work held for its own page and
+    # answered (flush 1) came again in a dead worker's outbox entry adopted meanwhile,
+    # and was answered again (flush 3): flush 1 let it go, then the adopted page's hold
+    # (delivered with flush 2) wrote it to Redis again, and nothing ever took it out.
+    book = LookupBook()
+    book.page_item("own", SimpleNamespace(works=[_work("w1", "pending", "queued")]))
+    assert list(book.page_done("own")) == ["w1"]
+    assert book.answered("w1")
+    book.wait("w1", 1)
+    adopted = {"work_id": "w1", "listings": [{"work_id": "w1", "title": "A Title Of Words",
+                                              "year": 2020, "researcher_name": "Bo",
+                                              "authors": None}]}
+    book.adopted([adopted])  # an outbox entry's work, its page waiting for flush 2
+    assert book.answered("w1")
+    book.wait("w1", 3)
+    assert book.delivered(1) == []  # a later answer still waits
+    assert list(book.still_held({"w1": adopted})) == ["w1"]  # the page's hold, flush 2
+    assert book.drop(["w1"]) == []  # nor let go by an answer found delivered already
+    assert book.delivered(3) == ["w1"]
+    assert book.still_held({"w1": adopted}) == {}  # a hold coming after is not written
+    assert book.held == {}
+
+
 def test_a_dead_workers_lookups_are_adopted_and_a_live_ones_only_counted(
         redis_server: RedisServer) -> None:
     from scholarindex.distributed.connection import RedisLink

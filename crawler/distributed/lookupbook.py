@@ -94,14 +94,26 @@ class LookupBook:
         self._waiting.append((work_id, ticket))
 
     def delivered(self, number: int) -> list[str]:
-        """The works whose answer's flush (``number`` or an earlier one) is delivered."""
+        """The works whose answer's flush (``number`` or an earlier one) is delivered,
+        and no later answer of theirs still waits for its flush."""
         ready = [w for w, ticket in self._waiting if ticket <= number]
         if ready:
             self._waiting = [(w, t) for w, t in self._waiting if t > number]
         return self.drop(ready)
 
     def drop(self, work_ids: Iterable[str]) -> list[str]:
-        return [w for w in work_ids if self.held.pop(w, None) is not None]
+        """Let go of works answered; not of one whose later answer still waits for its
+        flush (a dead worker's page adopted since brought its work's evidence again, and
+        that page's hold is written when it is delivered: dropped now, the hold would
+        come after the drop and stay in Redis for ever, keeping the job open)."""
+        still = {w for w, _ in self._waiting}
+        return [w for w in dict.fromkeys(work_ids)
+                if w not in still and self.held.pop(w, None) is not None]
+
+    def still_held(self, hold: Mapping[str, Any]) -> dict[str, Any]:
+        """The part of ``hold`` (evidence to write to Redis) whose works are still held:
+        a work whose answer is delivered and let go is not written again."""
+        return {w: value for w, value in hold.items() if w in self.held}
 
     def adopted(self, evidence: Iterable[Mapping[str, Any]]) -> None:
         for value in evidence:

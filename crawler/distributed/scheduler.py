@@ -5,21 +5,27 @@ in Redis, where the seen-set drops those queued before by any worker. Requests a
 taken from Redis with a lease a few at a time (``REDIS_TAKE_BATCH``) ahead of the
 engine's ``next_request``; a retry or redirect of a leased request stays in this worker
 under the same lease. A page is acknowledged when it is done (``tracking``: output
-consumed, items through the pipelines) and, with indexing on, once the index pipeline
-has delivered the flush that carries its items (``index_ticket``, ``index_delivered``):
-a worker killed before that leaves the lease to expire, and another worker does the
-page again. A worker holds at most ``REDIS_MAX_UNACKED`` pages leased and not
-acknowledged: at that many it takes nothing more and asks the index to flush now
-(``index_flush_soon``), so a kill leaves at most that many pages to redo. Leases held
+consumed, items through the pipelines). With indexing on, its items then wait in the
+index pipeline's buffer for the flush that carries them (``index_ticket``,
+``index_delivered``); meanwhile they are kept in this worker's outbox in Redis, written
+by the same script that acknowledges the lease (``Frontier.hand_off``,
+``scholarindex.distributed.outbox``), and taken out once delivered. So a worker killed at
+any moment leaves to be fetched again only the pages it had fetched and not yet parsed:
+its parsed pages' items are delivered by the worker that adopts its outbox, however
+slow the index was. A worker holds at most ``REDIS_MAX_UNACKED`` pages leased and not
+acknowledged (taken, in the downloader, being parsed; or all its pages while Redis is
+away and nothing can be handed off): at that many it takes nothing more. Leases held
 are renewed every third of ``REDIS_LEASE_SECONDS``, with a heartbeat naming this worker;
 a renewal also names the pages parsed since the last one, whose take then does not count
 towards ``REDIS_MAX_DELIVERIES`` (``frontier``).
 
 The works of a page that the arXiv stage queued are written to this worker's lookups in
-Redis once the page's items are delivered, before its acknowledgement
+Redis once the page's items are delivered, before its outbox entry goes
 (``scholarindex.distributed.lookups``, ``lookupbook``), and taken out once their answers
-are in the index; the idle check adopts the lookups of workers whose heartbeat lapsed
-and hands them to the arXiv stage (``lookups_adopted``).
+are in the index; the idle check adopts the outboxes and lookups of workers whose
+heartbeat lapsed: the outboxes' items go to the index pipeline (``items_adopted``) and
+are then waited for as this worker's own pages; their works queued for arXiv and the
+lookups go to the arXiv stage (``lookups_adopted``).
 
 Every Redis call runs on one thread of its own (``calls``), never on the reactor: the
 crawl goes on while a call waits, and SIGTERM is handled while Redis is away. While
@@ -60,13 +66,14 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from crawler.distributed.calls import RedisCalls
-from crawler.distributed.lookupbook import LookupBook
+from crawler.distributed.lookupbook import LookupBook, merged, queued_works
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import safe_name
 from crawler.signals import (
     index_delivered,
     index_flush_soon,
     index_ticket,
+    items_adopted,
     lookups_adopted,
     work_enriched,
 )
@@ -85,6 +92,7 @@ from scholarindex.distributed.jobs import (
 )
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.distributed.lookups import Lookups
+from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, entry, items_of
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +142,12 @@ class RedisScheduler:
         self._pushes: list[tuple[str, bytes, bool]] = []
         self._held: set[str] = set()  # leased by this worker, not acknowledged
         self._parsed: list[str] = []  # done since the last renewal (not what kills a worker)
-        self._waiting: list[tuple[str, int, float]] = []  # (page, index ticket, done at)
+        # The items of a leased page that came through every pipeline: (URL, items).
+        self._scraped: dict[str, tuple[str, list[Any]]] = {}
+        # Pages whose items wait for the index (own, handed off; or adopted), kept in the
+        # outbox meanwhile: (page, index ticket, done at).
+        self._waiting: list[tuple[str, int, float]] = []
+        self._handoffs: list[tuple[str, bytes]] = []  # (page, outbox entry) not yet sent
         # The lookups of a waiting page, written to Redis once its items are delivered.
         self._to_hold: dict[str, dict[str, dict[str, Any]]] = {}
         self._delivered = 0  # the last index flush delivered (index_delivered)
@@ -154,10 +167,12 @@ class RedisScheduler:
         self._ticker: LoopingCall | None = None
         self.lookups = Lookups(self.link, self.keys, self.worker)
         self.book = LookupBook()  # arXiv lookups this worker keeps in Redis
+        self.outbox = Outbox(self.link, self.keys, self.worker, max_deliveries)
         self._others_looking_up = 0  # live workers holding lookups (the last check)
         self.tracker = PageTracker.of(crawler)
         self.tracker.on_done = self._page_done
         self.tracker.on_item = self.book.page_item
+        self.tracker.on_scraped = self._page_scraped
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
         # Connected after the pipelines (built with the engine): the index pipeline has
@@ -193,7 +208,8 @@ class RedisScheduler:
         self.stats.set_value(stat_keys.RUN_WORKER, self.worker)
         for key in (stat_keys.FRONTIER_PUSHED, stat_keys.FRONTIER_TAKEN,
                     stat_keys.FRONTIER_ACKED, stat_keys.FRONTIER_RELEASED,
-                    stat_keys.FRONTIER_RECLAIMED):
+                    stat_keys.FRONTIER_RECLAIMED, stat_keys.FRONTIER_HANDED_OFF,
+                    stat_keys.FRONTIER_ADOPTED):
             self.stats.set_value(key, 0)
         await self._call(self._beat)
         interval = max(min(self.config.lease_seconds / 3, 10.0), 0.2)
@@ -221,8 +237,11 @@ class RedisScheduler:
             hurry(self.link.url, _STOP_WAIT)
         if self._taking is not None:  # its requests are this worker's to hand back
             await maybe_deferred_to_future(self._taking)
-        # The pipelines have closed: what they had is in the index or dead-lettered.
-        self._acks.extend(fp for fp, _, _ in self._waiting)
+        # The pipelines have closed: what they had is in the index or dead-lettered, so
+        # what was to be handed off is simply done, and the outbox is cleared as this
+        # worker leaves.
+        self._acks.extend(fp for fp, _ in self._handoffs)
+        self._handoffs = []
         self._waiting = []
         self._to_hold = {}  # delivered too; the hash is cleared as this worker leaves
         acks, self._acks = self._acks, []
@@ -250,8 +269,10 @@ class RedisScheduler:
         self.frontier.ack(acks)
         released = self.frontier.release(unfinished)
         finished = finish(self.link, self.keys, self.run_id)
-        # The pipelines have delivered every answer (or "pending" with its reason).
+        # The pipelines have delivered every answer (or "pending" with its reason), and
+        # every item handed to them.
         self.lookups.clear()
+        self.outbox.clear()
         leave(self.link, self.keys, self.worker)
         return released, finished
 
@@ -365,7 +386,12 @@ class RedisScheduler:
             request.meta[FP_META] = fp
             self.crawler.engine.crawl(request)  # back in enqueue_request, and wakes the engine
 
+    def _page_scraped(self, fp: str, url: str, item: Any) -> None:
+        if fp in self._held:
+            self._scraped.setdefault(fp, (url, []))[1].append(item)
+
     def _page_done(self, fp: str, items: int) -> None:
+        url, scraped = self._scraped.pop(fp, ("", []))
         if fp not in self._held:
             self.book.page_dropped(fp)
             return
@@ -376,6 +402,10 @@ class RedisScheduler:
             self._waiting.append((fp, ticket, time.monotonic()))
             if hold:
                 self._to_hold[fp] = hold
+            # Acknowledged now, its items kept in Redis until the index has them: a kill
+            # from here on costs this page no fetch.
+            self._handoffs.append((fp, entry(url, scraped)))
+            self._send_acks()  # at once: one call in flight, the others wait for it together
             if len(self._waiting) >= self.max_unacked // 2:
                 self._ask_for_a_flush()
         else:
@@ -425,25 +455,43 @@ class RedisScheduler:
         hold: dict[str, dict[str, Any]] = {}
         for fp in ready:  # in page order: a later page's evidence includes the earlier's
             hold.update(self._to_hold.pop(fp, {}))
-        self._hold_lookups(hold)  # before the drops of answers this flush delivered
+        # Before the drops of answers this flush delivered; not the works already let go.
+        self._hold_lookups(self.book.still_held(hold))
         self._drop_lookups(self.book.delivered(number))
         if ready:
-            self._waiting = [entry for entry in self._waiting if entry[1] > number]
-            self._acks.extend(ready)
-            self._send_acks()
+            self._waiting = [waiting for waiting in self._waiting if waiting[1] > number]
+            # Delivered before their hand-off went out: a plain acknowledgement will do.
+            unsent = set(ready).intersection(fp for fp, _ in self._handoffs)
+            if unsent:
+                self._handoffs = [h for h in self._handoffs if h[0] not in unsent]
+                self._acks.extend(fp for fp in ready if fp in unsent)
+                self._send_acks()
+            # After the hand-offs already sent (the calls run in order).
+            handed = [fp for fp in ready if fp not in unsent]
+            if handed and not self._unavailable:
+                self.calls.run(self.outbox.delivered, handed) \
+                    .addErrback(self._failed, "outbox delivered")
 
     def _send_acks(self) -> None:
-        """Acknowledge what is done and delivered (one ack call in flight at a time)."""
-        if self._acking or not self._acks or self._unavailable:
+        """Acknowledge what is done and delivered or handed off (one call in flight at a
+        time)."""
+        if self._acking or not (self._acks or self._handoffs) or self._unavailable:
             return
         acks, self._acks = self._acks, []
+        handoffs, self._handoffs = self._handoffs, []
         self._acking = True
-        d = self.calls.run(self.frontier.ack, acks)
+
+        def send() -> None:
+            self.frontier.hand_off(handoffs)
+            self.frontier.ack(acks)
+        d = self.calls.run(send)
 
         def acked(_: Any) -> None:
             self._held.difference_update(acks)
-            self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks))
-            if self._acks:
+            self._held.difference_update(fp for fp, _ in handoffs)
+            self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks) + len(handoffs))
+            self.stats.inc_value(stat_keys.FRONTIER_HANDED_OFF, len(handoffs))
+            if self._acks or self._handoffs:
                 self._send_acks()
             if not self._local:
                 self._take_more()  # room made
@@ -508,9 +556,9 @@ class RedisScheduler:
             reasons.append(f"{len(self._waiting)} page(s) of this worker waiting for the index "
                            f"(oldest {oldest:.0f} s, flush {min(t for _, t, _ in self._waiting)}"
                            f"; delivered {self._delivered})")
-        others = len(self._held) - len(self._waiting)
-        if others:
-            reasons.append(f"{others} other page(s) leased by this worker, not yet acknowledged")
+        if self._held:
+            reasons.append(f"{len(self._held)} page(s) leased by this worker, not yet "
+                           "acknowledged")
         state = self._last_state
         if state is not None:
             if not state.seeded:
@@ -532,19 +580,26 @@ class RedisScheduler:
         arXiv stage with lookups pending)."""
         if self._unavailable:
             return
-        if self._job_done and not self._held and not self._local and self._taking is None:
+        if self._job_done and not self._held and not self._waiting and not self._local \
+                and self._taking is None:
             return
         if not self._checking and not self._closing:
             self._checking = True
             self._send_acks()
             pushes, self._pushes = self._pushes, []
+            # A dead worker's outbox a part at a time: the next once this one is delivered.
+            limit = ADOPT_LIMIT if len(self._waiting) < ADOPT_LIMIT else 0
 
-            def check() -> tuple[FrontierState, int, list[dict[str, Any]]]:
+            def check() -> tuple[FrontierState, int, list[dict[str, Any]], dict[str, bytes]]:
                 self.frontier.push(pushes)
                 state = self.frontier.state()
-                # The arXiv lookups of workers that died (heartbeat lapsed) become ours.
-                alive, adopted = self.lookups.adopt() if state.idle else (0, [])
-                return state, alive, adopted
+                if not state.idle:
+                    return state, 0, [], {}
+                # The outboxes and arXiv lookups of workers that died (heartbeat lapsed)
+                # become ours.
+                holding, entries = self.outbox.adopt(limit)
+                alive, adopted = self.lookups.adopt()
+                return state, alive + holding, adopted, entries
             d = self.calls.run(check)
             d.addCallback(self._checked)
             d.addErrback(self._failed, "state")
@@ -554,9 +609,12 @@ class RedisScheduler:
             d.addBoth(done)
         raise DontCloseSpider
 
-    def _checked(self, checked: tuple[FrontierState, int, list[dict[str, Any]]]) -> None:
-        state, self._others_looking_up, adopted = checked
+    def _checked(self, checked: tuple[FrontierState, int, list[dict[str, Any]],
+                                      dict[str, bytes]]) -> None:
+        state, self._others_looking_up, adopted, entries = checked
         self._last_state = state
+        # The outboxes' items first: the answers to their lookups must follow them.
+        adopted = adopted + self._adopt_outbox(entries)
         if adopted:  # looked up here now; answers dropped from Redis as this worker's own
             self.book.adopted(adopted)
             self.crawler.signals.send_catch_log(lookups_adopted, evidence=adopted)
@@ -566,6 +624,36 @@ class RedisScheduler:
         # A job found idle stays so: only a leased page can push new requests.
         # Nor while a worker alive holds arXiv lookups (it may yet die: they would be
         # adopted here) or this check just adopted some.
-        self._job_done = (state.idle and not self._held and not self._local
-                          and self._taking is None and not self._others_looking_up
-                          and not adopted)
+        self._job_done = (state.idle and not self._held and not self._waiting
+                          and not self._local and self._taking is None
+                          and not self._others_looking_up and not adopted and not entries)
+
+    def _adopt_outbox(self, entries: dict[str, bytes]) -> list[dict[str, Any]]:
+        """A dead worker's handed-off pages, now in this worker's outbox: their items go
+        to the index pipeline and are waited for as this worker's own pages (their works'
+        lookups held in Redis once delivered); returns the evidence of the works they
+        queued for arXiv, for the arXiv stage to look up."""
+        if not entries:
+            return []
+        pages = {fp: items_of(payload) for fp, payload in entries.items()}
+        self.crawler.signals.send_catch_log(
+            items_adopted, items=[item for items in pages.values() for item in items])
+        self.stats.inc_value(stat_keys.FRONTIER_ADOPTED, len(pages))
+        ticket = self._index_ticket()
+        now = time.monotonic()
+        evidence: dict[str, dict[str, Any]] = {}
+        for fp, items in pages.items():
+            page: dict[str, dict[str, Any]] = {}
+            for value in (v for item in items for v in queued_works(item)):
+                work_id = value["work_id"]
+                page[work_id] = merged(page[work_id], value) if work_id in page else value
+                evidence[work_id] = (merged(evidence[work_id], value) if work_id in evidence
+                                     else value)
+            self._waiting.append((fp, ticket, now))
+            if page:
+                self._to_hold[fp] = page
+        logger.info("job %s: %d page(s) a dead worker had parsed and not delivered adopted: "
+                    "indexed from its outbox, not fetched again", self.keys.job, len(pages))
+        if ticket <= self._delivered:  # nothing to index after all
+            self._on_delivered(self._delivered)
+        return list(evidence.values())

@@ -41,6 +41,9 @@ class PageTracker:
         self.on_done: Callable[[str, int], None] = lambda fp, items: None
         # Each item of a leased page out of the pipelines, before the page can be done.
         self.on_item: Callable[[str, Any], None] = lambda fp, item: None
+        # Each item that came through every pipeline (scraped, not dropped or failed),
+        # with the page's URL: what the index stage holds of the page.
+        self.on_scraped: Callable[[str, str, Any], None] = lambda fp, url, item: None
         self._in_flight: dict[str, int] = {}  # items handed on, not yet out of the pipelines
         self._items: dict[str, int] = {}  # items the page yielded
         self._ended: set[str] = set()  # pages whose output is consumed
@@ -72,6 +75,8 @@ class PageTracker:
     def _item_finished(self, response: Any = None, item: Any = None, **kwargs: Any) -> None:
         fp = fingerprint_of(response)
         if fp is not None and self._in_flight.get(fp):
+            if kwargs.get("signal") is signals.item_scraped:
+                self.on_scraped(fp, response.url, item)
             self.on_item(fp, item)
             self._in_flight[fp] -= 1
             self._check(fp)

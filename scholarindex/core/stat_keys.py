@@ -125,6 +125,10 @@ RUN_WORKER: Final = "run/worker"  # this worker's id in the job (text)
 FRONTIER_PUSHED: Final = "frontier/pushed"  # requests sent to the shared queue (seen or not)
 FRONTIER_TAKEN: Final = "frontier/taken"  # requests leased from the shared queue
 FRONTIER_RECLAIMED: Final = "frontier/reclaimed"  # expired leases this worker put back
-FRONTIER_ACKED: Final = "frontier/acked"  # pages acknowledged (done, items delivered)
+FRONTIER_ACKED: Final = "frontier/acked"  # pages acknowledged (done, items delivered or handed off)
+# Of those, pages acknowledged with their items kept in the outbox until delivered.
+FRONTIER_HANDED_OFF: Final = "frontier/handed_off"
+# Pages a dead worker had handed off, adopted and delivered here.
+FRONTIER_ADOPTED: Final = "frontier/outbox_adopted"
 FRONTIER_RELEASED: Final = "frontier/released"  # leases handed back unfinished at close
 FRONTIER_ROUND_TRIPS: Final = "frontier/redis_round_trips"  # calls to Redis by the scheduler

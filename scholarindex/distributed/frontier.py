@@ -11,6 +11,10 @@ workers' clocks need not agree.
   ``max_deliveries`` times without an acknowledgement is set aside in ``dead`` (a page
   that kills every worker that takes it must not stop the job).
 * ``ack``: the page is done (parsed, its items delivered): lease and request go.
+* ``hand_off``: the page is parsed and its items are in the index stage's buffer: they
+  go to this worker's outbox (``outbox``) and the lease is acknowledged, in one script.
+  A worker killed from then on costs the page no fetch: another worker delivers the
+  items from the outbox.
 * ``renew``: push the deadline of this worker's leases forward (long pages, backpressure).
   It also names the pages this worker has parsed since its last renewal: their take no
   longer counts towards ``max_deliveries``. A page that was parsed cannot be what killed
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 
 from scholarindex.distributed.connection import RedisLink
 from scholarindex.distributed.keys import JobKeys
+from scholarindex.distributed.outbox import KEEP_SECONDS
 
 # Redis's clock in milliseconds, inside a script.
 _NOW = "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -115,6 +120,23 @@ if acked > 0 then redis.call('HINCRBY', KEYS[5], ARGV[1], acked) end
 return acked
 """
 
+# KEYS: leases, requests, owners, deliveries, done, outbox;
+# ARGV: worker, keep seconds, fingerprint, payload, fingerprint, payload...
+_HAND_OFF = """
+local acked = 0
+for i = 3, #ARGV, 2 do
+  local fp = ARGV[i]
+  redis.call('HSET', KEYS[6], fp, ARGV[i + 1])
+  acked = acked + redis.call('HDEL', KEYS[2], fp)
+  redis.call('ZREM', KEYS[1], fp)
+  redis.call('HDEL', KEYS[3], fp)
+  redis.call('HDEL', KEYS[4], fp)
+end
+redis.call('EXPIRE', KEYS[6], ARGV[2])
+if acked > 0 then redis.call('HINCRBY', KEYS[5], ARGV[1], acked) end
+return acked
+"""
+
 # KEYS: leases, owners, clock, deliveries;
 # ARGV: lease ms, worker, n parsed, the n parsed fingerprints..., fingerprints to renew...
 _RENEW = _NOW + _after_silence(3, 1, 1) + """
@@ -189,6 +211,7 @@ class Frontier:
         self._push = client.register_script(_PUSH)
         self._take = client.register_script(_TAKE)
         self._ack = client.register_script(_ACK)
+        self._hand_off = client.register_script(_HAND_OFF)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
 
@@ -220,6 +243,19 @@ class Frontier:
         return int(self.link.call(lambda c: self._ack(
             keys=[k.leases, k.requests, k.owners, k.deliveries, k.done],
             args=[self.worker, *fingerprints], client=c), "ack"))
+
+    def hand_off(self, entries: Sequence[tuple[str, bytes]]) -> int:
+        """Acknowledge these pages, keeping each one's outbox entry (``outbox.entry``:
+        its items, handed to this worker's index stage) until ``Outbox.delivered``."""
+        if not entries:
+            return 0
+        k = self.keys
+        args: list[str | bytes | int] = [self.worker, KEEP_SECONDS]
+        for fp, payload in entries:
+            args += [fp, payload]
+        return int(self.link.call(lambda c: self._hand_off(
+            keys=[k.leases, k.requests, k.owners, k.deliveries, k.done, k.outbox(self.worker)],
+            args=args, client=c), "hand off"))
 
     def renew(self, fingerprints: Sequence[str], parsed: Sequence[str] = ()) -> int:
         """Renew these leases of this worker (none: only tell Redis a worker is about);

@@ -16,6 +16,10 @@
     {prefix}job:{name}:clock          when a worker last took or renewed (ms, Redis clock)
     {prefix}job:{name}:lookups:{worker}  hash work id -> evidence of an arXiv lookup the
                                       worker has outstanding (``scholarindex.distributed.lookups``)
+    {prefix}job:{name}:outbox:{worker}   hash fingerprint -> a page's items the worker has
+                                      handed to its index stage, not yet delivered
+                                      (``scholarindex.distributed.outbox``)
+    {prefix}job:{name}:adoptions      hash fingerprint -> times an outbox entry was adopted
 """
 
 from __future__ import annotations
@@ -86,7 +90,15 @@ class JobKeys:
     def lookups(self, worker: str) -> str:
         return self._key(f"lookups:{worker}")
 
+    def outbox(self, worker: str) -> str:
+        return self._key(f"outbox:{worker}")
+
+    @property
+    def adoptions(self) -> str:
+        return self._key("adoptions")
+
     def run_keys(self) -> list[str]:
         """What a new run of the job starts without (the dead letters stay)."""
         return [self.queue, self.requests, self.seen, self.leases, self.owners,
-                self.deliveries, self.workers, self.heartbeats, self.done, self.clock]
+                self.deliveries, self.workers, self.heartbeats, self.done, self.clock,
+                self.adoptions]
