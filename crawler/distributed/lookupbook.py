@@ -54,6 +54,12 @@ def merged(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return {"work_id": a["work_id"], "listings": listings}
 
 
+def merge_into(works: dict[str, dict[str, Any]], evidence: dict[str, Any]) -> None:
+    """Add one work's evidence to ``works`` (work id -> evidence), merged with what is there."""
+    work_id = evidence["work_id"]
+    works[work_id] = merged(works[work_id], evidence) if work_id in works else evidence
+
+
 class LookupBook:
     def __init__(self) -> None:
         self._pages: dict[str, dict[str, dict[str, Any]]] = {}  # page -> work -> evidence
@@ -65,9 +71,7 @@ class LookupBook:
         for evidence in queued_works(item):
             if evidence["work_id"] in self._recent:
                 continue
-            page = self._pages.setdefault(fp, {})
-            work_id = evidence["work_id"]
-            page[work_id] = merged(page[work_id], evidence) if work_id in page else evidence
+            merge_into(self._pages.setdefault(fp, {}), evidence)
 
     def page_done(self, fp: str) -> dict[str, dict[str, Any]]:
         changed = {}

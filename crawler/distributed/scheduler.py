@@ -66,7 +66,7 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from crawler.distributed.calls import RedisCalls
-from crawler.distributed.lookupbook import LookupBook, merged, queued_works
+from crawler.distributed.lookupbook import LookupBook, merge_into, queued_works
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import safe_name
 from crawler.signals import (
@@ -645,10 +645,8 @@ class RedisScheduler:
         for fp, items in pages.items():
             page: dict[str, dict[str, Any]] = {}
             for value in (v for item in items for v in queued_works(item)):
-                work_id = value["work_id"]
-                page[work_id] = merged(page[work_id], value) if work_id in page else value
-                evidence[work_id] = (merged(evidence[work_id], value) if work_id in evidence
-                                     else value)
+                merge_into(page, value)
+                merge_into(evidence, value)
             self._waiting.append((fp, ticket, now))
             if page:
                 self._to_hold[fp] = page
