@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -32,6 +33,8 @@ DEFAULT_VERSION = "2.19.6"
 # Per node. Two nodes' worth of heap, and the page cache Lucene relies on, fit a 24 GiB
 # machine several times over; more buys nothing on 2 cores.
 DEFAULT_HEAP = "1g"
+# Free ports are chosen from here up to the ephemeral range (see ``free_port``).
+PORT_FLOOR = 20000
 MODULES = frozenset({
     "org.opensearch.transport.Netty4Plugin",
     "org.opensearch.analysis.common.CommonAnalysisPlugin",
@@ -111,9 +114,29 @@ def _fresh(classpath_file: Path, launcher: Path) -> bool:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A free loopback port below the kernel's ephemeral range.
+
+    A port the kernel hands out for ``bind(0)`` is in the range it also uses for outgoing
+    connections, so between choosing it and the JVM binding it, a node's own connection to
+    a seed host could take it (seen: a transport port lost so while its node started).
+    """
+    low = _ephemeral_low()
+    while True:
+        port = random.randrange(PORT_FLOOR, low)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
+def _ephemeral_low() -> int:
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768  # Linux's default
+    return max(low, PORT_FLOOR + 1000)
 
 
 @dataclass
