@@ -237,27 +237,36 @@ class SearchLoop(threading.Thread):
 
     def run(self) -> None:
         while not self.stopping.is_set():
-            title = self.rnd.choice(self.titles)
-            phase = self.phase
-            started = time.perf_counter()
-            try:
-                found = self.service.search(SearchRequest(q=title))
-            except Exception as exc:  # counted and reported: a failed search is a figure
-                self.errors.append(f"{phase}: {type(exc).__name__}: {exc}"[:300])
+            if not self.search(self.rnd.choice(self.titles), self.phase):
                 self.stopping.wait(1.0)
                 continue
-            self.samples.setdefault(phase, []).append(time.perf_counter() - started)
-            papers: dict[int, list[str]] = {}
-            for hit in found.hits:
-                paper = self.truth.get(hit.id)
-                if paper is not None:
-                    papers.setdefault(paper, []).append(hit.id)
-            twice = [{"query": title, "paper": paper, "documents": ids}
-                     for paper, ids in papers.items() if len(ids) > 1]
-            if twice:
-                self.twice.setdefault(phase, []).extend(twice)
-                self.searches_twice[phase] = self.searches_twice.get(phase, 0) + 1
             self.stopping.wait(SEARCH_PAUSE)
+
+    def sweep(self, titles: list[str], phase: str) -> None:
+        """Each title searched once (the loop stopped): what is left shown twice at the end,
+        where the random loop samples only a few titles."""
+        for title in titles:
+            self.search(title, phase)
+
+    def search(self, title: str, phase: str) -> bool:
+        started = time.perf_counter()
+        try:
+            found = self.service.search(SearchRequest(q=title))
+        except Exception as exc:  # counted and reported: a failed search is a figure
+            self.errors.append(f"{phase}: {type(exc).__name__}: {exc}"[:300])
+            return False
+        self.samples.setdefault(phase, []).append(time.perf_counter() - started)
+        papers: dict[int, list[str]] = {}
+        for hit in found.hits:
+            paper = self.truth.get(hit.id)
+            if paper is not None:
+                papers.setdefault(paper, []).append(hit.id)
+        twice = [{"query": title, "paper": paper, "documents": ids}
+                 for paper, ids in papers.items() if len(ids) > 1]
+        if twice:
+            self.twice.setdefault(phase, []).extend(twice)
+            self.searches_twice[phase] = self.searches_twice.get(phase, 0) + 1
+        return True
 
     def figures(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -434,11 +443,10 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
             for mode in modes[passes]:
                 loop.phase = f"{mode} pass"
                 results["passes"][mode] = run_pass(config, mode, work)
-            loop.phase = "after"
-            time.sleep(1.0)
         finally:
             loop.stopping.set()
             loop.join(30)
+        loop.sweep(touched, "after, every re-crawled paper")
         results["search"] = loop.figures()
     results["typos_joined"] = joined_typos(client, config.prefix, recrawl.typos, truth)
     results["size"] = store_size(client, config.prefix)

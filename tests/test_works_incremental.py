@@ -157,3 +157,25 @@ def test_a_work_gone_leaves_its_keys_on_its_tombstone_for_the_pass(
     assert report.pending == 1 and report.documents >= 1  # its neighbour, found by its keys
     tombstones = snapshot(opensearch_client, alias_name(prefix, TOMBSTONES_INDEX))
     assert "resolve_pending" not in tombstones[gone["work_id"]]  # settled
+
+
+def test_a_pair_of_common_words_blocks_alike_in_both_passes(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    # Every word of these titles is past the posting cap, and so is every pair of them:
+    # no block holds the typo and its paper in the whole index. The incremental pass
+    # reads both (each changed) and must not pair them through a pair of words either,
+    # as it did when it sized that block by the documents it read (two).
+    writer, resolver, _prefix = fresh()
+    tail = "and Data-Driven Partitioning for Time-Series Forecasting at Scale"
+    crowd = [listing(f"Method{k} {tail}", f"Person{k} Crowd") for k in range(60)]
+    paper = listing(f"Differentiable {tail}", "Ann Lee", authors=("Ann Lee", "Bob Stone"))
+    _crawl(writer, [], [*crowd, paper], [], TIMES[0])
+    resolver.run(full=True)
+
+    again = listing(f"Differentiable {tail}", "Cid Moor", authors=("Ann Lee", "Bob Stone"))
+    typo = listing(f"Differentiale {tail}", "Bob Stone", authors=("Ann Lee", "Bob Stone"))
+    _crawl(writer, [], [again, typo], [], TIMES[1])
+    report = resolver.run(full=False)
+
+    assert report.documents >= 2
+    assert resolver.run(full=True, dry_run=True).changes == []

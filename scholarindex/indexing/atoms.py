@@ -15,7 +15,12 @@ from typing import Any
 from scholarindex.core.enrichment_status import DONE
 from scholarindex.core.identity import split_dois
 from scholarindex.core.resolution import Atom
-from scholarindex.core.resolution.blocking import stored_keys
+from scholarindex.core.resolution.blocking import (
+    pair_key_words,
+    pair_keys,
+    stored_keys,
+    title_terms,
+)
 from scholarindex.core.resolution.decide import features
 
 STRONG_PREFIX = "s:"  # a verified key among the stored keys: atoms sharing one always meet
@@ -95,3 +100,45 @@ def atom_keys(atom: Atom) -> frozenset[str]:
     feats = features(atom)
     return frozenset(stored_keys(feats.titles, feats.surnames)
                      | {STRONG_PREFIX + k.strip().lower() for k in atom.strong_keys if k.strip()})
+
+
+def atom_words(atom: Atom) -> frozenset[str]:
+    """The atom's distinctive title words: what blocking files it under."""
+    return frozenset(title_terms(features(atom).titles))
+
+
+def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int]
+                ) -> dict[str, int]:
+    """Each pair of rare words (``blocking.pair_keys``, read with ``counts``: word ->
+    atoms) the documents' atoms file under, and how many of those atoms do."""
+    filed: dict[str, int] = {}
+    for atom in atoms_of(docs):
+        for key in pair_keys(atom_words(atom), counts):
+            filed[key] = filed.get(key, 0) + 1
+    return filed
+
+
+def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str]
+                 ) -> tuple[dict[str, int], dict[str, int]]:
+    """For each pair key, the atoms and the documents among ``docs`` holding both of its
+    words: the part of the pair's block these documents make (its size in the index is
+    the documents holding both, ``neighbourhood.counts``)."""
+    keys = set(keys)
+    wanted = {word for key in keys for word in pair_key_words(key)}
+    atoms_holding: dict[str, list[int]] = {}
+    docs_holding: dict[str, set[int]] = {}
+    n = 0
+    for d, doc in enumerate(docs):
+        for atom in atoms_of([doc]):
+            for word in atom_words(atom) & wanted:
+                atoms_holding.setdefault(word, []).append(n)
+                docs_holding.setdefault(word, set()).add(d)
+            n += 1
+    atoms_both: dict[str, int] = {}
+    docs_both: dict[str, int] = {}
+    for key in keys:
+        first, second = pair_key_words(key)
+        atoms_both[key] = len(set(atoms_holding.get(first, ())).intersection(
+            atoms_holding.get(second, ())))
+        docs_both[key] = len(docs_holding.get(first, set()) & docs_holding.get(second, set()))
+    return atoms_both, docs_both

@@ -13,6 +13,10 @@ keys on its tombstone. This module reads them back through the index:
   use it either (a posting or block past its cap pairs nothing), so a common word
   never pulls half the index in.
 
+Both also take a pair of rare words (``blocking.pair_keys``: ``"&:a b"``), which no
+document stores (which pairs an atom files under depends on counts): its holders are
+the documents holding both word keys.
+
 Every request has the client's timeout; a failure raises ``IndexUnavailable``.
 """
 
@@ -23,12 +27,14 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from scholarindex.core.resolution.blocking import is_pair_key, pair_key_words, word_key
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.scan import scan
 
 KEYS = "blocking_keys"
 PENDING = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
+PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each)
 
 
 def pending(client: OpenSearch, index: str, source: list[str]
@@ -42,13 +48,24 @@ def pending(client: OpenSearch, index: str, source: list[str]
 
 def counts(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, int]:
     """The number of documents of ``index`` holding each key (0 for none)."""
-    keys = sorted(set(keys))
-    found = dict.fromkeys(keys, 0)
-    for start in range(0, len(keys), CHUNK):
-        part = keys[start:start + CHUNK]
-        body = {"size": 0, "query": {"terms": {KEYS: part}},
-                "aggs": {"keys": {"terms": {"field": KEYS, "include": part,
-                                            "size": len(part)}}}}
+    asked = sorted(set(keys))
+    found = dict.fromkeys(asked, 0)
+    pairs = [k for k in asked if is_pair_key(k)]
+    stored = [k for k in asked if not is_pair_key(k)]
+    for start in range(0, len(pairs), PAIR_CHUNK):
+        part = {k: _both(k) for k in pairs[start:start + PAIR_CHUNK]}
+        body: dict[str, Any] = {"size": 0, "query": {"bool": {"should": list(part.values()),
+                                              "minimum_should_match": 1}},
+                "aggs": {"pairs": {"filters": {"filters": part}}}}
+        with translate_errors(f"count blocking pairs {index}"):
+            answer = client.search(index=index, body=body)
+        for key, bucket in answer["aggregations"]["pairs"]["buckets"].items():
+            found[key] = int(bucket["doc_count"])
+    for start in range(0, len(stored), CHUNK):
+        names = stored[start:start + CHUNK]
+        body = {"size": 0, "query": {"terms": {KEYS: names}},
+                "aggs": {"keys": {"terms": {"field": KEYS, "include": names,
+                                            "size": len(names)}}}}
         with translate_errors(f"count blocking keys {index}"):
             answer = client.search(index=index, body=body)
         for bucket in answer["aggregations"]["keys"]["buckets"]:
@@ -59,11 +76,22 @@ def counts(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, int
 def holders(client: OpenSearch, index: str, keys: Iterable[str], source: list[str]
             ) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every document of ``index`` holding one of ``keys``: id and source."""
-    keys = sorted(set(keys))
-    for start in range(0, len(keys), CHUNK):
-        body = {"query": {"terms": {KEYS: keys[start:start + CHUNK]}}, "_source": source}
-        for hit in scan(client, index, body):
+    asked = sorted(set(keys))
+    pairs = [_both(k) for k in asked if is_pair_key(k)]
+    stored = [k for k in asked if not is_pair_key(k)]
+    queries: list[dict[str, Any]] = [{"terms": {KEYS: stored[start:start + CHUNK]}}
+                                     for start in range(0, len(stored), CHUNK)]
+    queries += [{"bool": {"should": pairs[start:start + PAIR_CHUNK], "minimum_should_match": 1}}
+                for start in range(0, len(pairs), PAIR_CHUNK)]
+    for query in queries:
+        for hit in scan(client, index, {"query": query, "_source": source}):
             yield hit["_id"], hit["_source"]
+
+
+def _both(pair: str) -> dict[str, Any]:
+    """The documents holding both words of a pair key."""
+    return {"bool": {"filter": [{"term": {KEYS: word_key(word)}}
+                                for word in pair_key_words(pair)]}}
 
 
 def keys_of(docs: Iterable[Mapping[str, Any]], field: str = KEYS) -> set[str]:

@@ -27,6 +27,7 @@ settles what is left.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Iterable, Mapping
@@ -36,12 +37,26 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import Atom, Resolution, resolve
-from scholarindex.core.resolution.blocking import MAX_POSTING, crossed
+from scholarindex.core.resolution.blocking import (
+    MAX_POSTING,
+    crossed,
+    is_pair_key,
+    pair_key,
+    pair_key_words,
+    word_key,
+)
 from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
 from scholarindex.core.resolution.decide import SHARED_KEY
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing import neighbourhood
-from scholarindex.indexing.atoms import atom_keys, atoms_of, doc_keys
+from scholarindex.indexing.atoms import (
+    atom_keys,
+    atom_words,
+    atoms_of,
+    doc_keys,
+    filed_pairs,
+    holding_both,
+)
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
@@ -269,16 +284,20 @@ class ResolutionPass:
         first = set(region.docs)
         self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
         sizes = [len(first), len(region.docs)]
-        moved = region.moved_words(region.counted(self)[0])
+        counts = region.counted(self)[0]
+        moved = region.moved_words(counts)
         self._widen(region, {k for d in set(region.docs) - first
-                             if moved & region.keys(d) for k in region.keys(d)})
+                             if moved & region.keys(d) for k in region.keys(d)}
+                    | region.pair_keys(first, counts))
         sizes.append(len(region.docs))
         resolution = Resolution([])
         for _ in range(WIDEN_ROUNDS):
-            resolution = self._resolve(region.docs.values(), decisions, region.counted(self))
+            counted = region.counted(self)
+            resolution = self._resolve(region.docs.values(), decisions, counted)
             held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
             moving = {d for docs, _ in plan(held, resolution.clusters) for d in docs}
-            unread = {k for d in moving for k in region.keys(d)} - region.widened
+            unread = ({k for d in moving for k in region.keys(d)}
+                      | region.pair_keys(moving, counted[0])) - region.widened
             if not unread:
                 break
             self._widen(region, unread)
@@ -295,7 +314,8 @@ class ResolutionPass:
         region.widened |= new
         region.doc_counts.update(neighbourhood.counts(self.client, works, new))
         slack = region.slack()  # a block that was under the cap still pairs its members
-        ask = [k for k in new if 0 < region.doc_counts[k] <= MAX_POSTING + slack.get(k, 0)]
+        ask = [k for k in new if 0 < region.doc_counts[k] <= MAX_POSTING + (
+            _pair_slack(k, slack) if is_pair_key(k) else slack.get(k, 0))]
         for doc_id, source in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS):
             region.docs.setdefault(doc_id, source)
 
@@ -441,7 +461,37 @@ class _Region:
                 counts[key[2:]] = total
             else:
                 sizes[key] = total
+        # A pair of rare words pairs the atoms filed under it (two at least) when the
+        # documents holding both words are within the cap.
+        shared = [k for k, filed in filed_pairs(self.docs.values(), counts).items() if filed > 1]
+        missing = set(shared) - set(self.doc_counts)
+        if missing:
+            works = alias_name(resolver.prefix, "works")
+            self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
+        atoms_both, docs_both = holding_both(self.docs.values(), shared)
+        for key in shared:
+            sizes[key] = atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
         return counts, sizes
+
+    def pair_keys(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> set[str]:
+        """The pairs of rare words the documents' atoms file under, and every pair of their
+        words whose block a change may have taken across the cap (each word held by as
+        many atoms as the cap less the change's slack at least)."""
+        docs = [self.docs[d] for d in doc_ids]
+        keys = set(filed_pairs(docs, counts))
+        slack = self.slack()
+        for atom in atoms_of(docs):
+            words = sorted(w for w in atom_words(atom)
+                           if counts.get(w, 0) + slack.get(word_key(w), 0) > MAX_POSTING)
+            near = {pair_key(a, b) for a, b in itertools.combinations(words, 2)}
+            keys |= {k for k in near if _pair_slack(k, slack)}
+        return keys
+
+
+def _pair_slack(key: str, slack: Mapping[str, int]) -> int:
+    """How far the count of documents holding both words of a pair key may have moved:
+    the change's atoms holding both, at most as many as hold the rarer."""
+    return min(slack.get(word_key(w), 0) for w in pair_key_words(key))
 
 
 def _plain(atom: Atom) -> Atom:

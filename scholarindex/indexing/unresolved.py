@@ -40,11 +40,19 @@ from scholarindex.core.resolution import resolve
 from scholarindex.core.resolution.blocking import (
     MAX_POSTING,
     candidate_pairs_from_titles,
+    pair_key_words,
     title_terms,
+    word_key,
 )
 from scholarindex.core.resolution.decide import decide_features, features
 from scholarindex.indexing import neighbourhood
-from scholarindex.indexing.atoms import atom_keys, atoms_of, doc_keys
+from scholarindex.indexing.atoms import (
+    atom_keys,
+    atoms_of,
+    doc_keys,
+    filed_pairs,
+    holding_both,
+)
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import refresh
@@ -89,51 +97,37 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
         return {}
     # The others pair with nothing, but their words and blocks count towards blocking's
     # rarity and caps as if resolved with the rest (they are not in the index yet).
-    others: dict[str, int] = {}
-    for doc_id, doc in new.items():
-        if doc_id not in judged:
-            for atom in atoms_of([doc]):
-                for key in atom_keys(atom):
-                    others[key] = others.get(key, 0) + 1
+    others = [doc for doc_id, doc in new.items() if doc_id not in judged]
     new = {doc_id: new[doc_id] for doc_id in judged}
     keys = {k for doc_id in judged for k in keys_of[doc_id]}
     ask = [k for k in keys if 0 < counts[k] <= MAX_POSTING]
-    ask_set = set(ask)
     docs: dict[str, Mapping[str, Any]] = {
         doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
         if doc_id not in new}
     docs.update(new)
-    owner: dict[str, str] = {}
-    local_atoms: dict[str, int] = {}
-    for doc_id, doc in docs.items():
-        for atom in atoms_of([doc]):
-            owner[atom.work_id] = doc_id
-            for key in atom_keys(atom):
-                local_atoms[key] = local_atoms.get(key, 0) + 1
-    missing = set(local_atoms) - set(counts)
-    counts.update(neighbourhood.counts(client, works, missing) if missing else {})
-    local_docs: dict[str, int] = {}
-    for doc_id, doc in docs.items():
-        if doc_id not in new:
-            for key in doc_keys(atoms_of([doc])):
-                local_docs[key] = local_docs.get(key, 0) + 1
-    word_counts, sizes = {}, {}
-    for key, atoms in local_atoms.items():
-        total = (atoms + max(0, counts.get(key, 0) - local_docs.get(key, 0))
-                 + others.get(key, 0))
-        if key.startswith("w:"):
-            word_counts[key[2:]] = total
-        else:
-            sizes[key] = total
+    word_counts, sizes = _counted(client, works, docs, set(new), others, counts)
+    # And the holders of the pairs of rare words the new works file under, within the cap.
+    pairs = set(filed_pairs(new.values(), word_counts))
+    counts.update(neighbourhood.counts(client, works, pairs - set(counts)))
+    ask_pairs = [k for k in pairs if 0 < counts[k] <= MAX_POSTING]
+    ask_set = set(ask) | set(ask_pairs)
+    read = len(docs)
+    docs.update((doc_id, source) for doc_id, source
+                in neighbourhood.holders(client, works, ask_pairs, SOURCE) if doc_id not in docs)
+    if len(docs) > read:
+        word_counts, sizes = _counted(client, works, docs, set(new), others, counts)
+    owner = {atom.work_id: doc_id for doc_id, doc in docs.items() for atom in atoms_of([doc])}
     matched = _matched(docs, owner, set(new), word_counts, sizes)
     if not matched:
         return {}
-    # Only the works a matched new one may meet: it and the documents sharing its keys.
+    # Only the works a matched new one may meet: it and the documents sharing its keys
+    # (a pair of words: holding both).
     near = {k for doc_id in matched for k in keys_of[doc_id] if k in ask_set}
+    near_pairs = [set(map(word_key, pair_key_words(k)))
+                  for k in filed_pairs([new[d] for d in matched], word_counts) if k in ask_set]
     docs = {doc_id: doc for doc_id, doc in docs.items()
             if doc_id in matched or (doc_id not in new
-                                     and near & set(doc.get("blocking_keys")
-                                                    or doc_keys(atoms_of([doc]))))}
+                                     and _shares(_stored(doc), near, near_pairs))}
     new = {doc_id: new[doc_id] for doc_id in matched}
     found: dict[str, str] = {}
     for cluster in resolve(atoms_of(docs.values()), counts=word_counts, sizes=sizes).clusters:
@@ -144,6 +138,53 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
             if earlier:
                 found[doc_id] = docs[earlier[0]].get(HIDDEN) or earlier[0]
     return found
+
+
+def _counted(client: OpenSearch, works: str, docs: Mapping[str, Mapping[str, Any]],
+             new: set[str], others: list[Mapping[str, Any]], counts: dict[str, int]
+             ) -> tuple[dict[str, int], dict[str, int]]:
+    """Blocking's counts over the index and this batch (word -> atoms; block -> atoms):
+    the atoms of ``docs`` one by one, each other indexed document holding a key as one
+    atom, and the batch's other new documents (``others``) too. Fills ``counts`` (key ->
+    indexed documents holding it) where it lacks a key."""
+    local_atoms: dict[str, int] = {}
+    for doc in (*docs.values(), *others):
+        for atom in atoms_of([doc]):
+            for key in atom_keys(atom):
+                local_atoms[key] = local_atoms.get(key, 0) + 1
+    missing = set(local_atoms) - set(counts)
+    counts.update(neighbourhood.counts(client, works, missing) if missing else {})
+    local_docs: dict[str, int] = {}
+    for doc_id, doc in docs.items():
+        if doc_id not in new:
+            for key in _stored(doc):
+                local_docs[key] = local_docs.get(key, 0) + 1
+    word_counts, sizes = {}, {}
+    for key, atoms in local_atoms.items():
+        total = atoms + max(0, counts.get(key, 0) - local_docs.get(key, 0))
+        if key.startswith("w:"):
+            word_counts[key[2:]] = total
+        else:
+            sizes[key] = total
+    # A pair of rare words: the atoms holding both words (``blocking.pair_keys``).
+    batch = [*docs.values(), *others]
+    shared = [k for k, filed in filed_pairs(batch, word_counts).items() if filed > 1]
+    missing = set(shared) - set(counts)
+    counts.update(neighbourhood.counts(client, works, missing) if missing else {})
+    atoms_both, _ = holding_both(batch, shared)
+    _, docs_both = holding_both([doc for doc_id, doc in docs.items() if doc_id not in new],
+                                shared)
+    for key in shared:
+        sizes[key] = atoms_both[key] + max(0, counts[key] - docs_both[key])
+    return word_counts, sizes
+
+
+def _stored(doc: Mapping[str, Any]) -> set[str]:
+    return set(doc.get("blocking_keys") or doc_keys(atoms_of([doc])))
+
+
+def _shares(keys: set[str], near: set[str], near_pairs: list[set[str]]) -> bool:
+    return bool(keys & near) or any(pair <= keys for pair in near_pairs)
 
 
 def _with_candidates(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],

@@ -38,7 +38,9 @@ truncation and word order all survive:
   under each three of its first four in order, so a typo in one of them (a word no
   other atom holds) leaves a start in common. A pair of common words is rare
   where each alone is not. Blocks of at most ``MAX_POSTING`` atoms pair their
-  members under the same share test as above. At most 10 keys per title: still
+  members under the same share test as above; a pair's block is sized by every
+  atom holding both words, filed under it or not (``pair_keys``), which a part of
+  the set can count through the index. At most 10 keys per title: still
   linear. (Measured by capping postings as a large crawl would fill them:
   ``docs/resolution.md``.)
 
@@ -210,13 +212,36 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 for j in members[x + 1:]:
                     if i != j:
                         pairs.add((i, j) if i < j else (j, i))
+    held_by: dict[str, set[int]] = {}
     for combined, members in _combined_keys(titles, terms, held).items():
-        if len(members) > 1 and _size(combined, members, block_sizes) <= limit:
-            for x, i in enumerate(members):
-                for j in members[x + 1:]:
-                    if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
-                        pairs.add((i, j) if i < j else (j, i))
+        if len(members) < 2 or _size(combined, members, block_sizes) > limit:
+            continue
+        # A pair's block is sized by every atom holding both words (``pair_keys``).
+        if combined[0] == "&" and _both_past(postings, combined[1], combined[2], limit, held_by):
+            continue
+        for x, i in enumerate(members):
+            for j in members[x + 1:]:
+                if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
+                    pairs.add((i, j) if i < j else (j, i))
     yield from sorted(pairs)
+
+
+def _both_past(postings: Mapping[str, list[int]], first: str, second: str, limit: int,
+               held_by: dict[str, set[int]]) -> bool:
+    """Whether more than ``limit`` atoms hold both words (``held_by``: a cache of sets)."""
+    fewer, more = sorted((first, second), key=lambda w: len(postings[w]))
+    if len(postings[fewer]) <= limit:
+        return False
+    if more not in held_by:
+        held_by[more] = set(postings[more])
+    larger = held_by[more]
+    both = 0
+    for i in postings[fewer]:
+        if i in larger:
+            both += 1
+            if both > limit:
+                return True
+    return False
 
 
 def _size(key: str | tuple[str, ...], members: list[int],
@@ -224,6 +249,31 @@ def _size(key: str | tuple[str, ...], members: list[int],
     if sizes is None:
         return len(members)
     return max(len(members), sizes.get(block_name(key), 0))
+
+
+def pair_keys(words: Iterable[str], held: Mapping[str, int]) -> set[str]:
+    """The combined keys of pairs of rare words an atom files under (``block_name``s).
+
+    Such a block is sized by the atoms holding both words, whether or not the pair is
+    among their rarest: a number the index can count from the stored word keys, so a
+    part of the set (the incremental pass, the judgment of new works) caps a block as
+    the whole set does, where counting only the atoms filed under it would need every
+    holder's words and counts."""
+    return {pair_key(*pair) for pair in itertools.combinations(pair_words(words, held), 2)}
+
+
+def pair_key(first: str, second: str) -> str:
+    """The name of the block of a pair of words (``"&:a b"``)."""
+    return block_name(("&", *sorted((first, second))))
+
+
+def is_pair_key(key: str) -> bool:
+    return key.startswith("&:")
+
+
+def pair_key_words(key: str) -> list[str]:
+    """The two words of a ``pair_keys`` key."""
+    return key[2:].split(" ")
 
 
 def _typo_keys(titles: Sequence[str]) -> set[str]:
