@@ -18,6 +18,7 @@ from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.indices import alias_name, ensure_aliases
 from scholarindex.indexing.passlock import PassLock
 from tests.support.index_contents import snapshot
@@ -84,6 +85,30 @@ def test_only_new_works_with_a_possible_partner_are_judged(
     assert hidden[CUT["work_id"]] == ORIGINAL["work_id"]
     assert hidden[UNRELATED["work_id"]] is None
     assert hidden[ORIGINAL["work_id"]] is None
+
+
+@pytest.mark.parametrize("failures", [1, 2])
+def test_a_judgment_that_times_out_is_tried_again_not_written_visible(
+        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch,
+        failures: int) -> None:
+    # Under load a neighbour read may time out: the round is tried again, with the
+    # writer's backoff, rather than the new printing written visible beside its paper.
+    writer, prefix = writer_for()
+    writer.write([change_from_item(ORIGINAL, AT)])
+    real = unresolved.neighbourhood.counts
+    calls = {"n": 0}
+
+    def timing_out(*args: Any) -> dict[str, int]:
+        calls["n"] += 1
+        if calls["n"] <= failures:
+            raise IndexUnavailable("count blocking keys: timed out", retryable=True)
+        return real(*args)
+
+    monkeypatch.setattr(unresolved.neighbourhood, "counts", timing_out)
+    report = writer.write([change_from_item(TYPO, AT)])
+
+    assert calls["n"] > failures and report.retries >= 1 and not report.dead_lettered
+    assert _hidden(opensearch_client, prefix)[TYPO["work_id"]] == ORIGINAL["work_id"]
 
 
 def test_with_the_judgment_off_new_works_are_written_as_they_come(

@@ -424,7 +424,11 @@ class BulkWriter:
                 del pending[key]
             else:
                 ready.append(doc)
-        self._hide_unresolved(ready)
+        try:
+            self._hide_unresolved(ready)
+        except IndexUnavailable as exc:  # retryable (``hiders``): this round again, later
+            self._unavailable(list(pending.values()), exc)
+            return
         buried = [doc for doc in ready if doc.tombstone_merged != doc.tombstone]
         if buried:  # tombstones first: whoever reads the work after this round sees them
             self._send([self._tombstone_action(doc) for doc in buried], pending, report,

@@ -25,7 +25,8 @@ of a hidden work keeps it hidden (``documents._work_doc`` carries the field).
 The judgment is provisional and one-sided: it never joins anything, so it cannot make
 a wrong join the pass would have to undo; at worst a new printing is hidden until the
 pass, while its paper shows under the other printing. A failure to read the
-neighbours writes the new works visible (the pass still joins them).
+neighbours that may pass (a timeout, a rejection) is retried with the writer's round;
+one that will not writes the new works visible (the pass still joins them).
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ SOURCE = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment", 
 def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
            fresh: bool = False) -> dict[str, str]:
     """For each new work document (id -> document) that resolution would join to another,
-    the id it is hidden by. Empty when the index cannot be read (logged).
+    the id it is hidden by. Raises a retryable ``IndexUnavailable`` (a timeout, a
+    rejection: the writer's round is tried again, as for its reads); empty when the
+    index refuses for good (logged).
 
     ``fresh``: the caller wrote no work for a while (``REFRESH_AFTER``), so the index's
     own refresh has made its last works searchable: no refresh is asked for."""
@@ -80,6 +83,8 @@ def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
     try:
         return _hiders(client, works, new, fresh)
     except IndexUnavailable as exc:
+        if exc.retryable:
+            raise
         logger.warning("new works written without checking for their papers' other "
                        "printings (the resolution pass joins them): %s", exc)
         return {}
