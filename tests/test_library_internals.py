@@ -24,7 +24,7 @@ def test_scrapy_download_slots_can_be_held_and_woken() -> None:
     assert _parameters(Downloader._process_queue) == ["self", "slot"]
     downloader = Downloader(get_crawler())
     assert isinstance(downloader.slots, dict)
-    slot = Slot(concurrency=3, delay=0.0, randomize_delay=False)
+    slot = Slot(concurrency=3, delay=0.0, jitter=0)
     slot.concurrency = 0
     assert slot.concurrency == 0
 
