@@ -173,15 +173,16 @@ def change_pages(site: Site, share: float, seed: int) -> Recrawl:
 # --- the bulk build --------------------------------------------------------------------------
 
 
-def build_index(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Path,
-                hide_unresolved: bool = True) -> dict[str, Any]:
-    """Every profile parsed and written through ``BulkWriter``, as a crawl would write it
-    (``hide_unresolved``: new works judged against their neighbours as they are written)."""
+def build_index(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Path
+                ) -> dict[str, Any]:
+    """Every profile parsed and written through ``BulkWriter``, as a crawl would write it,
+    but for the judgment of new works: whichever way the build is settled (a full pass,
+    its marks cleared), nothing it wrote stays hidden."""
     prefix = config.prefix
     ensure_aliases(client, prefix, layout=config.layout)
     dead = work / "build-deadletter.jsonl"
     writer = BulkWriter(client, prefix, DeadLetterFile(dead), writer_retry(),
-                        layout=config.layout, hide_unresolved=hide_unresolved)
+                        layout=config.layout, hide_unresolved=False)
     started, cpu, load_before = time.perf_counter(), cpu_self(), load()
     listings = requests = 0
     for first in range(0, len(site.profiles), BUILD_PAGES):
@@ -396,8 +397,7 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
     root = work / "site"
     root.mkdir(parents=True, exist_ok=True)
     with StaticServer(root) as server:
-        results["build"] = build_index(site, server.url, client, config, work,
-                                       hide_unresolved=settle == "pass")
+        results["build"] = build_index(site, server.url, client, config, work)
         results["size_after_build"] = store_size(client, config.prefix)
         # The build stands for crawls that each ended in a pass; settle what it wrote, so
         # the re-crawl's pass sees only its own change.
@@ -512,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settle", choices=("pass", "marks"), default="pass",
                         help="bring the build to a resolved state with a full pass (default), "
                              "or by clearing its marks in place, for builds whose full pass "
-                             "would not end (the build then skips judging new works)")
+                             "would not end (either way the build skips judging new works)")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--workdir", type=Path, default=None,

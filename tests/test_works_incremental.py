@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 
+from scholarindex.indexing import resolution
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item, unlist_change
 from scholarindex.indexing.connection import OpenSearchConfig
@@ -179,3 +180,29 @@ def test_a_pair_of_common_words_blocks_alike_in_both_passes(
 
     assert report.documents >= 2
     assert resolver.run(full=True, dry_run=True).changes == []
+
+
+def test_a_full_pass_settles_a_marked_index_in_parts(
+        fresh: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every document of a bulk-loaded index is marked: one request settling them all
+    # outgrew the node's request limit (HTTP 413) at 100,000 works.
+    monkeypatch.setattr(resolution, "SETTLE_CHUNK", 3)
+    writer, resolver, prefix = fresh()
+    items = [listing(f"Distinct Topic Number {n} about Subject{n}", PEOPLE[n % 4])
+             for n in range(8)]
+    _crawl(writer, [], items, [], TIMES[0])
+    sent: list[int] = []
+    real = resolver.joiner._bulk
+
+    def spy(actions: list[dict[str, Any]], report: Any) -> bool:
+        sent.append(len(actions))
+        return real(actions, report)
+
+    monkeypatch.setattr(resolver.joiner, "_bulk", spy)
+    resolver.run(full=True)
+
+    assert sum(sent) >= 8 and max(sent) <= 3
+    opensearch_client.indices.refresh(index=alias_name(prefix, "works"))
+    marked = opensearch_client.count(index=alias_name(prefix, "works"),
+                                     body={"query": {"exists": {"field": "resolve_pending"}}})
+    assert marked["count"] == 0
