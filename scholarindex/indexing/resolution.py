@@ -61,7 +61,7 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
-from scholarindex.indexing.identity import JoinReport, WorkJoiner
+from scholarindex.indexing.identity import READ_PART, JoinReport, WorkJoiner
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
 from scholarindex.indexing.passlock import PassLock
 from scholarindex.indexing.scan import refresh, scan
@@ -371,7 +371,10 @@ class ResolutionPass:
                 actions.append({"_op_type": "index", "_index": tombstones, "_id": doc_id,
                                 "_source": new, "if_seq_no": read.seq[0],
                                 "if_primary_term": read.seq[1]})
-        self.joiner._bulk(actions, JoinReport())  # a conflict: marked still, the next pass
+        # Each document on its own, so in parts, as the writer's requests (one request
+        # grew with the region: every work after a first crawl). A conflict: marked still.
+        for start in range(0, len(actions), READ_PART):
+            self.joiner._bulk(actions[start:start + READ_PART], JoinReport())
         return len(actions), unsettled
 
     def _apply(self, changes: list[tuple[dict[str, set[str]], list[list[str]]]],
