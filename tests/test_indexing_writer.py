@@ -124,7 +124,7 @@ def test_a_document_another_writer_keeps_writing_is_delivered_not_dead_lettered(
             opensearch_client.index(index=works, id="relibra", body=stored)
         return send(*args, **kwargs)
 
-    writer.client.bulk = rival_first  # type: ignore[method-assign]
+    writer.client.bulk = rival_first
     report = writer.write([change_from_item(YINMIN, T2),
                            enrichment_change("relibra", status="none", at=T2)])
     assert rival_writes == 0 and report.conflicts >= 10
