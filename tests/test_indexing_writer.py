@@ -109,7 +109,7 @@ def test_a_document_another_writer_keeps_writing_is_delivered_not_dead_lettered(
         make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
         index_prefix: str, tmp_path: Path) -> None:
     # Workers of one job write the same co-authored works at once; on a loaded machine a
-    # listing lost six rounds in a row in the soak and was dead-lettered (``conflict``).
+    # listing's attempts ran out on conflicts in the soak and it was dead-lettered.
     writer = make_writer(attempts=3, dead_letters=tmp_path / "dl.jsonl")
     writer.write([change_from_item(CHAO, T1)])
     works = f"{index_prefix}works"

@@ -108,8 +108,9 @@ _KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1, "unlist": 2}
 # the rounds with a transient failure. A conflict is the other writer's progress, not a
 # failure of the cluster: the next round merges into what it wrote. The workers of one
 # job write the same co-authored works at once, and on a loaded machine a round's read
-# and write were tens of seconds apart: a listing lost six rounds in a row in the soak
-# and was dead-lettered (``conflict``), lost to the index until replayed.
+# and write were far apart (5,212 writes of the shard between them in the soak): a
+# listing's attempts ran out, the last on a conflict, and it was dead-lettered
+# (``conflict``), lost to the index until replayed.
 CONFLICT_ROUNDS = 40
 CONFLICT_WAIT_MAX = 2.0  # seconds: the most a wait between two conflict rounds grows to
 
