@@ -123,7 +123,7 @@ def test_a_worker_killed_with_parsed_pages_waiting_for_the_index_costs_no_refetc
 
 def test_the_next_part_of_a_dead_workers_outbox_is_adopted_while_the_last_is_written() -> None:
     # Waiting for a part's delivery before adopting the next left the index idle between
-    # parts: in the 4 x 2,000 soak 600 pages sat in outboxes minutes after the crawl.
+    # parts: in the 4 x 2,000 soak the last part came nearly eight minutes after the crawl.
     from crawler.distributed.scheduler import adoption_limit
     from scholarindex.distributed.outbox import ADOPT_LIMIT
 
