@@ -147,7 +147,7 @@ def test_a_dead_workers_lookups_are_adopted_and_a_live_ones_only_counted(
 
     keys = JobKeys("t:", "job")
     link = RedisLink(redis_server.url, 5)
-    alive, dead, me = (Lookups(link, keys, w) for w in ("alive", "dead", "me"))
+    alive, dead, me = (Lookups(link, keys, w, grace_seconds=0) for w in ("alive", "dead", "me"))
     heartbeat(link, keys, "alive", 60, {})
     heartbeat(link, keys, "dead", 0.05, {})
     heartbeat(link, keys, "me", 60, {})
@@ -162,3 +162,24 @@ def test_a_dead_workers_lookups_are_adopted_and_a_live_ones_only_counted(
     alive.drop(["w1"])
     me.clear()
     assert me.adopt() == (0, [])
+
+
+def test_lookups_are_adopted_only_past_the_grace(redis_server: RedisServer) -> None:
+    # A live worker starved of CPU misses its 3-s heartbeat: its lookups adopted at once
+    # went round the live workers of the soak, looked up and written again each time.
+    from scholarindex.distributed.connection import RedisLink
+    from scholarindex.distributed.jobs import heartbeat
+    from scholarindex.distributed.keys import JobKeys
+    from scholarindex.distributed.lookups import Lookups
+
+    keys = JobKeys("t:", "job")
+    link = RedisLink(redis_server.url, 5)
+    starved = Lookups(link, keys, "starved")
+    heartbeat(link, keys, "starved", 0.05, {})
+    heartbeat(link, keys, "me", 60, {})
+    starved.hold({"w1": {"work_id": "w1", "listings": []}})
+    time.sleep(0.1)  # the heartbeat lapsed, but the worker may yet renew it
+    assert Lookups(link, keys, "me").adopt() == (1, [])  # counted: the job is not done
+    assert starved.held() == {"w1"}
+    assert Lookups(link, keys, "me", grace_seconds=0).adopt() == (
+        0, [{"work_id": "w1", "listings": []}])

@@ -327,3 +327,25 @@ def test_two_writers_at_once_converge_on_one_document(
         for doc_id, pairs in expected.items():
             assert {(e["researcher_id"], e["work_id"]) for e in docs[doc_id]["listings"]} \
                 == pairs
+
+
+def test_the_joiner_reads_many_documents_in_parts() -> None:
+    # After the 4 x 2,000 soak a resolution pass read 28,765 changed works in one mget,
+    # which timed out on the loaded cluster.
+    from scholarindex.indexing.identity import READ_PART, WorkJoiner
+
+    asked: list[int] = []
+
+    class Client:
+        def mget(self, body: dict[str, Any]) -> dict[str, Any]:
+            asked.append(len(body["docs"]))
+            return {"docs": [{"_id": d["_id"], "found": True, "_source": {"work_id": d["_id"]},
+                              "_seq_no": 1, "_primary_term": 1, "_index": "w-v1"}
+                             for d in body["docs"]]}
+
+    policy = RetryPolicy(attempts=1, initial_wait=0, max_wait=0, jitter=0)
+    joiner = WorkJoiner(Client(), "p_", policy)  # type: ignore[arg-type]
+    ids = [f"w{n:05}" for n in range(2 * READ_PART + 1)]
+    reads = joiner._mget("works", ids)
+    assert asked == [READ_PART, READ_PART, 1]
+    assert sorted(reads) == ids and all(r.doc == {"work_id": w} for w, r in reads.items())

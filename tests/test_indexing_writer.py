@@ -105,6 +105,34 @@ def test_rejected_document_is_dead_lettered_and_the_others_continue(
     assert set(snapshot(opensearch_client, f"{index_prefix}works")) == {"relibra"}
 
 
+def test_a_document_another_writer_keeps_writing_is_delivered_not_dead_lettered(
+        make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
+        index_prefix: str, tmp_path: Path) -> None:
+    # Workers of one job write the same co-authored works at once; on a loaded machine a
+    # listing's attempts ran out on conflicts in the soak and it was dead-lettered.
+    writer = make_writer(attempts=3, dead_letters=tmp_path / "dl.jsonl")
+    writer.write([change_from_item(CHAO, T1)])
+    works = f"{index_prefix}works"
+    rival_writes = 10  # more rounds than the policy's attempts
+    send = writer.client.bulk
+
+    def rival_first(*args: Any, **kwargs: Any) -> Any:
+        nonlocal rival_writes
+        if rival_writes:  # between the writer's read and its write: its write conflicts
+            rival_writes -= 1
+            stored = opensearch_client.get(index=works, id="relibra")["_source"]
+            opensearch_client.index(index=works, id="relibra", body=stored)
+        return send(*args, **kwargs)
+
+    writer.client.bulk = rival_first
+    report = writer.write([change_from_item(YINMIN, T2),
+                           enrichment_change("relibra", status="none", at=T2)])
+    assert rival_writes == 0 and report.conflicts >= 10
+    assert report.dead_lettered == 0 and report.listings_delivered == 1
+    doc = opensearch_client.get(index=works, id="relibra")["_source"]
+    assert [p["id"] for p in doc["profiles"]] == ["chao-jin", "yinmin-zhong"]
+
+
 def test_a_listing_and_its_enrichment_are_one_change_and_the_same_document(
         make_writer: Callable[..., BulkWriter], opensearch_client: OpenSearch,
         index_prefix: str) -> None:

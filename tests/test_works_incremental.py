@@ -186,7 +186,7 @@ def test_a_full_pass_settles_a_marked_index_in_parts(
         fresh: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
     # Every document of a bulk-loaded index is marked: one request settling them all
     # outgrew the node's request limit (HTTP 413) at 100,000 works.
-    monkeypatch.setattr(resolution, "SETTLE_CHUNK", 3)
+    monkeypatch.setattr(resolution, "READ_PART", 3)
     writer, resolver, prefix = fresh()
     items = [listing(f"Distinct Topic Number {n} about Subject{n}", PEOPLE[n % 4])
              for n in range(8)]

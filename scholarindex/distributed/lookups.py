@@ -11,11 +11,12 @@ fields of their listings that the lookup takes its evidence from) into its own h
 in the index. (Not before the delivery: a worker killed then leaves the page to be done
 again, and an adopted answer for a work not in the index would be dead-lettered.)
 
-``adopt`` (one script): the hashes of workers whose heartbeat lapsed move into the
-caller's, and their evidence comes back for the caller to look up; it also says how
-many workers still alive hold lookups (the job is not over for a worker that could
-adopt them while they might still die). A worker that ends cleanly deletes its own
-hash (``clear``): its pipelines have delivered everything by then.
+``adopt`` (one script): the hashes of workers whose heartbeat lapsed
+(``ADOPT_GRACE_SECONDS`` ago at least, as for outboxes) move into the caller's, and
+their evidence comes back for the caller to look up; it also says how many workers
+still alive (or within the grace) hold lookups (the job is not over for a worker that
+could adopt them while they might still die). A worker that ends cleanly deletes its
+own hash (``clear``): its pipelines have delivered everything by then.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from typing import Any
 
 from scholarindex.distributed.connection import RedisLink
 from scholarindex.distributed.keys import JobKeys
+from scholarindex.distributed.outbox import ADOPT_GRACE_SECONDS
 
 # A hash outlives its worker this long at most (a job never resumed): not for ever.
 _KEEP_SECONDS = 7 * 24 * 3600
 
-# KEYS: workers, heartbeats, the caller's hash; ARGV: hash prefix, caller, keep seconds.
-# Returns {workers alive holding lookups, evidence adopted...}.
+# KEYS: workers, heartbeats, the caller's hash; ARGV: hash prefix, caller, keep seconds,
+# grace ms. Returns {workers alive (or within the grace) holding lookups, evidence...}.
 _ADOPT = """
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -41,7 +43,7 @@ for _, worker in ipairs(redis.call('HKEYS', KEYS[1])) do
   local key = ARGV[1] .. worker
   if worker ~= ARGV[2] and redis.call('EXISTS', key) == 1 then
     local until_ms = redis.call('ZSCORE', KEYS[2], worker)
-    if until_ms and tonumber(until_ms) >= now then
+    if until_ms and tonumber(until_ms) + tonumber(ARGV[4]) >= now then
       alive = alive + 1
     else
       local entries = redis.call('HGETALL', key)
@@ -62,11 +64,13 @@ return adopted
 class Lookups:
     """One worker's outstanding arXiv lookups in Redis, and the adoption of a dead worker's."""
 
-    def __init__(self, link: RedisLink, keys: JobKeys, worker: str) -> None:
+    def __init__(self, link: RedisLink, keys: JobKeys, worker: str,
+                 grace_seconds: float = ADOPT_GRACE_SECONDS) -> None:
         self.link = link
         self.keys = keys
         self.worker = worker
         self.key = keys.lookups(worker)
+        self.grace_ms = int(grace_seconds * 1000)
         self._adopt = link.client.register_script(_ADOPT)
 
     def hold(self, evidence: Mapping[str, Mapping[str, Any]]) -> None:
@@ -92,7 +96,8 @@ class Lookups:
         k = self.keys
         result = self.link.call(lambda c: self._adopt(
             keys=[k.workers, k.heartbeats, self.key],
-            args=[k.lookups(""), self.worker, _KEEP_SECONDS], client=c), "adopt lookups")
+            args=[k.lookups(""), self.worker, _KEEP_SECONDS, self.grace_ms], client=c),
+            "adopt lookups")
         return int(result[0]), [json.loads(raw) for raw in result[1:]]
 
     def clear(self) -> None:

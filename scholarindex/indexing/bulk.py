@@ -7,7 +7,8 @@ requests it builds itself (``scholarindex.indexing.bulkbody``): ``create`` for n
 ``index`` with ``if_seq_no``/``if_primary_term`` for existing ones. Then, per document:
 
 - written: delivered;
-- 409 (another writer got there first): re-read and re-merge at once;
+- 409 (another writer got there first): re-read and re-merge at once, for up to
+  ``CONFLICT_ROUNDS`` rounds besides the attempts (a conflict is no failure);
 - 429, 5xx, connection errors: re-read, re-merge and re-send after an exponential
   backoff with jitter (``scholarindex.core.retry``), or after the ``Retry-After`` the cluster
   sent with a refused request, when longer (capped at ``INDEX_RETRY_AFTER_MAX``);
@@ -101,6 +102,17 @@ logger = logging.getLogger(__name__)
 # work to exist, and the work may arrive in the same batch), unlists last: an unlist
 # removes the listings older than itself, whichever came first.
 _KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1, "unlist": 2}
+
+# Rounds a batch may spend on conflicts alone (409: another write of the document landed
+# between this writer's read and its write), beyond the policy's attempts, which count
+# the rounds with a transient failure. A conflict is the other writer's progress, not a
+# failure of the cluster: the next round merges into what it wrote. The workers of one
+# job write the same co-authored works at once, and on a loaded machine a round's read
+# and write were far apart (5,212 writes of the shard between them in the soak): a
+# listing's attempts ran out, the last on a conflict, and it was dead-lettered
+# (``conflict``), lost to the index until replayed.
+CONFLICT_ROUNDS = 40
+CONFLICT_WAIT_MAX = 2.0  # seconds: the most a wait between two conflict rounds grows to
 
 
 @dataclass(frozen=True)
@@ -311,14 +323,16 @@ class BulkWriter:
 
     def _deliver(self, changes: Iterable[Change], report: WriteReport, hold: bool) -> None:
         pending = _group(changes)
+        rounds = 0
         try:
             for attempt in self._retrying(report):
                 with attempt:
+                    rounds += 1
                     self._round(pending, report)
                     if pending:
                         raise _Unfinished(pending.values())
         except _Unfinished:
-            attempts = self.policy.attempts
+            attempts = rounds
             held = [doc for doc in pending.values() if hold and doc.transient]
             if held:
                 self._hold(report, held)
@@ -352,7 +366,18 @@ class BulkWriter:
             if isinstance(exc, _Unfinished):
                 report.retries += exc.transient_docs
 
-        return Retrying(stop=self.policy.stop(),
+        transient: set[int] = set()  # the rounds that failed for the cluster, by number
+
+        def stop(state: RetryCallState) -> bool:
+            """After the policy's attempts of transient failures, or ``CONFLICT_ROUNDS``
+            more rounds in all (conflicts only: another writer got there first)."""
+            exc = state.outcome.exception() if state.outcome else None
+            if not isinstance(exc, _Unfinished) or exc.transient:
+                transient.add(state.attempt_number)
+            return (len(transient) >= self.policy.attempts
+                    or state.attempt_number >= self.policy.attempts + CONFLICT_ROUNDS)
+
+        return Retrying(stop=stop,
                         wait=self._wait, retry=retry_if_exception_type(_Unfinished),
                         before_sleep=count_retries, sleep=self._sleep, reraise=True)
 
@@ -702,8 +727,10 @@ class BulkWriter:
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, _Unfinished) and not exc.transient:
-            # Only conflicts: re-read at once; a little jitter keeps rivals out of lockstep.
-            return random.uniform(0, 0.05)
+            # Only conflicts: re-read at once, with jitter that grows with the rounds so
+            # that rivals writing the same documents fall out of lockstep.
+            return random.uniform(0, min(CONFLICT_WAIT_MAX,
+                                         0.05 * 2 ** min(state.attempt_number - 1, 10)))
         return float(self._backoff(state))
 
 

@@ -61,7 +61,7 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.decisions import APART, JOIN, Decision, DecisionStore
 from scholarindex.indexing.documents import doc_work_ids, resolution_link
-from scholarindex.indexing.identity import JoinReport, WorkJoiner
+from scholarindex.indexing.identity import READ_PART, JoinReport, WorkJoiner
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
 from scholarindex.indexing.passlock import PassLock
 from scholarindex.indexing.scan import refresh, scan
@@ -70,9 +70,6 @@ from scholarindex.indexing.unresolved import HIDDEN
 
 logger = logging.getLogger(__name__)
 
-# Documents a pass settles a request (read, then written): a request's body stays far
-# below the node's limit (``http.max_content_length``, 100 MB by default).
-SETTLE_CHUNK = 1000
 # What the pass reads of each work document.
 SOURCE_FIELDS = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment",
                  "resolution", "blocking_keys", "hidden_by"]
@@ -349,7 +346,7 @@ class ResolutionPass:
         works = alias_name(self.prefix, "works")
         actions = []
         unsettled = 0
-        for doc_id, read in self._reads(works, ids):
+        for doc_id, read in self.joiner._mget(works, ids).items():
             doc = read.doc
             if doc is None:
                 continue
@@ -368,24 +365,17 @@ class ResolutionPass:
                                 "_id": doc_id, "_source": new, "if_seq_no": read.seq[0],
                                 "if_primary_term": read.seq[1]})
         tombstones = alias_name(self.prefix, TOMBSTONES_INDEX)
-        for doc_id, read in self._reads(tombstones, region.tombstones):
+        for doc_id, read in self.joiner._mget(tombstones, region.tombstones).items():
             if read.doc is not None and set(read.doc.get(neighbourhood.PENDING) or ()) <= handled:
                 new = {k: v for k, v in read.doc.items() if k != neighbourhood.PENDING}
                 actions.append({"_op_type": "index", "_index": tombstones, "_id": doc_id,
                                 "_source": new, "if_seq_no": read.seq[0],
                                 "if_primary_term": read.seq[1]})
-        # In parts: a full pass over an index whose every document is marked (an index
-        # built before the marks, a bulk load) settles them all. A conflict leaves its
-        # document marked for the next pass.
-        for start in range(0, len(actions), SETTLE_CHUNK):
-            self.joiner._bulk(actions[start:start + SETTLE_CHUNK], JoinReport())
+        # In parts, each document on its own: a full pass over an index whose every
+        # document is marked (a bulk load) settles them all. A conflict: marked still.
+        for start in range(0, len(actions), READ_PART):
+            self.joiner._bulk(actions[start:start + READ_PART], JoinReport())
         return len(actions), unsettled
-
-    def _reads(self, index: str, ids: Iterable[str]) -> Iterable[tuple[str, Any]]:
-        """The current version of each document, read ``SETTLE_CHUNK`` at a time."""
-        ordered = sorted(set(ids))
-        for start in range(0, len(ordered), SETTLE_CHUNK):
-            yield from self.joiner._mget(index, ordered[start:start + SETTLE_CHUNK]).items()
 
     def _apply(self, changes: list[tuple[dict[str, set[str]], list[list[str]]]],
                resolution: Resolution, report: ResolutionReport, written: set[str]) -> int:
