@@ -54,7 +54,12 @@ The rule, first that applies:
    No year in common (both known), and one atom printed only in journals, the
    other only in proceedings: **apart, conflict** (a conference paper and its
    journal version a year later; the cannot-link keeps a third listing from
-   chaining them).
+   chaining them). No year in common, and both print venues, none related to one
+   of the other (``venue.related``: no word of their own in common, "International
+   Journal of Rheumatic Diseases" / "Arthritis Care and Research"): **apart,
+   conflict** (a meeting abstract and the paper a year later; one paper printed by
+   two databases has one venue, or one printed two ways, and a conference and its
+   own journal, "VLDB" / "VLDB J.", are related and left to the rules below).
 4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
    and the other not: **apart, conflict**.
 5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
@@ -150,7 +155,7 @@ from scholarindex.core.resolution.similarity import (
     title_words,
     word_swapped,
 )
-from scholarindex.core.resolution.venue import same_venue, venue_kind
+from scholarindex.core.resolution.venue import related, same_venue, venue_kind
 from scholarindex.core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
@@ -225,6 +230,14 @@ def venues_differ(a: Features, b: Features) -> bool:
     if not a.venue_keys or not b.venue_keys or not a.venue_keys.isdisjoint(b.venue_keys):
         return False
     return not any(same_venue(x, y) for x in a.atom.venues for y in b.atom.venues)
+
+
+def venues_unrelated(a: Features, b: Features) -> bool:
+    """Both atoms print venues and none of one is related to one of the other
+    (``venue.related``: no word of their own in common)."""
+    if not a.venue_keys or not b.venue_keys:
+        return False
+    return not any(related(x, y) for x in a.atom.venues for y in b.atom.venues)
 
 
 def _same_year(a: Atom, b: Atom) -> bool:
@@ -345,6 +358,8 @@ def decide_features(a: Features, b: Features) -> Decision:
     if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
         return Decision(False, 0.0, ("a journal and proceedings of another year",),
                         conflict=True)
+    if years_differ(a.atom, b.atom) and venues_unrelated(a, b):
+        return Decision(False, 0.0, ("an unrelated venue of another year",), conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
     if titles.ratio < 1.0 and not titles.misprinted and years_differ(a.atom, b.atom):
