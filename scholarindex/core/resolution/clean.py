@@ -35,7 +35,10 @@ what other fields left glued to a title. Both are pure and idempotent.
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
     ...``, ``. Technical Report ...``, a publisher, institution or meeting (``, ACM
     SIGMOD Int``, ``, University of Maryland``, ``. Dept. of ...``, ``, Int'l Conf``,
-    ``, Workshop``, ``published in``) (and the same after ``,`` or `` - ``) to the
+    ``, Workshop``, ``published in``, a meeting by its ordinal, ``. 22nd Conf. on
+    ...``, ``. 20th Int``) (and the same after ``,`` or `` - ``), or a
+    proceedings glued on without a mark, capitals as printed (``... Predicates In Proc.
+    of ACM SIGMOD``, ``... Proc. of the 1996 ...``, ``... Proceedings of ...``), to the
     end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
     remain: "Petabyte Databases. In ..."); a venue and its year after a comma (``,
     SIGMOD 1999``); and any of the atom's own ``venues`` printed at the end;
@@ -49,7 +52,12 @@ what other fields left glued to a title. Both are pure and idempotent.
     "F Gingras, IN Subramanian. ...": neither "In" starts a venue). A citation's
     leading authors and year go whoever they are: names (a comma or an initial among
     them) ending in a year and a full stop, a colon or the year's bracket ("Shim, K.
-    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ..."; not a year range, "1975-2000.").
+    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ..."; not a year range, "1975-2000.");
+    and, whoever they are, the end of a citation's author list that a site cut into the
+    title: short parts at commas, then "and" and a name with initials, then a full
+    stop, a colon, or a comma before a quote or a capital ("Neil, and D. Shasha. The
+    Dangers ...", "B. Shapiro, D. Shasha, and K. Zhang, Combinatorial ...", "andR. Rastogi.
+    Querying ...", "JM, Hellerstein, and DA Patterson. High-Performance ...").
 
 * **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
   Embase, CINAHL or the CRD databases print inside the title field, so one paper's
@@ -159,7 +167,10 @@ _VENUE_TAIL = re.compile(
     # a publisher, an institution, a meeting: "..., ACM SIGMOD Int", ". University of ..."
     r"|(?:ACM|IEEE|SIAM)\b|Int(?:'?l|ernational)\s+Conf|Univ(?:ersity|\.)?\b"
     r"|(?:Conference|Conf\.|Symposium|Workshop)\b|Dep(?:artmen)?t\.?\s+of\b"
-    r"|published\s+in\b)",
+    r"|published\s+in\b|\d+\s*(?:st|nd|rd|th)\s+(?:Int|Conf|Symp|VLDB|ACM|IEEE))"
+    # A proceedings glued on without a mark: "... Range Predicates In Proc. of ACM SIGMOD",
+    # "... Predicates Proc. of the 1996 ACM SIGMOD" (capitals as printed).
+    r"|\s+(?-i:In:?\s+)?(?-i:Proc\.|Proceedings\s+of\b)",
     re.IGNORECASE,
 )
 # A venue and its year after a comma: ", SIGMOD 1999", ", ACM CHI'98 1998" (before the year
@@ -235,9 +246,19 @@ _CITED = re.compile(r"^(?P<head>[^.:;]{0,80}?(?:,|\b[A-Z]\.)[^:;]{0,80}?\(?"
                     r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)\.?|[.:]))\s+(?P<rest>\S.*)$")
 
 
+# The end of a citation's author list left before the title, where a site cut the list
+# into its author field and title ("Neil, and D. Shasha. The Dangers ...", "andR. Rastogi.
+# Querying ...", "JM, Hellerstein, and DA Patterson. High-Performance ..."): short parts
+# at commas, then "and" and a name with initials, then a full stop, a colon or a quote.
+_NAME_AFTER_AND = r"(?:[A-Z]\.\s*(?:-\s*)?)+\s*[A-Z][\w'’\-]+|[A-Z]{1,3}\s+[A-Z][\w'’\-]+"
+_CITED_TAIL = re.compile(r"^,?\s*(?:[^,:;]{1,40},\s*){0,5}?(?:and|und|&)\s*(?:" + _NAME_AFTER_AND
+                         + r")(?:[.:]\s+|,\s*(?=['\"“‘A-Z]))(?P<rest>\S.*)$")
+
+
 def _strip_cited_authors(title: str) -> str:
-    if (cited := _CITED.match(title)) and _word_count(cited["rest"]) >= MIN_TITLE_WORDS:
-        return cited["rest"]
+    for pattern in (_CITED, _CITED_TAIL):
+        if (cited := pattern.match(title)) and _word_count(cited["rest"]) >= MIN_TITLE_WORDS:
+            title = cited["rest"]
     return title
 
 
