@@ -389,9 +389,18 @@ def test_one_profiles_title_in_two_venues_is_two_works() -> None:
     assert not decision.match and decision.conflict
 
 
-def test_one_profiles_title_in_two_years_without_venues_stays_one_work() -> None:
-    decision = decide(edition("a", 1993, None), edition("b", 1996, None))
-    assert decision.match and "strong" in decision.evidence
+def test_one_profiles_title_in_two_years_without_venues_is_no_evidence_either_way() -> None:
+    """A meeting abstract and the paper a year later, a report and the paper, or one paper
+    cited with two years: apart, no conflict, so other listings may still join them."""
+    decision = decide(edition("a", 2011, None), edition("b", 2012, None))
+    assert not decision.match and not decision.conflict
+    # The near misses: a year in common (pooled with another), or one year unknown.
+    a = Atom("a", ("QuickStore: A High Performance Mapped Object Store",), (), False,
+             ("Seth J. White",), (2011, 2012), (), (), (), ("p1",))
+    assert decide(a, edition("b", 2012, None)).match
+    undated = Atom("b", ("QuickStore: A High Performance Mapped Object Store",), (), False,
+                   ("Seth J. White",), (), (), (), (), ("p1",))
+    assert "strong" in decide(edition("a", 2011, None), undated).evidence
 
 
 def test_one_profiles_title_with_a_venue_in_common_stays_one_work() -> None:

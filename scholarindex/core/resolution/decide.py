@@ -37,11 +37,14 @@ The rule, first that applies:
    its journal version, under one title or a variant of it). Otherwise, when they share a
    title (``scholarindex.core.identity.title_key``; ``listing.listing_work_ids`` gave each its
    own id because the profile lists it with another year or venue): one venue
-   and years far apart, **apart, conflict** (two issues of a column); else a
-   **strong match** (score 1): only the year differs,
-   and a list that repeats a title across years (a preprint and its publication,
-   citations of one paper) is no evidence of two works; they stay one, as under
-   one id.
+   and years far apart, **apart, conflict** (two issues of a column); no venue
+   printed on one side or both and no year in common (both known), **apart**, no
+   conflict: the owner's two entries may be a meeting abstract and the paper a
+   year later, a report and the paper, or one paper cited under two years, and
+   the title says nothing of which, so other listings may still join them; else
+   a **strong match** (score 1): one venue in common, only the year differs, or
+   a year in common or missing: a list that repeats a title so is no evidence of
+   two works; they stay one, as under one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. A generic title on either side (``generic.is_generic_title``: front matter and
    columns, "Editorial", "Editor's Notes", "In this Issue"): another year (both
@@ -335,6 +338,8 @@ def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
     if venues and _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("one profile lists the title in two issues",),
                         conflict=True)
+    if not venues and years_differ(a.atom, b.atom):  # no venue in common to vouch for it
+        return Decision(False, 0.0, ("one profile lists the title in two years",))
     return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
 
 
