@@ -103,6 +103,9 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Fast Algorithms for Mining Association Rules. 22nd Conf. on Very Large Databases",
      "Fast Algorithms for Mining Association Rules"),
+    # Google Scholar's link to the other versions.
+    ("Fast Algorithms for Mining Association Rules - group of 14 &raquo;",
+     "Fast Algorithms for Mining Association Rules"),
     # Proceedings glued on without a mark, capitals as printed.
     ("Fast Algorithms for Mining Association Rules In Proc. of ACM SIGMOD",
      "Fast Algorithms for Mining Association Rules"),
@@ -135,6 +138,7 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Bread and M. Butter. A Study",
     "Fast Algorithms, and M. Smith, for Mining",  # lower case after the comma
     "Lessons Learned. 3rd Edition",  # an ordinal, but no meeting after it
+    "On the Symmetric group of 4 Letters",  # no dash before it
     "Reading the proceedings of a workshop",
     "Notes In Proc. Of",
 ])

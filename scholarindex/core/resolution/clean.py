@@ -28,7 +28,8 @@ what other fields left glued to a title. Both are pure and idempotent.
     "(extended version)": that is another publication). What the annotation says is kept apart
     (``contribution_kind``: tutorial, panel, keynote, demo, poster, talk):
     ``decide`` reads it;
-  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...; a
+  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...; Google
+    Scholar's link to a paper's other versions after the title, ``- group of 2 »``; a
     citation's trailing document type code (GB/T 7714: ``[J]``, ``[C]``, ``[M]``...);
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
@@ -157,6 +158,8 @@ _KIND_SUFFIX = re.compile(r"(?<=[.?!,:])\s+(?:tutorial|panel|keynote|poster"
                           r"|(?:system\s+|project\s+)?(?:demo|demonstration)(?:\s+description)?)\s*$"
                           r"|\s+-\s+book\s+review\s*$", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
+# Google Scholar's link to a paper's other versions, printed after the title: "- group of 2 »".
+_VERSIONS_LINK = re.compile(r"\s+[-–]\s+group\s+of\s+\d+\s*»?\s*$", re.I)
 # A citation's document type code after the title (GB/T 7714: "[J]" journal, "[C]"
 # proceedings, "[M]" book, "[D]" thesis, "[R]" report, "[A]" a part, "[EB/OL]" online).
 _TYPE_CODE = re.compile(r"\s*\[(?:[JCMDRAPSNZ]|EB/OL|J/OL|DB/OL)\][\s.]*$")
@@ -335,7 +338,7 @@ def contribution_kind(title: str) -> str | None:
 @lru_cache(maxsize=65_536)
 def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     title = repair_text(title)
-    tagless = _TAGS.sub("", title)
+    tagless = _VERSIONS_LINK.sub("", _TAGS.sub("", title))
     if tagless != title and _word_count(tagless) >= 1:
         title = tagless
     title = _strip_export_notes(title)
