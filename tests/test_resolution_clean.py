@@ -103,6 +103,16 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Fast Algorithms for Mining Association Rules. 22nd Conf. on Very Large Databases",
      "Fast Algorithms for Mining Association Rules"),
+    # A surname alone and the year in brackets; a year in brackets before a colon.
+    ("Mehrotra (2001) Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("J.(1997): Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    # A citation's status after the title.
+    ("Fast Algorithms for Mining Association Rules. To appear in ACM TODS",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, submitted for publication",
+     "Fast Algorithms for Mining Association Rules"),
     # Google Scholar's link to the other versions.
     ("Fast Algorithms for Mining Association Rules - group of 14 &raquo;",
      "Fast Algorithms for Mining Association Rules"),
@@ -139,6 +149,8 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Fast Algorithms, and M. Smith, for Mining",  # lower case after the comma
     "Lessons Learned. 3rd Edition",  # an ordinal, but no meeting after it
     "On the Symmetric group of 4 Letters",  # no dash before it
+    "What Is To Appear Next in Databases",  # no mark before "To Appear"
+    "Windows (1995) Is Here",  # too little would remain
     "Reading the proceedings of a workshop",
     "Notes In Proc. Of",
 ])

@@ -37,7 +37,8 @@ what other fields left glued to a title. Both are pure and idempotent.
     ...``, ``. Technical Report ...``, a publisher, institution or meeting (``, ACM
     SIGMOD Int``, ``, University of Maryland``, ``. Dept. of ...``, ``, Int'l Conf``,
     ``, Workshop``, ``published in``, a meeting by its ordinal, ``. 22nd Conf. on
-    ...``, ``. 20th Int``) (and the same after ``,`` or `` - ``), or a
+    ...``, ``. 20th Int``, a citation's status, ``. To appear in ...``, ``, submitted
+    to ...``) (and the same after ``,`` or `` - ``), or a
     proceedings glued on without a mark, capitals as printed (``... Predicates In Proc.
     of ACM SIGMOD``, ``... Proc. of the 1996 ...``, ``... Proceedings of ...``), to the
     end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
@@ -53,7 +54,9 @@ what other fields left glued to a title. Both are pure and idempotent.
     "F Gingras, IN Subramanian. ...": neither "In" starts a venue). A citation's
     leading authors and year go whoever they are: names (a comma or an initial among
     them) ending in a year and a full stop, a colon or the year's bracket ("Shim, K.
-    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ..."; not a year range, "1975-2000.");
+    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ...", "J.(1997): On-Line ..."; or a
+    surname alone and the year in brackets, "Mehrotra (2001) Locally ..."; not a year
+    range, "1975-2000.");
     and, whoever they are, the end of a citation's author list that a site cut into the
     title: short parts at commas, then "and" and a name with initials, then a full
     stop, a colon, or a comma before a quote or a capital ("Neil, and D. Shasha. The
@@ -170,7 +173,9 @@ _VENUE_TAIL = re.compile(
     # a publisher, an institution, a meeting: "..., ACM SIGMOD Int", ". University of ..."
     r"|(?:ACM|IEEE|SIAM)\b|Int(?:'?l|ernational)\s+Conf|Univ(?:ersity|\.)?\b"
     r"|(?:Conference|Conf\.|Symposium|Workshop)\b|Dep(?:artmen)?t\.?\s+of\b"
-    r"|published\s+in\b|\d+\s*(?:st|nd|rd|th)\s+(?:Int|Conf|Symp|VLDB|ACM|IEEE))"
+    r"|published\s+in\b|\d+\s*(?:st|nd|rd|th)\s+(?:Int|Conf|Symp|VLDB|ACM|IEEE)"
+    # a citation's status: ". To appear in ...", ". Submitted to ..."
+    r"|to\s+appear\b|submitted\s+(?:to|for)\b)"
     # A proceedings glued on without a mark: "... Range Predicates In Proc. of ACM SIGMOD",
     # "... Predicates Proc. of the 1996 ACM SIGMOD" (capitals as printed).
     r"|\s+(?-i:In:?\s+)?(?-i:Proc\.|Proceedings\s+of\b)",
@@ -246,7 +251,9 @@ def _strip_export_notes(title: str) -> str:
 # Shasha, 1997. The Dangers ...", "Lin, K.-I.(1995). FastMap ..."): names (a comma or an
 # initial among them) ending in a year, then a full stop, a colon or the year's bracket.
 _CITED = re.compile(r"^(?P<head>[^.:;]{0,80}?(?:,|\b[A-Z]\.)[^:;]{0,80}?\(?"
-                    r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)\.?|[.:]))\s+(?P<rest>\S.*)$")
+                    r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)[.:]?|[.:]))\s+(?P<rest>\S.*)$"
+                    # or a surname alone and the year in brackets: "Mehrotra (2001) ..."
+                    r"|^[A-Z][\w'’-]+\s?\((?:19|20)\d\d[a-z]?\)[.:]?\s+(?P<alone>\S.*)$")
 
 
 # The end of a citation's author list left before the title, where a site cut the list
@@ -260,8 +267,10 @@ _CITED_TAIL = re.compile(r"^,?\s*(?:[^,:;]{1,40},\s*){0,5}?(?:and|und|&)\s*(?:" 
 
 def _strip_cited_authors(title: str) -> str:
     for pattern in (_CITED, _CITED_TAIL):
-        if (cited := pattern.match(title)) and _word_count(cited["rest"]) >= MIN_TITLE_WORDS:
-            title = cited["rest"]
+        if cited := pattern.match(title):
+            rest = cited["rest"] or cited.groupdict().get("alone") or ""
+            if _word_count(rest) >= MIN_TITLE_WORDS:
+                title = rest
     return title
 
 
