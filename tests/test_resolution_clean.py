@@ -85,6 +85,42 @@ def test_repair_text(damaged: str, repaired: str) -> None:
      "Fast Algorithms for Mining Association Rules"),
     ("Lin, K.-I.(1995). Fast Algorithms for Mining Association Rules",
      "Fast Algorithms for Mining Association Rules"),
+    # The end of a citation's author list, cut off into the title, whoever they are.
+    ("Neil, and D. Shasha. Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("andR. Rastogi. Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("JM, Hellerstein, and DA Patterson. Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("p. O'Neil, and D. Shasha,'Fast Algorithms for Mining Association Rules,'",
+     "'Fast Algorithms for Mining Association Rules,'"),
+    (", S. Sudarshan, M. Bawa, and D. Shah. Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("B. Shapiro, D. Shasha, and K. Zhang, Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    # A meeting by its ordinal after a full stop.
+    ("Fast Algorithms for Mining Association Rules. 20th Int",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules. 22nd Conf. on Very Large Databases",
+     "Fast Algorithms for Mining Association Rules"),
+    # A surname alone and the year in brackets; a year in brackets before a colon.
+    ("Mehrotra (2001) Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    ("J.(1997): Fast Algorithms for Mining Association Rules",
+     "Fast Algorithms for Mining Association Rules"),
+    # A citation's status after the title.
+    ("Fast Algorithms for Mining Association Rules. To appear in ACM TODS",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules, submitted for publication",
+     "Fast Algorithms for Mining Association Rules"),
+    # Google Scholar's link to the other versions.
+    ("Fast Algorithms for Mining Association Rules - group of 14 &raquo;",
+     "Fast Algorithms for Mining Association Rules"),
+    # Proceedings glued on without a mark, capitals as printed.
+    ("Fast Algorithms for Mining Association Rules In Proc. of ACM SIGMOD",
+     "Fast Algorithms for Mining Association Rules"),
+    ("Fast Algorithms for Mining Association Rules Proceedings of the 1994 VLDB",
+     "Fast Algorithms for Mining Association Rules"),
 ])
 def test_glued_fields_are_removed(printed: str, title: str) -> None:
     assert clean_title(printed, venues=["SIGMOD Conference"], people=["Rakesh Agrawal"]) == title
@@ -107,6 +143,16 @@ def test_glued_fields_are_removed(printed: str, title: str) -> None:
     "Vitamin [C] in the treatment of scurvy",  # a bracketed letter inside the title
     "SEER Cancer Statistics Review, 1975-2000. National Cancer Institute",  # a year range
     "Euro 2000. Lessons for the future of football",  # no name before the year
+    # "and" and a name but no full stop after it, or too little after it; lower case.
+    "Hodgkin and B. Cells in the Spleen",
+    "Bread and M. Butter. A Study",
+    "Fast Algorithms, and M. Smith, for Mining",  # lower case after the comma
+    "Lessons Learned. 3rd Edition",  # an ordinal, but no meeting after it
+    "On the Symmetric group of 4 Letters",  # no dash before it
+    "What Is To Appear Next in Databases",  # no mark before "To Appear"
+    "Windows (1995) Is Here",  # too little would remain
+    "Reading the proceedings of a workshop",
+    "Notes In Proc. Of",
 ])
 def test_titles_that_look_glued_but_are_not(title: str) -> None:
     assert clean_title(title, people=["Rakesh Agrawal"]) == title

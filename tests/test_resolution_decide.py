@@ -389,9 +389,18 @@ def test_one_profiles_title_in_two_venues_is_two_works() -> None:
     assert not decision.match and decision.conflict
 
 
-def test_one_profiles_title_in_two_years_without_venues_stays_one_work() -> None:
-    decision = decide(edition("a", 1993, None), edition("b", 1996, None))
-    assert decision.match and "strong" in decision.evidence
+def test_one_profiles_title_in_two_years_without_venues_is_no_evidence_either_way() -> None:
+    """A meeting abstract and the paper a year later, a report and the paper, or one paper
+    cited with two years: apart, no conflict, so other listings may still join them."""
+    decision = decide(edition("a", 2011, None), edition("b", 2012, None))
+    assert not decision.match and not decision.conflict
+    # The near misses: a year in common (pooled with another), or one year unknown.
+    a = Atom("a", ("QuickStore: A High Performance Mapped Object Store",), (), False,
+             ("Seth J. White",), (2011, 2012), (), (), (), ("p1",))
+    assert decide(a, edition("b", 2012, None)).match
+    undated = Atom("b", ("QuickStore: A High Performance Mapped Object Store",), (), False,
+                   ("Seth J. White",), (), (), (), (), ("p1",))
+    assert "strong" in decide(edition("a", 2011, None), undated).evidence
 
 
 def test_one_profiles_title_with_a_venue_in_common_stays_one_work() -> None:
@@ -400,10 +409,30 @@ def test_one_profiles_title_with_a_venue_in_common_stays_one_work() -> None:
 
 
 def test_two_profiles_listing_one_title_in_two_venues_follow_the_other_rules() -> None:
-    near = decide(edition("a", 1994, "SIGMOD", "p1"), edition("b", 1995, "VLDB J.", "p2"))
+    near = decide(edition("a", 1994, "VLDB", "p1"), edition("b", 1995, "Proc. VLDB", "p2"))
     assert near.match and not near.conflict  # the same title a year apart goes on
-    far = decide(edition("a", 1994, "SIGMOD", "p1"), edition("b", 1999, "VLDB J.", "p2"))
+    far = decide(edition("a", 1994, "VLDB", "p1"), edition("b", 1999, "Proc. VLDB", "p2"))
     assert not far.match and far.conflict  # years far apart
+
+
+def test_unrelated_venues_of_another_year_are_two_publications() -> None:
+    """A meeting abstract and the paper a year later, a paper and its journal version:
+    two venues without a word in common, no year in common."""
+    title = ("Risk factors for squamous intraepithelial lesions in systemic lupus "
+             "erythematosus: a prospective cohort study")
+    abstract = edition("a", 2010, "International Journal of Rheumatic Diseases", "p1",
+                       title=title, owner="M C Wong")
+    paper = Atom("b", (title,), ("L S Tam", "P K Chan", "M C Wong"), False, ("L S Tam",),
+                 (2011,), ("Arthritis Care and Research",), (), (), ("p2",))
+    decision = decide(abstract, paper)
+    assert not decision.match and decision.conflict
+    # The near misses: the same year (one paper printed by two databases), a related
+    # venue ("VLDB" / "VLDB J."), a venue printed on one side only.
+    assert decide(edition("a", 2011, "International Journal of Rheumatic Diseases", "p1",
+                          title=title, owner="M C Wong"), paper).match
+    related = decide(edition("a", 2000, "VLDB", "p1"), edition("b", 2001, "VLDB J.", "p2"))
+    assert related.match and not related.conflict
+    assert decide(edition("a", 2010, None, "p1", title=title, owner="M C Wong"), paper).match
 
 
 def test_one_profiles_generic_title_keeps_the_generic_rule() -> None:

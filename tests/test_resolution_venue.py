@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarindex.core.resolution.venue import is_preprint, same_venue, venue_kind
+from scholarindex.core.resolution.venue import is_preprint, related, same_venue, venue_kind
 
 
 @pytest.mark.parametrize(("venue", "kind"), [
@@ -63,3 +63,25 @@ def test_one_venue_printed_two_ways(a: str, b: str) -> None:
 ])
 def test_two_venues(a: str, b: str) -> None:
     assert not same_venue(a, b) and not same_venue(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("VLDB", "VLDB J."),  # a conference and its journal
+    ("Journal of Clinical Oncology", "Journal of Thoracic Oncology"),
+    ("Langenbecks Arch Surg", "Langenbeck's Archives of Surgery"),
+    ("Arthritis care & research", "Arthritis Care and Research"),
+    ("Proceedings", "Journal"),  # nothing but kind words: says nothing
+    ("", "Cancer"),
+])
+def test_related_venues(a: str, b: str) -> None:
+    assert related(a, b) and related(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("International Journal of Rheumatic Diseases", "Arthritis Care and Research"),
+    ("Infectious Diseases in Obstetrics and Gynecology", "Revue Medicale Libanaise"),
+    ("SIGMOD Conference", "VLDB J."),
+    ("National Medical Journal of China", "Zhonghua Yi Xue Za Zhi"),  # a translation, too
+])
+def test_unrelated_venues(a: str, b: str) -> None:
+    assert not related(a, b) and not related(b, a)

@@ -28,14 +28,19 @@ what other fields left glued to a title. Both are pure and idempotent.
     "(extended version)": that is another publication). What the annotation says is kept apart
     (``contribution_kind``: tutorial, panel, keynote, demo, poster, talk):
     ``decide`` reads it;
-  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...; a
+  - leading search-engine tags: ``[PDF]``, ``[CITATION]``, ``[BOOK]``...; Google
+    Scholar's link to a paper's other versions after the title, ``- group of 2 »``; a
     citation's trailing document type code (GB/T 7714: ``[J]``, ``[C]``, ``[M]``...);
   - a trailing year: ``... Databases (1999)``, ``... Databases, 1999.``;
   - a trailing venue: from ``. In ...``, ``. Proc. ...``, ``. Proceedings ...``,
     ``. Journal ...``, ``. IEEE Trans...``, ``. ACM Trans...``, ``. Lecture Notes
     ...``, ``. Technical Report ...``, a publisher, institution or meeting (``, ACM
     SIGMOD Int``, ``, University of Maryland``, ``. Dept. of ...``, ``, Int'l Conf``,
-    ``, Workshop``, ``published in``) (and the same after ``,`` or `` - ``) to the
+    ``, Workshop``, ``published in``, a meeting by its ordinal, ``. 22nd Conf. on
+    ...``, ``. 20th Int``, a citation's status, ``. To appear in ...``, ``, submitted
+    to ...``) (and the same after ``,`` or `` - ``), or a
+    proceedings glued on without a mark, capitals as printed (``... Predicates In Proc.
+    of ACM SIGMOD``, ``... Proc. of the 1996 ...``, ``... Proceedings of ...``), to the
     end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
     remain: "Petabyte Databases. In ..."); a venue and its year after a comma (``,
     SIGMOD 1999``); and any of the atom's own ``venues`` printed at the end;
@@ -49,7 +54,14 @@ what other fields left glued to a title. Both are pure and idempotent.
     "F Gingras, IN Subramanian. ...": neither "In" starts a venue). A citation's
     leading authors and year go whoever they are: names (a comma or an initial among
     them) ending in a year and a full stop, a colon or the year's bracket ("Shim, K.
-    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ..."; not a year range, "1975-2000.").
+    1998. CURE: ...", "Lin, K.-I.(1995). FastMap ...", "J.(1997): On-Line ..."; or a
+    surname alone and the year in brackets, "Mehrotra (2001) Locally ..."; not a year
+    range, "1975-2000.");
+    and, whoever they are, the end of a citation's author list that a site cut into the
+    title: short parts at commas, then "and" and a name with initials, then a full
+    stop, a colon, or a comma before a quote or a capital ("Neil, and D. Shasha. The
+    Dangers ...", "B. Shapiro, D. Shasha, and K. Zhang, Combinatorial ...", "andR. Rastogi.
+    Querying ...", "JM, Hellerstein, and DA Patterson. High-Performance ...").
 
 * **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
   Embase, CINAHL or the CRD databases print inside the title field, so one paper's
@@ -149,6 +161,8 @@ _KIND_SUFFIX = re.compile(r"(?<=[.?!,:])\s+(?:tutorial|panel|keynote|poster"
                           r"|(?:system\s+|project\s+)?(?:demo|demonstration)(?:\s+description)?)\s*$"
                           r"|\s+-\s+book\s+review\s*$", re.I)
 _TAGS = re.compile(r"^(?:\s*\[(?:pdf|html|htm|citation|book|b|c|ps|doc|ppt|s)\])+\s*", re.I)
+# Google Scholar's link to a paper's other versions, printed after the title: "- group of 2 »".
+_VERSIONS_LINK = re.compile(r"\s+[-–]\s+group\s+of\s+\d+\s*»?\s*$", re.I)
 # A citation's document type code after the title (GB/T 7714: "[J]" journal, "[C]"
 # proceedings, "[M]" book, "[D]" thesis, "[R]" report, "[A]" a part, "[EB/OL]" online).
 _TYPE_CODE = re.compile(r"\s*\[(?:[JCMDRAPSNZ]|EB/OL|J/OL|DB/OL)\][\s.]*$")
@@ -159,7 +173,12 @@ _VENUE_TAIL = re.compile(
     # a publisher, an institution, a meeting: "..., ACM SIGMOD Int", ". University of ..."
     r"|(?:ACM|IEEE|SIAM)\b|Int(?:'?l|ernational)\s+Conf|Univ(?:ersity|\.)?\b"
     r"|(?:Conference|Conf\.|Symposium|Workshop)\b|Dep(?:artmen)?t\.?\s+of\b"
-    r"|published\s+in\b)",
+    r"|published\s+in\b|\d+\s*(?:st|nd|rd|th)\s+(?:Int|Conf|Symp|VLDB|ACM|IEEE)"
+    # a citation's status: ". To appear in ...", ". Submitted to ..."
+    r"|to\s+appear\b|submitted\s+(?:to|for)\b)"
+    # A proceedings glued on without a mark: "... Range Predicates In Proc. of ACM SIGMOD",
+    # "... Predicates Proc. of the 1996 ACM SIGMOD" (capitals as printed).
+    r"|\s+(?-i:In:?\s+)?(?-i:Proc\.|Proceedings\s+of\b)",
     re.IGNORECASE,
 )
 # A venue and its year after a comma: ", SIGMOD 1999", ", ACM CHI'98 1998" (before the year
@@ -232,12 +251,26 @@ def _strip_export_notes(title: str) -> str:
 # Shasha, 1997. The Dangers ...", "Lin, K.-I.(1995). FastMap ..."): names (a comma or an
 # initial among them) ending in a year, then a full stop, a colon or the year's bracket.
 _CITED = re.compile(r"^(?P<head>[^.:;]{0,80}?(?:,|\b[A-Z]\.)[^:;]{0,80}?\(?"
-                    r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)\.?|[.:]))\s+(?P<rest>\S.*)$")
+                    r"(?<![-–\d])(?:19|20)\d\d[a-z]?(?:\)[.:]?|[.:]))\s+(?P<rest>\S.*)$"
+                    # or a surname alone and the year in brackets: "Mehrotra (2001) ..."
+                    r"|^[A-Z][\w'’-]+\s?\((?:19|20)\d\d[a-z]?\)[.:]?\s+(?P<alone>\S.*)$")
+
+
+# The end of a citation's author list left before the title, where a site cut the list
+# into its author field and title ("Neil, and D. Shasha. The Dangers ...", "andR. Rastogi.
+# Querying ...", "JM, Hellerstein, and DA Patterson. High-Performance ..."): short parts
+# at commas, then "and" and a name with initials, then a full stop, a colon or a quote.
+_NAME_AFTER_AND = r"(?:[A-Z]\.\s*(?:-\s*)?)+\s*[A-Z][\w'’\-]+|[A-Z]{1,3}\s+[A-Z][\w'’\-]+"
+_CITED_TAIL = re.compile(r"^,?\s*(?:[^,:;]{1,40},\s*){0,5}?(?:and|und|&)\s*(?:" + _NAME_AFTER_AND
+                         + r")(?:[.:]\s+|,\s*(?=['\"“‘A-Z]))(?P<rest>\S.*)$")
 
 
 def _strip_cited_authors(title: str) -> str:
-    if (cited := _CITED.match(title)) and _word_count(cited["rest"]) >= MIN_TITLE_WORDS:
-        return cited["rest"]
+    for pattern in (_CITED, _CITED_TAIL):
+        if cited := pattern.match(title):
+            rest = cited["rest"] or cited.groupdict().get("alone") or ""
+            if _word_count(rest) >= MIN_TITLE_WORDS:
+                title = rest
     return title
 
 
@@ -314,7 +347,7 @@ def contribution_kind(title: str) -> str | None:
 @lru_cache(maxsize=65_536)
 def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     title = repair_text(title)
-    tagless = _TAGS.sub("", title)
+    tagless = _VERSIONS_LINK.sub("", _TAGS.sub("", title))
     if tagless != title and _word_count(tagless) >= 1:
         title = tagless
     title = _strip_export_notes(title)

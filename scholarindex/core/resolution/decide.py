@@ -37,11 +37,14 @@ The rule, first that applies:
    its journal version, under one title or a variant of it). Otherwise, when they share a
    title (``scholarindex.core.identity.title_key``; ``listing.listing_work_ids`` gave each its
    own id because the profile lists it with another year or venue): one venue
-   and years far apart, **apart, conflict** (two issues of a column); else a
-   **strong match** (score 1): only the year differs,
-   and a list that repeats a title across years (a preprint and its publication,
-   citations of one paper) is no evidence of two works; they stay one, as under
-   one id.
+   and years far apart, **apart, conflict** (two issues of a column); no venue
+   printed on one side or both and no year in common (both known), **apart**, no
+   conflict: the owner's two entries may be a meeting abstract and the paper a
+   year later, a report and the paper, or one paper cited under two years, and
+   the title says nothing of which, so other listings may still join them; else
+   a **strong match** (score 1): one venue in common, only the year differs, or
+   a year in common or missing: a list that repeats a title so is no evidence of
+   two works; they stay one, as under one id.
 2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
 3. A generic title on either side (``generic.is_generic_title``: front matter and
    columns, "Editorial", "Editor's Notes", "In this Issue"): another year (both
@@ -54,7 +57,12 @@ The rule, first that applies:
    No year in common (both known), and one atom printed only in journals, the
    other only in proceedings: **apart, conflict** (a conference paper and its
    journal version a year later; the cannot-link keeps a third listing from
-   chaining them).
+   chaining them). No year in common, and both print venues, none related to one
+   of the other (``venue.related``: no word of their own in common, "International
+   Journal of Rheumatic Diseases" / "Arthritis Care and Research"): **apart,
+   conflict** (a meeting abstract and the paper a year later; one paper printed by
+   two databases has one venue, or one printed two ways, and a conference and its
+   own journal, "VLDB" / "VLDB J.", are related and left to the rules below).
 4. One title is a note on a paper ("Addendum to", "Response to", "Review of")
    and the other not: **apart, conflict**.
 5. Titles that differ at all (``ratio`` < 1) and no year in common (both known):
@@ -150,7 +158,7 @@ from scholarindex.core.resolution.similarity import (
     title_words,
     word_swapped,
 )
-from scholarindex.core.resolution.venue import same_venue, venue_kind
+from scholarindex.core.resolution.venue import related, same_venue, venue_kind
 from scholarindex.core.titles import extra_words, title_similarity
 
 YEAR_TOLERANCE = 1
@@ -225,6 +233,14 @@ def venues_differ(a: Features, b: Features) -> bool:
     if not a.venue_keys or not b.venue_keys or not a.venue_keys.isdisjoint(b.venue_keys):
         return False
     return not any(same_venue(x, y) for x in a.atom.venues for y in b.atom.venues)
+
+
+def venues_unrelated(a: Features, b: Features) -> bool:
+    """Both atoms print venues and none of one is related to one of the other
+    (``venue.related``: no word of their own in common)."""
+    if not a.venue_keys or not b.venue_keys:
+        return False
+    return not any(related(x, y) for x in a.atom.venues for y in b.atom.venues)
 
 
 def _same_year(a: Atom, b: Atom) -> bool:
@@ -322,6 +338,8 @@ def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
     if venues and _years_far(a.atom, b.atom):
         return Decision(False, 0.0, ("one profile lists the title in two issues",),
                         conflict=True)
+    if not venues and years_differ(a.atom, b.atom):  # no venue in common to vouch for it
+        return Decision(False, 0.0, ("one profile lists the title in two years",))
     return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
 
 
@@ -345,6 +363,8 @@ def decide_features(a: Features, b: Features) -> Decision:
     if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
         return Decision(False, 0.0, ("a journal and proceedings of another year",),
                         conflict=True)
+    if years_differ(a.atom, b.atom) and venues_unrelated(a, b):
+        return Decision(False, 0.0, ("an unrelated venue of another year",), conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
     if titles.ratio < 1.0 and not titles.misprinted and years_differ(a.atom, b.atom):

@@ -19,6 +19,12 @@
   ...", "Gan to kagaku ryoho. Cancer & chemotherapy"). A word more is another venue:
   "Cancer" / "Cancer Cytopathology", "VLDB" / "VLDB J.", "SIGMOD Conference" / "SIGMOD
   Record".
+* **Related venues** (``related``): some word of one, the same or abbreviated, is a word
+  of the other, leaving out function words and the words that say a venue's kind
+  ("Journal", "Proc."...): "VLDB" / "VLDB J." (a conference and its journal),
+  "Journal of Clinical Oncology" / "Journal of Thoracic Oncology". Two venues that are
+  not related ("International Journal of Rheumatic Diseases" / "Arthritis Care and
+  Research") are two publications, whatever else the listings share.
 """
 
 from __future__ import annotations
@@ -70,6 +76,30 @@ def _forms(venue: str) -> frozenset[tuple[str, ...]]:
 def _abbreviates(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return len(a) == len(b) and all(x.startswith(y) or y.startswith(x)
                                      for x, y in zip(a, b, strict=True))
+
+
+# The words of a venue that say its kind or its reach: no evidence of which venue it is.
+_KIND_WORDS = frozenset({
+    "journal", "j", "trans", "transactions", "letters", "lett", "magazine", "mag", "bulletin",
+    "bull", "record", "conference", "conf", "proceedings", "proc", "symposium", "symp",
+    "workshop", "congress", "international", "int", "intl", "annual", "ann"})
+
+
+@lru_cache(maxsize=16_384)
+def _own_words(venue: str) -> frozenset[str]:
+    return frozenset(w for w in words(venue)
+                     if w not in FUNCTION_WORDS and w not in _KIND_WORDS and not w.isdigit())
+
+
+def related(a: str | None, b: str | None) -> bool:
+    """Whether two printed venues share a word of their own (see the module doc); a venue
+    without such words is related to any."""
+    if not a or not b:
+        return True
+    x, y = _own_words(a), _own_words(b)
+    if not x or not y:
+        return True
+    return any(v.startswith(w) or w.startswith(v) for v in x for w in y)
 
 
 def same_venue(a: str | None, b: str | None) -> bool:
