@@ -54,9 +54,9 @@ def counts(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, int
     stored = [k for k in asked if not is_pair_key(k)]
     for start in range(0, len(pairs), PAIR_CHUNK):
         part = {k: _both(k) for k in pairs[start:start + PAIR_CHUNK]}
-        body: dict[str, Any] = {"size": 0, "query": {"bool": {"should": list(part.values()),
-                                              "minimum_should_match": 1}},
-                "aggs": {"pairs": {"filters": {"filters": part}}}}
+        query = {"bool": {"should": list(part.values()), "minimum_should_match": 1}}
+        body: dict[str, Any] = {"size": 0, "query": query,
+                                "aggs": {"pairs": {"filters": {"filters": part}}}}
         with translate_errors(f"count blocking pairs {index}"):
             answer = client.search(index=index, body=body)
         for key, bucket in answer["aggregations"]["pairs"]["buckets"].items():
