@@ -103,7 +103,7 @@ EXTENSIONS = {
     "crawler.extensions.itemsignals.ItemSignals": 506,
     # CPU time of the crawl's reactor thread and process, in the stats (cpu/...).
     "crawler.extensions.cpu.CpuAccounting": 540,
-    # Collect garbage less often (GC_THRESHOLDS): a tenth of the CPU on large crawls.
+    # Collect garbage less often (GC_THRESHOLDS): the collector re-walks long-lived state.
     "crawler.extensions.gctuning.GcTuning": 530,
     # When a crawl finished: one work document per paper (WORKS_RESOLVE).
     "crawler.extensions.resolution.WorkResolution": 550,

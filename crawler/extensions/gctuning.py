@@ -4,8 +4,8 @@ A crawl allocates a burst of short-lived objects per page (the parse tree's
 proxies, items, changes) while it holds long-lived state (Scrapy's queues, the
 index buffer, caches). With the default first-generation threshold (700
 allocations) the collector runs hundreds of times a page, and its older
-generations keep re-walking the long-lived state: 10-20% of the crawl's CPU on
-the benchmark site (``make bench``). ``GC_THRESHOLDS`` sets
+generations keep re-walking the long-lived state (what that costs a crawl:
+docs/performance.md). ``GC_THRESHOLDS`` sets
 ``gc.set_threshold`` until the engine stops; empty leaves Python's defaults.
 """
 

@@ -1,8 +1,9 @@
 """Reading one setting, typed, with no default of its own.
 
-Every setting is declared with its default in ``crawler/settings.py``; the libraries
-are given the resulting values (Scrapy settings or any mapping) and repeat no
-default, so a missing name is a mistake to report, not a gap to fill.
+Every setting is declared with its default in ``scholarindex/settings.py`` (the ones
+the crawl and ``scholarindex`` share) or ``crawler/settings.py`` (the crawl's own); the
+libraries are given the resulting values (Scrapy settings or any mapping) and repeat
+no default, so a missing name is a mistake to report, not a gap to fill.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def read_setting(settings: Any, name: str, kind: type[T]) -> T:
     """
     if name not in settings:
         raise KeyError(f"setting {name} is not set (every setting is declared in "
-                       "crawler/settings.py)")
+                       "scholarindex/settings.py or crawler/settings.py)")
     raw = settings[name]
     if raw is None:
         raise ValueError(f"setting {name} is None: expected a {kind.__name__}")

@@ -23,7 +23,8 @@ what it lacks to be a polite, robust client of arXiv's API:
 
 It overrides ``arxiv.Client._parse_feed``, the package's per-page fetch hook, and
 ``_format_url`` (an argument the ``ARXIV_API_URL`` format fixes, such as ``sortBy``,
-is not sent twice), both stable through 2.x-4.x, and sets ``_session``; pin ``arxiv<5``.
+is not sent twice), both stable through 2.x-4.0, and sets ``_session``: hence the upper bound on
+``arxiv`` in ``pyproject.toml``, raised only once these are checked again.
 """
 
 from __future__ import annotations

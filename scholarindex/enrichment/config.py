@@ -1,6 +1,6 @@
 """Enrichment settings, read once from the project's settings and passed in.
 
-Every knob is declared with its default in ``crawler/settings.py`` (docs/interfaces.md);
+Every knob is declared with its default in ``scholarindex/settings.py`` (docs/interfaces.md);
 names map one to one: ``batch_size`` <- ``ARXIV_BATCH_SIZE``, except ``user_agent``,
 which is the crawler's ``USER_AGENT``, and ``redis_*`` <- ``REDIS_*`` (shared with the
 distributed crawl).

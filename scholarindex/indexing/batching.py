@@ -1,6 +1,6 @@
 """When the crawl's indexer sends what it buffered: the ``INDEX_BATCH_*`` knobs.
 
-Declared with their defaults in ``crawler/settings.py``; read here with none.
+Declared with their defaults in ``scholarindex/settings.py``; read here with none.
 """
 
 from __future__ import annotations

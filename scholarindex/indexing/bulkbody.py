@@ -2,8 +2,7 @@
 
 Why not opensearch-py's ``helpers.streaming_bulk``: for every action it copies the
 action, serialises both lines to ``str``, encodes them again only to measure them,
-joins the strings, and the transport encodes the body once more (about 5% of the
-writer's CPU on the benchmark crawl, once its collector was tuned: ``indexing.process``).
+joins the strings, and the transport encodes the body once more (docs/performance.md).
 Here each document is serialised once, to the bytes that are sent
 (``scholarindex.indexing.client.dumps_json``: the client's own JSON, byte for byte), and a
 request's body is those bytes joined.

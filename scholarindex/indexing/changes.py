@@ -68,7 +68,7 @@ class Change:
 
     def __reduce__(self) -> tuple[type[Change], tuple[Any, ...]]:
         # Every change is pickled to the writer's process (scholarindex.indexing.process), and back
-        # when held: rebuilt from its fields, it costs a third of the default way.
+        # when held: rebuilt from its fields, cheaper than the default way.
         return (Change, (self.kind, self.doc_id, self.data, self.seen_at, self.enriched))
 
 

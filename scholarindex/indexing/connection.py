@@ -1,7 +1,7 @@
 """Connection settings for OpenSearch, read from the project's settings.
 
 The names (``OPENSEARCH_*``, ``INDEX_PREFIX``) and their defaults are declared
-once in ``crawler/settings.py``; the crawl, ``scholarindex`` and the search UI are
+once in ``scholarindex/settings.py``; the crawl, ``scholarindex`` and the search UI are
 all given a config built from them (docs/interfaces.md).
 """
 

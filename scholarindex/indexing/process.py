@@ -18,7 +18,7 @@ last flush, and it exits by itself if the crawl dies. The child runs the garbage
 collector as often as the crawl's process does (``GC_THRESHOLDS``,
 ``crawler/extensions/gctuning.py``): at Python's default it collected after every
 700 allocations, and the writer allocates a document's worth of dicts per change
-(about a third of its CPU on the benchmark crawl). If the child cannot start (a
+(docs/performance.md). If the child cannot start (a
 crawl run from a script without a ``__main__`` guard, which spawn needs) or dies,
 the batch and the rest of the run are written from the calling thread instead, as
 with the setting off.

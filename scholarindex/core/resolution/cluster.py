@@ -158,7 +158,7 @@ def _sharing_a_key(atoms: list[Atom]) -> set[tuple[int, int]]:
 @contextmanager
 def _cycle_collector_paused() -> Iterator[None]:
     """``resolve`` makes millions of small objects that live until it returns and form
-    no cycles worth collecting: the collector's passes over them cost a third of its time."""
+    no cycles worth collecting: the collector's passes over them are pure cost."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

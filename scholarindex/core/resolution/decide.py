@@ -277,7 +277,7 @@ class _Titles:
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     # Kept in locals, one _Titles at the end: most pairs of a crawl are decided here, and
-    # a frozen dataclass made per pair of titles cost a tenth of the decision.
+    # a frozen dataclass made per pair of titles is a measurable part of the decision.
     ratio_best = overlap_best = 0.0
     prefix_any = misprinted_any = subtitle = held = False
     extends = swapped = one_swap = True
