@@ -6,7 +6,8 @@ import pytest
 
 from scholarindex.core.resolution import Atom, decide
 from scholarindex.core.resolution.clean import clean_title
-from scholarindex.core.resolution.decide import STRONG, features
+from scholarindex.core.resolution.decide import features
+from scholarindex.core.resolution.model import Strength
 from scholarindex.core.resolution.similarity import (
     another_phrase,
     compare_titles,
@@ -300,7 +301,7 @@ def test_a_typo_a_year_apart_is_a_weak_match_clustering_weighs(a: Atom, b: Atom)
     """Rule 5 lets a typo through across a year, as a cut; rule 8 never makes it strong,
     so it cannot chain, and clustering joins it only to an uncorroborated listing."""
     decision = decide(a, b)
-    assert decision.match and STRONG not in decision.evidence, decision
+    assert decision.match and not decision.strength.chains, decision
     reworded = card("c", "PicoDBMS: Scaling down databases for the smartcard",
                     ("Philippe Pucheral",), 2001)
     assert not decide(reworded, b).match  # a word changed: another title, rule 5 holds
@@ -400,7 +401,7 @@ def test_one_profiles_title_in_two_years_without_venues_is_no_evidence_either_wa
     assert decide(a, edition("b", 2012, None)).match
     undated = Atom("b", ("QuickStore: A High Performance Mapped Object Store",), (), False,
                    ("Seth J. White",), (), (), (), (), ("p1",))
-    assert "strong" in decide(edition("a", 2011, None), undated).evidence
+    assert decide(edition("a", 2011, None), undated).strength is Strength.STRONG
 
 
 def test_one_profiles_title_with_a_venue_in_common_stays_one_work() -> None:

@@ -68,29 +68,19 @@ import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler
 
-from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
 from scholarindex.core.resolution.cluster import (
     _Groups,
-    _mutual_best_round,
     _pool,
     _resolution,
-    _sharing_a_key,
-    _unambiguous,
-    _years_apart,
-    closeness,
+    candidates,
+    clustered,
 )
-from scholarindex.core.resolution.decide import (
-    GENERIC,
-    STRONG,
-    Features,
-    decide_features,
-    features,
-)
+from scholarindex.core.resolution.decide import Features, decide_features, features
 from scholarindex.core.resolution.model import Atom, Decision, Resolution
 from scholarindex.core.resolution.similarity import title_words
 from scholarindex.core.text import words
@@ -426,10 +416,10 @@ class Linkage:
                 return decision
             p = self.probability(i, j)
             if not decision.match and p >= threshold:
-                return Decision(True, decision.score, (*decision.evidence, f"fs {p:.3f}"))
-            if (veto and decision.match and STRONG not in decision.evidence
-                    and p < VETO_BELOW):
-                return Decision(False, decision.score, (*decision.evidence, f"fs {p:.3f}"))
+                return replace(decision, match=True, reasons=(*decision.reasons, f"fs {p:.3f}"))
+            if veto and decision.match and not decision.strength.chains and p < VETO_BELOW:
+                return replace(decision, match=False,
+                               reasons=(*decision.reasons, f"fs {p:.3f}"))
             return decision
         return resolve_with(self.atoms, self.features, judge)
 
@@ -439,11 +429,9 @@ def link(atoms: Iterable[Atom], random_pairs: int = RANDOM_PAIRS, seed: int = SE
     pooled = _pool(atoms)
     feats = [features(a) for a in pooled]
     fields = [fields_of(f) for f in feats]
-    candidates = sorted({*candidate_pairs_from_titles([f.titles for f in feats],
-                                                      [f.surnames for f in feats]),
-                         *_sharing_a_key(pooled)})
-    model = fit(fields, candidates, random_pairs, seed)
-    weights = {(i, j): model.match_weight(compare(fields[i], fields[j])) for i, j in candidates}
+    pairs = sorted(candidates(pooled, feats))
+    model = fit(fields, pairs, random_pairs, seed)
+    weights = {(i, j): model.match_weight(compare(fields[i], fields[j])) for i, j in pairs}
     return Linkage(pooled, feats, model, weights)
 
 
@@ -457,55 +445,7 @@ def resolve_with(pooled: list[Atom], feats: list[Features],
     """``cluster.resolve``'s steps 2-4 on decisions made by ``judge`` (atom indices into
     ``pooled``, which is pooled and sorted as ``cluster`` pools it): the product's
     clustering, any decision rule. No must-links or ops cannot-links."""
-    decisions: dict[tuple[int, int], Decision] = {}
-    for i, j in {*candidate_pairs_from_titles([f.titles for f in feats],
-                                              [f.surnames for f in feats]),
-                 *_sharing_a_key(pooled)}:
-        decisions[(i, j)] = judge(i, j)
-    cannot: dict[int, set[int]] = defaultdict(set)
-    apart: dict[int, set[int]] = defaultdict(set)
-    for (i, j), decision in decisions.items():
-        if decision.conflict:
-            cannot[i].add(j)
-            cannot[j].add(i)
-        if not decision.match:
-            apart[i].add(j)
-            apart[j].add(i)
-    groups = _Groups(len(pooled), cannot)
-    tree: dict[int, list[tuple[int, Decision]]] = defaultdict(list)
-
-    def join(i: int, j: int, decision: Decision,
-             apart: dict[int, set[int]] | None = None) -> bool:
-        if not groups.join(i, j, apart):
-            return False
-        tree[i].append((j, decision))
-        tree[j].append((i, decision))
-        return True
-
-    matches = sorted(((d.score, _years_apart(pooled[i], pooled[j]), i, j, d)
-                      for (i, j), d in decisions.items() if d.match),
-                     key=lambda m: (m[1][0], -m[0], m[1][1], m[2], m[3]))
-    strong = sorted(((d.score, closeness(feats[i], feats[j]), i, j, d)
-                     for _, _, i, j, d in matches if STRONG in d.evidence),
-                    key=lambda m: (-m[0], m[1], m[2], m[3]))
-    for i, j, decision in _unambiguous(strong, cannot):
-        join(i, j, decision)
-
-    def alike(i: int, j: int) -> bool:
-        decision = decisions.get((i, j) if i < j else (j, i))
-        return decision is not None and decision.match and GENERIC not in decision.evidence
-
-    weak = [m for m in matches if STRONG not in m[4].evidence]
-
-    def corroborated(root: int) -> bool:
-        return len({p for k in groups.members[root] for p in pooled[k].profiles}) > 1
-
-    joined = _mutual_best_round(matches, weak, groups, join, alike, corroborated)
-    while joined:
-        joined = _mutual_best_round(matches, weak, groups,
-                                    lambda i, j, decision: join(i, j, decision, apart), alike,
-                                    corroborated)
-    return _resolution(pooled, groups, tree)
+    return clustered(pooled, feats, {(i, j): judge(i, j) for i, j in candidates(pooled, feats)})
 
 
 __all__ = ["COMPARISONS", "DEFAULT_THRESHOLD", "NULL", "THRESHOLDS", "Fields", "Linkage",

@@ -45,8 +45,7 @@ from scholarindex.core.resolution.blocking import (
     pair_key_words,
     word_key,
 )
-from scholarindex.core.resolution.cluster import MUST_LINK as OPS_JOINED
-from scholarindex.core.resolution.decide import SHARED_KEY
+from scholarindex.core.resolution.model import Strength
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
@@ -508,7 +507,7 @@ def why_joined(work_id: str, group: list[str], resolution: Resolution) -> Resolu
     link = resolution.links.get(work_id)
     if link is None:
         return resolution_link(work_id, canonical, "match")
-    if set(OPS_JOINED.evidence) <= set(link.evidence):  # the pass's only must-links: ops'
+    if link.strength is Strength.MANUAL:  # the pass's only must-links: ops'
         return resolution_link(work_id, canonical, "manual", evidence=["joined by hand"])
-    by = "identity" if any(e.startswith(SHARED_KEY) for e in link.evidence) else "match"
+    by = "identity" if link.strength is Strength.KEY else "match"
     return resolution_link(work_id, canonical, by, link.score, link.evidence)

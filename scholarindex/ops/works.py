@@ -22,7 +22,7 @@ from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import Atom
 from scholarindex.core.resolution import decide as judge
-from scholarindex.core.resolution.decide import STRONG
+from scholarindex.core.resolution.model import Strength
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.decisions import Decision, DecisionStore
 from scholarindex.indexing.identity import WorkJoiner
@@ -130,7 +130,7 @@ def _joins(doc: dict[str, Any]) -> list[dict[str, Any]]:
                       "work_id": link["work_id"],
                       "titles": sorted(t for t in titles.get(link["work_id"], ()) if t),
                       "joined_to": link["joined_to"], "score": link.get("score") or 0.0,
-                      "strong": evidence[:1] == [STRONG], "evidence": evidence})
+                      "strong": tuple(evidence[:1]) == Strength.STRONG.tag, "evidence": evidence})
     return joins
 
 

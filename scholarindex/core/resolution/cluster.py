@@ -57,19 +57,18 @@ import gc
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
 from scholarindex.core.resolution.decide import (
-    GENERIC,
-    STRONG,
     Features,
     decide_features,
     features,
     years_differ,
 )
-from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution
+from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution, Strength
 
-MUST_LINK = Decision(True, 1.0, ("must-link",))
+MUST_LINK = Decision(True, 1.0, ("must-link",), strength=Strength.MANUAL)
 UNKNOWN_YEAR_GAP = 1
 
 
@@ -79,6 +78,16 @@ def year_gap(a: Atom, b: Atom) -> int:
     if not a.years or not b.years:
         return UNKNOWN_YEAR_GAP
     return min(abs(x - y) for x in a.years for y in b.years)
+
+
+class Match(NamedTuple):
+    """A pair judged one work, with what ranks it beside others of its score."""
+
+    score: float
+    apart: tuple[bool, int]  # ``_years_apart`` (step 3c) or ``closeness`` (step 3b)
+    i: int
+    j: int
+    decision: Decision
 
 
 def _years_apart(a: Atom, b: Atom) -> tuple[bool, int]:
@@ -143,7 +152,7 @@ class _Groups:
         return True
 
 
-def _sharing_a_key(atoms: list[Atom]) -> set[tuple[int, int]]:
+def _sharing_a_key(atoms: Sequence[Atom]) -> set[tuple[int, int]]:
     """Pairs of atoms with a verified key in common, whatever their titles (a preprint
     under its first title and the paper under arXiv's later one): titles alone would
     not make them candidates."""
@@ -184,15 +193,28 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
              counts: Mapping[str, int] | None = None,
              sizes: Mapping[str, int] | None = None) -> Resolution:
     pooled = _pool(atoms)
-    index = {a.work_id: i for i, a in enumerate(pooled)}
     feats = [features(a) for a in pooled]
-    decisions: dict[tuple[int, int], Decision] = {}
-    for i, j in {*candidate_pairs_from_titles([f.titles for f in feats],
-                                              [f.surnames for f in feats],
-                                              counts=counts, block_sizes=sizes),
-                 *_sharing_a_key(pooled)}:
-        decisions[(i, j)] = decide_features(feats[i], feats[j])
+    decisions = {(i, j): decide_features(feats[i], feats[j])
+                 for i, j in candidates(pooled, feats, counts, sizes)}
+    return clustered(pooled, feats, decisions, must_link, cannot_link)
 
+
+def candidates(pooled: Sequence[Atom], feats: Sequence[Features],
+               counts: Mapping[str, int] | None = None,
+               sizes: Mapping[str, int] | None = None) -> set[tuple[int, int]]:
+    """The pairs (indices into ``pooled``) blocking proposes and those sharing a key."""
+    return {*candidate_pairs_from_titles([f.titles for f in feats], [f.surnames for f in feats],
+                                         counts=counts, block_sizes=sizes),
+            *_sharing_a_key(pooled)}
+
+
+def clustered(pooled: Sequence[Atom], feats: Sequence[Features],
+              decisions: Mapping[tuple[int, int], Decision],
+              must_link: Iterable[tuple[str, str]] = (),
+              cannot_link: Iterable[tuple[str, str]] = ()) -> Resolution:
+    """Steps 2-4 (the module doc) on decisions already made, whatever made them
+    (``pooled`` pooled and sorted by ``_pool``, ``decisions`` keyed by index pairs)."""
+    index = {a.work_id: i for i, a in enumerate(pooled)}
     cannot: dict[int, set[int]] = defaultdict(set)
     for a, b in cannot_link:
         if a in index and b in index and a != b:
@@ -223,20 +245,21 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     for i, j in musts:
         link(i, j, MUST_LINK)
 
-    matches = sorted(((d.score, _years_apart(pooled[i], pooled[j]), i, j, d)
+    matches = sorted((Match(d.score, _years_apart(pooled[i], pooled[j]), i, j, d)
                       for (i, j), d in decisions.items() if d.match),
-                     key=lambda m: (m[1][0], -m[0], m[1][1], m[2], m[3]))
-    strong = sorted(((d.score, closeness(feats[i], feats[j]), i, j, d)
-                     for _, _, i, j, d in matches if STRONG in d.evidence),
-                    key=lambda m: (-m[0], m[1], m[2], m[3]))
-    for i, j, decision in _unambiguous(strong, cannot):
-        link(i, j, decision)
+                     key=lambda m: (m.apart[0], -m.score, m.apart[1], m.i, m.j))
+    strong = sorted((Match(m.score, closeness(feats[m.i], feats[m.j]), m.i, m.j, m.decision)
+                     for m in matches if m.decision.strength.chains),
+                    key=lambda m: (-m.score, m.apart, m.i, m.j))
+    for m in _unambiguous(strong, cannot):
+        link(m.i, m.j, m.decision)
 
     def alike(i: int, j: int) -> bool:
         decision = decisions.get((i, j) if i < j else (j, i))
-        return decision is not None and decision.match and GENERIC not in decision.evidence
+        return (decision is not None and decision.match
+                and decision.strength is not Strength.GENERIC)
 
-    weak = [m for m in matches if STRONG not in m[4].evidence]
+    weak = [m for m in matches if not m.decision.strength.chains]
 
     def corroborated(root: int) -> bool:  # the group's listings on two profiles or more
         return len({p for k in groups.members[root] for p in pooled[k].profiles}) > 1
@@ -249,8 +272,7 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     return _resolution(pooled, groups, tree)
 
 
-def _mutual_best_round(matches: list[tuple[float, tuple[bool, int], int, int, Decision]],
-                       weak: list[tuple[float, tuple[bool, int], int, int, Decision]],
+def _mutual_best_round(matches: list[Match], weak: list[Match],
                        groups: _Groups,
                        link: Callable[[int, int, Decision], bool],
                        alike: Callable[[int, int], bool],
@@ -261,21 +283,22 @@ def _mutual_best_round(matches: list[tuple[float, tuple[bool, int], int, int, De
     group = [groups.find(k) for k in range(len(groups.root))]
     best: dict[int, tuple[float, tuple[bool, int]]] = {}  # atom -> its best match outside
     partners: dict[int, list[int]] = defaultdict(list)  # atom -> its partners at that best
-    for score, apart, i, j, _ in matches:  # best first; partners in one's group do not count
-        if group[i] == group[j]:
+    for m in matches:  # best first; partners in one's group do not count
+        if group[m.i] == group[m.j]:
             continue
-        for here, there in ((i, j), (j, i)):
-            if best.setdefault(here, (score, apart)) == (score, apart):
+        for here, there in ((m.i, m.j), (m.j, m.i)):
+            if best.setdefault(here, (m.score, m.apart)) == (m.score, m.apart):
                 partners[here].append(there)
     best_groups = {here: {group[p] for p in found} for here, found in partners.items()}
     tied = {here for here, found in partners.items()
             if len(best_groups[here]) > 1 and not _one_work(found, group, alike)}
     joined = False
-    for _, apart, i, j, decision in weak:
+    for m in weak:
+        i, j = m.i, m.j
         if (group[j] in best_groups.get(i, ()) and group[i] in best_groups.get(j, ())
                 and i not in tied and j not in tied
-                and not (apart[0] and corroborated(group[i]) and corroborated(group[j]))):
-            joined = link(i, j, decision) or joined
+                and not (m.apart[0] and corroborated(group[i]) and corroborated(group[j]))):
+            joined = link(i, j, m.decision) or joined
     return joined
 
 
@@ -288,21 +311,16 @@ def _one_work(partners: list[int], group: list[int], alike: Callable[[int, int],
                if group[p] != group[q])
 
 
-def _unambiguous(strong: list[tuple[float, tuple[bool, int], int, int, Decision]],
-                 cannot: dict[int, set[int]]) -> list[tuple[int, int, Decision]]:
+def _unambiguous(strong: list[Match], cannot: dict[int, set[int]]) -> list[Match]:
     """The strong matches in order, without those an equally good match to a
     cannot-linked rival makes ambiguous (see the module doc, step 3b)."""
     rivals: dict[tuple[int, float, tuple[bool, int]], set[int]] = defaultdict(set)
-    for score, gap, i, j, _ in strong:
-        rivals[(i, score, gap)].add(j)
-        rivals[(j, score, gap)].add(i)
-    out = []
-    for score, gap, i, j, decision in strong:
-        if any(cannot.get(partner, set()) & rivals[(here, score, gap)]
-               for here, partner in ((i, j), (j, i))):
-            continue
-        out.append((i, j, decision))
-    return out
+    for m in strong:
+        rivals[(m.i, m.score, m.apart)].add(m.j)
+        rivals[(m.j, m.score, m.apart)].add(m.i)
+    return [m for m in strong
+            if not any(cannot.get(partner, set()) & rivals[(here, m.score, m.apart)]
+                       for here, partner in ((m.i, m.j), (m.j, m.i)))]
 
 
 def _resolution(pooled: Sequence[Atom], groups: _Groups,
@@ -323,6 +341,6 @@ def _resolution(pooled: Sequence[Atom], groups: _Groups,
                     seen.add(there)
                     queue.append(there)
                     links[pooled[there].work_id] = Link(pooled[here].work_id, decision.score,
-                                                       decision.evidence)
+                                                       decision.evidence, decision.strength)
     clusters.sort()
     return Resolution(clusters, links)

@@ -143,7 +143,7 @@ from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
 from scholarindex.core.resolution.clean import clean_title, contribution_kind, repair_text
 from scholarindex.core.resolution.generic import is_generic_title
-from scholarindex.core.resolution.model import Atom, Decision
+from scholarindex.core.resolution.model import Atom, Decision, Strength
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
     another_phrase,
@@ -166,8 +166,6 @@ NEAR = 0.93
 GENERIC_SHARED = 1
 WITH_AUTHOR = 0.84
 PREFIX_SCORE = 0.9
-STRONG = "strong"  # the evidence tag of a match that may chain
-GENERIC = "generic title"  # the evidence tag of a match on a generic title
 ANOTHER_KIND = "another kind of contribution"
 SUBTITLE = "a subtitle or an aside added"
 HELD = "one title holds the other and more"
@@ -340,13 +338,14 @@ def _one_profiles_listings(a: Features, b: Features) -> Decision | None:
                         conflict=True)
     if not venues and years_differ(a.atom, b.atom):  # no venue in common to vouch for it
         return Decision(False, 0.0, ("one profile lists the title in two years",))
-    return Decision(True, 1.0, (STRONG, "one profile lists the title in two years"))
+    return Decision(True, 1.0, ("one profile lists the title in two years",),
+                    strength=Strength.STRONG)
 
 
 def decide_features(a: Features, b: Features) -> Decision:
     """``decide`` on precomputed ``Features``."""
     if a.keys & b.keys:
-        return Decision(True, 1.0, (STRONG, SHARED_KEY + min(a.keys & b.keys)))
+        return Decision(True, 1.0, (SHARED_KEY + min(a.keys & b.keys),), strength=Strength.KEY)
     if _keys_differ(a.keys, b.keys):
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
     if decision := _one_profiles_listings(a, b):
@@ -379,12 +378,12 @@ def decide_features(a: Features, b: Features) -> Decision:
     if generic:
         if (people.shared >= GENERIC_SHARED and titles.ratio >= NEAR
                 and _same_year(a.atom, b.atom)):
-            return Decision(True, titles.ratio, (GENERIC, title, shared))
+            return Decision(True, titles.ratio, (title, shared), strength=Strength.GENERIC)
         return Decision(False, titles.ratio, ("generic title without author evidence",))
     if people.shared:
         if (titles.ratio >= NEAR and not titles.prefix
                 and (titles.ratio == 1.0 or not years_differ(a.atom, b.atom))):
-            return Decision(True, titles.ratio, (STRONG, title, shared))
+            return Decision(True, titles.ratio, (title, shared), strength=Strength.STRONG)
         score = max(titles.ratio, titles.overlap)
         # "Tutorial: Designing X" beside the paper "X"; a title cut short may have lost
         # the annotation at its end.

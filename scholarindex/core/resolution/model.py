@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 
 @dataclass(frozen=True)
@@ -25,16 +26,46 @@ class Atom:
     profiles: tuple[str, ...] = ()  # the researcher_ids of the profiles that list it
 
 
+class Strength(Enum):
+    """How far a match carries in clustering (``cluster``'s steps)."""
+
+    WEAK = "weak"  # joins only as the mutual best of both sides (step 3c)
+    STRONG = "strong"  # may chain (step 3b)
+    KEY = "key"  # a verified arXiv id or DOI in common: strong, and an identity
+    GENERIC = "generic"  # a generic title with author evidence: never vouches alone
+    MANUAL = "manual"  # joined by hand (ops' must-link)
+
+    @property
+    def chains(self) -> bool:
+        return self in (Strength.STRONG, Strength.KEY)
+
+    @property
+    def tag(self) -> tuple[str, ...]:
+        """What a stored link's evidence starts with (its readers, ``works review``
+        and the API, show it as is)."""
+        return _TAGS.get(self, ())
+
+
+_TAGS = {Strength.STRONG: ("strong",), Strength.KEY: ("strong",),
+         Strength.GENERIC: ("generic title",)}
+
+
 @dataclass(frozen=True)
 class Decision:
     """Whether two atoms are one work, how strongly, and the evidence read."""
 
     match: bool
     score: float
-    evidence: tuple[str, ...]
+    reasons: tuple[str, ...]
     # The evidence forbids ever joining these two, whatever links them indirectly
     # (different verified keys, an owner missing from a complete author list).
     conflict: bool = False
+    strength: Strength = Strength.WEAK
+
+    @property
+    def evidence(self) -> tuple[str, ...]:
+        """What a link records: the strength's tag, then the reasons."""
+        return self.strength.tag + self.reasons
 
 
 @dataclass(frozen=True)
@@ -44,6 +75,7 @@ class Link:
     to: str
     score: float
     evidence: tuple[str, ...]
+    strength: Strength = Strength.WEAK
 
 
 @dataclass(frozen=True)
