@@ -19,6 +19,7 @@ from scrapy.crawler import Crawler
 from scrapy.settings import BaseSettings
 
 from scholarindex.core import stat_keys
+from scholarindex.core.urls import read_url_list
 
 # The file in a JOBDIR that remembers the run id across a pause and resume.
 RUN_FILE = "scholarindex-run.json"
@@ -30,12 +31,25 @@ def safe_name(name: str) -> str:
     return _UNSAFE.sub("-", name).strip("-.") or "job"
 
 
+def comma_urls(urls: str | None) -> list[str]:
+    """The URLs of ``-a urls=URL[,URL...]``."""
+    return [u.strip() for u in (urls or "").split(",") if u.strip()]
+
+
+def given_urls(urls: str | None, url_file: str | None) -> list[str]:
+    """The URLs a crawl is given: ``-a urls=...``, then ``-a url_file=PATH``'s lines."""
+    given = comma_urls(urls)
+    if url_file:
+        given += read_url_list(Path(url_file).read_text(encoding="utf-8"))
+    return given
+
+
 def derive_job_name(urls: str | None = None, url_file: str | None = None) -> str:
     if url_file:
         path = Path(url_file).resolve()
         digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
         return safe_name(f"{path.stem}-{digest}")
-    given = sorted(u.strip() for u in (urls or "").split(",") if u.strip())
+    given = sorted(comma_urls(urls))
     digest = hashlib.sha1("\n".join(given).encode()).hexdigest()[:8]
     return f"urls-{digest}"
 

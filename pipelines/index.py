@@ -48,6 +48,7 @@ from twisted.internet.task import LoopingCall, deferLater
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
+from crawler.close_reasons import INDEX_UNAVAILABLE
 from crawler.cpu import CpuTally
 from crawler.signals import (
     index_delivered,
@@ -91,7 +92,6 @@ from scholarindex.indexing.process import ProcessWriter
 
 logger = logging.getLogger(__name__)
 
-CLOSE_REASON = "opensearch_unavailable"
 _RECEIVED = {"work": stat_keys.INDEX_LISTINGS_RECEIVED,
              "researcher": stat_keys.INDEX_RESEARCHERS_RECEIVED,
              "enrichment": stat_keys.INDEX_ENRICHMENTS_RECEIVED}
@@ -184,7 +184,7 @@ class OpenSearchIndexPipeline:
             logger.error("OpenSearch at %s unavailable: %s; stopping before any page is fetched",
                          self.config.safe_url, exc)
             self.stats.set_value(stat_keys.INDEX_ERROR, str(exc))
-            raise CloseSpider(CLOSE_REASON) from exc
+            raise CloseSpider(INDEX_UNAVAILABLE) from exc
         self._ticker = LoopingCall(self._flush)
         self._ticker.start(self.flush_interval, now=False).addErrback(self._log_failure)
 
@@ -414,7 +414,7 @@ class OpenSearchIndexPipeline:
             self.stats.set_value(stat_keys.INDEX_ERROR, report.fatal)
             logger.error("OpenSearch at %s refused the indexer: %s; closing the spider",
                          self.config.safe_url, report.fatal)
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=INDEX_UNAVAILABLE)) \
                 .addErrback(self._log_failure)
 
     def _flush_failed(self, failure: Failure, batch: list[Change]) -> None:
@@ -557,7 +557,7 @@ class OpenSearchIndexPipeline:
                      self._gave_up, len(held), self.writer.dead_letters.path)
         self._wake_waiters()
         if self.crawler.crawling:  # else it is closing already
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON)) \
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=INDEX_UNAVAILABLE)) \
                 .addErrback(self._log_failure)
         if self._pause is not None:  # closing now: the queued pages finish, nothing new starts
             self._pause.resume()

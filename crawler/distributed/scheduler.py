@@ -54,7 +54,6 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from scrapy import Request, Spider, signals
@@ -66,10 +65,11 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
+from crawler.close_reasons import REDIS_UNAVAILABLE
 from crawler.distributed.calls import RedisCalls
 from crawler.distributed.lookupbook import LookupBook, merge_into, queued_works
 from crawler.distributed.tracking import FP_META, PageTracker
-from crawler.job import safe_name
+from crawler.job import given_urls, safe_name
 from crawler.signals import (
     index_delivered,
     index_flush_soon,
@@ -80,7 +80,6 @@ from crawler.signals import (
 )
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
-from scholarindex.core.urls import read_url_list
 from scholarindex.distributed.connection import RedisConfig, RedisLink, RedisUnavailable, hurry
 from scholarindex.distributed.frontier import Frontier, FrontierState, Taken
 from scholarindex.distributed.jobs import (
@@ -98,7 +97,6 @@ from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, entry, items_of
 logger = logging.getLogger(__name__)
 
 # The close reason when Redis stayed unreachable: the verdict makes it exit 3.
-CLOSE_REASON = "redis_unavailable"
 _PUSH_BATCH = 500
 _STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
 _SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
@@ -110,10 +108,7 @@ class JobRefused(RuntimeError):
 
 def job_definition(urls: str | None, url_file: str | None, follow: Any) -> str:
     """The definition digest for the spider arguments, as the spider will read them."""
-    given = [u.strip() for u in (urls or "").split(",") if u.strip()]
-    if url_file:
-        given += read_url_list(Path(url_file).read_text(encoding="utf-8"))
-    return definition_digest(given, as_bool(follow or False))
+    return definition_digest(given_urls(urls, url_file), as_bool(follow or False))
 
 
 def adoption_limit(tickets: Iterable[int], delivered: int) -> int:
@@ -339,7 +334,7 @@ class RedisScheduler:
         self.link.abort()  # the calls waiting in line fail at once
         logger.error("%s; closing this worker (its leases expire and go back to the queue)",
                      exc)
-        deferred_from_coro(self.crawler.engine.close_spider_async(reason=CLOSE_REASON))
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason=REDIS_UNAVAILABLE))
 
     # --- seeding (crawler.distributed.seeding) --------------------------------------------
 

@@ -37,6 +37,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import TimeoutError as DeferredTimeout
 from twisted.internet.threads import deferToThread
 
+from crawler.close_reasons import INDEX_UNAVAILABLE
 from crawler.extensions.itemsignals import ITEM_SIGNALS, watch_items
 from crawler.extensions.resolution import WorkResolution
 from crawler.extensions.verdict import Verdict
@@ -45,6 +46,7 @@ from crawler.signals import run_verdict
 from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
 from scholarindex.core.items import PageItem
+from scholarindex.core.stat_keys import stat_count
 from scholarindex.indexing.client import build_client, translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout, OpenSearchConfig
 from scholarindex.indexing.errors import IndexUnavailable
@@ -52,12 +54,6 @@ from scholarindex.indexing.indices import RUNS_INDEX, alias_name, ensure_alias
 
 logger = logging.getLogger(__name__)
 
-# The index pipeline's close reason when OpenSearch failed (pipelines/index.py).
-_INDEX_DOWN = "opensearch_unavailable"
-
-
-def _n(stats: Mapping[str, Any], key: str) -> int:
-    return int(stats.get(key) or 0)
 
 
 def _by_suffix(stats: Mapping[str, Any], prefix: str) -> dict[str, int]:
@@ -89,8 +85,8 @@ def build_report(
 ) -> dict[str, Any]:
     """The run's summary as a JSON-ready dict."""
     # Robots.txt fetches are not pages; everything else the downloader got is.
-    fetched = (_n(stats, stat_keys.SCRAPY_RESPONSES)
-               - _n(stats, stat_keys.SCRAPY_ROBOTSTXT_RESPONSES))
+    fetched = (stat_count(stats, stat_keys.SCRAPY_RESPONSES)
+               - stat_count(stats, stat_keys.SCRAPY_ROBOTSTXT_RESPONSES))
     return {
         "report_id": uuid.uuid4().hex,  # one per process: a resumed run has two parts
         "job": stats.get(stat_keys.RUN_JOB),
@@ -105,42 +101,42 @@ def build_report(
         "exit_reason": verdict.reason,
         "close_reason": close_reason,
         "pages": {
-            "listed": (_n(stats, stat_keys.PROFILES_REQUESTED)
-                       + _n(stats, stat_keys.PROFILES_BAD_URL)),
+            "listed": (stat_count(stats, stat_keys.PROFILES_REQUESTED)
+                       + stat_count(stats, stat_keys.PROFILES_BAD_URL)),
             "fetched": fetched,
-            "parsed": _n(stats, stat_keys.PROFILES_PARSED),
-            "unchanged": _n(stats, stat_keys.PROFILES_UNCHANGED),
-            "unrecognized": _n(stats, stat_keys.PROFILES_UNRECOGNIZED),
-            "truncated": _n(stats, stat_keys.PROFILES_TRUNCATED),
+            "parsed": stat_count(stats, stat_keys.PROFILES_PARSED),
+            "unchanged": stat_count(stats, stat_keys.PROFILES_UNCHANGED),
+            "unrecognized": stat_count(stats, stat_keys.PROFILES_UNRECOGNIZED),
+            "truncated": stat_count(stats, stat_keys.PROFILES_TRUNCATED),
             # Pages read with a problem the crawl-runs mapping has no field for: JSON only.
-            "untitled": _n(stats, stat_keys.PROFILES_UNTITLED),
-            "ambiguous": _n(stats, stat_keys.PROFILES_AMBIGUOUS),
-            "failed": _n(stats, stat_keys.PROFILES_FAILED),
+            "untitled": stat_count(stats, stat_keys.PROFILES_UNTITLED),
+            "ambiguous": stat_count(stats, stat_keys.PROFILES_AMBIGUOUS),
+            "failed": stat_count(stats, stat_keys.PROFILES_FAILED),
             "failed_by_reason": _by_suffix(stats, stat_keys.PROFILES_FAILED_BY_REASON),
-            "bad_url": _n(stats, stat_keys.PROFILES_BAD_URL),
-            "not_modified": _n(stats, stat_keys.INCREMENTAL_NOT_MODIFIED),
-            "bytes": _n(stats, stat_keys.SCRAPY_RESPONSE_BYTES),
+            "bad_url": stat_count(stats, stat_keys.PROFILES_BAD_URL),
+            "not_modified": stat_count(stats, stat_keys.INCREMENTAL_NOT_MODIFIED),
+            "bytes": stat_count(stats, stat_keys.SCRAPY_RESPONSE_BYTES),
         },
-        "researchers": _n(stats, stat_keys.PROFILES_PARSED),
-        "listings": _n(stats, stat_keys.PROFILES_LISTINGS),
+        "researchers": stat_count(stats, stat_keys.PROFILES_PARSED),
+        "listings": stat_count(stats, stat_keys.PROFILES_LISTINGS),
         # Listings the pages announce and the parser did not read (JSON only).
-        "listings_unread": _n(stats, stat_keys.PROFILES_LISTINGS_UNREAD),
+        "listings_unread": stat_count(stats, stat_keys.PROFILES_LISTINGS_UNREAD),
         "distinct_works": distinct_works,
         "distinct_works_exact": distinct_works_exact,
-        "items_scraped": _n(stats, stat_keys.SCRAPY_ITEMS_SCRAPED),
-        "merged": _n(stats, stat_keys.INDEX_MERGED),
-        "enriched": _n(stats, stat_keys.ARXIV_MATCHED),
-        "pending": _n(stats, stat_keys.ARXIV_PENDING),
-        "indexed": _n(stats, stat_keys.INDEX_DOCS),
-        "listings_delivered": _n(stats, stat_keys.INDEX_LISTINGS_DELIVERED),
-        "unlisted": _n(stats, stat_keys.INDEX_UNLISTED),
-        "docs_deleted": _n(stats, stat_keys.INDEX_DOCS_DELETED),
-        "dead_lettered": _n(stats, stat_keys.INDEX_DEAD_LETTERED),
+        "items_scraped": stat_count(stats, stat_keys.SCRAPY_ITEMS_SCRAPED),
+        "merged": stat_count(stats, stat_keys.INDEX_MERGED),
+        "enriched": stat_count(stats, stat_keys.ARXIV_MATCHED),
+        "pending": stat_count(stats, stat_keys.ARXIV_PENDING),
+        "indexed": stat_count(stats, stat_keys.INDEX_DOCS),
+        "listings_delivered": stat_count(stats, stat_keys.INDEX_LISTINGS_DELIVERED),
+        "unlisted": stat_count(stats, stat_keys.INDEX_UNLISTED),
+        "docs_deleted": stat_count(stats, stat_keys.INDEX_DOCS_DELETED),
+        "dead_lettered": stat_count(stats, stat_keys.INDEX_DEAD_LETTERED),
         # Seconds the crawl was paused because OpenSearch could not take writes. In this
         # JSON only: the crawl-runs mapping is strict (report_to_document leaves it out).
         "index_paused_seconds": round(float(stats.get(stat_keys.INDEX_PAUSED_SECONDS) or 0), 3),
         "dropped": _by_suffix(stats, stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON),
-        "errors_logged": _n(stats, stat_keys.SCRAPY_ERRORS_LOGGED),
+        "errors_logged": stat_count(stats, stat_keys.SCRAPY_ERRORS_LOGGED),
         # The distributed crawl: this worker of the job (its parts share run_id); JSON only.
         **({"worker": stats[stat_keys.RUN_WORKER]} if stats.get(stat_keys.RUN_WORKER) else {}),
     }
@@ -335,7 +331,7 @@ class RunReport:
             return
         config = self.index_config
         alias = alias_name(config.prefix, RUNS_INDEX)
-        if reason == _INDEX_DOWN:
+        if reason == INDEX_UNAVAILABLE:
             self._not_stored(alias, "OpenSearch was unavailable during the run")
             return
         from twisted.internet import reactor  # the running one (no import-time install)

@@ -44,6 +44,7 @@ from scholarindex.core.exit_codes import (
     EXIT_USAGE,
     most_severe,
 )
+from scholarindex.core.stat_keys import stat_count
 from scholarindex.core.urls import redact_url
 
 
@@ -53,10 +54,6 @@ class Verdict:
     exit_code: int
     reason: str  # one line, for the log and the run report
     problems: tuple[str, ...] = field(default=())
-
-
-def _count(stats: Mapping[str, Any], key: str) -> int:
-    return int(stats.get(key) or 0)
 
 
 def _sum_prefix(stats: Mapping[str, Any], prefix: str) -> int:
@@ -79,14 +76,14 @@ def judge(
         where = f" at {redact_url(url)}" if url else ""
         return EXIT_UNAVAILABLE, f"{dependency} unavailable{where}"
 
-    parsed = _count(stats, stat_keys.PROFILES_PARSED)
-    unchanged = _count(stats, stat_keys.PROFILES_UNCHANGED)
-    bad_urls = _count(stats, stat_keys.PROFILES_BAD_URL)
-    listed = _count(stats, stat_keys.PROFILES_REQUESTED) + bad_urls
+    parsed = stat_count(stats, stat_keys.PROFILES_PARSED)
+    unchanged = stat_count(stats, stat_keys.PROFILES_UNCHANGED)
+    bad_urls = stat_count(stats, stat_keys.PROFILES_BAD_URL)
+    listed = stat_count(stats, stat_keys.PROFILES_REQUESTED) + bad_urls
     # A page whose callback raised lost its items as surely as one that failed to download.
-    errors = (_count(stats, stat_keys.PROFILES_FAILED) + bad_urls
+    errors = (stat_count(stats, stat_keys.PROFILES_FAILED) + bad_urls
               + _sum_prefix(stats, stat_keys.SCRAPY_SPIDER_EXCEPTIONS_BY_TYPE))
-    outcomes = parsed + unchanged + _count(stats, stat_keys.PROFILES_UNRECOGNIZED) + errors
+    outcomes = parsed + unchanged + stat_count(stats, stat_keys.PROFILES_UNRECOGNIZED) + errors
     pages = max(listed, outcomes)
 
     if close_reason == "already_running":
@@ -103,7 +100,7 @@ def judge(
     elif close_reason != "finished":
         problems.append((EXIT_FAILED, f"closed early ({close_reason})"))
 
-    dead = _count(stats, stat_keys.INDEX_DEAD_LETTERED)
+    dead = stat_count(stats, stat_keys.INDEX_DEAD_LETTERED)
     if dead:
         problems.append((EXIT_DATA_LOST, f"{dead} documents dead-lettered (replay them with "
                                          "`scholarindex replay`)"))
@@ -115,7 +112,7 @@ def judge(
         problems.append((EXIT_FAILED, f"{errors}/{pages} pages failed ({errors / pages:.0%}, "
                                       f"over RUN_MAX_ERROR_RATE={max_error_rate:.0%})"))
     # A resumed run skips (dupefilter) the pages its first part already processed.
-    done_before = (_count(stats, stat_keys.SCRAPY_DUPLICATES_FILTERED)
+    done_before = (stat_count(stats, stat_keys.SCRAPY_DUPLICATES_FILTERED)
                    if stats.get(stat_keys.RUN_RESUMED) else 0)
     # A worker of a distributed crawl may find every page taken by the others.
     shared = bool(stats.get(stat_keys.RUN_WORKER))
@@ -126,7 +123,7 @@ def judge(
     if not problems:
         return Verdict(True, EXIT_OK, (
             f"run ok (exit 0): {parsed} profiles parsed, {unchanged} unchanged, "
-            f"{_count(stats, stat_keys.PROFILES_LISTINGS)} listings, "
+            f"{stat_count(stats, stat_keys.PROFILES_LISTINGS)} listings, "
             f"{errors} of {pages} pages failed"))
     code = most_severe(code for code, _ in problems)
     texts = tuple(text for _, text in problems)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,12 +22,12 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from crawler.cpu import CpuTally
+from crawler.job import given_urls
 from crawler.parse_pool import ParsePool
 from crawler.signals import page_failed
 from scholarindex.core import stat_keys
 from scholarindex.core.flags import as_bool
 from scholarindex.core.items import PageItem
-from scholarindex.core.urls import read_url_list
 
 _SCHEMES = ("http", "https", "file")
 _NOT_PAGES = re.compile(
@@ -58,9 +57,7 @@ class ProfilesSpider(scrapy.Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        given = [u.strip() for u in (urls or "").split(",") if u.strip()]
-        if url_file:
-            given += read_url_list(Path(url_file).read_text(encoding="utf-8"))
+        given = given_urls(urls, url_file)
         self.start_urls = given
         self.follow = as_bool(follow)
         self.bad_urls = [u for u in given if urlsplit(u).scheme not in _SCHEMES]

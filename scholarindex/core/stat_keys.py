@@ -9,7 +9,8 @@ reason, layout or code, named by appending it.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from scholarindex.core.enrichment_status import DONE, NONE, PENDING
 
@@ -132,3 +133,8 @@ FRONTIER_HANDED_OFF: Final = "frontier/handed_off"
 FRONTIER_ADOPTED: Final = "frontier/outbox_adopted"
 FRONTIER_RELEASED: Final = "frontier/released"  # leases handed back unfinished at close
 FRONTIER_ROUND_TRIPS: Final = "frontier/redis_round_trips"  # calls to Redis by the scheduler
+
+
+def stat_count(stats: Mapping[str, Any], key: str) -> int:
+    """A counting stat as a number: 0 when the crawl never wrote it."""
+    return int(stats.get(key) or 0)

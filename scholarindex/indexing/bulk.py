@@ -76,7 +76,7 @@ from scholarindex.indexing.changes import (
 from scholarindex.indexing.client import (
     ItemResult,
     classify_item,
-    read_error,
+    mget_hits,
     translate_errors,
 )
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
@@ -559,16 +559,9 @@ class BulkWriter:
     def _mget(self, docs: list[_Doc], index_of: Callable[[_Doc], str], what: str
               ) -> Iterator[tuple[_Doc, dict[str, Any]]]:
         """Each document with its hit in ``index_of(doc)``, read in requests of ``max_docs``."""
-        step = self.limits.max_docs
-        for start in range(0, len(docs), step):
-            part = docs[start:start + step]
-            body = {"docs": [{"_index": index_of(d), "_id": d.doc_id} for d in part]}
-            with translate_errors(what):
-                found = self.client.mget(body=body)["docs"]
-            for doc, hit in zip(part, found, strict=True):
-                if "error" in hit:
-                    raise read_error(f"{what} {index_of(doc)}", hit["error"])
-                yield doc, hit
+        wanted = [(index_of(doc), doc.doc_id) for doc in docs]
+        hits = mget_hits(self.client, wanted, self.limits.max_docs, what)
+        yield from zip(docs, hits, strict=True)
 
     def _merge(self, doc: _Doc, report: WriteReport) -> None:
         """Fold the document's changes into its current version; drop invalid changes.

@@ -17,7 +17,7 @@ import gzip
 import ipaddress
 import logging
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -253,6 +253,22 @@ def read_error(what: str, error: Any) -> IndexUnavailable:
     reason = _reason({"error": error}) if isinstance(error, Mapping) else str(error)
     permanent = any(kind in reason for kind in _PERMANENT_READ_ERRORS)
     return IndexUnavailable(f"{what}: {reason}", retryable=not permanent)
+
+
+def mget_hits(client: OpenSearch, wanted: Sequence[tuple[str, str]], part: int, what: str
+              ) -> Iterator[dict[str, Any]]:
+    """The hit of each ``(index, id)`` in ``wanted``, in order (realtime: the latest write,
+    refreshed or not), read in requests of ``part`` documents; a document's error raises
+    (``read_error``), a failed request too (``translate_errors``)."""
+    for start in range(0, len(wanted), part):
+        chunk = wanted[start:start + part]
+        body = {"docs": [{"_index": index, "_id": doc_id} for index, doc_id in chunk]}
+        with translate_errors(f"{what} {chunk[0][0]}"):
+            hits = client.mget(body=body)["docs"]
+        for (index, _), hit in zip(chunk, hits, strict=True):
+            if "error" in hit:
+                raise read_error(f"{what} {index}", hit["error"])
+            yield hit
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ from opensearchpy import OpenSearch
 
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing.atoms import atoms_of, doc_keys, identity_keys
-from scholarindex.indexing.client import classify_item, read_error, translate_errors
+from scholarindex.indexing.client import classify_item, mget_hits, translate_errors
 from scholarindex.indexing.connection import DEFAULT_LAYOUT, IndexLayout
 from scholarindex.indexing.documents import (
     doc_work_ids,
@@ -415,15 +415,9 @@ class WorkJoiner:
 
     def _mget(self, index: str, ids: Iterable[str]) -> dict[str, _Read]:
         ids = sorted(set(ids))
-        hits: list[dict[str, Any]] = []
-        for start in range(0, len(ids), READ_PART):
-            body = {"docs": [{"_index": index, "_id": i} for i in ids[start:start + READ_PART]]}
-            with translate_errors(f"mget {index}"):
-                hits += self.client.mget(body=body)["docs"]
+        hits = mget_hits(self.client, [(index, i) for i in ids], READ_PART, "mget")
         reads = {}
         for wid, hit in zip(ids, hits, strict=True):
-            if "error" in hit:
-                raise read_error(f"mget {index}", hit["error"])
             found = bool(hit.get("found"))
             reads[wid] = _Read(hit.get("_source") if found else None,
                                (hit.get("_seq_no"), hit.get("_primary_term")),

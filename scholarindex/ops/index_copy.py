@@ -27,7 +27,7 @@ from typing import Any
 from opensearchpy import OpenSearch, helpers
 
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import read_error, translate_errors
+from scholarindex.indexing.client import mget_hits, translate_errors
 from scholarindex.indexing.errors import IndexingError, IndexUnavailable
 from scholarindex.indexing.scan import scan
 from scholarindex.ops.changefeed import ChangeFeed, Version, hit_version
@@ -176,15 +176,9 @@ def bulk_write(client: OpenSearch, actions: Iterable[dict[str, Any]], what: str,
 
 def _mget(client: OpenSearch, index: str, ids: list[str]) -> dict[str, dict[str, Any]]:
     """The found documents among ``ids`` (realtime: the latest write, refreshed or not)."""
-    with translate_errors(f"mget {index}"):
-        answer = client.mget(index=index, body={"ids": ids})
-    found = {}
-    for hit in answer["docs"]:
-        if "error" in hit:
-            raise read_error(f"mget {index}", hit["error"])
-        if hit.get("found"):
-            found[hit["_id"]] = hit
-    return found
+    wanted = [(index, doc_id) for doc_id in ids]
+    return {hit["_id"]: hit for hit in mget_hits(client, wanted, max(1, len(ids)), "mget")
+            if hit.get("found")}
 
 
 def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
