@@ -93,7 +93,8 @@ COMMANDS_MODULE = "crawler.commands"
 EXTENSIONS = {
     # Judge the run at its end (run/exit_code, run/reason); exit codes in docs/deploy/.
     "crawler.extensions.verdict.RunVerdict": 500,
-    # Log the run's summary and write it as JSON to RUN_REPORT.
+    # Log the run's summary and write it as JSON to RUN_REPORT (asks RunVerdict for the
+    # verdict and the resolution pass for its figures itself: no order among these three).
     "crawler.extensions.report.RunReport": 510,
     # With JOBDIR: resume after an interruption, start afresh after a crawl that ended.
     "crawler.extensions.jobdir.JobdirReset": 520,

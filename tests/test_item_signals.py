@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 
 import pytest
@@ -13,6 +15,8 @@ from scrapy.utils.test import get_crawler
 from crawler.extensions.itemsignals import ItemSignals
 from crawler.extensions.records import RecordCounts
 from crawler.extensions.report import RunReport
+from crawler.extensions.verdict import RunVerdict
+from crawler.signals import run_verdict
 from scholarindex.core.items import PageItem, ResearcherItem, WorkItem
 
 PAGE = PageItem(ResearcherItem(id="r", url="https://site/r", name="R"),
@@ -75,3 +79,28 @@ def test_a_failing_callback_is_logged_and_the_others_still_run(
                                        spider=None)
     assert seen == [PAGE]
     assert "Error caught on signal handler" in caplog.text
+
+
+def test_the_report_has_the_verdict_whichever_extension_closes_first(tmp_path) -> None:
+    """The run report asks for the verdict itself: listed before the verdict, or after,
+    the report carries it and the verdict is judged and announced once."""
+    for order in ({RunReport: 0, RunVerdict: 1}, {RunVerdict: 0, RunReport: 1}):
+        crawler = get_crawler(settings_dict={"EXTENSIONS": order, "INDEX_ENABLED": False,
+                                             "RUN_REPORT": str(tmp_path / "report.json")})
+        crawler.stats.open_spider()
+        announced: list[object] = []
+        crawler.signals.connect(lambda verdict, reason, seen=announced: seen.append(verdict),
+                                signal=run_verdict, weak=False)
+        report, verdicts = crawler.get_extension(RunReport), crawler.get_extension(RunVerdict)
+        assert report is not None and verdicts is not None
+        first, second = ((report, verdicts) if next(iter(order)) is RunReport
+                         else (verdicts, report))
+        for extension in (first, second):
+            closed = extension.spider_closed(None, "finished")
+            if asyncio.iscoroutine(closed):
+                asyncio.run(closed)
+        assert len(announced) == 1 and announced[0] is verdicts.verdict
+        assert report.report is not None
+        assert report.report["exit_code"] == verdicts.verdict.exit_code
+        assert json.loads((tmp_path / "report.json").read_text())["exit_reason"] == \
+            verdicts.verdict.reason

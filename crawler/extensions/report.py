@@ -40,7 +40,7 @@ from twisted.internet.threads import deferToThread
 from crawler.close_reasons import INDEX_UNAVAILABLE
 from crawler.extensions.itemsignals import ITEM_SIGNALS, watch_items
 from crawler.extensions.resolution import WorkResolution
-from crawler.extensions.verdict import Verdict
+from crawler.extensions.verdict import RunVerdict, Verdict
 from crawler.job import run_identity
 from crawler.signals import run_verdict
 from scholarindex.core import stat_keys
@@ -259,8 +259,6 @@ class RunReport:
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         watch_items(crawler, self.item_seen, *ITEM_SIGNALS)
         crawler.signals.connect(self.on_verdict, signal=run_verdict)
-        # RunVerdict (listed before us in EXTENSIONS) connected first, so its
-        # spider_closed handler, which sends run_verdict, runs before this one.
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -319,6 +317,9 @@ class RunReport:
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         """Add the resolution pass's figures, then store the report in the crawl-runs
         index, off the reactor thread; never fatal."""
+        verdicts = self.crawler.get_extension(RunVerdict)
+        if verdicts is not None:  # the report is built on the verdict (``on_verdict``)
+            verdicts.close(reason)
         if self.report is None:
             return
         resolution = self.crawler.get_extension(WorkResolution)

@@ -136,6 +136,7 @@ class RunVerdict:
     def __init__(self, crawler: Crawler, max_error_rate: float) -> None:
         self.crawler = crawler
         self.max_error_rate = max_error_rate
+        self.verdict: Verdict | None = None
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
@@ -148,6 +149,14 @@ class RunVerdict:
         run_identity(self.crawler)  # records run/resumed, which judge() reads
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        self.close(reason)
+
+    def close(self, reason: str) -> Verdict:
+        """The run's verdict, judged and announced (``run_verdict``) once, by whichever
+        comes first: this extension's ``spider_closed`` or another's that needs the
+        verdict in its own (the run report), so neither depends on handler order."""
+        if self.verdict is not None:
+            return self.verdict
         settings = self.crawler.settings
         stats = self.crawler.stats
         verdict = judge(
@@ -161,4 +170,6 @@ class RunVerdict:
         stats.set_value(stat_keys.RUN_OK, verdict.ok)
         stats.set_value(stat_keys.RUN_EXIT_CODE, verdict.exit_code)
         stats.set_value(stat_keys.RUN_REASON, verdict.reason)
+        self.verdict = verdict
         self.crawler.signals.send_catch_log(signal=run_verdict, verdict=verdict, reason=reason)
+        return verdict
