@@ -16,6 +16,7 @@ from scholarindex.search.errors import InvalidRequest
 from scholarindex.search.facets import FACETS
 from scholarindex.search.params import MAX_PAGE, SearchRequest
 from scholarindex.webui.inputs import YEAR_PATTERN, search_request
+from scholarindex.webui.results import HitJSON, ProfileJSON
 from scholarindex.webui.service import SearchService
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for
 from tests.support.settings import opensearch_config_with
@@ -160,6 +161,27 @@ def test_pages_do_not_overlap(site):
     both = [h["id"] for h in site.search(sort="newest", size=20)["hits"]]
     assert first + second == both
     assert site.search(page=6)["hits"] == []  # past the end (42 works) but within the cap
+
+
+def test_one_hit_shape_serves_the_api_and_the_page(site):
+    """The API's hit is the page's hit (the service's ``Hit``) as ``HitJSON``, key for key,
+    in ``HitJSON``'s order; the page shows the same data for it."""
+    api_hit = site.search(q="relibra")["hits"][0]
+    page_hit = site.http.app.state.service.search(SearchRequest(q="relibra")).hits[0]
+    assert api_hit == page_hit.to_json()
+    assert list(api_hit) == list(HitJSON.__annotations__)
+    assert all(list(p) == list(ProfileJSON.__annotations__) for p in api_hit["profiles"])
+    html = site.http.get("/", params={"q": "relibra"}).text
+    article = html[html.index(f'id="hit-{api_hit["id"]}"'):]
+    article = article[:article.index("</article>")]
+    assert api_hit["highlight"]["title"] in article
+    for profile in api_hit["profiles"]:
+        assert f'href="/researchers/{profile["id"]}">{profile["name"]}</a>' in article
+    assert f'<span class="year">{api_hit["year"]}</span>' in article
+    # The researcher API's works are the same hits (without a query, nothing is marked).
+    researcher = site.http.get(f"/api/researchers/{api_hit['profiles'][0]['id']}").json()
+    work = next(w for w in researcher["works"] if w["id"] == api_hit["id"])
+    assert {**work, "highlight": None} == {**api_hit, "highlight": None}
 
 
 def test_highlight_is_escaped_html(site):
