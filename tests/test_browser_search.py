@@ -91,7 +91,7 @@ def browser(chromium: object) -> Iterator[object]:
 
     def open_context(**options: object) -> object:
         contexts.append(chromium.new_context(  # type: ignore[attr-defined]
-            viewport={"width": 1280, "height": 900}, **options))
+            **{"viewport": {"width": 1280, "height": 900}, **options}))
         return contexts[-1]
 
     yield open_context
@@ -263,6 +263,52 @@ def test_works_without_javascript(browser, server):
     tab.wait_for_url(re.compile(r"sort=newest"))
     years = [int(y) for y in tab.locator(".hit-meta .year").all_inner_texts()]
     assert years == sorted(years, reverse=True)
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_on_a_phone_the_filters_fold_behind_a_button(page, server):
+    tab = page
+    tab.set_viewport_size(PHONE)
+    tab.goto(server.url + "/?q=learning")
+    first_hit = tab.locator("ol.hits > li").first.bounding_box()
+    assert first_hit is not None and first_hit["y"] + 40 < PHONE["height"], first_hit
+    filters = tab.locator("nav.facets")
+    toggle = tab.get_by_role("button", name="Filters", exact=True)
+    assert filters.is_hidden()
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert toggle.get_attribute("aria-controls") == filters.get_attribute("id")
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / "search-phone.png"))
+
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert filters.is_visible()
+    shown = facet_counts(tab)[("source", "papercards")]
+    tab.get_by_role("checkbox", name=re.compile(r"^papercards")).click()
+    tab.wait_for_url(re.compile(r"source=papercards"))
+    assert total(tab) == shown
+    # The new page starts folded again, and the button says a filter is on.
+    assert tab.locator("nav.facets").is_hidden()
+    assert "1 on" in tab.get_by_role("button", name=re.compile("^Filters")).inner_text()
+    tab.get_by_role("button", name=re.compile("^Filters")).click()
+    tab.get_by_role("button", name=re.compile("^Filters")).click()
+    assert tab.locator("nav.facets").is_hidden()
+
+
+def test_on_a_wide_screen_the_filters_show_unasked(page, server):
+    page.goto(server.url + "/?q=learning")  # 1280 wide
+    assert page.locator("nav.facets").is_visible()
+    assert page.get_by_role("checkbox", name=re.compile(r"^papercards")).is_visible()
+    assert page.get_by_role("button", name="Filters").count() == 0  # not rendered: no role
+
+
+def test_on_a_phone_without_javascript_the_filters_stay_open(browser, server):
+    tab = browser(viewport=PHONE, java_script_enabled=False).new_page()
+    tab.goto(server.url + "/?q=learning")
+    assert tab.locator("nav.facets").is_visible()
+    assert tab.locator("button.filters-toggle").is_hidden()  # it could not unfold anything
 
 
 def test_same_person_on_the_other_site_links_both_ways(page, server, site, tmp_path):

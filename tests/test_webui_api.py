@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scholarindex.indexing.client import build_client
+from scholarindex.search.errors import InvalidRequest
 from scholarindex.search.facets import FACETS
 from scholarindex.search.params import MAX_PAGE, SearchRequest
+from scholarindex.webui.inputs import YEAR_PATTERN, search_request
+from scholarindex.webui.results import HitJSON, ProfileJSON
 from scholarindex.webui.service import SearchService
 from tests.support.search_site import SCRIPT_TEXT, FixtureSite, app_for
 from tests.support.settings import opensearch_config_with
@@ -157,6 +163,27 @@ def test_pages_do_not_overlap(site):
     assert site.search(page=6)["hits"] == []  # past the end (42 works) but within the cap
 
 
+def test_one_hit_shape_serves_the_api_and_the_page(site):
+    """The API's hit is the page's hit (the service's ``Hit``) as ``HitJSON``, key for key,
+    in ``HitJSON``'s order; the page shows the same data for it."""
+    api_hit = site.search(q="relibra")["hits"][0]
+    page_hit = site.http.app.state.service.search(SearchRequest(q="relibra")).hits[0]
+    assert api_hit == page_hit.to_json()
+    assert list(api_hit) == list(HitJSON.__annotations__)
+    assert all(list(p) == list(ProfileJSON.__annotations__) for p in api_hit["profiles"])
+    html = site.http.get("/", params={"q": "relibra"}).text
+    article = html[html.index(f'id="hit-{api_hit["id"]}"'):]
+    article = article[:article.index("</article>")]
+    assert api_hit["highlight"]["title"] in article
+    for profile in api_hit["profiles"]:
+        assert f'href="/researchers/{profile["id"]}">{profile["name"]}</a>' in article
+    assert f'<span class="year">{api_hit["year"]}</span>' in article
+    # The researcher API's works are the same hits (without a query, nothing is marked).
+    researcher = site.http.get(f"/api/researchers/{api_hit['profiles'][0]['id']}").json()
+    work = next(w for w in researcher["works"] if w["id"] == api_hit["id"])
+    assert {**work, "highlight": None} == {**api_hit, "highlight": None}
+
+
 def test_highlight_is_escaped_html(site):
     hit = site.search(q="script")["hits"][0]
     assert hit["abstract"].count(SCRIPT_TEXT) == 1  # the raw text, as data
@@ -224,6 +251,62 @@ def test_openapi_documents_the_search_api(site):
     assert {"q", "sort", "page", *FACET_NAMES} <= params
     assert "/api/researchers/{researcher_id}" in spec["paths"]
     assert site.http.get("/docs").status_code == 200
+
+
+# Years on both sides of the schema's line: inside it, and just outside (the range's ends,
+# a fifth digit, spaces and other scripts' digits the year facet alone would read).
+YEARS_IN = ["2024", "1000", "9999", "2019", ""]
+YEARS_OUT = ["0999", "999", "10000", "0000", "last year", "20a4", "-2024", "+2024", " 2024",
+             "2024 ", "2024\n", "   ", "\u0662\u0660\u0662\u0664", "\uff12\uff10\uff12\uff14",
+             "2.024", "2_024"]
+
+
+def year_endpoints(spec: dict) -> dict[str, dict]:
+    """Each path of the schema that takes ``year``, with the schema of one value."""
+    found = {}
+    for path, operations in spec["paths"].items():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", ()):
+                if parameter["name"] == "year":
+                    array = next(s for s in parameter["schema"]["anyOf"] if s["type"] == "array")
+                    found[path] = array["items"]
+    return found
+
+
+def schema_allows(item: dict, value: str) -> bool:
+    """``value`` against a string schema's ``pattern`` and ``maxLength`` (ECMA's "$" is the
+    end: ``fullmatch`` reads it so)."""
+    return (re.fullmatch(item["pattern"], value) is not None
+            and len(value) <= item.get("maxLength", len(value)))
+
+
+def test_openapi_declares_the_years_the_api_accepts(site):
+    endpoints = year_endpoints(site.http.get("/openapi.json").json())
+    assert "/api/search" in endpoints
+    for path, item in endpoints.items():
+        assert item["type"] == "string" and item["pattern"] == "^([1-9][0-9]{3})?$"
+        assert item["maxLength"] == 4
+        assert "{" not in path  # no path parameter to fill in
+        for value in YEARS_IN + YEARS_OUT:
+            response = site.http.get(path, params={"year": value})
+            expected = 200 if schema_allows(item, value) else 400
+            assert (value in YEARS_IN) == (expected == 200), value
+            assert response.status_code == expected, (path, value, response.text[:200])
+            if expected == 400:
+                assert response.json()["error"]["code"] == "invalid_request"
+        # One bad value among good ones is refused too.
+        assert site.http.get(path, params={"year": ["2024", "0999"]}).status_code == 400
+
+
+@given(st.one_of(st.text(max_size=8), st.from_regex(r"\s?[0-9]{3,5}\s?", fullmatch=True)))
+def test_the_year_reader_accepts_exactly_what_the_schema_allows(value):
+    item = {"pattern": YEAR_PATTERN, "maxLength": 4}
+    try:
+        search_request(year=[value])
+    except InvalidRequest:
+        assert not schema_allows(item, value)
+    else:
+        assert schema_allows(item, value)
 
 
 # --- OpenSearch down or failing ------------------------------------------------------------

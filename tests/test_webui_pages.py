@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from urllib.parse import parse_qs, urlsplit
 
@@ -115,6 +116,30 @@ def test_researcher_pages_link_coauthors_to_each_other(site):
     assert f'href="/researchers/{chao}">Chao Jin</a>' in back
 
 
+def h1_texts(html: str) -> list[str]:
+    """The text of every ``<h1>`` of a page, markup removed, whitespace collapsed."""
+    return [" ".join(re.sub(r"<[^>]*>", "", inner).split())
+            for inner in re.findall(r"<h1\b[^>]*>(.*?)</h1>", html, flags=re.S)]
+
+
+@pytest.mark.parametrize(("url", "status", "title"), [
+    ("/", 200, "Scholar Index"),  # the empty state
+    ("/?q=relibra", 200, "Scholar Index"),  # results
+    ("/?sort=newest", 200, "Scholar Index"),  # browsing everything
+    ("/?author=Kadri+Tamm", 200, "Scholar Index"),  # browsing by a facet
+    ("/?q=relibra&year=2019", 200, "Scholar Index"),  # no results
+    ("/?sort=newest&page=50", 200, "Scholar Index"),  # past the last hit
+    ("researcher:Chao Jin", 200, "Chao Jin"),
+    ("/researchers/nobody", 404, "Not found"),
+    ("/?year=last+year", 400, "That request did not work"),
+    ("/no/such/page", 404, "Not found"),
+])
+def test_every_page_kind_has_exactly_one_meaningful_h1(site, url, status, title):
+    if url.startswith("researcher:"):
+        url = f"/researchers/{site.researchers[url.split(':', 1)[1]]}"
+    assert h1_texts(page(site, url, status=status)) == [title]
+
+
 def test_browsing_everything_pages_through_all_works(site):
     html = page(site, "/?sort=newest")
     assert f'data-total="{site.works}"' in html
@@ -160,7 +185,7 @@ def test_opensearch_down_is_a_friendly_503_page(url):
                                                      OPENSEARCH_TIMEOUT=2)))
     response = http.get(url)
     assert response.status_code == 503
-    assert "Search is taking a break" in response.text
+    assert h1_texts(response.text) == ["Search is taking a break"]
     assert "Try again" in response.text
     for leak in ("Traceback", "opensearchpy", str(port), "ConnectionError"):
         assert leak not in response.text

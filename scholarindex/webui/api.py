@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from scholarindex.search.params import SearchRequest
 from scholarindex.webui.inputs import get_service, search_request
+from scholarindex.webui.results import HitJSON
 from scholarindex.webui.service import MAX_SUGGEST_CHARS, SearchService
 from scholarindex.webui.templating import researcher_url, search_url
 
@@ -16,23 +17,8 @@ router = APIRouter(prefix="/api", tags=["search"])
 
 
 class _Open(BaseModel):
-    # The fields docs/interfaces.md names are the minimum; hits carry more than listed.
+    # The fields docs/interfaces.md names are the minimum; the body carries more than listed.
     model_config = ConfigDict(extra="allow")
-
-
-class ProfileOut(_Open):
-    id: str
-    name: str
-    url: str | None
-
-
-class HitOut(_Open):
-    id: str
-    title: str
-    year: int | None
-    authors: list[str]
-    profiles: list[ProfileOut]
-    arxiv_id: str | None
 
 
 class FacetValueOut(_Open):
@@ -42,7 +28,7 @@ class FacetValueOut(_Open):
 
 class SearchOut(_Open):
     total: int
-    hits: list[HitOut]
+    hits: list[HitJSON]  # the hit's one shape, from webui.results
     facets: dict[str, list[FacetValueOut]]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from markupsafe import Markup
+from typing_extensions import TypedDict  # pydantic reads only this one on Python 3.11
 
 from scholarindex.core.arxiv_categories import category_label
 from scholarindex.search.facets import FACETS, Facet
@@ -34,6 +35,56 @@ def safe_url(url: Any) -> str | None:
     return url.strip()
 
 
+# The API's hit, stated once: ``Hit.to_json`` builds it (mypy checks every key and type)
+# and ``/api/search``'s schema and answer are read from it (webui.api). Keys are in the
+# order /api/search answers them; /api/researchers returns ``to_json``'s dicts as built.
+
+
+class ProfileJSON(TypedDict):
+    """A profile a hit was listed on."""
+
+    id: str
+    name: str
+    url: str | None
+    source: str | None
+
+
+class LinksJSON(TypedDict):
+    """A hit's external links (http(s) only)."""
+
+    arxiv: str | None
+    pdf: str | None
+    doi: str | None
+
+
+class HighlightJSON(TypedDict):
+    """Escaped text with <mark> around matches: safe to insert as HTML."""
+
+    title: str
+    abstract: str
+
+
+class HitJSON(TypedDict):
+    """One hit: the fields docs/interfaces.md names, display fields, highlight HTML."""
+
+    id: str
+    title: str
+    year: int | None
+    authors: list[str]
+    profiles: list[ProfileJSON]
+    arxiv_id: str | None
+    date: str | None
+    abstract: str | None
+    venues: list[str]
+    types: list[str]
+    categories: list[str]
+    category_labels: dict[str, str]
+    sources: list[str]
+    has_code: bool
+    links: LinksJSON
+    highlight: HighlightJSON
+
+
 @dataclass(frozen=True)
 class Profile:
     """A researcher profile a work was listed on."""
@@ -43,7 +94,7 @@ class Profile:
     url: str | None  # the crawled profile page, when it is an http(s) URL
     source: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProfileJSON:
         """As the API shows it."""
         return {"id": self.id, "name": self.name, "url": self.url, "source": self.source}
 
@@ -81,8 +132,8 @@ class Hit:
         """True when the snippet cannot show the whole abstract (the page offers it folded)."""
         return len(self.abstract or "") > SNIPPET_CHARS
 
-    def to_json(self) -> dict[str, Any]:
-        """The API's hit: the fields docs/interfaces.md names, display fields, highlight HTML."""
+    def to_json(self) -> HitJSON:
+        """The API's hit (``HitJSON``)."""
         return {
             "id": self.id, "title": self.title, "year": self.year, "date": self.date,
             "authors": self.authors, "profiles": [p.to_json() for p in self.profiles],

@@ -21,6 +21,15 @@
     if (button) { button.hidden = true; }
   });
 
+  // The filters' disclosure button (shown on narrow screens only): the stylesheet hides
+  // the filters while aria-expanded is "false", so flipping it is all there is to do.
+  document.querySelectorAll("button[aria-controls].filters-toggle").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var open = button.getAttribute("aria-expanded") === "true";
+      button.setAttribute("aria-expanded", open ? "false" : "true");
+    });
+  });
+
   // Autocomplete: an ARIA combobox over /api/suggest.
   document.querySelectorAll("input[data-suggest]").forEach(function (input) {
     var list = document.getElementById(input.getAttribute("aria-controls"));
