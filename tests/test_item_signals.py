@@ -8,7 +8,7 @@ import logging
 
 import pytest
 from pydispatch.dispatcher import getAllReceivers, liveReceivers
-from scrapy import signals
+from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.utils.test import get_crawler
 
@@ -96,11 +96,11 @@ def test_the_report_has_the_verdict_whichever_extension_closes_first(tmp_path) -
         first, second = ((report, verdicts) if next(iter(order)) is RunReport
                          else (verdicts, report))
         for extension in (first, second):
-            closed = extension.spider_closed(None, "finished")
+            closed = extension.spider_closed(Spider("t"), "finished")
             if asyncio.iscoroutine(closed):
                 asyncio.run(closed)
-        assert len(announced) == 1 and announced[0] is verdicts.verdict
-        assert report.report is not None
-        assert report.report["exit_code"] == verdicts.verdict.exit_code
+        verdict = verdicts.verdict
+        assert verdict is not None and announced == [verdict]
+        assert report.report is not None and report.report["exit_code"] == verdict.exit_code
         assert json.loads((tmp_path / "report.json").read_text())["exit_reason"] == \
-            verdicts.verdict.reason
+            verdict.reason

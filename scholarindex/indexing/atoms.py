@@ -8,7 +8,7 @@ pass (``resolve_pending``) so an incremental pass finds it through the index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -60,6 +60,30 @@ def atoms_of(docs: Iterable[Mapping[str, Any]]) -> list[Atom]:
     return [_atom(wid, grouped[wid], keys[wid]) for wid in sorted(grouped)]
 
 
+class DocAtoms:
+    """``atoms_of`` one document at a time, each document read once: the writer's
+    judgment reads the atoms of the same documents several times over (counts, pairs,
+    decisions), and building them is a good part of its cost."""
+
+    def __init__(self) -> None:
+        # By the document's identity; the document is kept so that its id is not reused.
+        self._read: dict[int, tuple[Mapping[str, Any], list[Atom]]] = {}
+
+    def __call__(self, doc: Mapping[str, Any]) -> list[Atom]:
+        read = self._read.get(id(doc))
+        if read is None or read[0] is not doc:
+            read = self._read[id(doc)] = (doc, atoms_of([doc]))
+        return read[1]
+
+    def of(self, docs: Iterable[Mapping[str, Any]]) -> list[Atom]:
+        """The atoms of every document (a work_id belongs to one document)."""
+        return [atom for doc in docs for atom in self(doc)]
+
+
+def _one_by_one(doc: Mapping[str, Any]) -> list[Atom]:
+    return atoms_of([doc])
+
+
 def _atom(work_id: str, listings: list[Mapping[str, Any]], strong: tuple[str, ...]) -> Atom:
     def values(name: str) -> tuple[Any, ...]:
         return tuple(sorted({e[name] for e in listings if e.get(name) not in (None, "")}))
@@ -107,18 +131,20 @@ def atom_words(atom: Atom) -> frozenset[str]:
     return frozenset(title_terms(features(atom).titles))
 
 
-def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int]
+def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int],
+                atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one
                 ) -> dict[str, int]:
     """Each pair of rare words (``blocking.pair_keys``, read with ``counts``: word ->
     atoms) the documents' atoms file under, and how many of those atoms do."""
     filed: dict[str, int] = {}
-    for atom in atoms_of(docs):
+    for atom in (atom for doc in docs for atom in atoms(doc)):
         for key in pair_keys(atom_words(atom), counts):
             filed[key] = filed.get(key, 0) + 1
     return filed
 
 
-def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str]
+def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str],
+                 atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one
                  ) -> tuple[dict[str, int], dict[str, int]]:
     """For each pair key, the atoms and the documents among ``docs`` holding both of its
     words: the part of the pair's block these documents make (its size in the index is
@@ -129,7 +155,7 @@ def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str]
     docs_holding: dict[str, set[int]] = {}
     n = 0
     for d, doc in enumerate(docs):
-        for atom in atoms_of([doc]):
+        for atom in atoms(doc):
             for word in atom_words(atom) & wanted:
                 atoms_holding.setdefault(word, []).append(n)
                 docs_holding.setdefault(word, set()).add(d)

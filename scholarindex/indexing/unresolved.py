@@ -37,7 +37,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from scholarindex.core.resolution import resolve
+from scholarindex.core.resolution import Atom, resolve
 from scholarindex.core.resolution.blocking import (
     MAX_POSTING,
     candidate_pairs_from_titles,
@@ -45,9 +45,10 @@ from scholarindex.core.resolution.blocking import (
     title_terms,
     word_key,
 )
-from scholarindex.core.resolution.decide import decide_features, features
+from scholarindex.core.resolution.decide import decide_remembered, features
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
+    DocAtoms,
     atom_keys,
     atoms_of,
     doc_keys,
@@ -92,7 +93,8 @@ def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
 
 def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
             fresh: bool) -> dict[str, str]:
-    keys_of = {doc_id: frozenset(doc.get("blocking_keys") or doc_keys(atoms_of([doc])))
+    atoms = DocAtoms()
+    keys_of = {doc_id: frozenset(doc.get("blocking_keys") or doc_keys(atoms(doc)))
                for doc_id, doc in new.items()}
     if not fresh:
         refresh(client, works)
@@ -110,9 +112,9 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
         doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
         if doc_id not in new}
     docs.update(new)
-    word_counts, sizes = _counted(client, works, docs, set(new), others, counts)
+    word_counts, sizes = _counted(client, works, docs, set(new), others, counts, atoms)
     # And the holders of the pairs of rare words the new works file under, within the cap.
-    pairs = set(filed_pairs(new.values(), word_counts))
+    pairs = set(filed_pairs(new.values(), word_counts, atoms))
     counts.update(neighbourhood.counts(client, works, pairs - set(counts)))
     ask_pairs = [k for k in pairs if 0 < counts[k] <= MAX_POSTING]
     ask_set = set(ask) | set(ask_pairs)
@@ -120,22 +122,24 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
     docs.update((doc_id, source) for doc_id, source
                 in neighbourhood.holders(client, works, ask_pairs, SOURCE) if doc_id not in docs)
     if len(docs) > read:
-        word_counts, sizes = _counted(client, works, docs, set(new), others, counts)
-    owner = {atom.work_id: doc_id for doc_id, doc in docs.items() for atom in atoms_of([doc])}
-    matched = _matched(docs, owner, set(new), word_counts, sizes)
+        word_counts, sizes = _counted(client, works, docs, set(new), others, counts, atoms)
+    owner = {atom.work_id: doc_id for doc_id, doc in docs.items() for atom in atoms(doc)}
+    matched = _matched(atoms.of(docs.values()), owner, set(new), word_counts, sizes)
     if not matched:
         return {}
     # Only the works a matched new one may meet: it and the documents sharing its keys
     # (a pair of words: holding both).
     near = {k for doc_id in matched for k in keys_of[doc_id] if k in ask_set}
     near_pairs = [set(map(word_key, pair_key_words(k)))
-                  for k in filed_pairs([new[d] for d in matched], word_counts) if k in ask_set]
+                  for k in filed_pairs([new[d] for d in matched], word_counts, atoms)
+                  if k in ask_set]
     docs = {doc_id: doc for doc_id, doc in docs.items()
             if doc_id in matched or (doc_id not in new
-                                     and _shares(_stored(doc), near, near_pairs))}
+                                     and _shares(_stored(doc, atoms), near, near_pairs))}
     new = {doc_id: new[doc_id] for doc_id in matched}
     found: dict[str, str] = {}
-    for cluster in resolve(atoms_of(docs.values()), counts=word_counts, sizes=sizes).clusters:
+    for cluster in resolve(atoms.of(docs.values()), counts=word_counts, sizes=sizes,
+                           judge=decide_remembered).clusters:
         held = {owner[wid] for wid in cluster}
         old = sorted(d for d in held if d not in new)
         for doc_id in held & set(new):
@@ -146,15 +150,15 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
 
 
 def _counted(client: OpenSearch, works: str, docs: Mapping[str, Mapping[str, Any]],
-             new: set[str], others: list[Mapping[str, Any]], counts: dict[str, int]
-             ) -> tuple[dict[str, int], dict[str, int]]:
+             new: set[str], others: list[Mapping[str, Any]], counts: dict[str, int],
+             atoms: DocAtoms) -> tuple[dict[str, int], dict[str, int]]:
     """Blocking's counts over the index and this batch (word -> atoms; block -> atoms):
     the atoms of ``docs`` one by one, each other indexed document holding a key as one
     atom, and the batch's other new documents (``others``) too. Fills ``counts`` (key ->
     indexed documents holding it) where it lacks a key."""
     local_atoms: dict[str, int] = {}
     for doc in (*docs.values(), *others):
-        for atom in atoms_of([doc]):
+        for atom in atoms(doc):
             for key in atom_keys(atom):
                 local_atoms[key] = local_atoms.get(key, 0) + 1
     missing = set(local_atoms) - set(counts)
@@ -162,30 +166,30 @@ def _counted(client: OpenSearch, works: str, docs: Mapping[str, Mapping[str, Any
     local_docs: dict[str, int] = {}
     for doc_id, doc in docs.items():
         if doc_id not in new:
-            for key in _stored(doc):
+            for key in _stored(doc, atoms):
                 local_docs[key] = local_docs.get(key, 0) + 1
     word_counts, sizes = {}, {}
-    for key, atoms in local_atoms.items():
-        total = atoms + max(0, counts.get(key, 0) - local_docs.get(key, 0))
+    for key, held in local_atoms.items():
+        total = held + max(0, counts.get(key, 0) - local_docs.get(key, 0))
         if key.startswith("w:"):
             word_counts[key[2:]] = total
         else:
             sizes[key] = total
     # A pair of rare words: the atoms holding both words (``blocking.pair_keys``).
     batch = [*docs.values(), *others]
-    shared = [k for k, filed in filed_pairs(batch, word_counts).items() if filed > 1]
+    shared = [k for k, filed in filed_pairs(batch, word_counts, atoms).items() if filed > 1]
     missing = set(shared) - set(counts)
     counts.update(neighbourhood.counts(client, works, missing) if missing else {})
-    atoms_both, _ = holding_both(batch, shared)
+    atoms_both, _ = holding_both(batch, shared, atoms)
     _, docs_both = holding_both([doc for doc_id, doc in docs.items() if doc_id not in new],
-                                shared)
+                                shared, atoms)
     for key in shared:
         sizes[key] = atoms_both[key] + max(0, counts[key] - docs_both[key])
     return word_counts, sizes
 
 
-def _stored(doc: Mapping[str, Any]) -> set[str]:
-    return set(doc.get("blocking_keys") or doc_keys(atoms_of([doc])))
+def _stored(doc: Mapping[str, Any], atoms: DocAtoms) -> set[str]:
+    return set(doc.get("blocking_keys") or doc_keys(atoms(doc)))
 
 
 def _shares(keys: set[str], near: set[str], near_pairs: list[set[str]]) -> bool:
@@ -276,14 +280,13 @@ def _sharing(client: OpenSearch, works: str, filters: Mapping[str, dict[str, Any
     return found
 
 
-def _matched(docs: Mapping[str, Mapping[str, Any]], owner: Mapping[str, str], new: set[str],
+def _matched(atoms: list[Atom], owner: Mapping[str, str], new: set[str],
              word_counts: Mapping[str, int], sizes: Mapping[str, int]) -> set[str]:
     """The new documents with an atom ``decide`` matches to some other atom: resolution
     joins an atom only along a matched pair (``cluster``), so the others stay alone and
     are not resolved at all. Blocking as the resolution would, over every atom read; only
     the pairs with a new atom decided. A new atom with a verified key counts as matched
     (a shared one joins whatever the titles)."""
-    atoms = atoms_of(docs.values())
     feats = [features(atom) for atom in atoms]
     fresh = [owner[atom.work_id] in new for atom in atoms]
     matched = {owner[atom.work_id] for atom, is_new in zip(atoms, fresh, strict=True)
@@ -294,6 +297,6 @@ def _matched(docs: Mapping[str, Mapping[str, Any]], owner: Mapping[str, str], ne
         if not (fresh[i] or fresh[j]) or owner[atoms[i].work_id] == owner[atoms[j].work_id]:
             continue
         pending = {owner[atoms[k].work_id] for k in (i, j) if fresh[k]} - matched
-        if pending and decide_features(feats[i], feats[j]).match:
+        if pending and decide_remembered(feats[i], feats[j]).match:
             matched |= pending
     return matched

@@ -180,21 +180,24 @@ def _cycle_collector_paused() -> Iterator[None]:
 def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             cannot_link: Iterable[tuple[str, str]] = (),
             counts: Mapping[str, int] | None = None,
-            sizes: Mapping[str, int] | None = None) -> Resolution:
+            sizes: Mapping[str, int] | None = None,
+            judge: Callable[[Features, Features], Decision] = decide_features) -> Resolution:
     """The partition of ``atoms`` into works (see the module doc). ``counts`` and
     ``sizes``: blocking's counts over a larger set these atoms are part of
-    (``blocking.candidate_pairs_from_titles``)."""
+    (``blocking.candidate_pairs_from_titles``). ``judge``: ``decide_features``, or the
+    same remembered (``decide.decide_remembered``) where pairs come back."""
     with _cycle_collector_paused():
-        return _resolve(atoms, must_link, cannot_link, counts, sizes)
+        return _resolve(atoms, must_link, cannot_link, counts, sizes, judge)
 
 
 def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
              cannot_link: Iterable[tuple[str, str]],
-             counts: Mapping[str, int] | None = None,
-             sizes: Mapping[str, int] | None = None) -> Resolution:
+             counts: Mapping[str, int] | None,
+             sizes: Mapping[str, int] | None,
+             judge: Callable[[Features, Features], Decision]) -> Resolution:
     pooled = _pool(atoms)
     feats = [features(a) for a in pooled]
-    decisions = {(i, j): decide_features(feats[i], feats[j])
+    decisions = {(i, j): judge(feats[i], feats[j])
                  for i, j in candidates(pooled, feats, counts, sizes)}
     return clustered(pooled, feats, decisions, must_link, cannot_link)
 
