@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 
 from crawler.extract.lines import find_listings, match_across
+from crawler.extract.problems import PageProblem, ProblemKind
 from crawler.extract.values import to_int
 
 SOURCE = "bzpeer"
@@ -90,7 +91,6 @@ _ABSTRACT_PLACEHOLDER = re.compile(
 _PROSE_MIN = 400  # characters: above titles (the longest in DBLP-ACM and Cora: 272, 316)
 _SENTENCE_BREAK = re.compile(r"[.!?] [A-Z]")
 _META_SHAPED = re.compile(r"[a-z]{3,}(?:-[a-z]+)* ?(?:19|20)\d\d")
-UNTITLED = "untitled listing"  # how a problem that marks a listing with no title begins
 # Roles the site prints before the affiliation, when their text runs together.
 ROLES = sorted(
     "Researcher|Independent researcher|Research scientist|Scientist|Professor|Associate professor|"
@@ -107,7 +107,7 @@ ROLES = sorted(
 class Parsed:
     researcher: dict
     works: list[dict] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[PageProblem] = field(default_factory=list)
 
 
 def matches(lines: list[str]) -> bool:
@@ -128,7 +128,7 @@ def parse(lines: list[str], headings: list[str]) -> Parsed:
     researcher = _researcher(header, headings)
     parsed = Parsed(researcher)
     if works_at is None:
-        parsed.problems.append("no 'Published work' section")
+        parsed.problems.append(PageProblem(ProblemKind.NO_LIST, "no 'Published work' section"))
         return parsed
     start = works_at + 1
     match, used = match_across(lines, start, _LISTED, 2)
@@ -276,16 +276,19 @@ def _not_a_title(line: str) -> str | None:
     return None
 
 
-def _works(lines: list[str], problems: list[str]) -> list[dict]:
+def _works(lines: list[str], problems: list[PageProblem]) -> list[dict]:
     works = []
     for n, (_, meta, begin, end) in enumerate(find_listings(lines, _meta_at), start=1):
         body = lines[begin:end]
         if not body:
-            problems.append(f"{UNTITLED} {n}: no title line before the next listing; left out")
+            problems.append(PageProblem(
+                ProblemKind.UNTITLED,
+                f"untitled listing {n}: no title line before the next listing; left out"))
             continue
         if held := _not_a_title(body[0]):
-            problems.append(f"{UNTITLED} {n}: its title line holds {held} ({body[0][:60]!r}); "
-                            "left out")
+            problems.append(PageProblem(
+                ProblemKind.UNTITLED,
+                f"untitled listing {n}: its title line holds {held} ({body[0][:60]!r}); left out"))
             continue
         works.append({
             "title": body[0],

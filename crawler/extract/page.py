@@ -4,8 +4,10 @@
     page.layout      # "bzpeer", "papercards" or None for a page in neither layout
     page.researcher  # ResearcherItem or None
     page.works       # one WorkItem per listing, in page order
-    page.problems    # what was odd: truncated list, listing without title, bad encoding,
-                     # a guessed card split (``ambiguous``)
+    page.problems    # what was odd, in the order found: PageProblem(kind, message), the
+                     # message as logs show it (truncated list, listing without title,
+                     # bad encoding, a guessed card split, ...)
+    page.of_kind(ProblemKind.UNTITLED)  # the problems of one kind
     page.ambiguous   # the listings could be split more than one way (see papercards.py)
     page.truncated   # fewer listings read than the page announces (``unread`` of them)
     page.untitled    # the problems of listings left out for want of a title of their own
@@ -19,6 +21,7 @@ from urllib.parse import urldefrag, urljoin
 
 from crawler.extract import bzpeer, papercards, structured
 from crawler.extract.lines import PageText, page_text
+from crawler.extract.problems import PageProblem, ProblemKind
 from scholarindex.core.identity import researcher_id, title_key
 from scholarindex.core.items import ResearcherItem, WorkItem
 from scholarindex.core.resolution.listing import listing_work_ids
@@ -30,22 +33,26 @@ class ProfilePage:
     layout: str | None
     researcher: ResearcherItem | None = None
     works: list[WorkItem] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[PageProblem] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
 
+    def of_kind(self, kind: ProblemKind) -> list[PageProblem]:
+        """The page's problems of one kind, in the order found."""
+        return [problem for problem in self.problems if problem.kind is kind]
+
     @property
-    def ambiguities(self) -> list[str]:
+    def ambiguities(self) -> list[PageProblem]:
         """The problems that say the listings were split by a guess."""
-        return [problem for problem in self.problems if problem.startswith(papercards.AMBIGUOUS)]
+        return self.of_kind(ProblemKind.AMBIGUOUS)
 
     @property
     def ambiguous(self) -> bool:
         return bool(self.ambiguities)
 
     @property
-    def untitled(self) -> list[str]:
+    def untitled(self) -> list[PageProblem]:
         """The problems that say a listing had no title of its own and was left out."""
-        return [problem for problem in self.problems if problem.startswith(bzpeer.UNTITLED)]
+        return self.of_kind(ProblemKind.UNTITLED)
 
     @property
     def truncated(self) -> bool:
@@ -83,7 +90,7 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
     if layout == bzpeer.SOURCE and fields.get("affiliation") is None and person.get("affiliation"):
         fields["affiliation"] = person["affiliation"]
     if not fields["name"]:
-        page.problems.append("no researcher name")
+        page.problems.append(PageProblem(ProblemKind.NO_NAME, "no researcher name"))
         return page
     rid = researcher_id(url)
     page.researcher = ResearcherItem(id=rid, url=url, source=layout, **fields)
@@ -106,9 +113,9 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
         # Listings left out for want of a title explain a shortfall: the page is whole.
         if page.unread > len(page.untitled):
             _drop_cut_listing(page)
-        page.problems.append(
-            f"truncated: {page.researcher.listed_count} listings announced, {len(page.works)} read"
-        )
+        page.problems.append(PageProblem(ProblemKind.TRUNCATED, (
+            f"truncated: {page.researcher.listed_count} listings announced, "
+            f"{len(page.works)} read")))
     page.researcher = replace(page.researcher,
                               work_ids=list(dict.fromkeys(w.work_id for w in page.works)),
                               complete=_complete(page))
@@ -139,7 +146,8 @@ def _drop_cut_listing(page: ProfilePage) -> None:
     tail = (last.abstract or last.title).rstrip()
     if not tail.endswith((".", "!", "?", ")", "]", '"', "”", "'")):
         page.works.pop()
-        page.problems.append(f"last listing cut short: {last.title[:60]!r}")
+        page.problems.append(PageProblem(ProblemKind.CUT_LISTING,
+                                         f"last listing cut short: {last.title[:60]!r}"))
 
 
 def _fill_from_structured(listing: dict, article: structured.StructuredArticle | None) -> None:
@@ -154,8 +162,10 @@ def _fill_from_structured(listing: dict, article: structured.StructuredArticle |
         listing["year"] = int(article.date[:4])
 
 
-def _encoding(text: PageText) -> list[str]:
-    return [f"encoding: {text.encoding_problem}"] if text.encoding_problem else []
+def _encoding(text: PageText) -> list[PageProblem]:
+    if not text.encoding_problem:
+        return []
+    return [PageProblem(ProblemKind.ENCODING, f"encoding: {text.encoding_problem}")]
 
 
 def _links(base: str, text: PageText) -> list[str]:

@@ -68,8 +68,9 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
 
-from crawler.extract.bzpeer import UNTITLED, Parsed
+from crawler.extract.bzpeer import Parsed
 from crawler.extract.lines import find_listings, match_across
+from crawler.extract.problems import PageProblem, ProblemKind
 from crawler.extract.values import (
     PRINTED_DATE,
     holds_function_words,
@@ -108,7 +109,6 @@ _UNDATED_META_MAX = 24
 _TITLE_MAX = 400  # a longer line is prose: an abstract
 _INITIALS = re.compile(r"[A-Z]{1,3}|(?:[A-Z]\.-?){1,3}")  # "JD", "J.", "J.-P."
 _PROSE_MIN = 100  # a line ending in "." and longer than this is a sentence, not a title
-AMBIGUOUS = "ambiguous"  # how a problem that marks a guessed card split begins
 ReadAuthors = Callable[[str], tuple[list[str], bool] | None]  # read_authors, owner given
 
 
@@ -135,7 +135,7 @@ def parse(lines: list[str], headings: list[str], today: date,
         researcher[key] = convert(found.group(1)) if found else None
     parsed = Parsed(researcher)
     if list_at >= len(lines):
-        parsed.problems.append("no 'N Papers' list")
+        parsed.problems.append(PageProblem(ProblemKind.NO_LIST, "no 'N Papers' list"))
         return parsed
     heading = _LIST_HEADING.fullmatch("".join(lines[list_at:list_at + used]))
     researcher["listed_count"] = to_int(heading["count"]) if heading else None
@@ -199,7 +199,7 @@ class _Start:
     doubtful: bool = False  # taken by a guess (rule 7)
 
 
-def _works(lines: list[str], today: date, problems: list[str], listed: int | None,
+def _works(lines: list[str], today: date, problems: list[PageProblem], listed: int | None,
            known_titles: Collection[str], read: ReadAuthors) -> list[dict]:
     # Runs of lines that may hold cards: what comes before the first dated card (no
     # card of its own), then each dated card's lines.
@@ -211,10 +211,14 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
             runs.append((meta, lines[begin:end]))
         elif runs:  # rule 5: the card before's text
             runs[-1] = (runs[-1][0], runs[-1][1] + lines[start:begin])
-            problems.append(f"card {len(runs)}: a line of its text reads as a date line "
-                            f"({''.join(lines[start:begin])[:40]!r}); kept as text")
+            problems.append(PageProblem(
+                ProblemKind.DATE_IN_TEXT,
+                f"card {len(runs)}: a line of its text reads as a date line "
+                f"({''.join(lines[start:begin])[:40]!r}); kept as text"))
         else:
-            problems.append(f"{UNTITLED} {count}: no title line before the next listing")
+            problems.append(PageProblem(
+                ProblemKind.UNTITLED,
+                f"untitled listing {count}: no title line before the next listing"))
     dated = len(runs)
     runs.insert(0, (None, lines[:first]))
     places = (listed or 0) - dated
@@ -232,7 +236,9 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
             end = starts[n + 1].at if n + 1 < len(starts) else len(body)
             works.append(_card(card.meta, body[card.at + card.used:end], today, read))
     if listed is not None and len(works) > listed:
-        problems.append(f"{AMBIGUOUS} card split: {len(works)} cards read, {listed} announced")
+        problems.append(PageProblem(
+            ProblemKind.AMBIGUOUS,
+            f"ambiguous card split: {len(works)} cards read, {listed} announced"))
     return works
 
 
@@ -330,7 +336,7 @@ def _rank(title: str, bare: int, known_titles: Collection[str]) -> int:
 
 
 def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: int,
-            problems: list[str]) -> list[list[_Start]]:
+            problems: list[PageProblem]) -> list[list[_Start]]:
     """Rule 4: the ``places`` likeliest starts, by rank and then page order."""
     every = [(start.rank, run, n) for run, starts in enumerate(found)
              for n, start in enumerate(starts)]
@@ -338,16 +344,18 @@ def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: i
     taken = every[:places]
     if len(every) > places and every[places][0] == taken[-1][0]:
         tied = sum(1 for rank, _, _ in every if rank == taken[-1][0])
-        problems.append(
-            f"{AMBIGUOUS} card split: {listed} papers announced, {dated} dated cards, "
+        problems.append(PageProblem(
+            ProblemKind.AMBIGUOUS,
+            f"ambiguous card split: {listed} papers announced, {dated} dated cards, "
             f"{len(every)} possible undated cards for {places} places "
-            f"({tied} alike; took the first in page order)"
-        )
+            f"({tied} alike; took the first in page order)"))
     doubtful = [found[run][n] for _, run, n in taken if found[run][n].doubtful]
     if doubtful:
         titles = ", ".join(repr(start.title[:40]) for start in doubtful)
-        problems.append(f"{AMBIGUOUS} card start: {len(doubtful)} undated cards whose title "
-                        f"could be the line before or after ({titles})")
+        problems.append(PageProblem(
+            ProblemKind.AMBIGUOUS,
+            f"ambiguous card start: {len(doubtful)} undated cards whose title "
+            f"could be the line before or after ({titles})"))
     keep = {(run, n) for _, run, n in taken}
     return [[start for n, start in enumerate(starts) if (run, n) in keep]
             for run, starts in enumerate(found)]
