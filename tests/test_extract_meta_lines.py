@@ -3,7 +3,8 @@
 Pages are built here from listings (type, year, venue, title, abstract) and shown in
 several markups: the plain text, one block element per visible line, the pieces as
 inline spans run together (with or without spaces between them), and one table cell
-per piece. Every markup must give the same listings (the rule: ``crawler/extract/bzpeer.py``).
+per piece. Every markup must give the same listings (the rule:
+``crawler/extract/layouts/bzpeer.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from crawler.extract import ProblemKind, parse_profile
-from crawler.extract.bzpeer import WORK_TYPES
+from crawler.extract.layouts.bzpeer import WORK_TYPES
 from crawler.extract.page import ProfilePage
 
 TODAY = date(2026, 11, 22)

@@ -1,7 +1,7 @@
 """Paper cards without a date are cards of their own, in every markup.
 
 A card's meta line may carry no date (``68.9AI``, ``DCCode``, ``LG``) or be missing
-altogether; see the rules in crawler/extract/papercards.py. Pages are built card
+altogether; see the rules in crawler/extract/layouts/papercards.py. Pages are built card
 by card (tests/support/cards.py) and rendered by the fixtures' renderer.
 """
 

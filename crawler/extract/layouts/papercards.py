@@ -56,7 +56,9 @@ Where one card ends and the next begins (``_works``):
    site's name (``ieeexplore.ieee.org``) under each paper of the page it keeps for it;
    without this an undated card of such a page reads as the text of the card before.
 
-An undated card's ``date`` and ``year`` are None (structured data may fill them).
+An undated card's ``date`` and ``year`` are None. The page's structured data fills
+them, and an empty author list, for the card whose title it lists
+(``_fill_from_structured``).
 Author lines are read by ``values.read_authors``; its docstring states the rule.
 """
 
@@ -68,9 +70,10 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
 
-from crawler.extract.bzpeer import Parsed
-from crawler.extract.lines import find_listings, match_across
+from crawler.extract.layouts.base import Listing, ParseContext, ParsedPage, ResearcherFields
+from crawler.extract.lines import PageText, find_listings, match_across
 from crawler.extract.problems import PageProblem, ProblemKind
+from crawler.extract.structured import StructuredArticle
 from crawler.extract.values import (
     PRINTED_DATE,
     holds_function_words,
@@ -80,8 +83,6 @@ from crawler.extract.values import (
     to_number,
 )
 from scholarindex.core.identity import title_key
-
-SOURCE = "papercards"
 
 _H_INDEX = re.compile(r"h-index\s*(\d+)", re.I)
 _METRICS = {
@@ -112,38 +113,64 @@ _PROSE_MIN = 100  # a line ending in "." and longer than this is a sentence, not
 ReadAuthors = Callable[[str], tuple[list[str], bool] | None]  # read_authors, owner given
 
 
-def matches(lines: list[str]) -> bool:
-    """Does the text read like a paper-card profile?"""
-    head = "\n".join(lines[:200])
-    return bool(_H_INDEX.search(head) and (re.search(r"citations|papers", head, re.I)))
+class Papercards:
+    """Layout B (the module doc)."""
+
+    source = "papercards"
+
+    def recognise(self, text: PageText) -> bool:
+        """An h-index near citations or papers counts."""
+        head = "\n".join(text.lines[:200])
+        return bool(_H_INDEX.search(head) and (re.search(r"citations|papers", head, re.I)))
+
+    def parse(self, text: PageText, context: ParseContext) -> ParsedPage:
+        parsed = _parse(text.lines, text.headings, context.today, context.articles.keys())
+        if context.articles:
+            for listing in parsed.listings:
+                _fill_from_structured(listing, context.articles.get(title_key(listing.title)))
+        return parsed
 
 
-def parse(lines: list[str], headings: list[str], today: date,
-          known_titles: Collection[str] = ()) -> Parsed:
+PAPERCARDS = Papercards()
+
+
+def _parse(lines: list[str], headings: list[str], today: date,
+           known_titles: Collection[str]) -> ParsedPage:
     """``known_titles``: title keys of the articles the page's structured data lists."""
     first_metric = next((i for i in range(len(lines)) if _metric_starts(lines, i)), len(lines))
     list_at, used = _list_heading(lines, first_metric)
     before = lines[:first_metric]
     name_at = _name_position(before, headings)
-    researcher: dict = {
-        "name": before[name_at] if before else "",
-        "field": " ".join(before[name_at + 1:]) or None,
-    }
     metrics = "\n".join(lines[first_metric:list_at])
+    values: dict = {}
     for key, (pattern, convert) in _METRICS.items():
         found = pattern.search(metrics)
-        researcher[key] = convert(found.group(1)) if found else None
-    parsed = Parsed(researcher)
+        values[key] = convert(found.group(1)) if found else None
+    researcher = ResearcherFields(name=before[name_at] if before else "",
+                                  field=" ".join(before[name_at + 1:]) or None, **values)
+    parsed = ParsedPage(researcher)
     if list_at >= len(lines):
         parsed.problems.append(PageProblem(ProblemKind.NO_LIST, "no 'N Papers' list"))
         return parsed
     heading = _LIST_HEADING.fullmatch("".join(lines[list_at:list_at + used]))
-    researcher["listed_count"] = to_int(heading["count"]) if heading else None
+    researcher.listed_count = to_int(heading["count"]) if heading else None
     # Rule 9: a line naming the page's own person is an authors line.
-    read = partial(read_authors, owner=researcher["name"])
-    parsed.works = _works(lines[list_at + used:], today, parsed.problems,
-                          researcher["listed_count"], known_titles, read)
+    read = partial(read_authors, owner=researcher.name)
+    parsed.listings = _works(lines[list_at + used:], today, parsed.problems,
+                             researcher.listed_count, known_titles, read)
     return parsed
+
+
+def _fill_from_structured(listing: Listing, article: StructuredArticle | None) -> None:
+    """Fill what the card's text left open from the article of its title, if any."""
+    if article is None:
+        return
+    if not listing.authors and article.authors:
+        listing.authors = list(article.authors)
+    if listing.date is None and article.date and len(article.date) >= 10:
+        listing.date = article.date[:10]
+    if listing.year is None and article.date and article.date[:4].isdigit():
+        listing.year = int(article.date[:4])
 
 
 def _metric_starts(lines: list[str], i: int) -> bool:
@@ -200,7 +227,7 @@ class _Start:
 
 
 def _works(lines: list[str], today: date, problems: list[PageProblem], listed: int | None,
-           known_titles: Collection[str], read: ReadAuthors) -> list[dict]:
+           known_titles: Collection[str], read: ReadAuthors) -> list[Listing]:
     # Runs of lines that may hold cards: what comes before the first dated card (no
     # card of its own), then each dated card's lines.
     runs: list[tuple[re.Match[str] | None, list[str]]] = []
@@ -227,7 +254,7 @@ def _works(lines: list[str], today: date, problems: list[PageProblem], listed: i
         found = [_undated_starts(body, 0 if meta is None else _after_heading(body, read),
                                  known_titles, read) for meta, body in runs]
         chosen = _choose(found, places, listed, dated, problems)
-    works: list[dict] = []
+    works: list[Listing] = []
     for (dated_meta, body), starts in zip(runs, chosen, strict=True):
         if dated_meta is not None:
             works.append(_card(dated_meta, body[:starts[0].at] if starts else body, today,
@@ -362,7 +389,7 @@ def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: i
 
 
 def _card(meta: re.Match[str] | None, body: list[str], today: date, read: ReadAuthors
-          ) -> dict:
+          ) -> Listing:
     """One card's fields from its meta line (None when it has none) and its lines."""
     fields = meta.groupdict() if meta else {}
     authors: list[str] = []
@@ -373,14 +400,14 @@ def _card(meta: re.Match[str] | None, body: list[str], today: date, read: ReadAu
         rest = rest[1:]
     day = (printed_date(fields["month"], fields["day"], fields["year"], today)
            if fields.get("month") else None)
-    return {
-        "title": body[0],
-        "abstract": "\n".join(rest) or None,
-        "date": day.isoformat() if day else None,
-        "year": day.year if day else None,
-        "category": fields.get("category") or None,
-        "score": to_number(fields.get("score")),
-        "authors": authors,
-        "authors_truncated": truncated,
-        "code": bool(fields.get("code")),
-    }
+    return Listing(
+        title=body[0],
+        abstract="\n".join(rest) or None,
+        date=day.isoformat() if day else None,
+        year=day.year if day else None,
+        category=fields.get("category") or None,
+        score=to_number(fields.get("score")),
+        authors=authors,
+        authors_truncated=truncated,
+        code=bool(fields.get("code")),
+    )
