@@ -82,6 +82,15 @@ def test_unregister_undoes_register() -> None:
     assert [layout.source for layout in LAYOUTS] == ["bzpeer", "papercards"]
 
 
+def test_listing_fields_in_the_order_the_shipped_layouts_pass_them() -> None:
+    """bzpeer.py and papercards.py build a Listing positionally (once a listing, where a
+    class call's keyword arguments cost a dict): a field added or moved is added or
+    moved there too."""
+    assert [f.name for f in fields(Listing)] == [
+        "title", "abstract", "type", "year", "date", "venue", "category", "score", "authors",
+        "authors_truncated", "code"]
+
+
 def _distinct(record: type, prefix: str) -> dict[str, Any]:
     """A string in every field, whatever its type: a value out of place shows where it went."""
     return {f.name: f"{prefix}{f.name}" for f in fields(record)}

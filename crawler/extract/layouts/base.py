@@ -69,7 +69,8 @@ class Listing:
     """One listing as the page prints it: the ``WorkItem`` fields a page gives.
 
     None where the layout has no such field; an empty ``authors`` list where it has
-    one and the listing printed none.
+    one and the listing printed none. The shipped layouts pass the fields in this
+    order (a listing is built once a listing read): keep it, or change them too.
     """
 
     title: str

@@ -299,11 +299,8 @@ def _works(lines: list[str], problems: list[PageProblem]) -> list[Listing]:
                 ProblemKind.UNTITLED,
                 f"untitled listing {n}: its title line holds {held} ({body[0][:60]!r}); left out"))
             continue
-        works.append(Listing(
-            title=body[0],
-            abstract="\n".join(body[1:]) or None,
-            type=meta["type"].lower(),
-            year=int(meta["year"]),
-            venue=meta["venue"].strip() or None,
-        ))
+        # Positional, in Listing's order (title, abstract, type, year, date, venue): this runs
+        # once a listing, and keyword arguments to a class cost a dict each call.
+        works.append(Listing(body[0], "\n".join(body[1:]) or None, meta["type"].lower(),
+                             int(meta["year"]), None, meta["venue"].strip() or None))
     return works

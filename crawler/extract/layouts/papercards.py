@@ -400,14 +400,18 @@ def _card(meta: re.Match[str] | None, body: list[str], today: date, read: ReadAu
         rest = rest[1:]
     day = (printed_date(fields["month"], fields["day"], fields["year"], today)
            if fields.get("month") else None)
+    # Positional, in Listing's order: this runs once a card, and keyword arguments to a
+    # class cost a dict each call.
     return Listing(
-        title=body[0],
-        abstract="\n".join(rest) or None,
-        date=day.isoformat() if day else None,
-        year=day.year if day else None,
-        category=fields.get("category") or None,
-        score=to_number(fields.get("score")),
-        authors=authors,
-        authors_truncated=truncated,
-        code=bool(fields.get("code")),
+        body[0],  # title
+        "\n".join(rest) or None,  # abstract
+        None,  # type: cards have none
+        day.year if day else None,  # year
+        day.isoformat() if day else None,  # date
+        None,  # venue: cards have none
+        fields.get("category") or None,
+        to_number(fields.get("score")),
+        authors,
+        truncated,  # authors_truncated
+        bool(fields.get("code")),
     )
