@@ -53,7 +53,8 @@ def dump(fixtures: Path, out: io.BufferedIOBase) -> int:
     for name, content_type in fixture_pages(fixtures):
         page = parse_profile(f"https://fixtures.example/{name}", (fixtures / name).read_bytes(),
                              content_type, CRAWL_DATE)
-        head = {"page": name, "layout": page.layout, "problems": page.problems,
+        # Problems as the text a log shows: what a revision before typed problems wrote.
+        head = {"page": name, "layout": page.layout, "problems": [str(p) for p in page.problems],
                 "links": page.links}
         out.write(json.dumps(head, ensure_ascii=False).encode() + b"\n")
         if page.researcher is not None:

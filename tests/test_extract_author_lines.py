@@ -1,7 +1,7 @@
 """Paper cards keep their author lines however the line is printed.
 
 The rule for an author line is in ``crawler/extract/values.py`` (``read_authors``);
-rule 8 of ``crawler/extract/papercards.py`` gives a one-word title back to its card.
+rule 8 of ``crawler/extract/layouts/papercards.py`` gives a one-word title back to its card.
 Pages are built card by card (``fixtures/cards.py``) and rendered in every markup.
 """
 

@@ -3,7 +3,8 @@
 Pages are built here from listings (type, year, venue, title, abstract) and shown in
 several markups: the plain text, one block element per visible line, the pieces as
 inline spans run together (with or without spaces between them), and one table cell
-per piece. Every markup must give the same listings (the rule: ``crawler/extract/bzpeer.py``).
+per piece. Every markup must give the same listings (the rule:
+``crawler/extract/layouts/bzpeer.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from crawler.extract import parse_profile
-from crawler.extract.bzpeer import UNTITLED, WORK_TYPES
+from crawler.extract import ProblemKind, parse_profile
+from crawler.extract.layouts.bzpeer import WORK_TYPES
 from crawler.extract.page import ProfilePage
 
 TODAY = date(2026, 11, 22)
@@ -201,7 +202,9 @@ def test_a_listing_with_no_title_is_left_out_and_reported(markup: str, slot: str
                 "unknown meta line": Listing("article", 2011, "", "misc2011arXiv", None)}[slot]
     page = parse([first, untitled, last], markup)
     assert [w.title for w in page.works] == ["First", "Last"]
-    assert len(page.untitled) == 1 and page.untitled[0].startswith(f"{UNTITLED} 2:")
+    assert {problem.kind for problem in page.problems} == {ProblemKind.UNTITLED,
+                                                           ProblemKind.TRUNCATED}
+    assert len(page.untitled) == 1 and str(page.untitled[0]).startswith("untitled listing 2:")
     assert page.truncated and page.unread == 1
     assert not page.researcher.complete  # type: ignore[union-attr]
 
@@ -213,7 +216,7 @@ def test_a_listing_left_out_does_not_make_the_page_look_cut() -> None:
              Listing("article", 2012, "Nature", "A title with no full stop", None)]
     page = parse(items, "txt")
     assert [w.title for w in page.works] == ["A title with no full stop"]
-    assert not any(p.startswith("last listing cut short") for p in page.problems)
+    assert not page.of_kind(ProblemKind.CUT_LISTING)
 
 
 def test_a_page_with_no_readable_listing_says_so() -> None:

@@ -1,7 +1,7 @@
 """Paper cards without a date are cards of their own, in every markup.
 
 A card's meta line may carry no date (``68.9AI``, ``DCCode``, ``LG``) or be missing
-altogether; see the rules in crawler/extract/papercards.py. Pages are built card
+altogether; see the rules in crawler/extract/layouts/papercards.py. Pages are built card
 by card (tests/support/cards.py) and rendered by the fixtures' renderer.
 """
 
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from bench.scholar_cards import measure, scholar_csv
-from crawler.extract import parse_profile
+from crawler.extract import ProblemKind, parse_profile
 from fixtures import render
 from fixtures.cards import MARKUPS, TODAY, Card, card_page, rendered
 
@@ -131,7 +131,8 @@ def test_an_abstract_that_reads_as_a_date_line_stays_text(markup: str) -> None:
                             date="Dec 10, 2024"), DATED[2]]
     page = parse(cards, markup)
     assert works(page) == expected(cards)
-    assert any("reads as a date line" in problem for problem in page.problems)
+    [problem] = page.of_kind(ProblemKind.DATE_IN_TEXT)
+    assert "reads as a date line" in str(problem)
 
 
 @pytest.mark.parametrize("markup", MARKUPS)
@@ -165,7 +166,8 @@ def test_more_lookalike_starts_than_places_is_counted_as_ambiguous(markup: str) 
     assert page.ambiguous
     assert [w.title for w in page.works][:1] == [DATED[0].title]
     assert len(page.works) == 3
-    problem = next(p for p in page.problems if p.startswith("ambiguous"))
+    problem = str(page.ambiguities[0])
+    assert problem.startswith("ambiguous card split: ")  # the text logs and reports show
     assert "3 papers announced, 2 dated cards, 2 possible undated cards for 1 places" in problem
 
 

@@ -115,6 +115,15 @@ def test_file_urls_plain_text_and_html(tmp_path) -> None:
     assert len(result.kind("work")) == 8
 
 
+def test_a_page_in_a_wrong_encoding_is_counted_by_its_problems_kind(tmp_path) -> None:
+    broken = FIXTURES / "html" / "broken" / "bzpeer_kadri_tamm.utf8_declared_windows1252.html"
+    result = crawl_profiles(tmp_path, urls=broken.as_uri())
+    assert result.stats["profiles/encoding_problem"] == 1
+    assert result.stats["profiles/parsed"] == 1
+    assert f"{broken.as_uri()}: encoding: declared windows-1252 but the bytes are UTF-8" \
+        in result.log
+
+
 def test_bad_input_is_counted_and_logged_never_fatal(site, tmp_path) -> None:
     plain = (FIXTURES / "seeds" / "bzpeer_chao_jin.txt").read_bytes()
     site.routes["/plain-profile.txt"] = (200, {"Content-Type": "text/plain"}, plain)

@@ -1,25 +1,35 @@
 """A profile page (URL plus body) to items, without Scrapy.
 
     page = parse_profile(url, body, content_type="text/html", today=date(2026, 11, 22))
-    page.layout      # "bzpeer", "papercards" or None for a page in neither layout
+    page.layout      # the source of the layout that read it ("bzpeer", "papercards"),
+                     # or None for a page no layout recognises
     page.researcher  # ResearcherItem or None
     page.works       # one WorkItem per listing, in page order
-    page.problems    # what was odd: truncated list, listing without title, bad encoding,
-                     # a guessed card split (``ambiguous``)
-    page.ambiguous   # the listings could be split more than one way (see papercards.py)
+    page.problems    # what was odd, in the order found: PageProblem(kind, message), the
+                     # message as logs show it (truncated list, listing without title,
+                     # bad encoding, a guessed card split, ...)
+    page.of_kind(ProblemKind.UNTITLED)  # the problems of one kind
+    page.ambiguous   # the listings could be split more than one way (layouts/papercards.py)
     page.truncated   # fewer listings read than the page announces (``unread`` of them)
     page.untitled    # the problems of listings left out for want of a title of their own
+
+The layouts (``crawler.extract.layouts``) read a page's text into typed fields;
+what follows is the same for every layout: the name from structured data, ids,
+work ids and positions, a page cut short, completeness.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
+from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-from crawler.extract import bzpeer, papercards, structured
+from crawler.extract import layouts, structured
+from crawler.extract.layouts.base import ParseContext, ResearcherFields
 from crawler.extract.lines import PageText, page_text
-from scholarindex.core.identity import researcher_id, title_key
+from crawler.extract.problems import PageProblem, ProblemKind
+from scholarindex.core.identity import researcher_id
 from scholarindex.core.items import ResearcherItem, WorkItem
 from scholarindex.core.resolution.listing import listing_work_ids
 
@@ -30,22 +40,26 @@ class ProfilePage:
     layout: str | None
     researcher: ResearcherItem | None = None
     works: list[WorkItem] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[PageProblem] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
 
+    def of_kind(self, kind: ProblemKind) -> list[PageProblem]:
+        """The page's problems of one kind, in the order found."""
+        return [problem for problem in self.problems if problem.kind is kind]
+
     @property
-    def ambiguities(self) -> list[str]:
+    def ambiguities(self) -> list[PageProblem]:
         """The problems that say the listings were split by a guess."""
-        return [problem for problem in self.problems if problem.startswith(papercards.AMBIGUOUS)]
+        return self.of_kind(ProblemKind.AMBIGUOUS)
 
     @property
     def ambiguous(self) -> bool:
         return bool(self.ambiguities)
 
     @property
-    def untitled(self) -> list[str]:
+    def untitled(self) -> list[PageProblem]:
         """The problems that say a listing had no title of its own and was left out."""
-        return [problem for problem in self.problems if problem.startswith(bzpeer.UNTITLED)]
+        return self.of_kind(ProblemKind.UNTITLED)
 
     @property
     def truncated(self) -> bool:
@@ -68,51 +82,53 @@ def parse_profile(
 
 def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
     links = _links(url, text)
-    articles = structured.articles(text)
-    if bzpeer.matches(text.lines):
-        layout, parsed = bzpeer.SOURCE, bzpeer.parse(text.lines, text.headings)
-    elif papercards.matches(text.lines):
-        layout, parsed = papercards.SOURCE, papercards.parse(text.lines, text.headings, today,
-                                                             articles.keys())
-    else:
+    layout = layouts.recognise(text)
+    if layout is None:
         return ProfilePage(url, None, links=links, problems=_encoding(text))
-    page = ProfilePage(url, layout, links=links, problems=_encoding(text) + parsed.problems)
-    fields = parsed.researcher
-    person = structured.person(text)
-    fields["name"] = person.get("name") or fields["name"]
-    if layout == bzpeer.SOURCE and fields.get("affiliation") is None and person.get("affiliation"):
-        fields["affiliation"] = person["affiliation"]
-    if not fields["name"]:
-        page.problems.append("no researcher name")
+    context = ParseContext(today, structured.articles(text), structured.person(text))
+    parsed = layout.parse(text, context)
+    page = ProfilePage(url, layout.source, links=links,
+                       problems=_encoding(text) + parsed.problems)
+    researcher = parsed.researcher
+    # The markup states the name without page chrome around it (structured.py).
+    researcher.name = context.person.get("name") or researcher.name
+    if not researcher.name:
+        page.problems.append(PageProblem(ProblemKind.NO_NAME, "no researcher name"))
         return page
     rid = researcher_id(url)
-    page.researcher = ResearcherItem(id=rid, url=url, source=layout, **fields)
-    if articles:
-        for listing in parsed.works:
-            _fill_from_structured(listing, articles.get(title_key(listing["title"])))
+    page.researcher = ResearcherItem(id=rid, url=url, source=layout.source,
+                                     **_researcher_fields(researcher))
+    listings = parsed.listings
     # One page is one profile's list: a title it lists twice (other year or venue) is two works.
-    work_ids = listing_work_ids(parsed.works, rid)
-    for position, (listing, wid) in enumerate(zip(parsed.works, work_ids, strict=True), start=1):
+    work_ids = listing_work_ids(
+        [{"title": li.title, "year": li.year, "venue": li.venue} for li in listings], rid)
+    name, source = researcher.name, layout.source
+    for position, (li, wid) in enumerate(zip(listings, work_ids, strict=True), start=1):
+        # WorkItem's fields in their order: this runs once a listing, and keyword arguments
+        # to a class cost a dict each call. A test checks every field lands.
         page.works.append(WorkItem(
-            work_id=wid,
-            researcher_id=rid,
-            researcher_name=page.researcher.name,
-            researcher_url=url,
-            source=layout,
-            position=position,
-            **listing,
-        ))
+            wid, li.title, rid, name, "work", li.abstract, li.type, li.year, li.date, li.venue,
+            li.category, li.score, li.authors, li.authors_truncated, li.code, url, source,
+            position))
     if page.truncated:
         # Listings left out for want of a title explain a shortfall: the page is whole.
         if page.unread > len(page.untitled):
             _drop_cut_listing(page)
-        page.problems.append(
-            f"truncated: {page.researcher.listed_count} listings announced, {len(page.works)} read"
-        )
+        page.problems.append(PageProblem(ProblemKind.TRUNCATED, (
+            f"truncated: {page.researcher.listed_count} listings announced, "
+            f"{len(page.works)} read")))
     page.researcher = replace(page.researcher,
                               work_ids=list(dict.fromkeys(w.work_id for w in page.works)),
                               complete=_complete(page))
     return page
+
+
+_RESEARCHER_FIELDS = tuple(f.name for f in fields(ResearcherFields))
+
+
+def _researcher_fields(researcher: ResearcherFields) -> dict[str, Any]:
+    """Every field a layout read, by name: a field added to ResearcherFields reaches the item."""
+    return {name: getattr(researcher, name) for name in _RESEARCHER_FIELDS}
 
 
 def _complete(page: ProfilePage) -> bool:
@@ -139,23 +155,14 @@ def _drop_cut_listing(page: ProfilePage) -> None:
     tail = (last.abstract or last.title).rstrip()
     if not tail.endswith((".", "!", "?", ")", "]", '"', "”", "'")):
         page.works.pop()
-        page.problems.append(f"last listing cut short: {last.title[:60]!r}")
+        page.problems.append(PageProblem(ProblemKind.CUT_LISTING,
+                                         f"last listing cut short: {last.title[:60]!r}"))
 
 
-def _fill_from_structured(listing: dict, article: structured.StructuredArticle | None) -> None:
-    """Fill gaps the text left, for fields this layout has (present as keys)."""
-    if article is None:
-        return
-    if "authors" in listing and not listing["authors"] and article.authors:
-        listing["authors"] = list(article.authors)
-    if "date" in listing and listing["date"] is None and article.date and len(article.date) >= 10:
-        listing["date"] = article.date[:10]
-    if listing.get("year") is None and article.date and article.date[:4].isdigit():
-        listing["year"] = int(article.date[:4])
-
-
-def _encoding(text: PageText) -> list[str]:
-    return [f"encoding: {text.encoding_problem}"] if text.encoding_problem else []
+def _encoding(text: PageText) -> list[PageProblem]:
+    if not text.encoding_problem:
+        return []
+    return [PageProblem(ProblemKind.ENCODING, f"encoding: {text.encoding_problem}")]
 
 
 def _links(base: str, text: PageText) -> list[str]:

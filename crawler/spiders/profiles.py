@@ -22,6 +22,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from crawler.cpu import CpuTally
+from crawler.extract import ProblemKind
 from crawler.job import given_urls
 from crawler.parse_pool import ParsePool
 from crawler.signals import page_failed
@@ -111,7 +112,7 @@ class ProfilesSpider(scrapy.Spider):
             content_type = "text/plain"
         page = await self.parser.parse(response.url, response.body, content_type, self.today)
         for problem in page.problems:
-            if problem.startswith("encoding"):
+            if problem.kind is ProblemKind.ENCODING:
                 stats.inc_value(stat_keys.PROFILES_ENCODING_PROBLEM)
             self.logger.info("%s: %s", response.url, problem)
         if page.researcher is None:
@@ -129,11 +130,11 @@ class ProfilesSpider(scrapy.Spider):
             if page.untitled:
                 stats.inc_value(stat_keys.PROFILES_UNTITLED)
                 self.logger.warning("%s: listings without a title of their own, left out (%s)",
-                                    response.url, "; ".join(page.untitled))
+                                    response.url, "; ".join(map(str, page.untitled)))
             if page.ambiguous:
                 stats.inc_value(stat_keys.PROFILES_AMBIGUOUS)
                 self.logger.warning("%s: listings split by a guess (%s)", response.url,
-                                    "; ".join(page.ambiguities))
+                                    "; ".join(map(str, page.ambiguities)))
             # One item a page: Scrapy's item machinery runs once, not once a listing.
             yield PageItem(page.researcher, page.works)
         if self.follow:

@@ -32,20 +32,22 @@ How a meta line is read (``_meta_at``):
 
 A listing whose title slot holds no title of its own (nothing, an abstract, or
 a line shaped like a meta line the type list does not know, ``misc2011...``) is
-not a work: it is left out and reported as an ``untitled listing`` problem,
-which the crawl counts and logs, as it does a page whose listings fall short of
-its ``N published items``.
+not a work: it is left out and reported as a ``ProblemKind.UNTITLED`` problem
+(``untitled listing 2: ...``), which the crawl counts and logs, as it does a page
+whose listings fall short of its ``N published items``.
+
+The affiliation the bar leaves out (``Affiliation not imported``) is taken from the
+page's JSON-LD ``Person`` when it names one; the other layout has no affiliation.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from crawler.extract.lines import find_listings, match_across
+from crawler.extract.layouts.base import Listing, ParseContext, ParsedPage, ResearcherFields
+from crawler.extract.lines import PageText, find_listings, match_across
+from crawler.extract.problems import PageProblem, ProblemKind
 from crawler.extract.values import to_int
-
-SOURCE = "bzpeer"
 
 _PROFILE_HEADING = re.compile(r"researcher profile", re.I)
 _WORKS_HEADING = re.compile(r"published works?", re.I)
@@ -90,7 +92,6 @@ _ABSTRACT_PLACEHOLDER = re.compile(
 _PROSE_MIN = 400  # characters: above titles (the longest in DBLP-ACM and Cora: 272, 316)
 _SENTENCE_BREAK = re.compile(r"[.!?] [A-Z]")
 _META_SHAPED = re.compile(r"[a-z]{3,}(?:-[a-z]+)* ?(?:19|20)\d\d")
-UNTITLED = "untitled listing"  # how a problem that marks a listing with no title begins
 # Roles the site prints before the affiliation, when their text runs together.
 ROLES = sorted(
     "Researcher|Independent researcher|Research scientist|Scientist|Professor|Associate professor|"
@@ -103,39 +104,47 @@ ROLES = sorted(
 )
 
 
-@dataclass
-class Parsed:
-    researcher: dict
-    works: list[dict] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+class Bzpeer:
+    """Layout A (the module doc)."""
+
+    source = "bzpeer"
+
+    def recognise(self, text: PageText) -> bool:
+        """A trust snapshot, a verification level or an ``N published items`` line."""
+        head = "\n".join(text.lines[:400])
+        if "Trust snapshot" in head or _VERIFICATION_LEVEL.search(head):
+            return True
+        # _LISTED gives the regex engine nothing to skip ahead to, so on a page of the
+        # other layout it tries every position; first look for what any match holds.
+        return bool(_LISTED_HINT.search(head) and _LISTED.search(head))
+
+    def parse(self, text: PageText, context: ParseContext) -> ParsedPage:
+        parsed = _parse(text.lines, text.headings)
+        affiliation = context.person.get("affiliation")
+        if parsed.researcher.affiliation is None and affiliation:
+            parsed.researcher.affiliation = affiliation
+        return parsed
 
 
-def matches(lines: list[str]) -> bool:
-    """Does the text read like a BZPEER profile?"""
-    head = "\n".join(lines[:400])
-    if "Trust snapshot" in head or _VERIFICATION_LEVEL.search(head):
-        return True
-    # _LISTED gives the regex engine nothing to skip ahead to, so on a page of the
-    # other layout it tries every position; first look for what any match holds.
-    return bool(_LISTED_HINT.search(head) and _LISTED.search(head))
+BZPEER = Bzpeer()
 
 
-def parse(lines: list[str], headings: list[str]) -> Parsed:
+def _parse(lines: list[str], headings: list[str]) -> ParsedPage:
     works_at = _find(lines, _WORKS_HEADING)
     if works_at is None:
         works_at = _find(lines, _LISTED, whole=False)
     header = lines if works_at is None else lines[:works_at]
     researcher = _researcher(header, headings)
-    parsed = Parsed(researcher)
+    parsed = ParsedPage(researcher)
     if works_at is None:
-        parsed.problems.append("no 'Published work' section")
+        parsed.problems.append(PageProblem(ProblemKind.NO_LIST, "no 'Published work' section"))
         return parsed
     start = works_at + 1
     match, used = match_across(lines, start, _LISTED, 2)
     if match:
-        researcher["listed_count"] = to_int(match["count"])
+        researcher.listed_count = to_int(match["count"])
         start += used
-    parsed.works = _works(lines[start:], parsed.problems)
+    parsed.listings = _works(lines[start:], parsed.problems)
     return parsed
 
 
@@ -146,7 +155,7 @@ def _find(lines: list[str], pattern: re.Pattern[str], whole: bool = True) -> int
     return None
 
 
-def _researcher(header: list[str], headings: list[str]) -> dict:
+def _researcher(header: list[str], headings: list[str]) -> ResearcherFields:
     at = _find(header, _PROFILE_HEADING)
     name_at = 0 if at is None else at + 1
     trust_at = _find(header, _TRUST_HEAD, whole=False) or len(header)
@@ -170,7 +179,7 @@ def _researcher(header: list[str], headings: list[str]) -> dict:
     for key, pattern in _COUNTS.items():
         found = pattern.search(text)
         fields[key] = to_int(found.group(1)) if found else None
-    return fields
+    return ResearcherFields(**fields)
 
 
 def _is_role(line: str) -> bool:
@@ -276,22 +285,22 @@ def _not_a_title(line: str) -> str | None:
     return None
 
 
-def _works(lines: list[str], problems: list[str]) -> list[dict]:
+def _works(lines: list[str], problems: list[PageProblem]) -> list[Listing]:
     works = []
     for n, (_, meta, begin, end) in enumerate(find_listings(lines, _meta_at), start=1):
         body = lines[begin:end]
         if not body:
-            problems.append(f"{UNTITLED} {n}: no title line before the next listing; left out")
+            problems.append(PageProblem(
+                ProblemKind.UNTITLED,
+                f"untitled listing {n}: no title line before the next listing; left out"))
             continue
         if held := _not_a_title(body[0]):
-            problems.append(f"{UNTITLED} {n}: its title line holds {held} ({body[0][:60]!r}); "
-                            "left out")
+            problems.append(PageProblem(
+                ProblemKind.UNTITLED,
+                f"untitled listing {n}: its title line holds {held} ({body[0][:60]!r}); left out"))
             continue
-        works.append({
-            "title": body[0],
-            "abstract": "\n".join(body[1:]) or None,
-            "type": meta["type"].lower(),
-            "year": int(meta["year"]),
-            "venue": meta["venue"].strip() or None,
-        })
+        # Positional, in Listing's order (title, abstract, type, year, date, venue): this runs
+        # once a listing, and keyword arguments to a class cost a dict each call.
+        works.append(Listing(body[0], "\n".join(body[1:]) or None, meta["type"].lower(),
+                             int(meta["year"]), None, meta["venue"].strip() or None))
     return works

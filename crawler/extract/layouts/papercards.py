@@ -56,7 +56,9 @@ Where one card ends and the next begins (``_works``):
    site's name (``ieeexplore.ieee.org``) under each paper of the page it keeps for it;
    without this an undated card of such a page reads as the text of the card before.
 
-An undated card's ``date`` and ``year`` are None (structured data may fill them).
+An undated card's ``date`` and ``year`` are None. The page's structured data fills
+them, and an empty author list, for the card whose title it lists
+(``_fill_from_structured``).
 Author lines are read by ``values.read_authors``; its docstring states the rule.
 """
 
@@ -68,8 +70,10 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
 
-from crawler.extract.bzpeer import UNTITLED, Parsed
-from crawler.extract.lines import find_listings, match_across
+from crawler.extract.layouts.base import Listing, ParseContext, ParsedPage, ResearcherFields
+from crawler.extract.lines import PageText, find_listings, match_across
+from crawler.extract.problems import PageProblem, ProblemKind
+from crawler.extract.structured import StructuredArticle
 from crawler.extract.values import (
     PRINTED_DATE,
     holds_function_words,
@@ -79,8 +83,6 @@ from crawler.extract.values import (
     to_number,
 )
 from scholarindex.core.identity import title_key
-
-SOURCE = "papercards"
 
 _H_INDEX = re.compile(r"h-index\s*(\d+)", re.I)
 _METRICS = {
@@ -108,42 +110,67 @@ _UNDATED_META_MAX = 24
 _TITLE_MAX = 400  # a longer line is prose: an abstract
 _INITIALS = re.compile(r"[A-Z]{1,3}|(?:[A-Z]\.-?){1,3}")  # "JD", "J.", "J.-P."
 _PROSE_MIN = 100  # a line ending in "." and longer than this is a sentence, not a title
-AMBIGUOUS = "ambiguous"  # how a problem that marks a guessed card split begins
 ReadAuthors = Callable[[str], tuple[list[str], bool] | None]  # read_authors, owner given
 
 
-def matches(lines: list[str]) -> bool:
-    """Does the text read like a paper-card profile?"""
-    head = "\n".join(lines[:200])
-    return bool(_H_INDEX.search(head) and (re.search(r"citations|papers", head, re.I)))
+class Papercards:
+    """Layout B (the module doc)."""
+
+    source = "papercards"
+
+    def recognise(self, text: PageText) -> bool:
+        """An h-index near citations or papers counts."""
+        head = "\n".join(text.lines[:200])
+        return bool(_H_INDEX.search(head) and (re.search(r"citations|papers", head, re.I)))
+
+    def parse(self, text: PageText, context: ParseContext) -> ParsedPage:
+        parsed = _parse(text.lines, text.headings, context.today, context.articles.keys())
+        if context.articles:
+            for listing in parsed.listings:
+                _fill_from_structured(listing, context.articles.get(title_key(listing.title)))
+        return parsed
 
 
-def parse(lines: list[str], headings: list[str], today: date,
-          known_titles: Collection[str] = ()) -> Parsed:
+PAPERCARDS = Papercards()
+
+
+def _parse(lines: list[str], headings: list[str], today: date,
+           known_titles: Collection[str]) -> ParsedPage:
     """``known_titles``: title keys of the articles the page's structured data lists."""
     first_metric = next((i for i in range(len(lines)) if _metric_starts(lines, i)), len(lines))
     list_at, used = _list_heading(lines, first_metric)
     before = lines[:first_metric]
     name_at = _name_position(before, headings)
-    researcher: dict = {
-        "name": before[name_at] if before else "",
-        "field": " ".join(before[name_at + 1:]) or None,
-    }
     metrics = "\n".join(lines[first_metric:list_at])
+    values: dict = {}
     for key, (pattern, convert) in _METRICS.items():
         found = pattern.search(metrics)
-        researcher[key] = convert(found.group(1)) if found else None
-    parsed = Parsed(researcher)
+        values[key] = convert(found.group(1)) if found else None
+    researcher = ResearcherFields(name=before[name_at] if before else "",
+                                  field=" ".join(before[name_at + 1:]) or None, **values)
+    parsed = ParsedPage(researcher)
     if list_at >= len(lines):
-        parsed.problems.append("no 'N Papers' list")
+        parsed.problems.append(PageProblem(ProblemKind.NO_LIST, "no 'N Papers' list"))
         return parsed
     heading = _LIST_HEADING.fullmatch("".join(lines[list_at:list_at + used]))
-    researcher["listed_count"] = to_int(heading["count"]) if heading else None
+    researcher.listed_count = to_int(heading["count"]) if heading else None
     # Rule 9: a line naming the page's own person is an authors line.
-    read = partial(read_authors, owner=researcher["name"])
-    parsed.works = _works(lines[list_at + used:], today, parsed.problems,
-                          researcher["listed_count"], known_titles, read)
+    read = partial(read_authors, owner=researcher.name)
+    parsed.listings = _works(lines[list_at + used:], today, parsed.problems,
+                             researcher.listed_count, known_titles, read)
     return parsed
+
+
+def _fill_from_structured(listing: Listing, article: StructuredArticle | None) -> None:
+    """Fill what the card's text left open from the article of its title, if any."""
+    if article is None:
+        return
+    if not listing.authors and article.authors:
+        listing.authors = list(article.authors)
+    if listing.date is None and article.date and len(article.date) >= 10:
+        listing.date = article.date[:10]
+    if listing.year is None and article.date and article.date[:4].isdigit():
+        listing.year = int(article.date[:4])
 
 
 def _metric_starts(lines: list[str], i: int) -> bool:
@@ -199,8 +226,8 @@ class _Start:
     doubtful: bool = False  # taken by a guess (rule 7)
 
 
-def _works(lines: list[str], today: date, problems: list[str], listed: int | None,
-           known_titles: Collection[str], read: ReadAuthors) -> list[dict]:
+def _works(lines: list[str], today: date, problems: list[PageProblem], listed: int | None,
+           known_titles: Collection[str], read: ReadAuthors) -> list[Listing]:
     # Runs of lines that may hold cards: what comes before the first dated card (no
     # card of its own), then each dated card's lines.
     runs: list[tuple[re.Match[str] | None, list[str]]] = []
@@ -211,10 +238,14 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
             runs.append((meta, lines[begin:end]))
         elif runs:  # rule 5: the card before's text
             runs[-1] = (runs[-1][0], runs[-1][1] + lines[start:begin])
-            problems.append(f"card {len(runs)}: a line of its text reads as a date line "
-                            f"({''.join(lines[start:begin])[:40]!r}); kept as text")
+            problems.append(PageProblem(
+                ProblemKind.DATE_IN_TEXT,
+                f"card {len(runs)}: a line of its text reads as a date line "
+                f"({''.join(lines[start:begin])[:40]!r}); kept as text"))
         else:
-            problems.append(f"{UNTITLED} {count}: no title line before the next listing")
+            problems.append(PageProblem(
+                ProblemKind.UNTITLED,
+                f"untitled listing {count}: no title line before the next listing"))
     dated = len(runs)
     runs.insert(0, (None, lines[:first]))
     places = (listed or 0) - dated
@@ -223,7 +254,7 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
         found = [_undated_starts(body, 0 if meta is None else _after_heading(body, read),
                                  known_titles, read) for meta, body in runs]
         chosen = _choose(found, places, listed, dated, problems)
-    works: list[dict] = []
+    works: list[Listing] = []
     for (dated_meta, body), starts in zip(runs, chosen, strict=True):
         if dated_meta is not None:
             works.append(_card(dated_meta, body[:starts[0].at] if starts else body, today,
@@ -232,7 +263,9 @@ def _works(lines: list[str], today: date, problems: list[str], listed: int | Non
             end = starts[n + 1].at if n + 1 < len(starts) else len(body)
             works.append(_card(card.meta, body[card.at + card.used:end], today, read))
     if listed is not None and len(works) > listed:
-        problems.append(f"{AMBIGUOUS} card split: {len(works)} cards read, {listed} announced")
+        problems.append(PageProblem(
+            ProblemKind.AMBIGUOUS,
+            f"ambiguous card split: {len(works)} cards read, {listed} announced"))
     return works
 
 
@@ -330,7 +363,7 @@ def _rank(title: str, bare: int, known_titles: Collection[str]) -> int:
 
 
 def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: int,
-            problems: list[str]) -> list[list[_Start]]:
+            problems: list[PageProblem]) -> list[list[_Start]]:
     """Rule 4: the ``places`` likeliest starts, by rank and then page order."""
     every = [(start.rank, run, n) for run, starts in enumerate(found)
              for n, start in enumerate(starts)]
@@ -338,23 +371,25 @@ def _choose(found: list[list[_Start]], places: int, listed: int | None, dated: i
     taken = every[:places]
     if len(every) > places and every[places][0] == taken[-1][0]:
         tied = sum(1 for rank, _, _ in every if rank == taken[-1][0])
-        problems.append(
-            f"{AMBIGUOUS} card split: {listed} papers announced, {dated} dated cards, "
+        problems.append(PageProblem(
+            ProblemKind.AMBIGUOUS,
+            f"ambiguous card split: {listed} papers announced, {dated} dated cards, "
             f"{len(every)} possible undated cards for {places} places "
-            f"({tied} alike; took the first in page order)"
-        )
+            f"({tied} alike; took the first in page order)"))
     doubtful = [found[run][n] for _, run, n in taken if found[run][n].doubtful]
     if doubtful:
         titles = ", ".join(repr(start.title[:40]) for start in doubtful)
-        problems.append(f"{AMBIGUOUS} card start: {len(doubtful)} undated cards whose title "
-                        f"could be the line before or after ({titles})")
+        problems.append(PageProblem(
+            ProblemKind.AMBIGUOUS,
+            f"ambiguous card start: {len(doubtful)} undated cards whose title "
+            f"could be the line before or after ({titles})"))
     keep = {(run, n) for _, run, n in taken}
     return [[start for n, start in enumerate(starts) if (run, n) in keep]
             for run, starts in enumerate(found)]
 
 
 def _card(meta: re.Match[str] | None, body: list[str], today: date, read: ReadAuthors
-          ) -> dict:
+          ) -> Listing:
     """One card's fields from its meta line (None when it has none) and its lines."""
     fields = meta.groupdict() if meta else {}
     authors: list[str] = []
@@ -365,14 +400,18 @@ def _card(meta: re.Match[str] | None, body: list[str], today: date, read: ReadAu
         rest = rest[1:]
     day = (printed_date(fields["month"], fields["day"], fields["year"], today)
            if fields.get("month") else None)
-    return {
-        "title": body[0],
-        "abstract": "\n".join(rest) or None,
-        "date": day.isoformat() if day else None,
-        "year": day.year if day else None,
-        "category": fields.get("category") or None,
-        "score": to_number(fields.get("score")),
-        "authors": authors,
-        "authors_truncated": truncated,
-        "code": bool(fields.get("code")),
-    }
+    # Positional, in Listing's order: this runs once a card, and keyword arguments to a
+    # class cost a dict each call.
+    return Listing(
+        body[0],  # title
+        "\n".join(rest) or None,  # abstract
+        None,  # type: cards have none
+        day.year if day else None,  # year
+        day.isoformat() if day else None,  # date
+        None,  # venue: cards have none
+        fields.get("category") or None,
+        to_number(fields.get("score")),
+        authors,
+        truncated,  # authors_truncated
+        bool(fields.get("code")),
+    )
