@@ -148,7 +148,9 @@ def test_redis_killed_and_restarted_20_s_later_the_crawl_resumes_and_redoes_noth
         time.sleep(15)
         assert len(site.page_fetches()) == paused_at
         redis_server.start()
-        results = [w.finish() for w in workers]
+        # Two workers' writes and the works' judgment after a 20 s pause: 80 s on a quiet
+        # 2-core machine, more under load; a crawl that hangs still fails here.
+        results = [w.finish(timeout=240) for w in workers]
         for result in results:
             assert result.returncode == 0, result.log[-3000:]
         assert any("unavailable" in r.log for r in results)
