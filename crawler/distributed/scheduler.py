@@ -60,6 +60,7 @@ from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.reactor import CallLaterOnce
 from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
@@ -183,9 +184,9 @@ class RedisScheduler:
         self.tracker.on_scraped = self._page_scraped
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
-        # Connected after the pipelines (built with the engine): the index pipeline has
-        # buffered an answer's update when this handler asks for its ticket.
         crawler.signals.connect(self._on_enriched, signal=work_enriched)
+        self._answered: list[str] = []  # answers whose index ticket is asked for next turn
+        self._ticketing = CallLaterOnce(self._ticket_answers)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -443,14 +444,24 @@ class RedisScheduler:
             self.crawler.signals.send_catch_log(index_flush_soon)
 
     def _on_enriched(self, work_id: str, **kwargs: Any) -> None:
-        """A work's arXiv answer went to the index: dropped from Redis once delivered."""
+        """A work's arXiv answer went to the index: dropped from Redis once delivered.
+
+        Its ticket is asked for once this signal's dispatch has ended (the next reactor
+        turn), when every handler has run, the index stage's buffering of the answer
+        among them, in whatever order they were connected."""
         if not self.book.answered(work_id):
             return
+        self._answered.append(work_id)
+        self._ticketing.schedule()
+
+    def _ticket_answers(self) -> None:
+        answered, self._answered = self._answered, []
         ticket = self._index_ticket()
         if ticket > self._delivered:
-            self.book.wait(work_id, ticket)
+            for work_id in answered:
+                self.book.wait(work_id, ticket)
         else:
-            self._drop_lookups(self.book.drop([work_id]))
+            self._drop_lookups(self.book.drop(answered))
 
     def _drop_lookups(self, work_ids: list[str]) -> None:
         if work_ids and not self._unavailable:
