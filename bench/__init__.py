@@ -3,6 +3,8 @@
 - ``python -m bench.run`` (``make bench``): the whole crawl pipeline on a synthetic
   10,000-profile site, each figure against its target (``bench-results.json``);
 - ``python -m bench.indexing`` (``make bench-indexing``): bulk writer throughput;
+- ``python -m bench.judgment``: the index writer's CPU with the judgment of new works
+  (``HIDE_UNRESOLVED_WORKS``) on a first crawl of a bench site, and without it;
 - ``python -m bench.search`` (``make bench-search``): search latency, p50/p95;
 - ``python -m bench.reindex`` (``make bench-reindex``): zero-downtime reindex time;
 - ``python -m bench.distributed`` (``make bench-distributed``): the crawl by 1, 2 and
