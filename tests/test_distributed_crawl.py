@@ -96,7 +96,7 @@ def test_three_workers_one_killed_index_equals_a_single_process_crawl(
         reference = f"{prefix}ref_"
         single = crawl_profiles(tmp_path / "single", {
             **index_settings(opensearch_config, reference), "ROBOTSTXT_OBEY": "false"},
-            url_file=str(site.url_file))
+            timeout=240, url_file=str(site.url_file))
         assert single.returncode == 0
         client = build_client(opensearch_config)
         distributed, alone = index_contents(client, prefix), index_contents(client, reference)
@@ -162,7 +162,7 @@ def test_redis_killed_and_restarted_20_s_later_the_crawl_resumes_and_redoes_noth
         reference = f"{prefix}ref_"
         single = crawl_profiles(tmp_path / "single", {
             **index_settings(opensearch_config, reference), "ROBOTSTXT_OBEY": "false"},
-            url_file=str(site.url_file))
+            timeout=240, url_file=str(site.url_file))
         assert single.returncode == 0
         client = build_client(opensearch_config)
         distributed, alone = index_contents(client, prefix), index_contents(client, reference)
