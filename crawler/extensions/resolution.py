@@ -29,6 +29,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
+from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
@@ -92,13 +93,28 @@ class WorkResolution:
         if reason != "finished" or stats.get_value(stat_keys.INDEX_ERROR):
             logger.info("works not resolved: the crawl did not finish (%s)", reason)
             return
-        try:
-            report = await maybe_deferred_to_future(deferToThread(self._run))
-        except IndexUnavailable as exc:
-            logger.error("resolving works failed (the next finished crawl or `scholarindex "
-                         "works resolve` will): %s", exc)
-            stats.set_value(f"{STAT_PREFIX}error", str(exc))
-            return
+        from twisted.internet import reactor
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                report = await maybe_deferred_to_future(deferToThread(self._run))
+                break
+            except IndexUnavailable as exc:
+                # A node that died mid-pass fails its shards' reads for the seconds its
+                # replicas take to be promoted: the pass is run again, as a write is.
+                if exc.retryable and attempt < self.policy.attempts:
+                    delay = self.policy.delay(attempt)
+                    logger.warning("resolving works failed (%s); trying again in %.1f s",
+                                   exc, delay)
+                    stats.inc_value(f"{STAT_PREFIX}retries")
+                    await maybe_deferred_to_future(deferLater(reactor, delay, lambda: None))
+                    continue
+                logger.error("resolving works failed (the next finished crawl or "
+                             "`scholarindex works resolve` will): %s", exc)
+                stats.set_value(f"{STAT_PREFIX}error", str(exc))
+                return
         for key, value in report.as_dict().items():
             stats.set_value(f"{STAT_PREFIX}{key}", value)
         logger.info("works resolved (%s) in %.1f s: %d documents read, %d marked changed, "
