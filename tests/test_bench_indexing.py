@@ -7,6 +7,7 @@ from opensearchpy import OpenSearch
 
 from bench.indexing import main
 from scholarindex.indexing.connection import OpenSearchConfig
+from tests.support.settings import cluster_environment
 
 
 def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,
@@ -14,11 +15,7 @@ def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,
                                          monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     config = opensearch_config
-    for name, value in {"OPENSEARCH_URL": config.url, "OPENSEARCH_USER": config.user,
-                        "OPENSEARCH_PASSWORD": config.password,
-                        "OPENSEARCH_VERIFY_CERTS": str(config.verify_certs),
-                        "OPENSEARCH_CA_CERTS": config.ca_certs,
-                        "INDEX_PREFIX": config.prefix}.items():
+    for name, value in cluster_environment(config).items():
         monkeypatch.setenv(name, value)
 
     assert main(["--listings", "400", "--batch-size", "100", "--use-env"]) == 0

@@ -48,3 +48,11 @@ def enrichment_config_with(**overrides: Any) -> EnrichmentConfig:
 def writer_retry_with(**overrides: Any) -> RetryPolicy:
     """The index writer's retry policy (``INDEX_MAX_ATTEMPTS``, ``INDEX_RETRY_*``)."""
     return RetryPolicy.from_settings(settings_with(**overrides), "INDEX")
+
+
+def cluster_environment(config: OpenSearchConfig) -> dict[str, str]:
+    """The environment a benchmark's ``--use-env`` reads to reach ``config``'s cluster."""
+    return {"OPENSEARCH_URL": config.url, "OPENSEARCH_USER": config.user,
+            "OPENSEARCH_PASSWORD": config.password,
+            "OPENSEARCH_VERIFY_CERTS": str(config.verify_certs),
+            "OPENSEARCH_CA_CERTS": config.ca_certs, "INDEX_PREFIX": config.prefix}
