@@ -137,9 +137,10 @@ def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int],
     """Each pair of rare words (``blocking.pair_keys``, read with ``counts``: word ->
     atoms) the documents' atoms file under, and how many of those atoms do."""
     filed: dict[str, int] = {}
-    for atom in (atom for doc in docs for atom in atoms(doc)):
-        for key in pair_keys(atom_words(atom), counts):
-            filed[key] = filed.get(key, 0) + 1
+    for doc in docs:
+        for atom in atoms(doc):
+            for key in pair_keys(atom_words(atom), counts):
+                filed[key] = filed.get(key, 0) + 1
     return filed
 
 
