@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scholarindex.core.resolution import Atom, candidate_pairs, resolve
+from scholarindex.core.resolution.cluster import resolve_new
+from scholarindex.core.resolution.decide import decide_features
 
 
 def listing(work_id: str, title: str, owner: str, year: int | None = 2020,
@@ -349,3 +351,57 @@ def test_one_editors_column_of_twelve_years_is_twelve_works_or_more(
         assert len({y for w in cluster for y in years[w]}) <= 1, cluster
     if "p2" in profiles:
         assert ("a2002", "b2002") in resolution.clusters  # one year's two printings join
+
+
+# ``resolve_new``: new atoms among works already resolved, deciding only what they change.
+
+def blocked(atoms: list[Atom]) -> list[tuple[str, str]]:
+    return [(atoms[i].work_id, atoms[j].work_id) for i, j in candidate_pairs(atoms)]
+
+
+def test_new_atoms_join_the_works_resolve_would_join_them_to() -> None:
+    settled = {"01": "A", "02": "A", "11": "B", "08": "C", "10": "C"}
+    atoms = [a for a in WORLD if a.work_id in {*settled, "03", "12", "13"}]
+    together = {c for c in resolve_new(atoms, settled, blocked(atoms)).clusters if len(c) > 1}
+    assert together == {("01", "02", "03"), ("11", "12"), ("08", "10")}
+
+
+def test_settled_works_are_neither_joined_nor_split() -> None:
+    # Two printings the last pass kept apart stay apart; a work of two unlike listings
+    # (joined by an operator, say) stays one, and a typo of either joins it whole.
+    settled = {"d94": "one", "a94": "two", "m1": "three", "m2": "three"}
+    atoms = [edition("d94", 1994, "SIGMOD Conference", "dblp"),
+             edition("a94", 1994, None, "acm"),
+             listing("m1", "Mariposa: A Wide-Area Distributed Database System", "Carl Staelin"),
+             listing("m2", "Altruistic Locking in Multiversion Databases", "Carl Staelin"),
+             listing("new", "Altruistic Locking in Multiversion Databses", "Eve Kay")]
+    assert clusters_of(resolve_new(atoms, settled, blocked(atoms))) == {("d94",), ("a94",),
+                                                        ("m1", "m2", "new")}
+
+
+def test_a_new_atom_equally_like_two_works_joins_neither() -> None:
+    atoms = [edition("d94", 1994, "SIGMOD Conference", "dblp"),
+             edition("d95", 1995, "VLDB J.", "dblp"), edition("x", None, None, "other")]
+    assert clusters_of(resolve_new(atoms, {"d94": "a", "d95": "b"}, blocked(atoms))) == {
+        ("d94",), ("d95",), ("x",)}
+    atoms[2] = edition("x", 1995, None, "other")
+    assert clusters_of(resolve_new(atoms, {"d94": "a", "d95": "b"}, blocked(atoms))) == {
+        ("d94",), ("d95", "x")}
+
+
+def test_only_pairs_a_new_atom_can_change_are_decided() -> None:
+    decided: list[tuple[str, str]] = []
+
+    def judge(a, b):
+        decided.append((a.atom.work_id, b.atom.work_id))
+        return decide_features(a, b)
+
+    atoms = [column("a1"), column("a2"), column("b1"), column("b2", "Jim Gray"),
+             listing("t", "Transaction Processing Concepts", "Jim Gray")]
+    resolve_new(atoms, {"a1": "A", "a2": "B", "b1": "C", "b2": "D"}, blocked(atoms),
+                judge=judge)
+    assert decided == []  # no new atom meets them: nothing to decide
+    atoms.append(column("new", "Jim Gray"))
+    resolve_new(atoms, {"a1": "A", "a2": "B", "b1": "C", "b2": "D"}, blocked(atoms),
+                judge=judge)
+    assert decided and all("new" in pair for pair in decided)

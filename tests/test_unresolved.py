@@ -137,3 +137,19 @@ def test_a_pass_waits_for_the_one_running(opensearch_client: OpenSearch,
     first.release()
     thread.join(60)
     assert taken.is_set()
+
+
+def test_a_printing_is_found_among_many_documents_sharing_its_words(
+        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The judgment reads a few likeliest documents per new work, not every holder of
+    # its words: the printing sharing its rarest keys must be among them.
+    monkeypatch.setattr(unresolved, "NEAREST", 3)
+    writer, prefix = writer_for()
+    crowd = [listing(f"Efficient Processing of Window Queries over {topic} Streams", f"P{n} Roe")
+             for n, topic in enumerate(["Video", "Audio", "Market", "Traffic", "Weather",
+                                        "Network", "Click", "Energy", "Health", "Social"])]
+    writer.write([change_from_item(item, AT) for item in [*crowd, ORIGINAL]])
+    writer.write([change_from_item(TYPO, AT)])
+    hidden = _hidden(opensearch_client, prefix)
+    assert hidden[TYPO["work_id"]] == ORIGINAL["work_id"]
+    assert all(hidden[item["work_id"]] is None for item in crowd)

@@ -11,7 +11,8 @@ keys on its tombstone. This module reads them back through the index:
 - ``holders``: the documents holding any of some keys (a terms query). A key more
   than ``blocking.MAX_POSTING`` documents hold is never asked for: blocking does not
   use it either (a posting or block past its cap pairs nothing), so a common word
-  never pulls half the index in.
+  never pulls half the index in;
+- ``nearest``: for each set of keys, the few documents sharing the most of them.
 
 Both also take a pair of rare words (``blocking.pair_keys``: ``"&:a b"``), which no
 document stores (which pairs an atom files under depends on counts): its holders are
@@ -22,13 +23,15 @@ Every request has the client's timeout; a failure raises ``IndexUnavailable``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution.blocking import is_pair_key, pair_key_words, word_key
+from scholarindex.core.retry import is_retryable_status
 from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import scan
 
 KEYS = "blocking_keys"
@@ -86,6 +89,30 @@ def holders(client: OpenSearch, index: str, keys: Iterable[str], source: list[st
     for query in queries:
         for hit in scan(client, index, {"query": query, "_source": source}):
             yield hit["_id"], hit["_source"]
+
+
+def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size: int,
+            source: list[str], per_request: int = 100) -> list[list[tuple[str, dict[str, Any]]]]:
+    """For each set of keys, the ``size`` documents of ``index`` sharing the most of
+    them, rarest first (a key's weight is the engine's inverse document frequency):
+    id and source. One ``msearch`` per ``per_request`` sets."""
+    found: list[list[tuple[str, dict[str, Any]]]] = []
+    for start in range(0, len(keys), per_request):
+        body: list[dict[str, Any]] = []
+        for some in keys[start:start + per_request]:
+            should = [{"term": {KEYS: key}} for key in sorted(set(some))]
+            body += [{"index": index}, {"size": size, "_source": source, "query": {
+                "bool": {"should": should, "minimum_should_match": 1}}}]
+        with translate_errors(f"search {index} for the nearest documents"):
+            answer = client.msearch(body=body)
+        for response in answer["responses"]:
+            if "error" in response:  # msearch reports each search's failure with a 200
+                status = response.get("status")
+                raise IndexUnavailable(f"search {index} for the nearest documents: "
+                                       f"{response['error']}", status=status,
+                                       retryable=is_retryable_status(status))
+            found.append([(hit["_id"], hit["_source"]) for hit in response["hits"]["hits"]])
+    return found
 
 
 def _both(pair: str) -> dict[str, Any]:

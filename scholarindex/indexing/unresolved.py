@@ -6,11 +6,17 @@ would show it twice. So the writer judges each *new* work document before it wri
 it. First, which of them blocking could pair with any other document at all
 (``_with_candidates``: a non-word key or enough title words in common with an indexed
 work or another new work of the batch; one search, no document fetched): most new
-works of a crawl share nothing and are written as they are. Those that may are
-resolved with their blocking neighbours in the index (read through the stored
-blocking keys, ``scholarindex.indexing.neighbourhood``) as the pass would
-(``scholarindex.core.resolution.resolve``, with the index's counts), and a new work
-that lands in a cluster with a work already indexed, or with a new one of a smaller
+works of a crawl share nothing and are written as they are. Each that may is judged
+beside the ``NEAREST`` indexed documents sharing the most of its blocking keys, rarest
+first (``neighbourhood.nearest``: the engine's scoring ranks them; the printing of one
+paper shares its rarest words, its title's start, its typo keys), and the new works of
+the batch sharing a key with it: a bounded read and a few decisions each, however many
+documents hold its words, where reading every holder of its words grew with the index.
+Of those, the pairs blocking could make are decided (a block of whole titles, typos or
+a verified key in common, or enough words: ``blocking.words_needed``), each indexed
+document taken as the work it stands for, and only what a new work can change
+(``scholarindex.core.resolution.cluster.resolve_new``). A new work that lands in a
+cluster with a work already indexed, or with a new one of a smaller
 id, is written with ``hidden_by`` (that work's id). Every search leaves hidden works
 out (``scholarindex.search.query``), so its counts and facets stay those of papers.
 The writer refreshes the index before judging only when it created works within the
@@ -37,23 +43,16 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from scholarindex.core.resolution import Atom, resolve
-from scholarindex.core.resolution.blocking import (
-    MAX_POSTING,
-    candidate_pairs_from_titles,
-    pair_key_words,
-    title_terms,
-    word_key,
-)
+from scholarindex.core.resolution import Atom
+from scholarindex.core.resolution.blocking import title_terms, words_needed
+from scholarindex.core.resolution.cluster import resolve_new
 from scholarindex.core.resolution.decide import decide_remembered, features
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
+    STRONG_PREFIX,
     DocAtoms,
-    atom_keys,
-    atoms_of,
+    atom_words,
     doc_keys,
-    filed_pairs,
-    holding_both,
 )
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
@@ -62,6 +61,9 @@ from scholarindex.indexing.scan import refresh
 logger = logging.getLogger(__name__)
 
 HIDDEN = "hidden_by"
+# Indexed documents read for each judged one: those sharing the most of its blocking keys.
+NEAREST = 10
+BLOCKS = ("x:", STRONG_PREFIX)  # stored keys of blocks that pair atoms whatever their words
 FILTERS_PER_SEARCH = 500  # new documents one search asks about (a batch's, mostly)
 # Seconds after which the index's own refresh (every second) has made a writer's last
 # works searchable: a writer that wrote works more recently refreshes before judging.
@@ -94,52 +96,50 @@ def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
 def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
             fresh: bool) -> dict[str, str]:
     atoms = DocAtoms()
-    keys_of = {doc_id: frozenset(doc.get("blocking_keys") or doc_keys(atoms(doc)))
-               for doc_id, doc in new.items()}
+    keys_of = {doc_id: _stored(doc, atoms) for doc_id, doc in new.items()}
     if not fresh:
         refresh(client, works)
     counts = neighbourhood.counts(client, works, {k for keys in keys_of.values() for k in keys})
-    judged = _with_candidates(client, works, new, keys_of, counts)
+    need = {doc_id: _words_needed(atoms(doc)) for doc_id, doc in new.items()}
+    judged = sorted(_with_candidates(client, works, keys_of, need, counts))
     if not judged:
         return {}
-    # The others pair with nothing, but their words and blocks count towards blocking's
-    # rarity and caps as if resolved with the rest (they are not in the index yet).
-    others = [doc for doc_id, doc in new.items() if doc_id not in judged]
     new = {doc_id: new[doc_id] for doc_id in judged}
-    keys = {k for doc_id in judged for k in keys_of[doc_id]}
-    ask = [k for k in keys if 0 < counts[k] <= MAX_POSTING]
-    docs: dict[str, Mapping[str, Any]] = {
-        doc_id: source for doc_id, source in neighbourhood.holders(client, works, ask, SOURCE)
-        if doc_id not in new}
+    # Each judged document's likeliest partners in the index, and in the batch those
+    # sharing a key with it: a bounded read and a few decisions each, however many
+    # documents hold its words.
+    likeness = [keys_of[d] | {"x:~" + k[2:] for k in keys_of[d] if k.startswith("w:")}
+                for d in judged]
+    docs: dict[str, Mapping[str, Any]] = {}
+    near: dict[str, set[str]] = {}
+    for doc_id, hits in zip(judged, neighbourhood.nearest(client, works, likeness, NEAREST,
+                                                          SOURCE), strict=True):
+        near[doc_id] = {other for other, _ in hits}
+        docs.update(hits)
+    postings: dict[str, list[str]] = {}
+    for doc_id in judged:
+        for key in keys_of[doc_id]:
+            postings.setdefault(key, []).append(doc_id)
+    for doc_id in judged:
+        near[doc_id].update(other for key in keys_of[doc_id] for other in postings[key])
+        near[doc_id].discard(doc_id)
+    for doc_id in docs.keys() & new.keys():  # written since the refresh: judged as new
+        del docs[doc_id]
+    stored = {doc_id: _stored(doc, atoms) for doc_id, doc in docs.items()}
+    stored.update((doc_id, keys_of[doc_id]) for doc_id in judged)
     docs.update(new)
-    word_counts, sizes = _counted(client, works, docs, set(new), others, counts, atoms)
-    # And the holders of the pairs of rare words the new works file under, within the cap.
-    pairs = set(filed_pairs(new.values(), word_counts, atoms))
-    counts.update(neighbourhood.counts(client, works, pairs - set(counts)))
-    ask_pairs = [k for k in pairs if 0 < counts[k] <= MAX_POSTING]
-    ask_set = set(ask) | set(ask_pairs)
-    read = len(docs)
-    docs.update((doc_id, source) for doc_id, source
-                in neighbourhood.holders(client, works, ask_pairs, SOURCE) if doc_id not in docs)
-    if len(docs) > read:
-        word_counts, sizes = _counted(client, works, docs, set(new), others, counts, atoms)
-    owner = {atom.work_id: doc_id for doc_id, doc in docs.items() for atom in atoms(doc)}
-    matched = _matched(atoms.of(docs.values()), owner, set(new), word_counts, sizes)
-    if not matched:
-        return {}
-    # Only the works a matched new one may meet: it and the documents sharing its keys
-    # (a pair of words: holding both).
-    near = {k for doc_id in matched for k in keys_of[doc_id] if k in ask_set}
-    near_pairs = [set(map(word_key, pair_key_words(k)))
-                  for k in filed_pairs([new[d] for d in matched], word_counts, atoms)
-                  if k in ask_set]
-    docs = {doc_id: doc for doc_id, doc in docs.items()
-            if doc_id in matched or (doc_id not in new
-                                     and _shares(_stored(doc, atoms), near, near_pairs))}
-    new = {doc_id: new[doc_id] for doc_id in matched}
+    words = {atom.work_id: atom_words(atom) for atom in atoms.of(docs.values())}
+    to_decide = [pair for doc_id in judged for other in near[doc_id]
+                 for pair in _pairs(atoms(docs[doc_id]), atoms(docs[other]), words,
+                                    _share_a_block(stored[doc_id], stored[other]))]
+    # The indexed documents are works as the last pass (or identity join) left them:
+    # only what a new work can change is decided.
+    settled = {atom.work_id: doc_id for doc_id, doc in docs.items() if doc_id not in new
+               for atom in atoms(doc)}
+    owner = {**settled, **{atom.work_id: doc_id for doc_id in new for atom in atoms(new[doc_id])}}
     found: dict[str, str] = {}
-    for cluster in resolve(atoms.of(docs.values()), counts=word_counts, sizes=sizes,
-                           judge=decide_remembered).clusters:
+    for cluster in resolve_new(atoms.of(docs.values()), settled, to_decide,
+                               judge=decide_remembered).clusters:
         held = {owner[wid] for wid in cluster}
         old = sorted(d for d in held if d not in new)
         for doc_id in held & set(new):
@@ -149,62 +149,40 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
     return found
 
 
-def _counted(client: OpenSearch, works: str, docs: Mapping[str, Mapping[str, Any]],
-             new: set[str], others: list[Mapping[str, Any]], counts: dict[str, int],
-             atoms: DocAtoms) -> tuple[dict[str, int], dict[str, int]]:
-    """Blocking's counts over the index and this batch (word -> atoms; block -> atoms):
-    the atoms of ``docs`` one by one, each other indexed document holding a key as one
-    atom, and the batch's other new documents (``others``) too. Fills ``counts`` (key ->
-    indexed documents holding it) where it lacks a key."""
-    local_atoms: dict[str, int] = {}
-    for doc in (*docs.values(), *others):
-        for atom in atoms(doc):
-            for key in atom_keys(atom):
-                local_atoms[key] = local_atoms.get(key, 0) + 1
-    missing = set(local_atoms) - set(counts)
-    counts.update(neighbourhood.counts(client, works, missing) if missing else {})
-    local_docs: dict[str, int] = {}
-    for doc_id, doc in docs.items():
-        if doc_id not in new:
-            for key in _stored(doc, atoms):
-                local_docs[key] = local_docs.get(key, 0) + 1
-    word_counts, sizes = {}, {}
-    for key, held in local_atoms.items():
-        total = held + max(0, counts.get(key, 0) - local_docs.get(key, 0))
-        if key.startswith("w:"):
-            word_counts[key[2:]] = total
-        else:
-            sizes[key] = total
-    # A pair of rare words: the atoms holding both words (``blocking.pair_keys``).
-    batch = [*docs.values(), *others]
-    shared = [k for k, filed in filed_pairs(batch, word_counts, atoms).items() if filed > 1]
-    missing = set(shared) - set(counts)
-    counts.update(neighbourhood.counts(client, works, missing) if missing else {})
-    atoms_both, _ = holding_both(batch, shared, atoms)
-    _, docs_both = holding_both([doc for doc_id, doc in docs.items() if doc_id not in new],
-                                shared, atoms)
-    for key in shared:
-        sizes[key] = atoms_both[key] + max(0, counts[key] - docs_both[key])
-    return word_counts, sizes
+def _stored(doc: Mapping[str, Any], atoms: DocAtoms) -> frozenset[str]:
+    return frozenset(doc.get("blocking_keys") or doc_keys(atoms(doc)))
 
 
-def _stored(doc: Mapping[str, Any], atoms: DocAtoms) -> set[str]:
-    return set(doc.get("blocking_keys") or doc_keys(atoms(doc)))
+def _share_a_block(first: frozenset[str], second: frozenset[str]) -> bool:
+    """Whether two documents share a block of whole titles, typos or a verified key: a
+    pair that needs no words in common."""
+    return any(key.startswith(BLOCKS) for key in first & second)
 
 
-def _shares(keys: set[str], near: set[str], near_pairs: list[set[str]]) -> bool:
-    return bool(keys & near) or any(pair <= keys for pair in near_pairs)
+def _pairs(first: list[Atom], second: list[Atom], words: Mapping[str, frozenset[str]],
+           by_block: bool) -> list[tuple[str, str]]:
+    """The pairs of atoms of two documents blocking could pair: all of them when the
+    documents share a block, else those with enough words in common (``words``: by
+    work_id; ``blocking.words_needed``)."""
+    pairs = []
+    for a in first:
+        for b in second:
+            if not by_block:
+                words_a, words_b = words[a.work_id], words[b.work_id]
+                if len(words_a & words_b) < words_needed(len(words_a), len(words_b)):
+                    continue
+            pairs.append((a.work_id, b.work_id))
+    return pairs
 
 
-def _with_candidates(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
-                     keys_of: Mapping[str, frozenset[str]], counts: Mapping[str, int]
-                     ) -> set[str]:
+def _with_candidates(client: OpenSearch, works: str, keys_of: Mapping[str, frozenset[str]],
+                     need: Mapping[str, int], counts: Mapping[str, int]) -> set[str]:
     """The new documents blocking may pair with another document: the only ones worth
     judging (most new works of a crawl share no block with any other).
 
     Blocking pairs two atoms only when they share a block (a whole title, a title with a
     surname, a typo key: every stored key but the words) or enough title words
-    (``blocking._needed``: two, one when a title has a single distinctive word; any
+    (``blocking.words_needed``: two, one when a title has a single distinctive word; any
     candidate pair passes that test). So a new document needs judging when it shares
     a non-word key with another, or as many words with one document: the batch's other
     new documents are compared here, the index through ``counts`` (a non-word key held)
@@ -212,7 +190,6 @@ def _with_candidates(client: OpenSearch, works: str, new: Mapping[str, Mapping[s
     title held in the index is found through its typo key of the whole word
     (``"x:~" + word``), which only a one-word title stores.
     """
-    need = {doc_id: _words_needed(new[doc_id]) for doc_id in new}
     words = {doc_id: {k for k in keys if k.startswith("w:")} for doc_id, keys in keys_of.items()}
     found = _sharing_in_batch(keys_of, words, need)
     ask: dict[str, dict[str, Any]] = {}
@@ -228,15 +205,21 @@ def _with_candidates(client: OpenSearch, works: str, new: Mapping[str, Mapping[s
         should: list[dict[str, Any]] = [{"terms": {neighbourhood.KEYS: [
             "x:~" + k[2:] for k in held]}}]
         if len(held) >= need[doc_id]:
-            should.append({"bool": {"should": [{"term": {neighbourhood.KEYS: k}} for k in held],
-                                    "minimum_should_match": need[doc_id]}})
+            should.append(_sharing_words(held, held, need[doc_id]))
         ask[doc_id] = {"bool": {"should": should, "minimum_should_match": 1}}
     return found | _sharing(client, works, ask)
 
 
-def _words_needed(doc: Mapping[str, Any]) -> int:
+def _sharing_words(some: list[str], words: list[str], need: int) -> dict[str, Any]:
+    """Documents holding one of ``some`` word keys and ``need`` of ``words``."""
+    return {"bool": {"filter": [{"terms": {neighbourhood.KEYS: some}}],
+                     "should": [{"term": {neighbourhood.KEYS: k}} for k in words],
+                     "minimum_should_match": need}}
+
+
+def _words_needed(atoms: list[Atom]) -> int:
     """Title words another atom must share with one of the document's (at least)."""
-    sizes = [len(title_terms(features(atom).titles)) for atom in atoms_of([doc])]
+    sizes = [len(title_terms(features(atom).titles)) for atom in atoms]
     return 1 if any(size <= 1 for size in sizes) else 2
 
 
@@ -278,25 +261,3 @@ def _sharing(client: OpenSearch, works: str, filters: Mapping[str, dict[str, Any
         found |= {name for name, bucket in answer["aggregations"]["sharing"]["buckets"].items()
                   if bucket["doc_count"] > 0}
     return found
-
-
-def _matched(atoms: list[Atom], owner: Mapping[str, str], new: set[str],
-             word_counts: Mapping[str, int], sizes: Mapping[str, int]) -> set[str]:
-    """The new documents with an atom ``decide`` matches to some other atom: resolution
-    joins an atom only along a matched pair (``cluster``), so the others stay alone and
-    are not resolved at all. Blocking as the resolution would, over every atom read; only
-    the pairs with a new atom decided. A new atom with a verified key counts as matched
-    (a shared one joins whatever the titles)."""
-    feats = [features(atom) for atom in atoms]
-    fresh = [owner[atom.work_id] in new for atom in atoms]
-    matched = {owner[atom.work_id] for atom, is_new in zip(atoms, fresh, strict=True)
-               if is_new and atom.strong_keys}
-    for i, j in candidate_pairs_from_titles([f.titles for f in feats],
-                                            [f.surnames for f in feats],
-                                            counts=word_counts, block_sizes=sizes):
-        if not (fresh[i] or fresh[j]) or owner[atoms[i].work_id] == owner[atoms[j].work_id]:
-            continue
-        pending = {owner[atoms[k].work_id] for k in (i, j) if fresh[k]} - matched
-        if pending and decide_remembered(feats[i], feats[j]).match:
-            matched |= pending
-    return matched

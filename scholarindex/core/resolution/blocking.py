@@ -87,7 +87,9 @@ LONG_TITLE_WORDS = 6
 RARITY_STEPS = 4  # ranks per doubling of a word's count: 2 ** (1/4), about 19% apart
 
 
-def _needed(a: int, b: int) -> int:
+def words_needed(a: int, b: int) -> int:
+    """Distinctive words two titles of ``a`` and ``b`` words must share to be paired
+    through a word or a combined key (not through a block of whole titles or typos)."""
     shorter = min(a, b)
     return min(shorter, max(MIN_SHARED, math.ceil(SHARED_SHARE * shorter)))
 
@@ -185,7 +187,7 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     exact: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
     longest = max((len(t) for t in terms), default=0)
-    needed = [_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
+    needed = [words_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
     sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
         usable = rare_words(words, held, limit)

@@ -57,6 +57,7 @@ import gc
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import combinations
 from typing import NamedTuple
 
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
@@ -200,6 +201,48 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
     decisions = {(i, j): judge(feats[i], feats[j])
                  for i, j in candidates(pooled, feats, counts, sizes)}
     return clustered(pooled, feats, decisions, must_link, cannot_link)
+
+
+def resolve_new(atoms: Iterable[Atom], settled: Mapping[str, str],
+                pairs: Iterable[tuple[str, str]], *,
+                judge: Callable[[Features, Features], Decision] = decide_features
+                ) -> Resolution:
+    """Where new atoms go among works already resolved: ``resolve`` deciding only what
+    a new atom can change. ``settled`` maps each resolved atom's work_id to its work
+    (any name); ``pairs`` (work_ids) are the pairs with a new atom worth a decision
+    (the caller's blocking; pairs sharing a verified key are added). A work is taken as
+    it stands (its atoms held together, as by must-links), two works stay apart unless
+    a new atom joins them, and of the pairs between two works only those whose atoms a
+    new atom matches both of are decided, for the ambiguity rules of steps 3b and 3c.
+
+    A resolved neighbourhood is mostly pairs of settled atoms: deciding them again
+    for each handful of new atoms is what this saves."""
+    with _cycle_collector_paused():
+        pooled = _pool(atoms)
+        feats = [features(a) for a in pooled]
+        index = {a.work_id: i for i, a in enumerate(pooled)}
+        work = [settled.get(a.work_id) for a in pooled]
+        wanted = {(i, j) if i < j else (j, i) for a, b in pairs
+                  if (i := index.get(a)) is not None and (j := index.get(b)) is not None
+                  and i != j}
+        wanted |= _sharing_a_key(pooled)
+        decisions = {(i, j): judge(feats[i], feats[j]) for i, j in sorted(wanted)
+                     if work[i] is None or work[j] is None}
+        partners: dict[int, set[int]] = defaultdict(set)  # new atom -> settled ones matched
+        for (i, j), decision in decisions.items():
+            if decision.match and (work[i] is None) != (work[j] is None):
+                new, old = (i, j) if work[i] is None else (j, i)
+                partners[new].add(old)
+        for found in partners.values():
+            for i, j in combinations(sorted(found), 2):
+                if work[i] != work[j] and (i, j) not in decisions:
+                    decisions[(i, j)] = judge(feats[i], feats[j])
+        held: dict[str, list[str]] = defaultdict(list)
+        for atom, name in zip(pooled, work, strict=True):
+            if name is not None:
+                held[name].append(atom.work_id)
+        together = [(ids[0], other) for ids in held.values() for other in ids[1:]]
+        return clustered(pooled, feats, decisions, must_link=together)
 
 
 def candidates(pooled: Sequence[Atom], feats: Sequence[Features],
