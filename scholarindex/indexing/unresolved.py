@@ -9,9 +9,10 @@ work or another new work of the batch; one search, no document fetched): most ne
 works of a crawl share nothing and are written as they are. Each that may is judged
 beside the ``NEAREST`` indexed documents sharing the most of its blocking keys, rarest
 first (``neighbourhood.nearest``: the engine's scoring ranks them; the printing of one
-paper shares its rarest words, its title's start, its typo keys), and the new works of
-the batch sharing a key with it: a bounded read and a few decisions each, however many
-documents hold its words, where reading every holder of its words grew with the index.
+paper shares its rarest words, its title's start, its typo keys), and as many new works
+of the batch sharing the most of its keys (``_nearest_in_batch``): a bounded read and a
+few decisions each, however many documents hold its words (reading every holder of its
+words grew with the index, and pairing the batch's holders of a word with the batch).
 Of those, the pairs blocking could make are decided (a block of whole titles, typos or
 a verified key in common, or enough words: ``blocking.words_needed``), each indexed
 document taken as the work it stands for, and only what a new work can change
@@ -44,7 +45,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution import Atom
-from scholarindex.core.resolution.blocking import title_terms, words_needed
+from scholarindex.core.resolution.blocking import MAX_POSTING, title_terms, words_needed
 from scholarindex.core.resolution.cluster import resolve_new
 from scholarindex.core.resolution.decide import decide_remembered, features
 from scholarindex.indexing import neighbourhood
@@ -116,13 +117,8 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
                                                           SOURCE), strict=True):
         near[doc_id] = {other for other, _ in hits}
         docs.update(hits)
-    postings: dict[str, list[str]] = {}
-    for doc_id in judged:
-        for key in keys_of[doc_id]:
-            postings.setdefault(key, []).append(doc_id)
-    for doc_id in judged:
-        near[doc_id].update(other for key in keys_of[doc_id] for other in postings[key])
-        near[doc_id].discard(doc_id)
+    for doc_id, others in _nearest_in_batch({d: keys_of[d] for d in judged}, counts).items():
+        near[doc_id].update(others)
     for doc_id in docs.keys() & new.keys():  # written since the refresh: judged as new
         del docs[doc_id]
     stored = {doc_id: _stored(doc, atoms) for doc_id, doc in docs.items()}
@@ -147,6 +143,30 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
             if earlier:
                 found[doc_id] = docs[earlier[0]].get(HIDDEN) or earlier[0]
     return found
+
+
+def _nearest_in_batch(keys_of: Mapping[str, frozenset[str]], counts: Mapping[str, int]
+                      ) -> dict[str, list[str]]:
+    """For each new document, the ``NEAREST`` others of the batch sharing the most of its
+    keys, each weighed as the engine would (rarer in the index and the batch, heavier).
+    A key more than ``MAX_POSTING`` of the batch hold ranks none, as blocking looks up
+    none: a common word would make the batch's pairs quadratic."""
+    postings: dict[str, list[str]] = {}
+    for doc_id, keys in keys_of.items():
+        for key in keys:
+            postings.setdefault(key, []).append(doc_id)
+    weight = {key: 1.0 / (len(held) + counts.get(key, 0))
+              for key, held in postings.items() if 1 < len(held) <= MAX_POSTING}
+    nearest = {}
+    for doc_id, keys in keys_of.items():
+        score: dict[str, float] = {}
+        for key in keys:
+            if key in weight:
+                for other in postings[key]:
+                    score[other] = score.get(other, 0.0) + weight[key]
+        score.pop(doc_id, None)
+        nearest[doc_id] = sorted(score, key=lambda d: (-score[d], d))[:NEAREST]
+    return nearest
 
 
 def _stored(doc: Mapping[str, Any], atoms: DocAtoms) -> frozenset[str]:
