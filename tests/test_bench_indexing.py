@@ -7,21 +7,18 @@ from opensearchpy import OpenSearch
 
 from bench.indexing import main
 from scholarindex.indexing.connection import OpenSearchConfig
-from tests.support.settings import cluster_environment
+from tests.support.settings import printed_figures, use_cluster_environment
 
 
 def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,
                                          opensearch_client: OpenSearch,
                                          monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    config = opensearch_config
-    for name, value in cluster_environment(config).items():
-        monkeypatch.setenv(name, value)
+    use_cluster_environment(monkeypatch, opensearch_config)
 
     assert main(["--listings", "400", "--batch-size", "100", "--use-env"]) == 0
 
-    printed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines()
-                   if not line.startswith("OpenSearch "))
+    printed = printed_figures(capsys.readouterr().out)
     figures = {name: float(value) for name, value in printed.items()}
     assert figures["listings"] == 400 and figures["batch_size"] == 100
     for run in ("first", "recrawl"):
@@ -29,5 +26,5 @@ def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,
         assert 200 <= figures[f"{run}_docs_written"] <= 400
         assert figures[f"{run}_docs_per_s"] > 0 and figures[f"{run}_docs_per_bulk"] > 0
         assert figures[f"{run}_dead_lettered"] == 0
-    opensearch_client.indices.refresh(index=f"{config.prefix}bench*")
-    assert opensearch_client.count(index=f"{config.prefix}bench*works")["count"] == 200
+    opensearch_client.indices.refresh(index=f"{opensearch_config.prefix}bench*")
+    assert opensearch_client.count(index=f"{opensearch_config.prefix}bench*works")["count"] == 200

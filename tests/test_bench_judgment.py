@@ -6,20 +6,17 @@ import pytest
 
 from bench.judgment import main
 from scholarindex.indexing.connection import OpenSearchConfig
-from tests.support.settings import cluster_environment
+from tests.support.settings import printed_figures, use_cluster_environment
 
 
 def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,
                                          monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    config = opensearch_config
-    for name, value in cluster_environment(config).items():
-        monkeypatch.setenv(name, value)
+    use_cluster_environment(monkeypatch, opensearch_config)
 
     assert main(["--profiles", "20", "--batch-size", "100", "--use-env"]) == 0
 
-    printed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines()
-                   if not line.startswith("OpenSearch "))
+    printed = printed_figures(capsys.readouterr().out)
     assert int(printed["listings"]) > 0
     assert 0 < int(printed["works"]) <= int(printed["listings"])
     assert 0 <= int(printed["hidden"]) < int(printed["works"])

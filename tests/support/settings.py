@@ -50,9 +50,18 @@ def writer_retry_with(**overrides: Any) -> RetryPolicy:
     return RetryPolicy.from_settings(settings_with(**overrides), "INDEX")
 
 
-def cluster_environment(config: OpenSearchConfig) -> dict[str, str]:
-    """The environment a benchmark's ``--use-env`` reads to reach ``config``'s cluster."""
-    return {"OPENSEARCH_URL": config.url, "OPENSEARCH_USER": config.user,
-            "OPENSEARCH_PASSWORD": config.password,
-            "OPENSEARCH_VERIFY_CERTS": str(config.verify_certs),
-            "OPENSEARCH_CA_CERTS": config.ca_certs, "INDEX_PREFIX": config.prefix}
+def use_cluster_environment(monkeypatch: Any, config: OpenSearchConfig) -> None:
+    """Set the environment a benchmark's ``--use-env`` reads to reach ``config``'s cluster
+    (``monkeypatch``: pytest's, so the test leaves it as it was)."""
+    for name, value in {"OPENSEARCH_URL": config.url, "OPENSEARCH_USER": config.user,
+                        "OPENSEARCH_PASSWORD": config.password,
+                        "OPENSEARCH_VERIFY_CERTS": str(config.verify_certs),
+                        "OPENSEARCH_CA_CERTS": config.ca_certs,
+                        "INDEX_PREFIX": config.prefix}.items():
+        monkeypatch.setenv(name, value)
+
+
+def printed_figures(out: str) -> dict[str, str]:
+    """A benchmark's ``name value`` lines (the engine's line left out)."""
+    return dict(line.split(maxsplit=1) for line in out.splitlines()
+                if not line.startswith("OpenSearch "))
