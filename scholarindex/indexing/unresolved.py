@@ -106,9 +106,8 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
     if not judged:
         return {}
     new = {doc_id: new[doc_id] for doc_id in judged}
-    # Each judged document's likeliest partners in the index, and in the batch those
-    # sharing a key with it: a bounded read and a few decisions each, however many
-    # documents hold its words.
+    # Each judged document's likeliest partners in the index and in the batch: a bounded
+    # read and a few decisions each, however many documents hold its words.
     likeness = [keys_of[d] | {"x:~" + k[2:] for k in keys_of[d] if k.startswith("w:")}
                 for d in judged]
     docs: dict[str, Mapping[str, Any]] = {}
@@ -124,18 +123,17 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]]
     stored = {doc_id: _stored(doc, atoms) for doc_id, doc in docs.items()}
     stored.update((doc_id, keys_of[doc_id]) for doc_id in judged)
     docs.update(new)
-    words = {atom.work_id: atom_words(atom) for atom in atoms.of(docs.values())}
+    every = atoms.of(docs.values())
+    words = {atom.work_id: atom_words(atom) for atom in every}
     to_decide = [pair for doc_id in judged for other in near[doc_id]
                  for pair in _pairs(atoms(docs[doc_id]), atoms(docs[other]), words,
                                     _share_a_block(stored[doc_id], stored[other]))]
     # The indexed documents are works as the last pass (or identity join) left them:
     # only what a new work can change is decided.
-    settled = {atom.work_id: doc_id for doc_id, doc in docs.items() if doc_id not in new
-               for atom in atoms(doc)}
-    owner = {**settled, **{atom.work_id: doc_id for doc_id in new for atom in atoms(new[doc_id])}}
+    owner = {atom.work_id: doc_id for doc_id, doc in docs.items() for atom in atoms(doc)}
+    settled = {wid: doc_id for wid, doc_id in owner.items() if doc_id not in new}
     found: dict[str, str] = {}
-    for cluster in resolve_new(atoms.of(docs.values()), settled, to_decide,
-                               judge=decide_remembered).clusters:
+    for cluster in resolve_new(every, settled, to_decide, judge=decide_remembered).clusters:
         held = {owner[wid] for wid in cluster}
         old = sorted(d for d in held if d not in new)
         for doc_id in held & set(new):
