@@ -29,10 +29,14 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from itertools import combinations
 from pathlib import Path
 
 from crawler.extract import parse_profile
 from scholarindex.core.identity import work_id
+from scholarindex.core.titles import distinctive_words
+from scholarindex.enrichment.matching import verify
+from scholarindex.enrichment.models import Listing as Evidence
 
 # Listings dated without a year are read relative to this day (the crawl's CRAWL_DATE).
 CRAWL_DATE = date(2026, 11, 22)
@@ -372,7 +376,43 @@ def build_site(profiles: int, seed: int = 8) -> Site:
     for person in people:
         rnd.shuffle(person.listings)
         person.header = _header(rnd, person)
+    titles = TitleLookup(works)
+    for work in works:  # an entry another work verifies against: its truth is ambiguous
+        work.arxiv = work.arxiv and not titles.claimed(work.title, work.year, work.authors,
+                                                       work.index)
     return Site(people, works)
+
+
+class TitleLookup:
+    """Which generated works would verify against an arXiv entry: the generator's truth
+    must stay unambiguous. From a small vocabulary and a small pool of names it can draw
+    two works where one title's words all sit inside the other's, with an author and a
+    year in common; by enrichment's documented rules (a renamed paper) those are one
+    paper, so the entry that would join them is left out."""
+
+    def __init__(self, works: Sequence[Work]) -> None:
+        self.works = works
+        self.by_words: dict[frozenset[str], list[int]] = {}
+        for work in works:
+            self.by_words.setdefault(distinctive_words(work.title), []).append(work.index)
+
+    def claimed(self, title: str, year: int | None, authors: Sequence[str], owner: int) -> bool:
+        """Whether a work other than ``owner`` verifies against the entry ``title`` (first
+        version ``year`` or the year before, ``authors``)."""
+        held = sorted(distinctive_words(title))
+        entry = {"id": "0000.00000", "title": title, "authors": list(authors),
+                 "published": f"{(year or 1) - 1}-01-01", "updated": f"{year or 1}-01-01"}
+        # A listed title's words inside the entry's (arXiv's search finds only such), at
+        # least half of the entry's: the renamed rule's least (matching.Thresholds).
+        for size in range(max(1, (len(held) + 1) // 2), len(held) + 1):
+            for words in combinations(held, size):
+                for index in self.by_words.get(frozenset(words), ()):
+                    other = self.works[index]
+                    if index != owner and verify(
+                            Evidence(str(index), (other.title,), (other.year,) if other.year
+                                    else (), tuple(other.authors)), [entry]).match:
+                        return True
+        return False
 
 
 def _header(rnd: random.Random, person: Profile) -> dict:
@@ -526,8 +566,11 @@ def render(person: Profile, works: Sequence[Work]) -> str:
 
 
 def arxiv_entries(works: Iterable[Work], seed: int = 8) -> list[dict]:
-    """Entries for the works that are on arXiv, plus look-alike decoys (never verified)."""
+    """Entries for the works that are on arXiv, plus look-alike decoys that no work
+    verifies against (one that another work would is left out: ``TitleLookup``)."""
     rnd = random.Random(seed + 1)
+    works = list(works)
+    titles = TitleLookup(works)
     entries: list[dict] = []
     for work in works:
         assert work.year is not None  # generated works always have one
@@ -544,10 +587,12 @@ def arxiv_entries(works: Iterable[Work], seed: int = 8) -> list[dict]:
                             "summary": work.abstract or f"{work.title}.",
                             "authors": work.authors})
         if work.decoy:  # loose matching returns it; verification must reject it
-            entries.append({**base, "id": f"{number[:5]}9{number[6:]}v1",
-                            "title": f"{work.title} for {rnd.choice(TOPICS)}",
-                            "summary": "A different paper with a longer title.",
-                            "authors": _people(rnd, 3)})
+            decoy = {**base, "id": f"{number[:5]}9{number[6:]}v1",
+                     "title": f"{work.title} for {rnd.choice(TOPICS)}",
+                     "summary": "A different paper with a longer title.",
+                     "authors": _people(rnd, 3)}
+            if not titles.claimed(decoy["title"], work.year, decoy["authors"], -1):
+                entries.append(decoy)
     return entries
 
 
@@ -579,7 +624,7 @@ def write_site(site: Site, root: Path, base: str, seed: int = 8) -> SiteSummary:
         title_variant_listings=sum(site.works[li.work].title != li.title
                                    for p in site.profiles for li in p.listings),
         arxiv_entries=sum(w.arxiv for w in site.works),
-        arxiv_decoys=sum(w.decoy for w in site.works),
+        arxiv_decoys=len(entries) - sum(w.arxiv for w in site.works),
         pages_bytes=size, paths=paths)
     summary.save()
     return summary

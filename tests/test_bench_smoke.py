@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from bench.arxiv import IndexedArxivStandIn
-from bench.generate import build_site, check_sample, load_entries, write_site
+from bench.generate import (
+    TitleLookup,
+    Work,
+    arxiv_entries,
+    build_site,
+    check_sample,
+    load_entries,
+    write_site,
+)
 from bench.run import REQUIRED_KEYS, TARGETS, read_stats
 from scholarindex.enrichment.query import build_query, query_key
 from standins.arxiv import ArxivStandIn
@@ -35,6 +43,37 @@ def test_generated_site_is_deterministic_and_parses_as_generated(tmp_path: Path)
     # Every page of both layouts reads back as generated (titles, work ids, authors, dates).
     assert check_sample(site, tmp_path, per_layout=60) == 60
     assert len((tmp_path / "urls.txt").read_text().splitlines()) == 60
+
+
+def _work(index: int, title: str, year: int, authors: list[str]) -> Work:
+    return Work(index, title, None, authors, year, 1, 1, "Conference", "V", "LG", None, False)
+
+
+def test_no_arxiv_entry_verifies_for_a_second_generated_work() -> None:
+    inner = _work(0, "Revisiting Optimal Transport for Fault-Tolerant Diffusion Models", 2023,
+                  ["Chloe Ferreira", "Qishen Gao"])
+    outer = _work(1, "Revisiting Optimal Transport for Fault-Tolerant Protein Structure "
+                     "Prediction for Diffusion Models", 2023, ["Qishen Gao", "Ning Berg"])
+    stranger = _work(2, outer.title.replace("Protein", "Graph"), 2023, ["Ning Berg"])
+    titles = TitleLookup([inner, outer, stranger])
+    # The inner title's words all sit in the outer one's, by a shared author, a year
+    # apart at most: by the matching rules, a renamed paper; the outer entry is left out.
+    assert titles.claimed(outer.title, outer.year, outer.authors, outer.index)
+    # No author in common, or years apart: two papers, the entry stays.
+    assert not titles.claimed(stranger.title, 2023, ["Ada Arxivson"], stranger.index)
+    assert not titles.claimed(outer.title, 2019, outer.authors, outer.index)
+    # A work's own entry is its own.
+    assert not titles.claimed(inner.title, inner.year, inner.authors, inner.index)
+
+
+def test_generated_entries_verify_only_for_their_own_work() -> None:
+    site = build_site(120, seed=6)
+    titles = TitleLookup(site.works)
+    entries = arxiv_entries(site.works)
+    assert len(entries) > sum(w.arxiv for w in site.works)  # decoys too
+    for work in site.works:
+        if work.arxiv:
+            assert not titles.claimed(work.title, work.year, work.authors, work.index)
 
 
 def test_indexed_stand_in_answers_as_the_scanning_one(tmp_path: Path) -> None:
