@@ -189,7 +189,8 @@ def bulk_paths(cluster: OpenSearchConfig, changes: list[Change], *, repeats: int
                pid: int | None = None, threads: int | None = None,
                log: Callable[[str], None] = print) -> dict[str, Any]:
     """The same documents written into the same cluster five ways, ``repeats`` times each
-    (the order rotated each round, so drift on a shared machine hits every path alike):
+    after one uncounted round (the order rotated each round, so drift on a shared machine
+    hits every path alike):
 
     - ``bulkbody``: the final documents in the writer's hand-built bodies
       (``scholarindex.indexing.bulkbody.requests``, the writer's ``RequestLimits``);
@@ -216,8 +217,9 @@ def bulk_paths(cluster: OpenSearchConfig, changes: list[Change], *, repeats: int
         "bulkbody_parallel": _by_bulkbody_parallel, "parallel_bulk": _by_parallel_bulk}
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in BULK_PATHS}
     problems: list[str] = []
-    for round_ in range(repeats):
-        order = BULK_PATHS[round_ % len(BULK_PATHS):] + BULK_PATHS[:round_ % len(BULK_PATHS)]
+    for round_ in range(-1, repeats):  # round -1 warms the node's JIT up, not counted
+        order = (BULK_PATHS[:-1] if round_ < 0 else
+                 BULK_PATHS[round_ % len(BULK_PATHS):] + BULK_PATHS[:round_ % len(BULK_PATHS)])
         for name in order:
             config = replace(cluster, prefix=f"{cluster.prefix}paths{uuid.uuid4().hex[:6]}_",
                              timeout=max(cluster.timeout, 120))
@@ -245,6 +247,8 @@ def bulk_paths(cluster: OpenSearchConfig, changes: list[Change], *, repeats: int
                 delete_indices(config)
             if failed or stored != len(docs):
                 problems.append(f"{name}: {failed} failed, {stored} of {len(docs)} stored")
+            if round_ < 0:
+                continue
             runs[name].append({"seconds": seconds, "client_cpu": client_cpu,
                                "node_cpu": -1.0 if node_cpu is None else node_cpu})
             log(f"  {name:15} {len(docs) / seconds:8.0f} docs/s ({seconds:.2f} s)")
