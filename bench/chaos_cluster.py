@@ -542,25 +542,29 @@ def flood_stage(bench: Bench, n: int) -> Run:
     return result
 
 
-def _settled(client: OpenSearch, prefix: str, quiet: float = 35.0) -> None:
-    """Until neither an index of ``prefix`` nor the cluster carries a flood-stage block for
-    longer than a disk check at its default interval (30 s), and an index can be created:
-    a check that read the disk before the watermarks went back sets the blocks again (once
-    the next crawl met the create-index block)."""
-    calm_since = time.monotonic()
-    while True:
+def _settled(client: OpenSearch, prefix: str, quiet: float = 35.0,
+             timeout: float = 600.0) -> None:
+    """Until neither an index of ``prefix`` nor the cluster has carried a flood-stage block
+    for longer than a disk check at its default interval (30 s), and an index can be
+    created. The blocks are left to OpenSearch's disk monitor to release: it keeps a node
+    as over the high watermark until a check finds it under every watermark at least
+    ``cluster.routing.allocation.disk.reroute_interval`` (60 s) after its last action, and
+    putting back a create-index block someone removed is such an action, so removing it
+    every check keeps it coming back for ever."""
+    began = calm_since = time.monotonic()
+    while time.monotonic() - began < timeout:
         persistent = client.cluster.get_settings(flat_settings=True).get("persistent", {})
         blocked = read_only_indices(client, prefix)
         if persistent.get("cluster.blocks.create_index") == "true" or blocked:
-            _log(f"flood-stage blocks back after the lift ({blocked or 'create-index'}): "
-                 "lifted again")
-            _watermarks(client, None)
-            if blocked:
-                _read_only(client, f"{prefix}*", None)
             calm_since = time.monotonic()
         elif time.monotonic() - calm_since >= quiet and _can_create(client, f"{prefix}probe"):
+            waited = time.monotonic() - began
+            if waited > quiet + 5:
+                _log(f"the disk monitor released the flood-stage blocks; {waited:.0f} s")
             return
         time.sleep(1)
+    raise RuntimeError(f"flood-stage blocks still set {timeout:.0f} s after the watermarks "
+                       "went back to their defaults")
 
 
 def _can_create(client: OpenSearch, index: str) -> bool:
