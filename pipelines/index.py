@@ -73,6 +73,7 @@ from scholarindex.indexing.changes import (
 from scholarindex.indexing.client import (
     FLOOD_STAGE_HINT,
     build_client,
+    is_disk_block,
     is_flood_stage_block,
     quiet_transport_logs,
     translate_errors,
@@ -322,7 +323,7 @@ class OpenSearchIndexPipeline:
             except IndexUnavailable as exc:
                 if not exc.retryable:
                     raise
-                if _is_block(str(exc)):
+                if is_disk_block(str(exc)):
                     # A disk past its flood stage: the cluster refuses new indices (and
                     # writes) until it lifts the block, minutes maybe. Waited on as an
                     # outage is (OPENSEARCH_OUTAGE_WAIT), not a few retries.
@@ -580,9 +581,3 @@ class OpenSearchIndexPipeline:
     @staticmethod
     def _log_failure(failure: Failure) -> None:
         logger.error("index pipeline error: %s", failure.getTraceback())
-
-
-def _is_block(reason: str) -> bool:
-    """A refusal that the flood stage causes: the index's read-only block, or the
-    cluster's create-index block that comes with it."""
-    return is_flood_stage_block(reason) or "index_create_block_exception" in reason

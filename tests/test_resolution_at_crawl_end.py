@@ -16,11 +16,17 @@ LOST_NODE = IndexUnavailable("scan works: HTTP 500 search_phase_execution_except
                              "shards failed (node_disconnected_exception)", retryable=True)
 
 
-def _resolution(failures: list[IndexUnavailable]) -> tuple[WorkResolution, list[int]]:
+CREATE_BLOCKED = IndexUnavailable(
+    "create index chaos_works-lock: HTTP 403 index_create_block_exception: blocked by: "
+    "[FORBIDDEN/10/cluster create-index blocked (api)];", retryable=True)
+
+
+def _resolution(failures: list[IndexUnavailable],
+                outage_wait: float = 0.0) -> tuple[WorkResolution, list[int]]:
     crawler = get_crawler()
     crawler.stats.open_spider()
     config = OpenSearchConfig(url="http://127.0.0.1:1", verify_certs=False, timeout=1.0)
-    extension = WorkResolution(crawler, config, POLICY)
+    extension = WorkResolution(crawler, config, POLICY, outage_wait)
     runs: list[int] = []
 
     def run() -> ResolutionReport:
@@ -51,3 +57,18 @@ def test_a_pass_that_keeps_failing_or_fails_for_good_is_reported_not_retried_for
     extension, runs = _resolution([refused])
     call_in_reactor(extension.finished, "finished", timeout=30)
     assert len(runs) == 1 and extension.crawler.stats.get_value("resolution/error")
+
+
+def test_a_pass_that_meets_a_disk_block_waits_as_through_an_outage() -> None:
+    # After a flood stage OpenSearch keeps the create-index block a minute or more; the
+    # pass creates its lock index, so it waits (OPENSEARCH_OUTAGE_WAIT), not 3 tries.
+    extension, runs = _resolution([CREATE_BLOCKED] * 6, outage_wait=30)
+    call_in_reactor(extension.finished, "finished", timeout=30)
+    stats = extension.crawler.stats.get_stats()
+    assert len(runs) == 7 and stats["resolution/documents"] == 7
+    assert "resolution/error" not in stats
+    # No outage wait: a block is given up on like any other failure.
+    extension, runs = _resolution([CREATE_BLOCKED] * 6)
+    call_in_reactor(extension.finished, "finished", timeout=30)
+    assert len(runs) == POLICY.attempts
+    assert "create-index" in extension.crawler.stats.get_value("resolution/error")

@@ -23,6 +23,7 @@ two passes never regroup the same documents at once.
 from __future__ import annotations
 
 import logging
+import time
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
@@ -35,7 +36,7 @@ from twisted.python.failure import Failure
 
 from scholarindex.core import stat_keys
 from scholarindex.core.retry import RetryPolicy
-from scholarindex.indexing.client import build_client
+from scholarindex.indexing.client import build_client, is_disk_block
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport
@@ -46,10 +47,12 @@ STAT_PREFIX = "resolution/"
 
 
 class WorkResolution:
-    def __init__(self, crawler: Crawler, config: OpenSearchConfig, policy: RetryPolicy) -> None:
+    def __init__(self, crawler: Crawler, config: OpenSearchConfig, policy: RetryPolicy,
+                 outage_wait: float = 0.0) -> None:
         self.crawler = crawler
         self.config = config
         self.policy = policy
+        self.outage_wait = outage_wait  # OPENSEARCH_OUTAGE_WAIT: how long a disk block is waited on
         self._waiting: list[Deferred[None]] | None = None  # None: not started
         self._done = False
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -60,7 +63,8 @@ class WorkResolution:
         if not settings.getbool("INDEX_ENABLED") or not settings.getbool("WORKS_RESOLVE"):
             raise NotConfigured("works are resolved only when indexing with WORKS_RESOLVE on")
         return cls(crawler, OpenSearchConfig.from_settings(settings),
-                   RetryPolicy.from_settings(settings, "INDEX"))
+                   RetryPolicy.from_settings(settings, "INDEX"),
+                   settings.getfloat("OPENSEARCH_OUTAGE_WAIT"))
 
     def finished(self, reason: str) -> Deferred[None]:
         """Fires once the crawl's pass is over (or skipped), its figures in the stats.
@@ -96,6 +100,7 @@ class WorkResolution:
         from twisted.internet import reactor
 
         attempt = 0
+        began = time.monotonic()
         while True:
             attempt += 1
             try:
@@ -103,9 +108,13 @@ class WorkResolution:
                 break
             except IndexUnavailable as exc:
                 # A node that died mid-pass fails its shards' reads for the seconds its
-                # replicas take to be promoted: the pass is run again, as a write is.
-                if exc.retryable and attempt < self.policy.attempts:
-                    delay = self.policy.delay(attempt)
+                # replicas take to be promoted: the pass is run again, as a write is. A
+                # disk's flood-stage blocks (the pass creates its lock index) last minutes:
+                # waited on as an outage is.
+                waiting = (is_disk_block(str(exc))
+                           and time.monotonic() - began < self.outage_wait)
+                if exc.retryable and (attempt < self.policy.attempts or waiting):
+                    delay = self.policy.delay(min(attempt, self.policy.attempts))
                     logger.warning("resolving works failed (%s); trying again in %.1f s",
                                    exc, delay)
                     stats.inc_value(f"{STAT_PREFIX}retries")

@@ -197,6 +197,13 @@ def is_flood_stage_block(reason: str) -> bool:
     return "cluster_block_exception" in text and any(m in text for m in FLOOD_STAGE_MARKERS)
 
 
+def is_disk_block(reason: str) -> bool:
+    """A refusal the flood stage causes: the indices' read-only block, or the cluster's
+    create-index block that comes with it (and that OpenSearch's disk monitor keeps for a
+    minute or more after the disk is back under its watermarks)."""
+    return is_flood_stage_block(reason) or "index_create_block_exception" in reason
+
+
 def with_block_hint(reason: str) -> str:
     """``reason``, with what to do about it when it is the flood-stage block."""
     if is_flood_stage_block(reason) and FLOOD_STAGE_HINT not in reason:
