@@ -265,7 +265,7 @@ def struck(bench: Bench, run: Callable[[], Run], attempts: int = 3) -> Run:
     the nodes warm, so a late moment can miss): each miss is a crawl with no fault whose
     length becomes the span the next moment is drawn in."""
     result = run()
-    missed = []
+    missed: list[float] = []
     while result.notes.get("crawl_ended_first") and len(missed) < attempts - 1:
         missed.append(result.moment)
         bench.span = result.notes["crawl_seconds"]

@@ -587,12 +587,11 @@ def arxiv_entries(works: Iterable[Work], seed: int = 8) -> list[dict]:
                             "summary": work.abstract or f"{work.title}.",
                             "authors": work.authors})
         if work.decoy:  # loose matching returns it; verification must reject it
-            decoy = {**base, "id": f"{number[:5]}9{number[6:]}v1",
-                     "title": f"{work.title} for {rnd.choice(TOPICS)}",
-                     "summary": "A different paper with a longer title.",
-                     "authors": _people(rnd, 3)}
-            if not titles.claimed(decoy["title"], work.year, decoy["authors"], -1):
-                entries.append(decoy)
+            title, authors = f"{work.title} for {rnd.choice(TOPICS)}", _people(rnd, 3)
+            if not titles.claimed(title, work.year, authors, -1):
+                entries.append({**base, "id": f"{number[:5]}9{number[6:]}v1", "title": title,
+                                "summary": "A different paper with a longer title.",
+                                "authors": authors})
     return entries
 
 
