@@ -127,22 +127,24 @@ def _by_bulkbody(client: OpenSearch, prefix: str, docs: Docs, limits: RequestLim
                  threads: int) -> int:
     """The writer's own bodies (``scholarindex.indexing.bulkbody``), sent as it sends them:
     one request at a time, each document serialised once. Returns the failed items."""
+    return sum(_failed_items(client.bulk(body=body)) for body in _bodies(prefix, docs, limits))
+
+
+def _bodies(prefix: str, docs: Docs, limits: RequestLimits) -> Iterator[bytes]:
+    """The writer's bulk bodies creating ``docs``, cut to its limits."""
     actions = ((n, BulkAction("create", alias_name(prefix, index), doc_id, doc))
                for n, ((index, doc_id), doc) in enumerate(docs.items()))
-    return sum(_failed_items(client.bulk(body=body))
-               for _, body in requests(actions, limits.max_docs, limits.max_bytes))
+    return (body for _, body in requests(actions, limits.max_docs, limits.max_bytes))
 
 
 def _by_bulkbody_parallel(client: OpenSearch, prefix: str, docs: Docs, limits: RequestLimits,
                           threads: int) -> int:
     """The writer's bodies with ``threads`` requests in flight, as ``parallel_bulk`` sends
     its own: whether the hand-built body still wins once the node is kept busy."""
-    actions = ((n, BulkAction("create", alias_name(prefix, index), doc_id, doc))
-               for n, ((index, doc_id), doc) in enumerate(docs.items()))
     failed = 0
     in_flight: deque[Future[dict[str, Any]]] = deque()
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        for _, body in requests(actions, limits.max_docs, limits.max_bytes):
+        for body in _bodies(prefix, docs, limits):
             if len(in_flight) >= threads:
                 failed += _failed_items(in_flight.popleft().result())
             in_flight.append(pool.submit(client.bulk, body=body))
