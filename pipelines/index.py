@@ -28,6 +28,12 @@ ends the run: what the indexer holds is dead-lettered and the spider closes with
 ``opensearch_unavailable`` (exit 3). Changes the cluster refused for good are
 dead-lettered; ``index/dead_lettered`` counts them so the run can end non-zero.
 
+The pipeline is in one ``Phase`` at a time: starting (checking the cluster), running,
+closing (the last flushes) and closed (an answer that comes now is dead-lettered as
+late). Across them, the cluster is up, or paused in an outage (``pipelines.outage``),
+or given up on: then every change buffered or still to come goes to the dead letters.
+What waits for a flush is a ``pipelines.buffer.ChangeBuffer``.
+
 A researcher item from a complete page also takes its profile out of the works
 the page no longer lists (the writer's unlists: ``index/unlisted``, and
 ``index/docs_deleted`` for works no profile lists any more).
@@ -36,7 +42,7 @@ the page no longer lists (the writer's unlists: ``index/unlisted``, and
 from __future__ import annotations
 
 import logging
-import time
+from enum import Enum
 from typing import Any, Self
 
 from itemadapter import ItemAdapter, is_item
@@ -44,7 +50,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
-from twisted.internet.task import LoopingCall, deferLater
+from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
@@ -57,27 +63,16 @@ from crawler.signals import (
     items_adopted,
     work_enriched,
 )
-from pipelines.pause import CrawlPause
+from pipelines.buffer import ChangeBuffer
+from pipelines.outage import OutageWatch, connect_patiently, log_failure
 from scholarindex.core import stat_keys
 from scholarindex.core.distinct import DistinctCounter
 from scholarindex.core.items import PageItem, records
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing.batching import Batching
 from scholarindex.indexing.bulk import BulkWriter, WriteReport
-from scholarindex.indexing.changes import (
-    Change,
-    changes_from_records,
-    enrichment_change,
-    pack_changes,
-)
-from scholarindex.indexing.client import (
-    FLOOD_STAGE_HINT,
-    build_client,
-    is_disk_block,
-    is_flood_stage_block,
-    quiet_transport_logs,
-    translate_errors,
-)
+from scholarindex.indexing.changes import Change, changes_from_records, enrichment_change
+from scholarindex.indexing.client import build_client, quiet_transport_logs, translate_errors
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import (
     INTERNAL,
@@ -87,8 +82,7 @@ from scholarindex.indexing.deadletter import (
     dead_letter,
 )
 from scholarindex.indexing.errors import IndexUnavailable
-from scholarindex.indexing.indices import ensure_aliases, read_only_indices
-from scholarindex.indexing.outage import Outage
+from scholarindex.indexing.indices import ensure_aliases
 from scholarindex.indexing.process import ProcessWriter
 
 logger = logging.getLogger(__name__)
@@ -107,6 +101,13 @@ class UnindexableItem(DropItem):
     """A researcher or work item without the id its document needs."""
 
 
+class Phase(Enum):
+    STARTING = "starting"  # open_spider checks the cluster and the aliases
+    RUNNING = "running"  # buffering, flushing by count, size and time
+    CLOSING = "closing"  # close_spider flushes what is left (through an outage, if one)
+    CLOSED = "closed"  # all delivered or dead-lettered: a late answer is a dead letter
+
+
 class OpenSearchIndexPipeline:
     """Merges researcher and work items (and enrichment results) into OpenSearch."""
 
@@ -117,30 +118,22 @@ class OpenSearchIndexPipeline:
         self.stats = crawler.stats
         self.config = config
         self.writer = writer
-        self.batch_size = batching.size
-        self.batch_bytes = batching.max_bytes
-        self.flush_interval = batching.flush_interval
-        self.max_buffer = max(batching.max_buffer, batching.size)
-        self._buffer: list[Change] = []
-        # The buffer's changes packed for the writer's child (a page's at a time, as they
-        # came: ``pack_changes``); their length stands for their size in a bulk request
-        # (about their JSON's, and cheaper to get than any estimate of it).
-        self._packed: list[bytes] = []
-        self._documents = DistinctCounter()  # documents written this run: index/docs
-        self._inflight: Deferred[Any] | None = None
-        self._waiters: list[Deferred[None]] = []
-        self._ticker: LoopingCall | None = None
-        self._closed = False
-        self._closing = False  # close_spider has begun: its last flush may wait on an outage
-        self._fatal = False
-        self.policy = policy  # the probes' backoff during an outage
+        self.policy = policy  # the start's and the probes' backoff
         self.outage_wait = outage_wait  # OPENSEARCH_OUTAGE_WAIT
-        self._outage: Outage | None = None  # set while the crawl is paused
-        self._held: list[Change] = []  # what the writer handed back, sent first on resume
-        self._gave_up: str | None = None  # why, once an outage outlasted the wait
-        self._pause: CrawlPause | None = None  # made at the first outage (needs the engine)
+        self.flush_interval = batching.flush_interval
+        self.phase = Phase.STARTING
+        self.buffer = ChangeBuffer(batching)
+        self.watch = OutageWatch(crawler, writer.client, config.prefix, config.safe_url,
+                                 policy, outage_wait, on_back=self._back,
+                                 on_give_up=self._give_up)
+        self.given_up: str | None = None  # why, once the cluster was given up on
+        self._refused = False  # the cluster refused the writer's credentials mid-crawl
+        self._inflight: Deferred[Any] | None = None  # the one flush in flight
         self._flushes = 0  # flushes started, numbered for index_ticket/index_delivered
         self._flush_wanted = False  # flush_soon() asked for a flush before the timer's
+        self._waiters: list[Deferred[None]] = []  # process_item and close_spider, waiting
+        self._ticker: LoopingCall | None = None
+        self._documents = DistinctCounter()  # documents written this run: index/docs
         self.handoff_cpu = CpuTally("handoff")  # items to changes, buffering (reactor thread)
         self.writer_cpu = CpuTally("index_writer")  # the writes: child process or thread
 
@@ -168,11 +161,6 @@ class OpenSearchIndexPipeline:
         crawler.signals.connect(pipeline.adopt_items, signal=items_adopted)
         return pipeline
 
-    def _add_paused(self, seconds: float) -> None:
-        # inc_value is typed for whole numbers; the paused time is seconds to the ms.
-        key = stat_keys.INDEX_PAUSED_SECONDS
-        self.stats.set_value(key, self.stats.get_value(key, 0) + round(seconds, 3))
-
     # --- Scrapy hooks ---------------------------------------------------------------------
 
     async def open_spider(self) -> None:
@@ -180,14 +168,16 @@ class OpenSearchIndexPipeline:
         for key in _ZERO_AT_START:
             self.stats.set_value(key, 0)
         try:
-            await self._connect_patiently()
+            await connect_patiently(self._connect, self.policy, self.outage_wait,
+                                    self.config.safe_url)
         except IndexUnavailable as exc:
             logger.error("OpenSearch at %s unavailable: %s; stopping before any page is fetched",
                          self.config.safe_url, exc)
             self.stats.set_value(stat_keys.INDEX_ERROR, str(exc))
             raise CloseSpider(INDEX_UNAVAILABLE) from exc
+        self.phase = Phase.RUNNING
         self._ticker = LoopingCall(self._flush)
-        self._ticker.start(self.flush_interval, now=False).addErrback(self._log_failure)
+        self._ticker.start(self.flush_interval, now=False).addErrback(log_failure)
 
     async def process_item(self, item: Any) -> Any:
         """Buffer the item for indexing; wait only when the buffer is full (backpressure).
@@ -198,25 +188,31 @@ class OpenSearchIndexPipeline:
         with self.handoff_cpu.measure():
             if not self._add_item(item):
                 return item  # not ours to index
-        while (len(self._buffer) + len(self._held) >= self.max_buffer
-               and (self._inflight is not None or self._outage is not None)):
+        while self.buffer.full() and (self._inflight is not None or self.watch.active):
             self.stats.inc_value(stat_keys.INDEX_BACKPRESSURE_WAITS)  # OpenSearch is the bottleneck
             await self._wait_for_progress()
         return item
 
-    def _add_item(self, item: Any) -> bool:
-        """Buffer a page, work or researcher item's changes; False: not an item to index."""
-        if isinstance(item, PageItem):
-            self._add_page(item)
-        elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
-            changes, refused = changes_from_records([item])
-            if refused:
-                self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
-                raise UnindexableItem(str(refused[0][1])) from refused[0][1]
-            self._add_all(changes)
-        else:
-            return False
-        return True
+    async def close_spider(self) -> None:
+        """Flush everything; report what could not be delivered."""
+        if self._ticker is not None and self._ticker.running:
+            self._ticker.stop()
+        self.phase = Phase.CLOSING
+        self.watch.closing = True
+        if not self.crawler.crawling:
+            self.watch.give_up_stopped()
+        while self.buffer.changes or self._inflight is not None or self.watch.active:
+            self._flush()
+            await self._wait_for_progress()
+        self.phase = Phase.CLOSED
+        self._summarise()
+        if isinstance(self.writer, ProcessWriter):
+            await maybe_deferred_to_future(deferToThread(self.writer.close))
+            self.writer_cpu.add(self.writer.child_cpu_seconds)
+        self.handoff_cpu.publish(self.stats)
+        self.writer_cpu.publish(self.stats)
+
+    # --- signal handlers ------------------------------------------------------------------
 
     def adopt_items(self, items: list[Any]) -> None:
         """Signal handler (``items_adopted``): buffer items a dead worker of the job had
@@ -228,39 +224,6 @@ class OpenSearchIndexPipeline:
                     self._add_item(item)
                 except UnindexableItem as exc:  # they passed once; counted all the same
                     logger.warning("adopted item not indexed: %s", exc)
-
-    def _add_page(self, page: PageItem) -> None:
-        changes, refused = changes_from_records(records(page))
-        if refused:
-            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS, len(refused))
-            if any(record is page.researcher for record, _ in refused):
-                raise UnindexableItem(str(refused[0][1]))  # the whole page is dropped
-            bad = {id(record) for record, _ in refused}
-            page.works = [work for work in page.works if id(work) not in bad]
-            self.stats.inc_value(stat_keys.SCRAPY_ITEMS_DROPPED, len(refused))
-            self.stats.inc_value(f"{stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON}"
-                                 f"{UnindexableItem.__name__}", len(refused))
-            for _, exc in refused:
-                logger.warning("not indexed, dropped from the page's items: %s", exc)
-        self._add_all(changes)
-
-    async def close_spider(self) -> None:
-        """Flush everything; report what could not be delivered."""
-        if self._ticker is not None and self._ticker.running:
-            self._ticker.stop()
-        self._closing = True
-        if self._outage is not None and not self.crawler.crawling:
-            self._give_up_stopped(self._outage)
-        while self._buffer or self._inflight is not None or self._outage is not None:
-            self._flush()
-            await self._wait_for_progress()
-        self._closed = True
-        self._summarise()
-        if isinstance(self.writer, ProcessWriter):
-            await maybe_deferred_to_future(deferToThread(self.writer.close))
-            self.writer_cpu.add(self.writer.child_cpu_seconds)
-        self.handoff_cpu.publish(self.stats)
-        self.writer_cpu.publish(self.stats)
 
     def work_enriched(self, work_id: str, arxiv: dict[str, Any] | None, status: str,
                       reason: str | None = None, updated_at: str | None = None) -> None:
@@ -276,15 +239,12 @@ class OpenSearchIndexPipeline:
             logger.error("unusable enrichment for %s: %s", work_id, exc)
             self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
             return
-        if self._closed:
+        if self.phase is Phase.CLOSED:
             # Came in after the last flush: keep it for `scholarindex replay`.
-            self.writer.dead_letters.write([dead_letter(
-                change, LATE, "enrichment arrived after the indexer closed")])
-            self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED)
-            self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{LATE}")
+            self._dead_letter([change], LATE, "enrichment arrived after the indexer closed")
             return
         with self.handoff_cpu.measure():
-            self._add(change)
+            self._add([change])
 
     def delivery_ticket(self) -> int:
         """Signal handler (``index_ticket``): the number of the flush that carries every
@@ -294,7 +254,7 @@ class OpenSearchIndexPipeline:
         Buffered or held changes go in the next flush, which the timer starts even if no
         other item comes; with nothing buffered, every change is in a flush already started.
         """
-        if self._buffer or self._held or self._outage is not None:
+        if self.buffer.pending or self.watch.active:
             return self._flushes + 1
         return self._flushes
 
@@ -304,62 +264,42 @@ class OpenSearchIndexPipeline:
         self._flush_wanted = True
         self._flush()
 
-    # --- buffering and flushing -----------------------------------------------------------
+    # --- buffering ------------------------------------------------------------------------
 
-    async def _connect_patiently(self) -> None:
-        """``_connect``, tried again with the writer's backoff while it fails in a way that
-        passes (``INDEX_MAX_ATTEMPTS`` tries): a crawl that starts while one node dies or
-        the cluster elects a new manager (seconds) starts, rather than exit 3. A crawl that
-        starts while a disk is past its flood stage waits as through an outage."""
-        from twisted.internet import reactor
+    def _add_item(self, item: Any) -> bool:
+        """Buffer a page, work or researcher item's changes; False: not an item to index."""
+        if isinstance(item, PageItem):
+            self._add_page(item)
+        elif is_item(item) and ItemAdapter(item).get("kind") in ("work", "researcher"):
+            changes, refused = changes_from_records([item])
+            if refused:
+                self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS)
+                raise UnindexableItem(str(refused[0][1])) from refused[0][1]
+            self._add(changes)
+        else:
+            return False
+        return True
 
-        blocked_since: float | None = None
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await maybe_deferred_to_future(deferToThread(self._connect))
-                return
-            except IndexUnavailable as exc:
-                if not exc.retryable:
-                    raise
-                if is_disk_block(str(exc)):
-                    # A disk past its flood stage: the cluster refuses new indices (and
-                    # writes) until it lifts the block, minutes maybe. Waited on as an
-                    # outage is (OPENSEARCH_OUTAGE_WAIT), not a few retries.
-                    now = time.monotonic()
-                    blocked_since = blocked_since if blocked_since is not None else now
-                    if now - blocked_since > self.outage_wait:
-                        raise
-                    delay = self.policy.delay(min(attempt, self.policy.attempts))
-                    logger.warning("OpenSearch at %s refuses to create the indices (%s): %s; "
-                                   "waiting for the block to be lifted, trying again in %.1fs "
-                                   "(for up to OPENSEARCH_OUTAGE_WAIT=%gs)",
-                                   self.config.safe_url, exc, FLOOD_STAGE_HINT, delay,
-                                   self.outage_wait)
-                elif attempt >= self.policy.attempts:
-                    raise
-                else:
-                    delay = self.policy.delay(attempt)
-                    logger.warning("OpenSearch at %s not ready (%s); trying again in %.1fs",
-                                   self.config.safe_url, exc, delay)
-                await maybe_deferred_to_future(deferLater(reactor, delay, lambda: None))
+    def _add_page(self, page: PageItem) -> None:
+        changes, refused = changes_from_records(records(page))
+        if refused:
+            self.stats.inc_value(stat_keys.INDEX_INVALID_ITEMS, len(refused))
+            if any(record is page.researcher for record, _ in refused):
+                raise UnindexableItem(str(refused[0][1]))  # the whole page is dropped
+            bad = {id(record) for record, _ in refused}
+            page.works = [work for work in page.works if id(work) not in bad]
+            self.stats.inc_value(stat_keys.SCRAPY_ITEMS_DROPPED, len(refused))
+            self.stats.inc_value(f"{stat_keys.SCRAPY_ITEMS_DROPPED_BY_REASON}"
+                                 f"{UnindexableItem.__name__}", len(refused))
+            for _, exc in refused:
+                logger.warning("not indexed, dropped from the page's items: %s", exc)
+        self._add(changes)
 
-    def _connect(self) -> None:
-        """Runs in a thread: is the cluster there, do we have rights, do the aliases exist."""
-        with translate_errors("GET /"):
-            self.writer.client.info()
-        ensure_aliases(self.writer.client, self.config.prefix, self.config.layout)
-
-    def _add(self, change: Change) -> None:
-        self._add_all([change])
-
-    def _add_all(self, changes: list[Change]) -> None:
+    def _add(self, changes: list[Change]) -> None:
         """Buffer the changes (one page's, or one enrichment); flush when the batch is full."""
         if not changes:
             return
-        self._buffer += changes
-        self._packed.append(pack_changes(changes))
+        self.buffer.add(changes)
         received = dict.fromkeys(_RECEIVED, 0)
         for change in changes:
             received[change.kind] += 1
@@ -368,26 +308,28 @@ class OpenSearchIndexPipeline:
         for kind, count in received.items():
             if count:
                 self.stats.inc_value(_RECEIVED[kind], count)
-        if len(self._buffer) >= self.batch_size or self._buffer_bytes >= self.batch_bytes:
+        if self.buffer.batch_ready():
             self._flush()
 
-    @property
-    def _buffer_bytes(self) -> int:
-        """The buffer's size: the length of its packed messages, one a page."""
-        return sum(map(len, self._packed))
+    # --- flushing -------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        """Runs in a thread: is the cluster there, do we have rights, do the aliases exist."""
+        with translate_errors("GET /"):
+            self.writer.client.info()
+        ensure_aliases(self.writer.client, self.config.prefix, self.config.layout)
 
     def _flush(self) -> None:
         """Start writing the buffer in a thread, unless a flush is already in flight.
 
-        Nothing is sent while the crawl is paused (the held changes go first on resume);
-        after an outage outlasted the wait, the buffer goes to the dead-letter file.
+        Nothing is sent during an outage (the held changes go first once it ends); once
+        the cluster was given up on, the buffer goes to the dead-letter file.
         """
-        if self._inflight is not None or self._outage is not None or not self._buffer:
+        if self._inflight is not None or self.watch.active or not self.buffer.changes:
             return
-        batch, self._buffer = self._buffer, []
-        packed, self._packed = self._packed, []
-        if self._gave_up is not None:
-            self._dead_letter(batch, UNAVAILABLE, self._gave_up)
+        batch, packed = self.buffer.take()
+        if self.given_up is not None:
+            self._dead_letter(batch, UNAVAILABLE, self.given_up)
             return
         self._flushes += 1
         self._flush_wanted = False
@@ -408,15 +350,15 @@ class OpenSearchIndexPipeline:
             self.stats.inc_value(key, value)
         self._documents.add_many([f"{index}/{doc_id}" for index, doc_id in report.written])
         self.stats.set_value(stat_keys.INDEX_DOCS, len(self._documents))
-        if report.held:
-            self._hold(report.held, report.held_reason)
-        if report.fatal and not self._fatal:
-            self._fatal = True
+        if report.held:  # the cluster stayed unavailable through the writer's retries
+            self.buffer.hold(report.held)
+            self.watch.begin(report.held_reason, len(self.buffer.held))
+        if report.fatal and not self._refused:
+            self._refused = True
             self.stats.set_value(stat_keys.INDEX_ERROR, report.fatal)
             logger.error("OpenSearch at %s refused the indexer: %s; closing the spider",
                          self.config.safe_url, report.fatal)
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason=INDEX_UNAVAILABLE)) \
-                .addErrback(self._log_failure)
+            self._close_spider()
 
     def _flush_failed(self, failure: Failure, batch: list[Change]) -> None:
         # A bug in the writer, not an OpenSearch failure: keep every item of the batch.
@@ -424,20 +366,13 @@ class OpenSearchIndexPipeline:
                      failure.getTraceback())
         self._dead_letter(batch, INTERNAL, f"indexer error: {failure.value!r}")
 
-    def _dead_letter(self, changes: list[Change], code: str, reason: str) -> None:
-        letters = [dead_letter(c, code, reason) for c in changes]
-        self.writer.dead_letters.write(letters)
-        self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED, len(letters))
-        self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{code}", len(letters))
-
     def _flush_done(self, _: Any, number: int) -> None:
         self._inflight = None
-        if not self._held and self._outage is None:
+        if not self.buffer.held and not self.watch.active:
             # Everything buffered before this flush started is delivered (or dead-lettered).
             self.crawler.signals.send_catch_log(index_delivered, number=number)
         self._wake_waiters()
-        if (self._flush_wanted or len(self._buffer) >= self.batch_size
-                or self._buffer_bytes >= self.batch_bytes):
+        if self._flush_wanted or self.buffer.batch_ready():
             self._flush()
 
     def _wake_waiters(self) -> None:
@@ -447,121 +382,46 @@ class OpenSearchIndexPipeline:
 
     async def _wait_for_progress(self) -> None:
         """Until the flush in flight ends, or the outage does (resumed or given up)."""
-        if self._inflight is None and self._outage is None:
+        if self._inflight is None and not self.watch.active:
             return
         waiter: Deferred[None] = Deferred()
         self._waiters.append(waiter)
         await maybe_deferred_to_future(waiter)
 
-    # --- outages: pause, probe, resume or give up -----------------------------------------
+    # --- the end of an outage (``OutageWatch``) -------------------------------------------
 
-    def _hold(self, changes: list[Change], reason: str) -> None:
-        """Keep what the writer could not deliver; pause the crawl if it runs."""
-        self._held.extend(changes)
-        if self._outage is not None:
-            return
-        blocked = is_flood_stage_block(reason)
-        self._outage = Outage(time.monotonic(), self.outage_wait, last_error=reason,
-                              write_blocked=blocked)
-        self.stats.inc_value(stat_keys.INDEX_PAUSES)
-        if self._pause is None:
-            self._pause = CrawlPause(self.crawler.engine)
-        self._pause.pause()
-        if blocked:
-            logger.warning("OpenSearch at %s refuses writes: %s. Crawl paused, holding %d "
-                           "change(s); checking until the block is lifted, for up to "
-                           "OPENSEARCH_OUTAGE_WAIT=%gs (cause: %s)", self.config.safe_url,
-                           FLOOD_STAGE_HINT, len(self._held), self.outage_wait, reason)
-        else:
-            logger.warning("OpenSearch at %s unavailable (%s): crawl paused, holding %d "
-                           "change(s); probing until it answers, for up to "
-                           "OPENSEARCH_OUTAGE_WAIT=%gs", self.config.safe_url, reason,
-                           len(self._held), self.outage_wait)
-        self._schedule_probe()
-
-    def _schedule_probe(self) -> None:
-        from twisted.internet import reactor
-
-        assert self._outage is not None
-        delay = self._outage.next_probe_in(self.policy, time.monotonic())
-        probe: Deferred[Any] = deferLater(reactor, delay, deferToThread, self._probe,
-                                          self._outage.write_blocked)
-        probe.addCallbacks(self._probe_answered, self._probe_failed,
-                           callbackArgs=(self._outage,), errbackArgs=(self._outage,))
-        probe.addErrback(self._log_failure)
-
-    def _probe(self, write_blocked: bool = False) -> None:
-        """Runs in a thread: does the cluster answer (``GET /``)? After a flood-stage
-        block, has it been lifted from our indices too (the cluster answered throughout)?"""
-        with translate_errors("GET /"):
-            self.writer.client.info()
-        if write_blocked:
-            blocked = read_only_indices(self.writer.client, self.config.prefix)
-            if blocked:
-                raise IndexUnavailable(f"{len(blocked)} index(es) still read-only "
-                                       f"({', '.join(blocked[:3])}): cluster_block_exception, "
-                                       "flood-stage watermark", retryable=True)
-
-    def _probe_answered(self, _: Any, outage: Outage) -> None:
-        if self._outage is not outage:
-            return  # given up meanwhile
-        self._outage = None
-        paused = outage.lasted(time.monotonic())
-        self._add_paused(paused)
-        held, self._held = self._held, []
-        if held:  # sent first: packed ahead of what was buffered meanwhile
-            self._buffer = held + self._buffer
-            self._packed.insert(0, pack_changes(held))
+    def _back(self, paused: float) -> None:
+        """The cluster answers again: the held changes go first, then the rest."""
+        held = self.buffer.release_held()
         logger.warning("OpenSearch at %s answers again: crawl resumed after %.1fs paused; "
-                       "sending %d held change(s)", self.config.safe_url, paused, len(held))
-        if self._pause is not None:
-            self._pause.resume()
+                       "sending %d held change(s)", self.config.safe_url, paused, held)
         self._wake_waiters()
         self._flush()
 
-    def _probe_failed(self, failure: Failure, outage: Outage) -> None:
-        if self._outage is not outage:
-            return  # given up meanwhile
-        if not failure.check(IndexUnavailable):
-            self._log_failure(failure)  # a bug in the probe: keep probing all the same
-        outage.last_error = str(failure.value)
-        if not self.crawler.crawling and self._pause is not None:
-            # Stopped by hand (Ctrl-C, SIGTERM): let the pages already queued finish, or
-            # the engine waits for them forever; what they yield is held with the rest.
-            self._pause.resume()
-        if self._closing and not self.crawler.crawling:
-            self._give_up_stopped(outage)  # Ctrl-C while the last flush waits for the cluster
-        elif outage.expired(time.monotonic()):
-            self.stats.set_value(stat_keys.INDEX_OUTAGE_EXPIRED, 1)  # exit 3, however it closes
-            self._give_up(outage)
-        else:
-            self._schedule_probe()
-
-    def _give_up_stopped(self, outage: Outage) -> None:
-        """Stopped by hand (Ctrl-C, SIGTERM) during an outage: do not wait for the cluster."""
-        self._give_up(outage, "the crawl was stopped while OpenSearch was unavailable: "
-                              f"{outage.last_error}")
-
-    def _give_up(self, outage: Outage, why: str | None = None) -> None:
+    def _give_up(self, why: str) -> None:
         """The outage outlasted the wait (or the crawl is stopping): dead-letter what is
         held and what comes after, end the run."""
-        self._outage = None
-        paused = outage.lasted(time.monotonic())
-        self._add_paused(paused)
-        self._gave_up = why or (f"OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT="
-                                f"{self.outage_wait:g}s: {outage.last_error}")
-        held, self._held = self._held + self._buffer, []
-        self._buffer, self._packed = [], []
-        self._dead_letter(held, UNAVAILABLE, self._gave_up)
-        self.stats.set_value(stat_keys.INDEX_ERROR, self._gave_up)
+        self.given_up = why
+        lost = self.buffer.take_all()
+        self._dead_letter(lost, UNAVAILABLE, why)
+        self.stats.set_value(stat_keys.INDEX_ERROR, why)
         logger.error("%s; %d held change(s) dead-lettered to %s; closing the spider",
-                     self._gave_up, len(held), self.writer.dead_letters.path)
+                     why, len(lost), self.writer.dead_letters.path)
         self._wake_waiters()
         if self.crawler.crawling:  # else it is closing already
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason=INDEX_UNAVAILABLE)) \
-                .addErrback(self._log_failure)
-        if self._pause is not None:  # closing now: the queued pages finish, nothing new starts
-            self._pause.resume()
+            self._close_spider()
+
+    # --- the end of the run ---------------------------------------------------------------
+
+    def _close_spider(self) -> None:
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason=INDEX_UNAVAILABLE)) \
+            .addErrback(log_failure)
+
+    def _dead_letter(self, changes: list[Change], code: str, reason: str) -> None:
+        letters = [dead_letter(c, code, reason) for c in changes]
+        self.writer.dead_letters.write(letters)
+        self.stats.inc_value(stat_keys.INDEX_DEAD_LETTERED, len(letters))
+        self.stats.inc_value(f"{stat_keys.INDEX_DEAD_LETTERED_BY_CODE}{code}", len(letters))
 
     def _summarise(self) -> None:
         lost = self.stats.get_value(stat_keys.INDEX_DEAD_LETTERED, 0)
@@ -577,7 +437,3 @@ class OpenSearchIndexPipeline:
                         self.stats.get_value(stat_keys.INDEX_LISTINGS_DELIVERED, 0),
                         self.stats.get_value(stat_keys.INDEX_DOCS, 0),
                         self.stats.get_value(stat_keys.INDEX_BULK_REQUESTS, 0))
-
-    @staticmethod
-    def _log_failure(failure: Failure) -> None:
-        logger.error("index pipeline error: %s", failure.getTraceback())

@@ -26,7 +26,6 @@ from scholarindex.indexing.changes import (
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import ensure_aliases
-from scholarindex.indexing.outage import Outage
 from scholarindex.indexing.process import ProcessWriter
 from tests.support.index_contents import snapshot
 from tests.support.sample_items import CHAO, T1, YINMIN
@@ -51,6 +50,7 @@ class _Writer:
     """Stands in for the writer: nothing is written in these tests."""
 
     dead_letters = DeadLetterFile(Path("unused.jsonl"))
+    client = None
 
 
 def _pipeline(batch_size: int = 1000) -> OpenSearchIndexPipeline:
@@ -71,11 +71,12 @@ def test_the_buffer_is_packed_as_it_fills_and_its_size_is_the_packed_length() ->
     pipeline = _pipeline()
     pipeline._add_page(_page(CHAO, ENRICHED))
     pipeline._add_page(_page(YINMIN))
-    assert len(pipeline._packed) == 2  # one message a page
-    assert unpack_changes(pipeline._packed) == pipeline._buffer
-    assert [c.kind for c in pipeline._buffer] == ["researcher", "work", "work",
-                                                  "researcher", "work"]
-    assert pipeline._buffer_bytes == sum(map(len, pipeline._packed))
+    buffer = pipeline.buffer
+    assert len(buffer.packed) == 2  # one message a page
+    assert unpack_changes(buffer.packed) == buffer.changes
+    assert [c.kind for c in buffer.changes] == ["researcher", "work", "work",
+                                                "researcher", "work"]
+    assert buffer.size == sum(map(len, buffer.packed))
     stats = pipeline.stats.get_stats()
     assert (stats["index/listings_received"], stats["index/researchers_received"],
             stats["index/enrichments_received"]) == (3, 2, 1)
@@ -85,13 +86,34 @@ def test_held_changes_go_first_packed_ahead_of_the_buffer_on_resume() -> None:
     pipeline = _pipeline()
     held = [change_from_item(CHAO, T1)]
     pipeline._add_page(_page(YINMIN))
-    buffered = list(pipeline._buffer)
-    pipeline._held, pipeline._outage = held, Outage(0.0, 60.0, last_error="down")
+    buffer = pipeline.buffer
+    buffered = list(buffer.changes)
+    buffer.hold(held)
+    assert buffer.full() is False and buffer.pending
     pipeline._flush = lambda: None  # type: ignore[method-assign]  # no writer here
-    pipeline._probe_answered(None, pipeline._outage)
-    assert pipeline._buffer == held + buffered
-    assert unpack_changes(pipeline._packed) == pipeline._buffer
-    assert pipeline._buffer_bytes == sum(map(len, pipeline._packed))
+    pipeline._back(paused=1.0)  # what the outage watch calls once the cluster answers
+    assert buffer.changes == held + buffered and buffer.held == []
+    assert unpack_changes(buffer.packed) == buffer.changes
+    assert buffer.size == sum(map(len, buffer.packed))
+
+
+def test_given_up_everything_held_and_buffered_is_dead_lettered_in_order(
+        tmp_path: Path) -> None:
+    pipeline = _pipeline()
+    pipeline.writer.dead_letters = DeadLetterFile(tmp_path / "dead.jsonl")
+    held = [change_from_item(CHAO, T1)]
+    pipeline._add_page(_page(YINMIN))
+    pipeline.buffer.hold(held)
+    expected = held + pipeline.buffer.changes
+    pipeline._give_up("OpenSearch unavailable for over OPENSEARCH_OUTAGE_WAIT=1s: down")
+    assert (pipeline.buffer.changes, pipeline.buffer.held, pipeline.buffer.packed) == ([], [], [])
+    letters = (tmp_path / "dead.jsonl").read_text().splitlines()
+    assert len(letters) == len(expected) == 3
+    assert pipeline.stats.get_value("index/dead_lettered") == 3
+    assert pipeline.given_up is not None
+    pipeline._add_page(_page(CHAO))
+    pipeline._flush()  # given up: what comes after goes to the dead letters too
+    assert pipeline.stats.get_value("index/dead_lettered") == 5
 
 
 def test_a_flush_sends_the_batch_with_its_packed_messages(monkeypatch: pytest.MonkeyPatch
@@ -111,7 +133,7 @@ def test_a_flush_sends_the_batch_with_its_packed_messages(monkeypatch: pytest.Mo
     pipeline._flush()
     (batch, packed), = sent
     assert unpack_changes(packed) == batch and len(batch) == 4
-    assert (pipeline._buffer, pipeline._packed, pipeline._buffer_bytes) == ([], [], 0)
+    assert (pipeline.buffer.changes, pipeline.buffer.packed, pipeline.buffer.size) == ([], [], 0)
 
 
 @pytest.mark.process
