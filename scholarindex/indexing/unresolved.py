@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from opensearchpy import OpenSearch
 
@@ -61,7 +61,7 @@ from scholarindex.indexing.scan import refresh
 
 logger = logging.getLogger(__name__)
 
-HIDDEN = "hidden_by"
+HIDDEN: Final = "hidden_by"
 # Indexed documents read for each judged one: those sharing the most of its blocking keys.
 NEAREST = 10
 BLOCKS = ("x:", STRONG_PREFIX)  # stored keys of blocks that pair atoms whatever their words
