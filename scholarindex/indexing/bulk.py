@@ -486,7 +486,7 @@ class BulkWriter:
                and isinstance(doc.merged, dict) and not doc.merged.get(HIDDEN)}
         fresh = time.monotonic() - self._created_at > REFRESH_AFTER
         found = hiders(self.client, alias_name(self.prefix, "works"),
-                       {doc_id: doc.merged for doc_id, doc in new.items()
+                       {doc_id: work_of(doc.merged) for doc_id, doc in new.items()
                         if doc.merged is not None}, fresh=fresh)
         for doc_id, hider in found.items():
             new[doc_id].merged = {**new[doc_id].merged, HIDDEN: hider}  # type: ignore[dict-item]
