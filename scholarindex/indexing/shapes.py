@@ -50,7 +50,9 @@ class Enrichment(TypedDict):
 
     status: str
     reason: str | None
-    updated_at: str  # stamped by the writer on every state it stores
+    # When arXiv answered. A document's state always has it (the writer stamps what it
+    # stores); the state the arXiv stage attaches to an item lacks it until arXiv answers.
+    updated_at: NotRequired[str]
 
 
 class ResolutionLink(TypedDict):
