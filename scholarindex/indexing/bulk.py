@@ -586,7 +586,7 @@ class BulkWriter:
             try:
                 before = merged
                 if doc.index == "works":
-                    folded = fold_with_tombstone(merged, tombstone, change)
+                    folded = fold_with_tombstone(work_of(merged), tombstone, change)
                     if folded.unapplied is not None:
                         split_enrichment(doc.changes, position)
                     merged, tombstone = folded.doc, folded.tombstone

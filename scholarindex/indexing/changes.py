@@ -301,13 +301,27 @@ def fold_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, A
     None as the result: the change leaves no document (it unlisted the last
     profile of a work), so the document is to be deleted.
     """
+    if change.kind == "researcher":
+        return merge_researcher(researcher_of(doc), change.data, change.seen_at)
+    return fold_work(work_of(doc), change)
+
+
+def fold_work(doc: WorkDoc | None, change: Change) -> WorkDoc | None:
+    """``fold_change`` of any change but a profile's: a listing, an unlist or an
+    enrichment, into a work document."""
+    if change.kind == "researcher":
+        raise InvalidItem(f"profile {change.doc_id!r} folded into a work document")
     if change.kind == "unlist":
         researcher_id = change.data.get("researcher_id")
         if not isinstance(researcher_id, str) or not researcher_id:
             raise InvalidItem(f"unlist of work {change.doc_id!r} names no researcher")
-        return unlist_listing(work_of(doc), researcher_id, change.seen_at,
+        return unlist_listing(doc, researcher_id, change.seen_at,
                               str(change.data.get("work_id") or change.doc_id))
-    return apply_change(doc, change)
+    if change.kind == "work":
+        return merge_work(doc, change)
+    if doc is None:
+        raise MissingDocument(f"enrichment for work {change.doc_id!r} that is not indexed")
+    return apply_enrichment(doc, change.data, change.seen_at)
 
 
 def apply_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, Any]:

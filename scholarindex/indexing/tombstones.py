@@ -46,9 +46,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from scholarindex.indexing.changes import Change, carried_enrichment, fold_change, merge_work
+from scholarindex.indexing.changes import Change, carried_enrichment, fold_work, merge_work
 from scholarindex.indexing.documents import timestamp
-from scholarindex.indexing.shapes import TombstoneDoc, UnlistRecord, work_of
+from scholarindex.indexing.shapes import TombstoneDoc, UnlistRecord, WorkDoc
 
 # The change kinds a tombstone takes part in: a listing is checked, an unlist recorded.
 TOMBSTONE_KINDS = frozenset({"work", "unlist"})
@@ -58,39 +58,39 @@ TOMBSTONE_KINDS = frozenset({"work", "unlist"})
 class Folded:
     """A work document and its tombstone after one change (None: no document / none)."""
 
-    doc: Mapping[str, Any] | None
+    doc: WorkDoc | None
     tombstone: TombstoneDoc | None
     ignored: bool = False  # a listing older than its profile's unlist: left out
     # The enrichment an ignored listing carried, when there was no document to enrich.
     unapplied: Change | None = None
 
 
-def fold_with_tombstone(doc: Mapping[str, Any] | None, tombstone: TombstoneDoc | None,
+def fold_with_tombstone(doc: WorkDoc | None, tombstone: TombstoneDoc | None,
                         change: Change) -> Folded:
     """Fold one change into a work document and its tombstone. Pure.
 
-    Changes other than listings and unlists (enrichment) go to ``fold_change`` as they are.
+    Changes other than listings and unlists (enrichment) go to ``fold_work`` as they are.
     """
     if change.kind == "unlist":
-        folded = fold_change(doc, change)  # checks the change names a researcher
+        folded = fold_work(doc, change)  # checks the change names a researcher
         unlisting = str(change.data["researcher_id"])
         return Folded(folded, _record(tombstone, change.doc_id, unlisting,
                                       unlisted_at=change.seen_at,
                                       first_seen=_first_seen(doc, unlisting)))
     researcher_id = change.data.get("researcher_id") if change.kind == "work" else None
     if not isinstance(researcher_id, str):  # not a listing, or an invalid one
-        return Folded(fold_change(doc, change), tombstone)
+        return Folded(fold_work(doc, change), tombstone)
     entry = unlisted_entry(tombstone, researcher_id)
     if entry is None:
-        return Folded(fold_change(doc, change), tombstone)
+        return Folded(fold_work(doc, change), tombstone)
     tomb = _record(tombstone, change.doc_id, researcher_id, first_seen=change.seen_at)
     # A record ``_record`` wrote has its time; one without (edited by hand) fails here.
     if change.seen_at < entry["unlisted_at"] and not lists(doc, researcher_id):  # type: ignore[operator]
         carried = carried_enrichment(change)
         if carried is not None and doc is None:
             return Folded(doc, tomb, ignored=True, unapplied=carried)
-        return Folded(doc if carried is None else fold_change(doc, carried), tomb, ignored=True)
-    return Folded(merge_work(work_of(doc), change, entry.get("first_seen")), tomb)
+        return Folded(doc if carried is None else fold_work(doc, carried), tomb, ignored=True)
+    return Folded(merge_work(doc, change, entry.get("first_seen")), tomb)
 
 
 def merge_tombstones(work_id: str, tombstones: Iterable[TombstoneDoc | None]
@@ -161,8 +161,8 @@ def lists(doc: Mapping[str, Any] | None, researcher_id: str) -> bool:
                                    for e in doc.get("listings") or ())
 
 
-def _first_seen(doc: Mapping[str, Any] | None, researcher_id: str) -> str | None:
-    for entry in (doc or {}).get("listings") or ():
+def _first_seen(doc: WorkDoc | None, researcher_id: str) -> str | None:
+    for entry in (doc.get("listings") if doc else None) or ():
         if entry.get("researcher_id") == researcher_id:
             return str(entry["first_seen"])
     return None
