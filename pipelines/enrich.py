@@ -49,13 +49,14 @@ from scholarindex.enrichment.config import EnrichmentConfig
 from scholarindex.enrichment.models import Listing, Outcome, listing_from_item
 from scholarindex.enrichment.ratelimit import effective_delay
 from scholarindex.enrichment.service import Enricher, start_enricher
+from scholarindex.indexing.shapes import Enrichment
 
 logger = logging.getLogger(__name__)
 
 
 def enrichment_fields(outcome: Outcome) -> dict[str, Any]:
     """The item fields an outcome sets: ``arxiv`` (metadata or None) and ``enrichment``."""
-    enrichment: dict[str, Any] = {"status": outcome.status, "reason": outcome.reason}
+    enrichment: Enrichment = {"status": outcome.status, "reason": outcome.reason}
     if outcome.checked_at:
         enrichment["updated_at"] = outcome.checked_at
     return {"arxiv": outcome.arxiv, "enrichment": enrichment}

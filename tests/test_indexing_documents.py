@@ -41,7 +41,7 @@ from scholarindex.indexing.documents import (
 )
 from scholarindex.indexing.errors import InvalidItem
 from scholarindex.indexing.indices import load_mapping
-from scholarindex.indexing.shapes import WorkDoc
+from scholarindex.indexing.shapes import WorkDoc, work_of
 
 T1, T2, T3 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"
 
@@ -136,6 +136,7 @@ def test_functions_never_mutate_their_inputs() -> None:
     patch = {"status": "done", "arxiv": {"id": "2601.00001", "authors": ["A"]}, "reason": None}
     patch_before = copy.deepcopy(patch)
     enriched = apply_enrichment(doc, patch, T2)
+    assert enriched["arxiv"] is not None
     enriched["arxiv"]["authors"].append("B")
     assert patch == patch_before and doc == doc_before
 
@@ -181,7 +182,7 @@ def test_enrichment_newest_wins_and_sets_arxiv_id() -> None:
     none = {"status": "none", "arxiv": None, "reason": "no candidate"}
     a = apply_enrichment(apply_enrichment(doc, done, T3), none, T2)
     b = apply_enrichment(apply_enrichment(doc, none, T2), done, T3)
-    assert a == b and a["arxiv_id"] == "2601.00001"
+    assert a == b and a["arxiv_id"] == "2601.00001" and a["arxiv"] is not None
     assert a["arxiv"]["published"] == "2026-01-01T00:00:00.000Z"
     assert a["enrichment"] == {"status": "done", "reason": None, "updated_at": T3}
     # Listings merged afterwards keep the enrichment.
@@ -194,9 +195,9 @@ def test_bad_input_raises_invalid_item() -> None:
     with pytest.raises(InvalidItem):
         merge_listing(work_doc_from_listing(CHAO, T1), {**CHAO, "work_id": "other"}, T1)
     with pytest.raises(InvalidItem):
-        apply_enrichment({}, {"status": "done", "arxiv": {"bogus": 1}}, T1)
+        apply_enrichment(work_of({}), {"status": "done", "arxiv": {"bogus": 1}}, T1)
     with pytest.raises(InvalidItem):
-        apply_enrichment({}, {"status": "maybe"}, T1)
+        apply_enrichment(work_of({}), {"status": "maybe"}, T1)
     with pytest.raises(InvalidItem):
         change_from_item({"kind": "work", "title": "no id"})
 
@@ -254,7 +255,7 @@ def test_document_fields_match_the_mappings() -> None:
     assert {**doc, "hidden_by": "x"}.keys() <= works.keys()  # the writer's (indexing.unresolved)
     assert set(doc["listings"][0]) == set(works["listings"]["properties"])
     assert set(doc["profiles"][0]) == set(works["profiles"]["properties"])
-    assert set(doc["arxiv"]) == set(works["arxiv"]["properties"])
+    assert set(doc["arxiv"] or ()) == set(works["arxiv"]["properties"])
     assert set(LISTING_FIELDS) <= set(WORK_FIELDS)
     researchers = load_mapping("researchers")["mappings"]["properties"]
     assert set(RESEARCHER_DOC_FIELDS) == set(RESEARCHER_FIELDS)
@@ -347,8 +348,8 @@ _initial_listings = st.builds(
 )
 
 
-def _replay(first: tuple[dict, str], events: list[tuple[str, dict, str]]) -> Mapping[str, Any]:
-    doc: Mapping[str, Any] = merge_listing(None, *first)
+def _replay(first: tuple[dict, str], events: list[tuple[str, dict, str]]) -> WorkDoc:
+    doc: WorkDoc = merge_listing(None, *first)
     for kind, data, at in events:
         doc = merge_listing(doc, data, at) if kind == "listing" else apply_enrichment(doc, data, at)
     return doc
@@ -401,12 +402,12 @@ def one_change(item: dict, seen: str) -> Change:
 _KIND_ORDER = {"work": 0, "researcher": 0, "enrichment": 1}  # as the writer orders a document's
 
 
-def fold_changes(changes: list[Change]) -> Mapping[str, Any]:
+def fold_changes(changes: list[Change]) -> WorkDoc:
     doc: Mapping[str, Any] | None = None
     for change in sorted(changes, key=lambda c: _KIND_ORDER[c.kind]):
         doc = apply_change(doc, change)
     assert doc is not None
-    return doc
+    return work_of(doc)
 
 
 def test_a_listing_carries_its_enrichment_in_one_change() -> None:

@@ -36,6 +36,7 @@ from scholarindex.indexing.documents import merge_works
 from scholarindex.indexing.identity import REDIRECT_PREFIX, identity_keys
 from scholarindex.indexing.indices import IDENTITIES_INDEX, alias_name
 from scholarindex.indexing.replay import replay
+from scholarindex.indexing.shapes import WorkDoc, work_of
 from scholarindex.ops.rebuild import rebuild
 from tests.support.settings import LAYOUT, RETENTION_DAYS
 
@@ -62,12 +63,12 @@ def matched(title: str, at: str = T1, arxiv: dict | None = None) -> Change:
     return enrichment_change(work_id(title), status="done", arxiv=arxiv or ARXIV, at=at)
 
 
-def doc_of(*changes: Change) -> Mapping[str, Any]:
+def doc_of(*changes: Change) -> WorkDoc:
     doc: Mapping[str, Any] | None = None
     for change in changes:
         doc = apply_change(doc, change)
     assert doc is not None
-    return doc
+    return work_of(doc)
 
 
 # --- pure merges -------------------------------------------------------------------------

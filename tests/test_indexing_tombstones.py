@@ -35,6 +35,7 @@ from scholarindex.indexing.changes import (
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import read_lines
 from scholarindex.indexing.indices import alias_name
+from scholarindex.indexing.shapes import TombstoneDoc
 from scholarindex.indexing.tombstones import (
     Folded,
     expired_listing,
@@ -328,7 +329,7 @@ def test_two_writers_unlisting_one_work_keep_both_tombstones(
 
 # --- retention: pruning records, and the listings replay no longer delivers ---------------
 
-def _tomb(*records: tuple[str, str]) -> dict[str, Any]:
+def _tomb(*records: tuple[str, str]) -> TombstoneDoc:
     return {"work_id": "w", "unlisted": [{"researcher_id": who, "unlisted_at": at,
                                           "first_seen": T1} for who, at in records]}
 

@@ -21,6 +21,7 @@ from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import read_lines
 from scholarindex.indexing.indices import alias_name
+from scholarindex.indexing.shapes import ListingEntry
 from scholarindex.ops import console
 from tests.support.faultproxy import FaultProxy
 from tests.support.index_contents import snapshot
@@ -267,7 +268,7 @@ def test_rebuild_applies_a_changed_transform(indexed: OpenSearchConfig,
         body["mappings"]["_meta"]["version"] = 2
     original = scholarindex.indexing.documents._work_doc
 
-    def work_doc_with_count(work_id: str, entries: list[dict[str, Any]],
+    def work_doc_with_count(work_id: str, entries: list[ListingEntry],
                             previous: Any, before: Any = None) -> dict[str, Any]:
         return original(work_id, entries, previous, before) | {"listing_count": len(entries)}
 

@@ -25,6 +25,7 @@ from scholarindex.indexing.documents import (
 )
 from scholarindex.indexing.resolution import atoms_of, plan
 from scholarindex.indexing.resolution import why_joined as why
+from scholarindex.indexing.shapes import WorkDoc, work_of
 
 T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
 
@@ -34,7 +35,7 @@ def listing(wid: str, title: str, researcher: str, **fields: Any) -> dict[str, A
                            researcher_name=researcher.title(), year=2020, **fields))
 
 
-def doc(*items: dict[str, Any], enriched: str | None = None) -> Mapping[str, Any]:
+def doc(*items: dict[str, Any], enriched: str | None = None) -> WorkDoc:
     result: Mapping[str, Any] | None = None
     for item in items:
         result = apply_change(result, change_from_item(item, T1))
@@ -43,7 +44,7 @@ def doc(*items: dict[str, Any], enriched: str | None = None) -> Mapping[str, Any
             items[0]["work_id"], status="done", at=T2,
             arxiv={"id": enriched, "title": items[0]["title"], "authors": ["Ann Author"]}))
     assert result is not None
-    return result
+    return work_of(result)
 
 
 A = listing("aaaa", "Fast joins for skewed data", "ann")
@@ -89,7 +90,7 @@ def test_ids_no_group_names_stay_with_their_document() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.permutations([doc(A), doc(B), doc(C)]), st.booleans())
-def test_regrouping_does_not_depend_on_order(docs: list[dict[str, Any]], flip: bool) -> None:
+def test_regrouping_does_not_depend_on_order(docs: list[WorkDoc], flip: bool) -> None:
     groups = [["aaaa", "bbbb"], ["cccc"]]
     if flip:
         groups = [list(reversed(g)) for g in reversed(groups)]

@@ -93,6 +93,13 @@ from scholarindex.indexing.deadletter import (
 from scholarindex.indexing.errors import IndexUnavailable, InvalidItem
 from scholarindex.indexing.identity import MAX_HOPS, WorkJoiner, identity_keys
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_plain_index
+from scholarindex.indexing.shapes import (
+    TombstoneDoc,
+    WorkDoc,
+    researcher_of,
+    tombstone_of,
+    work_of,
+)
 from scholarindex.indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
 from scholarindex.indexing.unresolved import HIDDEN, REFRESH_AFTER, hiders
 
@@ -222,8 +229,8 @@ class _Doc:
     carried: int = 0  # enrichments carried by listings that the last merge applied
     # The work's tombstone (works only, when a listing or unlist is pending), as read
     # and as merged; the read's _seq_no/_primary_term for a conditional write.
-    tombstone: Mapping[str, Any] | None = None
-    tombstone_merged: Mapping[str, Any] | None = None
+    tombstone: TombstoneDoc | None = None
+    tombstone_merged: TombstoneDoc | None = None
     tombstone_seq: tuple[int | None, int | None] = (None, None)
 
     @property
@@ -269,7 +276,7 @@ class BulkWriter:
         self._tombstones: str | None = None  # the tombstones index, once known to exist
         self.joiner = WorkJoiner(client, prefix, policy, sleep, layout)
         # Work documents delivered by this ``write`` that carry a verified match: to join.
-        self._joinable: dict[str, Mapping[str, Any]] = {}
+        self._joinable: dict[str, WorkDoc] = {}
 
     def write(self, changes: Iterable[Change], *, hold: bool = False) -> WriteReport:
         """Deliver every change or dead-letter it; never raises for a failed request.
@@ -419,7 +426,7 @@ class BulkWriter:
                 listed.setdefault(str(change.data.get("researcher_id")), set()).add(change.doc_id)
         unlists: dict[tuple[str, str], Change] = {}
         for change in wanting:
-            stored = profiles[("researchers", change.doc_id)].base
+            stored = researcher_of(profiles[("researchers", change.doc_id)].base)
             for unlist in unlist_changes(stored, change, listed.get(change.doc_id, set())):
                 key = (unlist.doc_id, change.doc_id)
                 if key not in unlists or unlist.seen_at > unlists[key].seen_at:
@@ -479,7 +486,7 @@ class BulkWriter:
                and isinstance(doc.merged, dict) and not doc.merged.get(HIDDEN)}
         fresh = time.monotonic() - self._created_at > REFRESH_AFTER
         found = hiders(self.client, alias_name(self.prefix, "works"),
-                       {doc_id: doc.merged for doc_id, doc in new.items()
+                       {doc_id: work_of(doc.merged) for doc_id, doc in new.items()
                         if doc.merged is not None}, fresh=fresh)
         for doc_id, hider in found.items():
             new[doc_id].merged = {**new[doc_id].merged, HIDDEN: hider}  # type: ignore[dict-item]
@@ -553,7 +560,7 @@ class BulkWriter:
                                                   self.layout)
         index = self._tombstones
         for doc, hit in self._mget(docs, lambda _doc: index, "mget tombstones"):
-            doc.tombstone = hit.get("_source") if hit.get("found") else None
+            doc.tombstone = tombstone_of(hit.get("_source") if hit.get("found") else None)
             doc.tombstone_seq = (hit.get("_seq_no"), hit.get("_primary_term"))
 
     def _mget(self, docs: list[_Doc], index_of: Callable[[_Doc], str], what: str
@@ -579,7 +586,7 @@ class BulkWriter:
             try:
                 before = merged
                 if doc.index == "works":
-                    folded = fold_with_tombstone(merged, tombstone, change)
+                    folded = fold_with_tombstone(work_of(merged), tombstone, change)
                     if folded.unapplied is not None:
                         split_enrichment(doc.changes, position)
                     merged, tombstone = folded.doc, folded.tombstone
@@ -695,7 +702,7 @@ class BulkWriter:
         if written:
             report.unlisted += doc.unlisted
         if doc.index == "works" and doc.merged is not None and identity_keys(doc.merged):
-            self._joinable[doc.doc_id] = doc.merged
+            self._joinable[doc.doc_id] = work_of(doc.merged)
         if written and doc.merged is None:
             report.docs_deleted += 1
         elif written:

@@ -41,7 +41,7 @@ from scholarindex.indexing.documents import (
     unlist_listing,
 )
 from scholarindex.indexing.errors import InvalidItem
-from scholarindex.indexing.shapes import WorkDoc
+from scholarindex.indexing.shapes import ResearcherDoc, WorkDoc, researcher_of, work_of
 
 Kind = Literal["work", "researcher", "enrichment", "unlist"]
 # The alias (without prefix) each kind of change writes to.
@@ -280,7 +280,7 @@ def wants_unlisting(change: Change) -> bool:
             and isinstance(change.data.get("work_ids"), list))
 
 
-def unlist_changes(stored: Mapping[str, Any] | None, change: Change,
+def unlist_changes(stored: ResearcherDoc | None, change: Change,
                    still_listed: Collection[str] = ()) -> list[Change]:
     """The unlist Changes a researcher change implies against its ``stored`` document.
 
@@ -301,13 +301,27 @@ def fold_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, A
     None as the result: the change leaves no document (it unlisted the last
     profile of a work), so the document is to be deleted.
     """
+    if change.kind == "researcher":
+        return merge_researcher(researcher_of(doc), change.data, change.seen_at)
+    return fold_work(work_of(doc), change)
+
+
+def fold_work(doc: WorkDoc | None, change: Change) -> WorkDoc | None:
+    """``fold_change`` of any change but a profile's: a listing, an unlist or an
+    enrichment, into a work document."""
+    if change.kind == "researcher":
+        raise InvalidItem(f"profile {change.doc_id!r} folded into a work document")
     if change.kind == "unlist":
         researcher_id = change.data.get("researcher_id")
         if not isinstance(researcher_id, str) or not researcher_id:
             raise InvalidItem(f"unlist of work {change.doc_id!r} names no researcher")
         return unlist_listing(doc, researcher_id, change.seen_at,
                               str(change.data.get("work_id") or change.doc_id))
-    return apply_change(doc, change)
+    if change.kind == "work":
+        return merge_work(doc, change)
+    if doc is None:
+        raise MissingDocument(f"enrichment for work {change.doc_id!r} that is not indexed")
+    return apply_enrichment(doc, change.data, change.seen_at)
 
 
 def apply_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, Any]:
@@ -318,15 +332,15 @@ def apply_change(doc: Mapping[str, Any] | None, change: Change) -> Mapping[str, 
     if change.kind == "unlist":
         raise InvalidItem("an unlist may delete its document: fold it with fold_change")
     if change.kind == "work":
-        return merge_work(doc, change)
+        return merge_work(work_of(doc), change)
     if change.kind == "researcher":
-        return merge_researcher(doc, change.data, change.seen_at)
+        return merge_researcher(researcher_of(doc), change.data, change.seen_at)
     if doc is None:
         raise MissingDocument(f"enrichment for work {change.doc_id!r} that is not indexed")
-    return apply_enrichment(doc, change.data, change.seen_at)
+    return apply_enrichment(work_of(doc), change.data, change.seen_at)
 
 
-def merge_work(doc: Mapping[str, Any] | None, change: Change,
+def merge_work(doc: WorkDoc | None, change: Change,
                first_seen: str | None = None) -> WorkDoc:
     """Fold a work change: its listing, and the enrichment it carries, in one pass. Pure.
 

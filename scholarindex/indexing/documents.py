@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import orjson
 
@@ -55,6 +55,7 @@ from scholarindex.core.names import (
 from scholarindex.indexing.atoms import atoms_of, doc_keys, evidence, identity_keys
 from scholarindex.indexing.errors import InvalidItem
 from scholarindex.indexing.shapes import (
+    Enrichment,
     ListingEntry,
     ResearcherDoc,
     ResolutionLink,
@@ -106,7 +107,7 @@ def work_doc_from_listing(listing: Mapping[str, Any], seen_at: str | datetime) -
     return merge_listing(None, listing, seen_at)
 
 
-def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
+def merge_listing(doc: WorkDoc | None, listing: Mapping[str, Any],
                   seen_at: str | datetime, first_seen: str | None = None, *,
                   enrichment: Mapping[str, Any] | None = None,
                   enriched_at: str | datetime | None = None) -> WorkDoc:
@@ -141,13 +142,15 @@ def merge_listing(doc: Mapping[str, Any] | None, listing: Mapping[str, Any],
 
 
 def doc_work_ids(doc: Mapping[str, Any]) -> list[str]:
-    """Every ``work_id`` a work document holds (its own, and those merged into it)."""
+    """Every ``work_id`` a work document holds (its own, and those merged into it).
+
+    Any mapping: the resolution pass reads documents with a few of their fields."""
     ids = doc.get("work_ids")
     return list(ids) if isinstance(ids, list) and ids else [str(doc.get("work_id"))]
 
 
-def merge_works(docs: Iterable[Mapping[str, Any]],
-                links: Iterable[Mapping[str, Any]] = ()) -> WorkDoc:
+def merge_works(docs: Iterable[WorkDoc],
+                links: Iterable[ResolutionLink] = ()) -> WorkDoc:
     """One work document holding every listing of ``docs`` (documents of one paper).
 
     Its ``work_id`` is the smallest of theirs, so every writer picks the same one; each
@@ -161,7 +164,7 @@ def merge_works(docs: Iterable[Mapping[str, Any]],
     if not docs:
         raise InvalidItem("no work document to merge")
     doc_id = min(_required(d, "work_id") for d in docs)
-    entries: dict[tuple[str, str], dict[str, Any]] = {}
+    entries: dict[tuple[str, str], ListingEntry] = {}
     for doc in docs:
         for key, entry in _entries(doc).items():
             old = entries.get(key)
@@ -172,8 +175,8 @@ def merge_works(docs: Iterable[Mapping[str, Any]],
     return _work_doc(doc_id, [entries[k] for k in sorted(entries)], previous)
 
 
-def regroup_works(docs: Iterable[Mapping[str, Any]], groups: Iterable[Iterable[str]],
-                  links: Iterable[Mapping[str, Any]] = ()) -> list[WorkDoc]:
+def regroup_works(docs: Iterable[WorkDoc], groups: Iterable[Iterable[str]],
+                  links: Iterable[ResolutionLink] = ()) -> list[WorkDoc]:
     """``docs``' listings as one document per group of ``work_id``s, as new documents.
 
     ``groups`` partitions every ``work_id`` the documents hold (ids a group leaves out
@@ -199,7 +202,7 @@ def regroup_works(docs: Iterable[Mapping[str, Any]], groups: Iterable[Iterable[s
             if wid not in group_of:
                 ordered[own].append(wid)
                 group_of[wid] = own
-    entries: list[dict[tuple[str, str], dict[str, Any]]] = [{} for _ in ordered]
+    entries: list[dict[tuple[str, str], ListingEntry]] = [{} for _ in ordered]
     for doc in docs:
         for key, entry in _entries(doc).items():
             part = entries[group_of[key[1]]]
@@ -229,8 +232,7 @@ def resolution_link(work_id: str, joined_to: str, by: str, score: float | None =
             "evidence": list(evidence)}
 
 
-def _links(docs: Iterable[Mapping[str, Any]],
-           new: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _links(docs: Iterable[WorkDoc], new: Iterable[ResolutionLink]) -> list[ResolutionLink]:
     """The documents' join links, those of the ids in ``new`` replaced by ``new``'s."""
     new = list(new)
     replaced = {link["work_id"] for link in new}
@@ -238,7 +240,7 @@ def _links(docs: Iterable[Mapping[str, Any]],
               if link.get("work_id") not in replaced), *new]
 
 
-def _best_enrichment(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def _best_enrichment(docs: Iterable[WorkDoc]) -> dict[str, Any]:
     """The enrichment state of documents being joined: a verified match before any
     other answer (one listing matched arXiv's entry, another of the same paper, printed
     with other authors or a journal's year, found none: the paper is still that
@@ -250,17 +252,17 @@ def _best_enrichment(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "enrichment": state.get("enrichment")}
 
 
-def _pending_state(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def _pending_state(docs: Iterable[WorkDoc]) -> dict[str, Any]:
     """A part split off documents: to be looked up on arXiv under its own titles."""
-    times = [d["enrichment"]["updated_at"] for d in docs if d.get("enrichment")]
+    times = [e["updated_at"] for d in docs if (e := d.get("enrichment"))]
     if not times:
         return {"arxiv_id": None, "arxiv": None, "enrichment": None}
-    return {"arxiv_id": None, "arxiv": None,
-            "enrichment": {"status": PENDING, "reason": "split from another work",
-                           "updated_at": max(times)}}
+    pending: Enrichment = {"status": PENDING, "reason": "split from another work",
+                           "updated_at": max(times)}
+    return {"arxiv_id": None, "arxiv": None, "enrichment": pending}
 
 
-def _entries(doc: Mapping[str, Any] | None) -> dict[tuple[str, str], dict[str, Any]]:
+def _entries(doc: WorkDoc | None) -> dict[tuple[str, str], ListingEntry]:
     """A document's listings by (profile, work_id); stored listings without ``work_id``
     (written before documents could merge) came under the document's own."""
     if doc is None:
@@ -278,7 +280,7 @@ def _entry_key(entry: Mapping[str, Any], doc_id: str) -> tuple[str, str]:
     return (str(entry["researcher_id"]), str(entry.get("work_id") or doc_id))
 
 
-def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
+def unlist_listing(doc: WorkDoc | None, researcher_id: str,
                    seen_at: str | datetime, work_id: str | None = None) -> WorkDoc | None:
     """``doc`` without ``researcher_id``'s listing, as a new document; None when none remains.
 
@@ -296,7 +298,7 @@ def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
     listings = doc.get("listings") or []
     doc_id = str(doc.get("work_id"))
 
-    def unlisted(e: Mapping[str, Any]) -> bool:
+    def unlisted(e: ListingEntry) -> bool:
         return (e.get("researcher_id") == researcher_id and e.get("last_seen", "") < seen
                 and work_id in (None, e.get("work_id") or doc_id))
 
@@ -308,8 +310,7 @@ def unlist_listing(doc: Mapping[str, Any] | None, researcher_id: str,
     return _work_doc(_required(doc, "work_id"), kept, doc, before=doc)
 
 
-def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
-                     at: str | datetime) -> dict[str, Any]:
+def apply_enrichment(doc: WorkDoc, patch: Mapping[str, Any], at: str | datetime) -> WorkDoc:
     """``doc`` with an arXiv enrichment result applied, as a new document.
 
     ``patch`` has ``status`` (pending|done|none|error), ``arxiv`` (metadata or None)
@@ -319,11 +320,12 @@ def apply_enrichment(doc: Mapping[str, Any], patch: Mapping[str, Any],
     state = _enrichment_state(doc, patch, at)
     # Only arxiv and enrichment change; the rest (listings, authors: the bulk of a
     # document) is shared with ``doc``, as nothing here changes a document it is given.
-    new = dict(doc)
+    new: WorkDoc = {**doc}
     new.update(_clone(state))
     current = {"arxiv": doc.get("arxiv"), "enrichment": doc.get("enrichment")}
     if not _same_derivation(doc, current, state):
-        new.update(_arxiv_derived(doc.get("listings") or [], state))
+        derived = _arxiv_derived(doc.get("listings") or [], state)
+        new["categories"], new["authors"] = derived["categories"], derived["authors"]
     if identity_keys(new) != identity_keys(doc):  # a verified key: evidence of resolution
         _mark_changed(new, doc)
     return new
@@ -373,7 +375,7 @@ def _verified_arxiv(state: Mapping[str, Any]) -> Mapping[str, Any]:
     return (state.get("arxiv") or {}) if _matched(state) else {}
 
 
-def _arxiv_derived(entries: list[dict[str, Any]], state: Mapping[str, Any]) -> dict[str, Any]:
+def _arxiv_derived(entries: list[ListingEntry], state: Mapping[str, Any]) -> dict[str, Any]:
     """The fields the listings and a verified arXiv entry derive together."""
     arxiv = _verified_arxiv(state)
     return {
@@ -387,11 +389,12 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
+def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> ListingEntry:
     _required(listing, "researcher_id")
     if not isinstance(listing.get("title"), str):
         raise InvalidItem(f"listing of {listing.get('work_id')!r} has no title")
-    entry = _copy_fields(listing, LISTING_FIELDS)
+    # Every field but those set below, copied from the item.
+    entry = cast(ListingEntry, _copy_fields(listing, LISTING_FIELDS))
     if not (entry["abstract"] or "").strip():
         entry["abstract"] = None
     entry["has_abstract"] = entry["abstract"] is not None
@@ -400,16 +403,20 @@ def _listing_entry(listing: Mapping[str, Any], seen_at: str) -> dict[str, Any]:
     return entry
 
 
-def _combine(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+# A listing or a researcher: what has seen-times and is seen again.
+_Seen = TypeVar("_Seen", ListingEntry, ResearcherDoc)
+
+
+def _combine(old: _Seen, new: _Seen) -> _Seen:
     """One profile's listing seen twice: the later content, the widest seen-interval."""
     winner = new if _newer(new, old) else old
-    merged = _clone(dict(winner))
+    merged: _Seen = _clone(dict(winner))
     merged["first_seen"] = min(old["first_seen"], new["first_seen"])
     merged["last_seen"] = max(old["last_seen"], new["last_seen"])
     return merged
 
 
-def _work_doc(work_id: str, entries: list[dict[str, Any]],
+def _work_doc(work_id: str, entries: list[ListingEntry],
               previous: Mapping[str, Any], before: Mapping[str, Any] | None = None) -> WorkDoc:
     """Every derived field, recomputed from the listings; enrichment carried over.
 
@@ -423,7 +430,7 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     dates = [e["date"] for e in entries if e["date"]]
     scores = [e["score"] for e in entries if isinstance(e["score"], int | float)]
     derived = _arxiv_derived(entries, previous)
-    profiles: dict[str, Mapping[str, Any]] = {}
+    profiles: dict[str, ListingEntry] = {}
     for e in entries:  # one per profile, from its newest listing (a total order)
         if e["researcher_id"] not in profiles or _newer(e, profiles[e["researcher_id"]]):
             profiles[e["researcher_id"]] = e
@@ -449,7 +456,7 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
              "url": e["researcher_url"], "source": e["source"]}
             for e in (profiles[k] for k in sorted(profiles))
         ],
-        "listings": cast("list[ListingEntry]", entries),
+        "listings": entries,
         "first_seen": min(e["first_seen"] for e in entries),
         "last_seen": max(e["last_seen"] for e in entries),
         "arxiv_id": previous.get("arxiv_id"),
@@ -467,7 +474,7 @@ def _work_doc(work_id: str, entries: list[dict[str, Any]],
     return doc
 
 
-def _mark_changed(doc: dict[str, Any] | WorkDoc, before: Mapping[str, Any]) -> None:
+def _mark_changed(doc: WorkDoc, before: Mapping[str, Any]) -> None:
     """Store ``doc``'s blocking keys and, when resolution would read it differently from
     ``before`` (or ``before`` was marked), mark it for the next pass with them
     (``resolve_pending``). The mark is the document's keys as they are now, so a
@@ -484,17 +491,17 @@ def _mark_changed(doc: dict[str, Any] | WorkDoc, before: Mapping[str, Any]) -> N
     doc["resolve_pending"] = list(doc["blocking_keys"])
 
 
-def _set_keys(doc: dict[str, Any] | WorkDoc, pending: Iterable[str]) -> None:
+def _set_keys(doc: WorkDoc, pending: Iterable[str]) -> None:
     doc["blocking_keys"] = doc_keys(atoms_of([doc]))
     if marks := sorted(set(pending)):
         doc["resolve_pending"] = marks
 
 
-def _pending_keys(docs: Iterable[Mapping[str, Any]]) -> list[str]:
+def _pending_keys(docs: Iterable[WorkDoc]) -> list[str]:
     return sorted({k for d in docs for k in d.get("resolve_pending") or ()})
 
 
-def _resolution(work_id: str, entries: list[dict[str, Any]],
+def _resolution(work_id: str, entries: list[ListingEntry],
                 previous: Mapping[str, Any]) -> list[ResolutionLink]:
     """``resolution``: why each id besides ``work_id`` with a listing here joined (one
     link an id, the largest by content, so merges in any order agree); absent when none."""
@@ -619,19 +626,20 @@ def _facet(values: Iterable[Any]) -> list[str]:
 
 # --- researchers -------------------------------------------------------------------------
 
-def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
+def merge_researcher(doc: ResearcherDoc | None, item: Mapping[str, Any],
                      seen_at: str | datetime) -> ResearcherDoc:
     """A researcher document with ``item`` (a ResearcherItem as a mapping) merged in."""
     researcher_id = _required(item, "id")
     if doc is not None and doc.get("id") != researcher_id:
         raise InvalidItem(f"researcher {researcher_id!r} merged into document {doc.get('id')!r}")
     seen = timestamp(seen_at)
-    new = _copy_fields(item, RESEARCHER_DOC_FIELDS)
+    # Every field but those set below, copied from the item.
+    new = cast(ResearcherDoc, _copy_fields(item, RESEARCHER_DOC_FIELDS))
     new["kind"] = "researcher"
     new["work_ids"] = _work_ids(new["work_ids"])
     new["first_seen"] = new["last_seen"] = seen
     if doc is None:
-        return cast(ResearcherDoc, new)
+        return new
     merged = _combine(doc, new)
     if merged["complete"] is not True and (new["work_ids"], doc.get("work_ids")) != (None, None):
         # The newest page showed only part of its list: keep every work known listed
@@ -639,10 +647,10 @@ def merge_researcher(doc: Mapping[str, Any] | None, item: Mapping[str, Any],
         # ones it lacks. The same whichever of the two arrived first.
         merged["work_ids"] = _work_ids([*(merged["work_ids"] or ()), *(doc.get("work_ids") or ()),
                                         *(new["work_ids"] or ())])
-    return cast(ResearcherDoc, merged)
+    return merged
 
 
-def removed_work_ids(stored: Mapping[str, Any] | None, item: Mapping[str, Any],
+def removed_work_ids(stored: ResearcherDoc | None, item: Mapping[str, Any],
                      seen_at: str | datetime) -> list[str]:
     """The works researcher document ``stored`` lists that the page ``item`` no longer lists.
 

@@ -80,7 +80,14 @@ from scholarindex.indexing.indices import (
     ensure_plain_index,
 )
 from scholarindex.indexing.neighbourhood import PENDING as RESOLVE_PENDING
-from scholarindex.indexing.tombstones import merge_tombstones
+from scholarindex.indexing.shapes import (
+    ResolutionLink,
+    TombstoneDoc,
+    WorkDoc,
+    tombstone_of,
+    work_of,
+)
+from scholarindex.indexing.tombstones import merge_tombstones, records
 from scholarindex.indexing.unresolved import HIDDEN
 
 logger = logging.getLogger(__name__)
@@ -123,6 +130,14 @@ class _Read:
     doc: Mapping[str, Any] | None
     seq: tuple[int | None, int | None]
     index: str | None
+
+    @property
+    def work(self) -> WorkDoc | None:
+        return work_of(self.doc)
+
+    @property
+    def tombstone(self) -> TombstoneDoc | None:
+        return tombstone_of(self.doc)
 
 
 class _Conflict(Exception):
@@ -178,7 +193,7 @@ class WorkJoiner:
                 break
             docs = self._mget(alias_name(self.prefix, "works"), set(current.values()))
             for wid, target in list(current.items()):
-                doc = docs[target].doc
+                doc = docs[target].work
                 if doc is not None:
                     del current[wid]
                     if wid in doc_work_ids(doc):
@@ -187,7 +202,7 @@ class WorkJoiner:
 
     # --- joining ------------------------------------------------------------------------
 
-    def join(self, docs: Mapping[str, Mapping[str, Any]]) -> JoinReport:
+    def join(self, docs: Mapping[str, WorkDoc]) -> JoinReport:
         """Register each delivered work document under its keys, and join each group of
         live documents sharing a key into one. ``docs``: work_id -> document as written.
 
@@ -258,8 +273,8 @@ class WorkJoiner:
             ids |= {m for r in self._mget(self.index, keys).values()
                     for m in (r.doc or {}).get("work_ids") or ()}
             live = {wid: r for wid, r in self._mget(works, ids).items()
-                    if r.doc is not None and set(identity_keys(r.doc)) & keys}
-            grown = keys | {k for r in live.values() for k in identity_keys(r.doc)}
+                    if r.work is not None and set(identity_keys(r.work)) & keys}
+            grown = keys | {k for r in live.values() for k in identity_keys(r.work)}
             if grown == keys:
                 break
             keys = grown
@@ -267,15 +282,17 @@ class WorkJoiner:
             return ids
         canonical = min(live)
         tombstones = self._mget(self._tombstones(), live)  # after the works, as the writer
-        tombstone = merge_tombstones(canonical, (t.doc for t in tombstones.values()))
+        tombstone = merge_tombstones(canonical, (t.tombstone for t in tombstones.values()))
         why = [resolution_link(wid, canonical, "identity", evidence=[f"same {key}" for key in
                                                                       sorted(keys)])
                for wid in live if wid != canonical]
-        merged: Mapping[str, Any] | None = merge_works(
-            (r.doc for r in live.values() if r.doc is not None), why)
-        for entry in (tombstone or {}).get("unlisted") or ():
-            # A listing a stale copy still held after its profile unlisted it stays out.
-            merged = unlist_listing(merged, entry["researcher_id"], entry["unlisted_at"])
+        merged: WorkDoc | None = merge_works(
+            (w for r in live.values() if (w := r.work) is not None), why)
+        for entry in records(tombstone):
+            # A listing a stale copy still held after its profile unlisted it stays out
+            # (``merge_tombstones`` keeps the time of every record an unlist wrote).
+            merged = unlist_listing(merged, entry["researcher_id"],
+                                    entry["unlisted_at"])  # type: ignore[arg-type]
         if merged is None:  # every listing unlisted meanwhile: the unlists delete them
             return ids
         absorbed = sorted(wid for wid in live if wid != canonical)
@@ -309,7 +326,7 @@ class WorkJoiner:
     # --- regrouping: the resolution pass's joins and splits -----------------------------
 
     def regroup(self, held: Mapping[str, Iterable[str]], groups: Iterable[Iterable[str]],
-                links: Iterable[Mapping[str, Any]] = ()) -> RegroupReport:
+                links: Iterable[ResolutionLink] = ()) -> RegroupReport:
         """Make each of ``groups`` (sets of work_ids) one document.
 
         ``held``: the documents involved as the caller read them (doc id -> the work_ids
@@ -324,11 +341,11 @@ class WorkJoiner:
         report = RegroupReport()
         expected = {doc_id: set(ids) for doc_id, ids in held.items()}
         reads = self._mget(works, expected)
-        if any(read.doc is None or set(doc_work_ids(read.doc)) != expected[doc_id]
+        if any(read.work is None or set(doc_work_ids(read.work)) != expected[doc_id]
                for doc_id, read in reads.items()):
             report.conflict = True
             return report
-        live = {doc_id: read.doc for doc_id, read in reads.items() if read.doc is not None}
+        live = {doc_id: w for doc_id, read in reads.items() if (w := read.work) is not None}
         new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
         if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
             return report
@@ -338,7 +355,7 @@ class WorkJoiner:
             report.conflict = True
             return report
         tombstones = self._mget(self._tombstones(), set(live) | set(new_docs))
-        old_tombstone = merge_tombstones("", (t.doc for t in tombstones.values()))
+        old_tombstone = merge_tombstones("", (t.tombstone for t in tombstones.values()))
         first: list[dict[str, Any]] = []
         for doc_id, doc in sorted(new_docs.items()):
             for wid in doc_work_ids(doc):
@@ -377,17 +394,18 @@ class WorkJoiner:
         case a crawl's write makes the delete fail. Updates ``reads`` with the hidden
         versions; False when a crawl changed one meanwhile."""
         lines: list[Any] = []
-        hidden: dict[str, dict[str, Any]] = {}
+        hidden: dict[str, WorkDoc] = {}
         for wid in gone:
             read = reads[wid]
-            assert read.doc is not None
+            doc = read.work
+            assert doc is not None
             lines.append({"index": {"_index": read.index or works, "_id": wid,
                                     "if_seq_no": read.seq[0], "if_primary_term": read.seq[1]}})
             # Marked too: a crawl that writes into it before the delete makes the delete
             # fail, and the mark (kept by every merge) brings the next pass back to it.
-            marks = {*(read.doc.get(RESOLVE_PENDING) or ()),
-                     *(read.doc.get("blocking_keys") or doc_keys(atoms_of([read.doc])))}
-            hidden[wid] = {**read.doc, HIDDEN: holder.get(wid, min(holder.values(), default=wid)),
+            marks = {*(doc.get(RESOLVE_PENDING) or ()),
+                     *(doc.get("blocking_keys") or doc_keys(atoms_of([doc])))}
+            hidden[wid] = {**doc, HIDDEN: holder.get(wid, min(holder.values(), default=wid)),
                            RESOLVE_PENDING: sorted(marks)}
             lines.append(hidden[wid])
         if not lines:

@@ -24,7 +24,7 @@ Every request has the client's timeout; a failure raises ``IndexUnavailable``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from opensearchpy import OpenSearch
 
@@ -34,8 +34,8 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import scan
 
-KEYS = "blocking_keys"
-PENDING = "resolve_pending"
+KEYS: Final = "blocking_keys"
+PENDING: Final = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
 PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each)
 

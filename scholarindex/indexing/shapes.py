@@ -1,14 +1,16 @@
 """The shapes of the documents the index stores: works, researchers, tombstones.
 
 Each is the ``_source`` of one index (``index_mappings/*.json``; a test holds the two
-together). The builders in ``documents`` and ``tombstones`` return these; code that
-reads a stored document gets a plain mapping (the cluster may hold documents an older
-version wrote) and reads it by these names.
+together). The builders in ``documents`` and ``tombstones`` return these; JSON read
+from the index becomes one through ``work_of``, ``researcher_of`` or ``tombstone_of``
+(unchecked: the cluster may hold documents an older version wrote, so readers ``.get``
+what such a document may lack).
 """
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict, cast, overload
 
 
 class ListingEntry(TypedDict):
@@ -48,7 +50,9 @@ class Enrichment(TypedDict):
 
     status: str
     reason: str | None
-    updated_at: str | None
+    # When arXiv answered. A document's state always has it (the writer stamps what it
+    # stores); the state the arXiv stage attaches to an item lacks it until arXiv answers.
+    updated_at: NotRequired[str]
 
 
 class ResolutionLink(TypedDict):
@@ -148,3 +152,30 @@ class TombstoneDoc(TypedDict):
 def fields_of(shape: type) -> tuple[str, ...]:
     """A shape's field names, in declaration order."""
     return tuple(shape.__annotations__)
+
+
+# JSON read from the index (a hit's ``_source``) taken as the document it holds: the one
+# place where a stored document becomes its shape. None stays None (not found).
+
+@overload
+def work_of(source: None) -> None: ...
+@overload
+def work_of(source: Mapping[str, Any]) -> WorkDoc: ...
+def work_of(source: Mapping[str, Any] | None) -> WorkDoc | None:
+    return cast("WorkDoc | None", source)
+
+
+@overload
+def researcher_of(source: None) -> None: ...
+@overload
+def researcher_of(source: Mapping[str, Any]) -> ResearcherDoc: ...
+def researcher_of(source: Mapping[str, Any] | None) -> ResearcherDoc | None:
+    return cast("ResearcherDoc | None", source)
+
+
+@overload
+def tombstone_of(source: None) -> None: ...
+@overload
+def tombstone_of(source: Mapping[str, Any]) -> TombstoneDoc: ...
+def tombstone_of(source: Mapping[str, Any] | None) -> TombstoneDoc | None:
+    return cast("TombstoneDoc | None", source)

@@ -44,11 +44,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
-from scholarindex.indexing.changes import Change, carried_enrichment, fold_change, merge_work
+from scholarindex.indexing.changes import Change, carried_enrichment, fold_work, merge_work
 from scholarindex.indexing.documents import timestamp
-from scholarindex.indexing.shapes import TombstoneDoc, UnlistRecord
+from scholarindex.indexing.shapes import TombstoneDoc, UnlistRecord, WorkDoc
 
 # The change kinds a tombstone takes part in: a listing is checked, an unlist recorded.
 TOMBSTONE_KINDS = frozenset({"work", "unlist"})
@@ -58,48 +58,49 @@ TOMBSTONE_KINDS = frozenset({"work", "unlist"})
 class Folded:
     """A work document and its tombstone after one change (None: no document / none)."""
 
-    doc: Mapping[str, Any] | None
-    tombstone: Mapping[str, Any] | None
+    doc: WorkDoc | None
+    tombstone: TombstoneDoc | None
     ignored: bool = False  # a listing older than its profile's unlist: left out
     # The enrichment an ignored listing carried, when there was no document to enrich.
     unapplied: Change | None = None
 
 
-def fold_with_tombstone(doc: Mapping[str, Any] | None, tombstone: Mapping[str, Any] | None,
+def fold_with_tombstone(doc: WorkDoc | None, tombstone: TombstoneDoc | None,
                         change: Change) -> Folded:
     """Fold one change into a work document and its tombstone. Pure.
 
-    Changes other than listings and unlists (enrichment) go to ``fold_change`` as they are.
+    Changes other than listings and unlists (enrichment) go to ``fold_work`` as they are.
     """
     if change.kind == "unlist":
-        folded = fold_change(doc, change)  # checks the change names a researcher
+        folded = fold_work(doc, change)  # checks the change names a researcher
         unlisting = str(change.data["researcher_id"])
         return Folded(folded, _record(tombstone, change.doc_id, unlisting,
                                       unlisted_at=change.seen_at,
                                       first_seen=_first_seen(doc, unlisting)))
     researcher_id = change.data.get("researcher_id") if change.kind == "work" else None
     if not isinstance(researcher_id, str):  # not a listing, or an invalid one
-        return Folded(fold_change(doc, change), tombstone)
+        return Folded(fold_work(doc, change), tombstone)
     entry = unlisted_entry(tombstone, researcher_id)
     if entry is None:
-        return Folded(fold_change(doc, change), tombstone)
+        return Folded(fold_work(doc, change), tombstone)
     tomb = _record(tombstone, change.doc_id, researcher_id, first_seen=change.seen_at)
-    if change.seen_at < entry["unlisted_at"] and not lists(doc, researcher_id):
+    # A record ``_record`` wrote has its time; one without (edited by hand) fails here.
+    if change.seen_at < entry["unlisted_at"] and not lists(doc, researcher_id):  # type: ignore[operator]
         carried = carried_enrichment(change)
         if carried is not None and doc is None:
             return Folded(doc, tomb, ignored=True, unapplied=carried)
-        return Folded(doc if carried is None else fold_change(doc, carried), tomb, ignored=True)
+        return Folded(doc if carried is None else fold_work(doc, carried), tomb, ignored=True)
     return Folded(merge_work(doc, change, entry.get("first_seen")), tomb)
 
 
-def merge_tombstones(work_id: str, tombstones: Iterable[Mapping[str, Any] | None]
-                     ) -> Mapping[str, Any] | None:
+def merge_tombstones(work_id: str, tombstones: Iterable[TombstoneDoc | None]
+                     ) -> TombstoneDoc | None:
     """One tombstone for work ``work_id`` holding every record of ``tombstones`` (the
     tombstones of documents merged into it, ``scholarindex.indexing.identity``). Pure, idempotent,
     order-independent; None when none has a record."""
-    merged: Mapping[str, Any] | None = None
+    merged: TombstoneDoc | None = None
     for tombstone in tombstones:
-        for entry in (tombstone or {}).get("unlisted") or ():
+        for entry in records(tombstone):
             merged = _record(merged, work_id, entry["researcher_id"],
                              unlisted_at=entry.get("unlisted_at"),
                              first_seen=entry.get("first_seen"))
@@ -113,25 +114,24 @@ def retention_cutoff(days: float, now: str | None = None) -> str:
     return timestamp(moment - timedelta(days=days))
 
 
-def prune_tombstone(tombstone: Mapping[str, Any] | None, cutoff: str
-                    ) -> Mapping[str, Any] | None:
+def prune_tombstone(tombstone: TombstoneDoc | None, cutoff: str) -> TombstoneDoc | None:
     """``tombstone`` without the records whose ``unlisted_at`` is before ``cutoff``
     (a record unlisted exactly at the cutoff stays); None when no record is left. Pure,
     idempotent. A record with no ``unlisted_at`` (never written by ``_record``) stays:
     its age is unknown."""
     if tombstone is None:
         return None
-    kept = [dict(e) for e in tombstone.get("unlisted") or ()
+    kept = [e.copy() for e in tombstone.get("unlisted") or ()
             if e.get("unlisted_at") is None or timestamp(e["unlisted_at"]) >= cutoff]
     if not kept:
         return None
     return {**tombstone, "unlisted": kept}
 
 
-def pruned_records(tombstone: Mapping[str, Any] | None, cutoff: str) -> int:
+def pruned_records(tombstone: TombstoneDoc | None, cutoff: str) -> int:
     """How many of ``tombstone``'s records ``prune_tombstone`` drops."""
-    before = len((tombstone or {}).get("unlisted") or ())
-    after = len((prune_tombstone(tombstone, cutoff) or {}).get("unlisted") or ())
+    before = len(records(tombstone))
+    after = len(records(prune_tombstone(tombstone, cutoff)))
     return before - after
 
 
@@ -142,13 +142,17 @@ def expired_listing(change: Change, cutoff: str) -> bool:
             and timestamp(change.seen_at) < cutoff)
 
 
-def unlisted_entry(tombstone: Mapping[str, Any] | None,
-                   researcher_id: str) -> Mapping[str, Any] | None:
+def unlisted_entry(tombstone: TombstoneDoc | None, researcher_id: str) -> UnlistRecord | None:
     """The tombstone's record for one profile, or None when it never unlisted the work."""
-    for entry in (tombstone or {}).get("unlisted") or ():
+    for entry in records(tombstone):
         if entry.get("researcher_id") == researcher_id:
             return entry
     return None
+
+
+def records(tombstone: TombstoneDoc | None) -> list[UnlistRecord]:
+    """A tombstone's records; none for no tombstone."""
+    return (tombstone.get("unlisted") if tombstone else None) or []
 
 
 def lists(doc: Mapping[str, Any] | None, researcher_id: str) -> bool:
@@ -157,22 +161,22 @@ def lists(doc: Mapping[str, Any] | None, researcher_id: str) -> bool:
                                    for e in doc.get("listings") or ())
 
 
-def _first_seen(doc: Mapping[str, Any] | None, researcher_id: str) -> str | None:
-    for entry in (doc or {}).get("listings") or ():
+def _first_seen(doc: WorkDoc | None, researcher_id: str) -> str | None:
+    for entry in (doc.get("listings") if doc else None) or ():
         if entry.get("researcher_id") == researcher_id:
             return str(entry["first_seen"])
     return None
 
 
-def _record(tombstone: Mapping[str, Any] | None, work_id: str, researcher_id: str, *,
+def _record(tombstone: TombstoneDoc | None, work_id: str, researcher_id: str, *,
             unlisted_at: str | None = None, first_seen: str | None = None
-            ) -> Mapping[str, Any] | None:
+            ) -> TombstoneDoc | None:
     """``tombstone`` with one profile's times widened, as a new tombstone.
 
     Without ``unlisted_at`` only an existing record changes: a listing alone never
     makes a tombstone.
     """
-    entries = {e["researcher_id"]: dict(e) for e in (tombstone or {}).get("unlisted") or ()}
+    entries = {e["researcher_id"]: e.copy() for e in records(tombstone)}
     old = entries.get(researcher_id)
     if old is None and unlisted_at is None:
         return tombstone
@@ -182,9 +186,8 @@ def _record(tombstone: Mapping[str, Any] | None, work_id: str, researcher_id: st
         "unlisted_at": _latest(old["unlisted_at"], unlisted_at),
         "first_seen": _earliest(old["first_seen"], first_seen),
     }
-    entries[researcher_id] = dict(record)
-    merged: TombstoneDoc = {"work_id": work_id,
-                            "unlisted": [cast(UnlistRecord, entries[k]) for k in sorted(entries)]}
+    entries[researcher_id] = record
+    merged: TombstoneDoc = {"work_id": work_id, "unlisted": [entries[k] for k in sorted(entries)]}
     return merged
 
 

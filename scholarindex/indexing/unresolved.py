@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from opensearchpy import OpenSearch
 
@@ -58,10 +58,11 @@ from scholarindex.indexing.atoms import (
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import refresh
+from scholarindex.indexing.shapes import WorkDoc
 
 logger = logging.getLogger(__name__)
 
-HIDDEN = "hidden_by"
+HIDDEN: Final = "hidden_by"
 # Indexed documents read for each judged one: those sharing the most of its blocking keys.
 NEAREST = 10
 BLOCKS = ("x:", STRONG_PREFIX)  # stored keys of blocks that pair atoms whatever their words
@@ -73,7 +74,7 @@ SOURCE = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment", 
           HIDDEN, "blocking_keys"]
 
 
-def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
+def hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
            fresh: bool = False) -> dict[str, str]:
     """For each new work document (id -> document) that resolution would join to another,
     the id it is hidden by. Raises a retryable ``IndexUnavailable`` (a timeout, a
@@ -94,7 +95,7 @@ def hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
         return {}
 
 
-def _hiders(client: OpenSearch, works: str, new: Mapping[str, Mapping[str, Any]],
+def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
             fresh: bool) -> dict[str, str]:
     atoms = DocAtoms()
     keys_of = {doc_id: _stored(doc, atoms) for doc_id, doc in new.items()}

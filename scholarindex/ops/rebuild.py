@@ -24,14 +24,15 @@ from typing import Any
 from scholarindex.indexing.changes import Change, apply_change, enrichment_change
 from scholarindex.indexing.documents import LISTING_FIELDS, doc_work_ids
 from scholarindex.indexing.errors import InvalidItem
+from scholarindex.indexing.shapes import ResearcherDoc, WorkDoc, researcher_of, work_of
 
 
 def document_changes(name: str, doc_id: str, doc: Mapping[str, Any]) -> list[Change]:
     """The changes whose merge gives ``doc`` (a ``works`` or ``researchers`` document)."""
     if name == "works":
-        return _work_changes(doc_id, doc)
+        return _work_changes(doc_id, work_of(doc))
     if name == "researchers":
-        return _researcher_changes(doc_id, doc)
+        return _researcher_changes(doc_id, researcher_of(doc))
     raise ValueError(f"unknown index {name!r}")
 
 
@@ -50,7 +51,7 @@ def rebuild(name: str, doc_id: str, doc: Mapping[str, Any]) -> dict[str, Any]:
     return dict(rebuilt)
 
 
-def _work_changes(work_id: str, doc: Mapping[str, Any]) -> list[Change]:
+def _work_changes(work_id: str, doc: WorkDoc) -> list[Change]:
     changes: list[Change] = []
     for entry in doc.get("listings") or ():
         listing = {name: entry.get(name) for name in LISTING_FIELDS}
@@ -65,7 +66,7 @@ def _work_changes(work_id: str, doc: Mapping[str, Any]) -> list[Change]:
     return changes
 
 
-def _researcher_changes(researcher_id: str, doc: Mapping[str, Any]) -> list[Change]:
+def _researcher_changes(researcher_id: str, doc: ResearcherDoc) -> list[Change]:
     item = dict(doc)
     item.update(kind="researcher", id=researcher_id)
     return [Change("researcher", researcher_id, item, seen) for seen in _seen_times(doc)]

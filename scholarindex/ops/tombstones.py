@@ -21,6 +21,7 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name
 from scholarindex.indexing.scan import scan
+from scholarindex.indexing.shapes import TombstoneDoc, tombstone_of
 from scholarindex.indexing.tombstones import prune_tombstone, pruned_records
 
 ATTEMPTS = 5  # conditional writes per tombstone before it is left for the next run
@@ -70,7 +71,7 @@ def _prune_one(client: OpenSearch, index: str, hit: Mapping[str, Any], cutoff: s
     for _ in range(ATTEMPTS):
         if found is None:
             return  # deleted meanwhile: nothing left to prune
-        source = found["_source"]
+        source = tombstone_of(found["_source"])
         pruned = prune_tombstone(source, cutoff)
         dropped = pruned_records(source, cutoff)
         if dropped == 0:
@@ -93,7 +94,7 @@ def _prune_one(client: OpenSearch, index: str, hit: Mapping[str, Any], cutoff: s
     report.left += 1
 
 
-def _count(report: PruneReport, dropped: int, pruned: Mapping[str, Any] | None) -> None:
+def _count(report: PruneReport, dropped: int, pruned: TombstoneDoc | None) -> None:
     report.records_pruned += dropped
     if pruned is None:
         report.deleted += 1
@@ -102,7 +103,7 @@ def _count(report: PruneReport, dropped: int, pruned: Mapping[str, Any] | None) 
 
 
 def _write(client: OpenSearch, index: str, found: Mapping[str, Any],
-           pruned: Mapping[str, Any] | None) -> None:
+           pruned: TombstoneDoc | None) -> None:
     version = {"if_seq_no": found["_seq_no"], "if_primary_term": found["_primary_term"]}
     doc_id = str(found["_id"])
     if pruned is None:

@@ -29,6 +29,7 @@ from scholarindex.indexing.identity import WorkJoiner
 from scholarindex.indexing.indices import alias_name
 from scholarindex.indexing.resolution import ResolutionPass, ResolutionReport, atoms_of
 from scholarindex.indexing.scan import refresh, scan
+from scholarindex.indexing.shapes import WorkDoc, work_of
 from scholarindex.ops.settings import OpsSettings
 
 
@@ -62,10 +63,11 @@ def explain(settings: OpsSettings, work_id: str) -> dict[str, Any] | None:
     if doc is None:
         return None
     why = {link["work_id"]: link for link in doc.get("resolution") or ()}
-    listings = [{"work_id": e.get("work_id") or doc["work_id"], "title": e.get("title"),
-                 "researcher": e.get("researcher_name"), "researcher_url": e.get("researcher_url"),
-                 "year": e.get("year"), "venue": e.get("venue"), "authors": e.get("authors")}
-                for e in doc.get("listings") or ()]
+    listings: list[dict[str, Any]] = [
+        {"work_id": e.get("work_id") or doc["work_id"], "title": e.get("title"),
+         "researcher": e.get("researcher_name"), "researcher_url": e.get("researcher_url"),
+         "year": e.get("year"), "venue": e.get("venue"), "authors": e.get("authors")}
+        for e in doc.get("listings") or ()]
     return {"work_id": doc["work_id"], "title": doc.get("title"), "asked": work_id,
             "work_ids": doc.get("work_ids") or [doc["work_id"]], "arxiv_id": doc.get("arxiv_id"),
             "listings": listings,
@@ -82,19 +84,19 @@ def compare(settings: OpsSettings, first: str, second: str) -> dict[str, Any]:
     Raises ``LookupError`` naming a work_id no work holds (or whose listings are gone).
     """
     client = settings.client()
-    work_of: dict[str, str] = {}
-    docs: dict[str, dict[str, Any]] = {}
+    holder_of: dict[str, str] = {}
+    docs: dict[str, WorkDoc] = {}
     for wid in (first, second):
         if (doc := _holder(client, settings, wid)) is not None:
-            work_of[wid] = doc["work_id"]
+            holder_of[wid] = doc["work_id"]
             docs[doc["work_id"]] = doc
     atoms = {atom.work_id: atom for atom in atoms_of(docs.values())}
     if missing := [wid for wid in (first, second) if wid not in atoms]:
         raise LookupError(missing[0])
     verdict = judge(atoms[first], atoms[second])
     pair = {first, second}
-    return {"first": _evidence(atoms[first], work_of[first]),
-            "second": _evidence(atoms[second], work_of[second]),
+    return {"first": _evidence(atoms[first], holder_of[first]),
+            "second": _evidence(atoms[second], holder_of[second]),
             "one_work": len(docs) == 1,
             "verdict": {"match": verdict.match, "score": round(verdict.score, 3),
                         "evidence": list(verdict.evidence), "conflict": verdict.conflict},
@@ -141,16 +143,16 @@ def _evidence(atom: Atom, work: str) -> dict[str, Any]:
             "verified": list(atom.strong_keys)}
 
 
-def _holder(client: OpenSearch, settings: OpsSettings, work_id: str) -> dict[str, Any] | None:
+def _holder(client: OpenSearch, settings: OpsSettings, work_id: str) -> WorkDoc | None:
     works = alias_name(settings.prefix, "works")
     with translate_errors(f"get {works}"):
         found = client.get(index=works, id=work_id, ignore=404)
     if found.get("found"):
-        return found["_source"]
+        return work_of(found["_source"])
     target = WorkJoiner(client, settings.prefix, settings.writer_retry,
                         layout=settings.opensearch.layout).redirects([work_id])
     if work_id not in target:
         return None
     with translate_errors(f"get {works}"):
         found = client.get(index=works, id=target[work_id], ignore=404)
-    return found["_source"] if found.get("found") else None
+    return work_of(found["_source"] if found.get("found") else None)

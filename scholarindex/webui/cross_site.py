@@ -22,26 +22,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from scholarindex.core.names import same_full_name
+from scholarindex.indexing.shapes import ProfileRef
 from scholarindex.webui.highlight import plain
 from scholarindex.webui.results import AlsoOn, safe_url
 
 
 def namesakes(own_id: str, name: str, source: str,
-              response: Mapping[str, Any]) -> list[dict[str, Any]]:
+              response: Mapping[str, Any]) -> list[ProfileRef]:
     """The profiles of a ``namesakes_body`` response that pass rules 1 and 2 for profile
     ``own_id`` called ``name`` on site ``source``."""
-    found: list[dict[str, Any]] = []
+    found: list[ProfileRef] = []
     for hit in (response.get("hits") or {}).get("hits") or ():
         doc = hit.get("_source") or {}
         other_id = str(doc.get("id") or hit.get("_id") or "")
         other_name, other_source = doc.get("name"), doc.get("source")
         if (other_id and other_id != own_id and other_source and other_source != source
                 and isinstance(other_name, str) and same_full_name(name, other_name)):
-            found.append({**doc, "id": other_id})
+            # The fields ``namesakes_body`` asks for.
+            found.append({"id": other_id, "name": other_name, "url": doc.get("url"),
+                          "source": other_source})
     return found
 
 
-def linked(candidates: list[dict[str, Any]], shared: Mapping[str, Any]) -> list[AlsoOn]:
+def linked(candidates: list[ProfileRef], shared: Mapping[str, Any]) -> list[AlsoOn]:
     """The candidates a ``shared_works_body`` response shows sharing a work (rule 3)."""
     buckets = ((shared.get("aggregations") or {}).get("shared") or {}).get("buckets") or ()
     counts = {str(b["key"]): int(b["doc_count"]) for b in buckets}

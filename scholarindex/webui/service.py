@@ -19,6 +19,13 @@ from tenacity import Retrying, retry_if_exception
 
 from scholarindex.core.retry import RetryPolicy, is_retryable_status
 from scholarindex.indexing.indices import alias_name
+from scholarindex.indexing.shapes import (
+    ProfileRef,
+    ResearcherDoc,
+    WorkDoc,
+    researcher_of,
+    work_of,
+)
 from scholarindex.search.errors import InvalidRequest, NotFound, ServiceUnavailable
 from scholarindex.search.matching import loose_levels
 from scholarindex.search.params import SearchRequest
@@ -136,7 +143,8 @@ class SearchService:
             raise ServiceUnavailable(UNAVAILABLE_MESSAGE)
         works = self._call("search researcher works", lambda: self._search(
             self.works, researcher_works_body(researcher_id)))
-        doc = found.get("_source") if found.get("found") else None
+        doc: ResearcherDoc | ProfileRef | None = researcher_of(
+            found.get("_source") if found.get("found") else None)
         if doc is None:
             doc = _doc_from_works(researcher_id, works)
         if doc is None:
@@ -153,9 +161,9 @@ class SearchService:
         hits = found.get("hits", {}).get("hits") or []
         if not hits:
             raise NotFound("No work with that id.")
-        return work_explained(hits[0]["_source"])
+        return work_explained(work_of(hits[0]["_source"]))
 
-    def _also_on(self, researcher_id: str, doc: dict[str, Any]) -> list[AlsoOn]:
+    def _also_on(self, researcher_id: str, doc: ResearcherDoc | ProfileRef) -> list[AlsoOn]:
         """Profiles on other sites with the same name and a shared work (``webui.cross_site``)."""
         name, source = doc.get("name"), doc.get("source")
         if not isinstance(name, str) or not isinstance(source, str) or not source:
@@ -202,7 +210,7 @@ class SearchService:
             return retrying(request)
 
 
-def _doc_from_works(researcher_id: str, works: dict[str, Any]) -> dict[str, Any] | None:
+def _doc_from_works(researcher_id: str, works: dict[str, Any]) -> ProfileRef | None:
     """A minimal profile read from the works that list it (the profile document is missing)."""
     for hit in (works.get("hits") or {}).get("hits") or ():
         for profile in (hit.get("_source") or {}).get("profiles") or ():
@@ -217,7 +225,7 @@ WORK_LISTING_FIELDS = ("work_id", "title", "researcher_id", "researcher_name", "
                        "source", "year", "venue", "type", "authors", "authors_truncated")
 
 
-def work_explained(doc: dict[str, Any]) -> dict[str, Any]:
+def work_explained(doc: WorkDoc) -> dict[str, Any]:
     """A work document as the API shows it: its listings, and why each joined.
 
     A listing under the document's own id, or under an id with no recorded link, is
@@ -227,7 +235,7 @@ def work_explained(doc: dict[str, Any]) -> dict[str, Any]:
     links = {link.get("work_id"): link for link in doc.get("resolution") or ()}
     listings = []
     for entry in doc.get("listings") or ():
-        item = {name: entry.get(name) for name in WORK_LISTING_FIELDS}
+        item: dict[str, Any] = {name: entry.get(name) for name in WORK_LISTING_FIELDS}
         item["work_id"] = item["work_id"] or own
         link = links.get(item["work_id"])
         item["joined"] = ({"by": "title", "score": None, "evidence": []} if link is None
