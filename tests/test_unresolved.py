@@ -153,3 +153,41 @@ def test_a_printing_is_found_among_many_documents_sharing_its_words(
     hidden = _hidden(opensearch_client, prefix)
     assert hidden[TYPO["work_id"]] == ORIGINAL["work_id"]
     assert all(hidden[item["work_id"]] is None for item in crowd)
+
+
+def test_a_batch_asking_about_more_clauses_than_one_search_holds_is_asked_in_parts(
+        writer_for: Any, opensearch_client: OpenSearch,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A batch of new works with long titles: one filter a work, and all of them together
+    # far past the engine's limit of nested clauses in one query (1,024 by default).
+    writer, prefix = writer_for(hide=False)
+    writer.write([change_from_item(ORIGINAL, AT)])
+    works = alias_name(prefix, "works")
+    opensearch_client.indices.refresh(index=works)
+    stored = snapshot(opensearch_client, works)[ORIGINAL["work_id"]]["blocking_keys"]
+    words = sorted(k for k in stored if k.startswith("w:"))
+    assert len(words) >= 2
+    strangers = [f"w:nothing{i}" for i in range(12)]
+    # Each filter its own (the engine folds identical clauses into one before it counts).
+    ask = {f"new-{i:03d}": unresolved._sharing_words(
+        words + [f"w:only{i}"], words + [f"w:only{i}", *strangers], 2) for i in range(300)}
+    ask["stranger"] = unresolved._sharing_words(strangers, strangers, 2)
+    total = sum(1 + unresolved.clauses(query) for query in ask.values())
+    assert total > 1024 * 3
+    assert unresolved._sharing(opensearch_client, works, ask) == set(ask) - {"stranger"}
+    # Asked in one search, the engine refuses it, and no retry would help.
+    monkeypatch.setattr(unresolved, "CLAUSES_PER_SEARCH", 10**9)
+    with pytest.raises(IndexUnavailable, match="too_many_nested_clauses") as refused:
+        unresolved._sharing(opensearch_client, works, ask)
+    assert not refused.value.retryable
+
+
+def test_clauses_are_counted_as_nested_in_bools() -> None:
+    query = {"bool": {"filter": [{"terms": {"k": ["a", "b"]}}],
+                      "should": [{"term": {"k": "a"}},
+                                 {"bool": {"should": [{"term": {"k": "b"}}]}}]}}
+    assert unresolved.clauses(query) == 4
+    assert unresolved.clauses({"term": {"k": "a"}}) == 0
+    parts = list(unresolved._parts({f"q{i}": query for i in range(10)}, budget=12))
+    assert [len(part) for part in parts] == [2, 2, 2, 2, 2]
+    assert [name for part in parts for name in part] == [f"q{i}" for i in range(10)]

@@ -220,6 +220,10 @@ def is_write_block(exc: os_exc.TransportError) -> bool:
                                                   "index_create_block_exception"))
 
 
+# A query past the engine's limit of clauses (``indices.query.bool.max_clause_count``).
+_QUERY_TOO_LARGE = ("too_many_nested_clauses", "too_many_clauses")
+
+
 @contextmanager
 def translate_errors(what: str) -> Iterator[None]:
     """Run an opensearch-py call; raise ``IndexUnavailable`` if the request failed.
@@ -243,7 +247,10 @@ def translate_errors(what: str) -> Iterator[None]:
     except os_exc.TransportError as exc:
         # A status that is not a number here is a failure opensearch-py could not place.
         retryable = isinstance(exc.status_code, int) and is_retryable_status(exc.status_code)
-        raise IndexUnavailable(f"{what}: {describe(exc)}", retryable=retryable,
+        described = describe(exc)
+        # Answered 500, but the query is what is wrong: the same query fails every time.
+        retryable = retryable and not any(kind in described for kind in _QUERY_TOO_LARGE)
+        raise IndexUnavailable(f"{what}: {described}", retryable=retryable,
                                status=exc.status_code,
                                retry_after=getattr(exc, "retry_after", None)) from exc
 

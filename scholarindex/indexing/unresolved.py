@@ -39,7 +39,7 @@ one that will not writes the new works visible (the pass still joins them).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from opensearchpy import OpenSearch
@@ -66,7 +66,10 @@ HIDDEN: Final = "hidden_by"
 # Indexed documents read for each judged one: those sharing the most of its blocking keys.
 NEAREST = 10
 BLOCKS = ("x:", STRONG_PREFIX)  # stored keys of blocks that pair atoms whatever their words
-FILTERS_PER_SEARCH = 500  # new documents one search asks about (a batch's, mostly)
+# Nested clauses one search may hold. OpenSearch refuses a query of more than
+# ``indices.query.bool.max_clause_count`` (1,024 by default), counted over the whole query;
+# a batch of new works with long titles asks about more than that in one go.
+CLAUSES_PER_SEARCH = 900
 # Seconds after which the index's own refresh (every second) has made a writer's last
 # works searchable: a writer that wrote works more recently refreshes before judging.
 REFRESH_AFTER = 5.0
@@ -269,9 +272,7 @@ def _sharing(client: OpenSearch, works: str, filters: Mapping[str, dict[str, Any
     """The ids of ``filters`` (id -> query) that some indexed work document matches:
     one search, a ``filters`` aggregation, no document fetched."""
     found: set[str] = set()
-    names = sorted(filters)
-    for start in range(0, len(names), FILTERS_PER_SEARCH):
-        part = {name: filters[name] for name in names[start:start + FILTERS_PER_SEARCH]}
+    for part in _parts(filters, CLAUSES_PER_SEARCH):
         body = {"size": 0, "query": {"bool": {"should": list(part.values()),
                                               "minimum_should_match": 1}},
                 "aggs": {"sharing": {"filters": {"filters": part}}}}
@@ -280,3 +281,29 @@ def _sharing(client: OpenSearch, works: str, filters: Mapping[str, dict[str, Any
         found |= {name for name, bucket in answer["aggregations"]["sharing"]["buckets"].items()
                   if bucket["doc_count"] > 0}
     return found
+
+
+def _parts(filters: Mapping[str, dict[str, Any]], budget: int
+           ) -> Iterator[dict[str, dict[str, Any]]]:
+    """``filters`` in order of their names, a part a search: as many as fit in ``budget``
+    clauses once joined under one ``should`` (a filter larger than that goes alone)."""
+    part: dict[str, dict[str, Any]] = {}
+    used = 0
+    for name in sorted(filters):
+        size = 1 + clauses(filters[name])
+        if part and used + size > budget:
+            yield part
+            part, used = {}, 0
+        part[name] = filters[name]
+        used += size
+    if part:
+        yield part
+
+
+def clauses(query: Mapping[str, Any]) -> int:
+    """The clauses nested in a query's ``bool``s, as the engine counts them for its limit."""
+    inner = query.get("bool")
+    if not isinstance(inner, Mapping):
+        return 0
+    return sum(1 + clauses(child) for occur in ("must", "filter", "should", "must_not")
+               for child in inner.get(occur, []))
