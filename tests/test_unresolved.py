@@ -170,7 +170,7 @@ def test_a_batch_asking_about_more_clauses_than_one_search_holds_is_asked_in_par
     strangers = [f"w:nothing{i}" for i in range(12)]
     # Each filter its own (the engine folds identical clauses into one before it counts).
     ask = {f"new-{i:03d}": unresolved._sharing_words(
-        words + [f"w:only{i}"], words + [f"w:only{i}", *strangers], 2) for i in range(300)}
+        [*words, f"w:only{i}"], [*words, f"w:only{i}", *strangers], 2) for i in range(300)}
     ask["stranger"] = unresolved._sharing_words(strangers, strangers, 2)
     total = sum(1 + unresolved.clauses(query) for query in ask.values())
     assert total > 1024 * 3
