@@ -54,6 +54,7 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from scrapy import Request, Spider, signals
@@ -97,7 +98,6 @@ from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, entry, items_of
 
 logger = logging.getLogger(__name__)
 
-# The close reason when Redis stayed unreachable: the verdict makes it exit 3.
 _PUSH_BATCH = 500
 _STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
 _SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
@@ -132,6 +132,12 @@ def deserialize(payload: bytes, spider: Spider) -> Request:
     return request_from_dict(pickle.loads(payload), spider=spider)
 
 
+class Phase(Enum):
+    OPEN = "open"
+    CLOSING = "closing"  # nothing more taken, nor handed to the engine
+    UNAVAILABLE = "unavailable"  # Redis stayed away past REDIS_RETRY_SECONDS: no more calls
+
+
 class RedisScheduler:
     def __init__(self, crawler: Crawler, config: RedisConfig, take_batch: int,
                  max_deliveries: int, max_unacked: int) -> None:
@@ -147,6 +153,7 @@ class RedisScheduler:
         self.frontier = Frontier(self.link, self.keys, self.worker, config.lease_seconds,
                                  max_deliveries)
         self.run_id = ""
+        self.phase = Phase.OPEN
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
         self._held: set[str] = set()  # leased by this worker, not acknowledged
@@ -170,8 +177,6 @@ class RedisScheduler:
         self._last_state: FrontierState | None = None
         self._handed_at = time.monotonic()  # when the engine last got a request from here
         self._said_waiting = 0.0
-        self._closing = False
-        self._unavailable = False  # Redis stayed away past REDIS_RETRY_SECONDS
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._ticker: LoopingCall | None = None
         self.lookups = Lookups(self.link, self.keys, self.worker)
@@ -234,10 +239,11 @@ class RedisScheduler:
         return deferred_from_coro(self._close(reason))
 
     async def _close(self, reason: str) -> None:
-        self._closing = True
+        if self.phase is Phase.OPEN:
+            self.phase = Phase.CLOSING
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             self.link.abort()
             await maybe_deferred_to_future(self.calls.stop())
             self.link.close()
@@ -328,10 +334,9 @@ class RedisScheduler:
 
     def _give_up(self, exc: BaseException) -> None:
         """Redis stayed away past REDIS_RETRY_SECONDS: close (exit 3); leases expire."""
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             return
-        self._unavailable = True
-        self._closing = True
+        self.phase = Phase.UNAVAILABLE
         self.link.abort()  # the calls waiting in line fail at once
         logger.error("%s; closing this worker (its leases expire and go back to the queue)",
                      exc)
@@ -356,7 +361,7 @@ class RedisScheduler:
 
     def _take_more(self) -> None:
         """Take a batch from Redis, in the background, if there is room for it."""
-        if self._closing or self._taking is not None or self._job_done:
+        if self.phase is not Phase.OPEN or self._taking is not None or self._job_done:
             return  # (a job found done stays done: no take in flight keeps it open)
         room = self.max_unacked - len(self._held)
         if room < self.take_batch:
@@ -389,7 +394,7 @@ class RedisScheduler:
                         taken.reclaimed)
         for fp, payload in taken.requests:
             self._held.add(fp)  # handed back at close if it never runs
-            if self._closing or spider is None:
+            if self.phase is not Phase.OPEN or spider is None:
                 continue
             request = deserialize(payload, spider)
             request.meta[FP_META] = fp
@@ -429,7 +434,7 @@ class RedisScheduler:
         worker killed with its works' listings still buffered leaves their pages to be
         done again, and the lookups with them; held, they were adopted, and the answers
         for works not in the index were dead-lettered (``missing_document``)."""
-        if hold and not self._unavailable:
+        if hold and self.phase is not Phase.UNAVAILABLE:
             self.calls.run(self.lookups.hold, hold).addErrback(self._failed, "hold lookups")
 
     def _index_ticket(self) -> int:
@@ -464,7 +469,7 @@ class RedisScheduler:
             self._drop_lookups(self.book.drop(answered))
 
     def _drop_lookups(self, work_ids: list[str]) -> None:
-        if work_ids and not self._unavailable:
+        if work_ids and self.phase is not Phase.UNAVAILABLE:
             self.calls.run(self.lookups.drop, work_ids).addErrback(self._failed, "drop lookups")
 
     def _on_delivered(self, number: int) -> None:
@@ -487,14 +492,14 @@ class RedisScheduler:
                 self._send_acks()
             # After the hand-offs already sent (the calls run in order).
             handed = [fp for fp in ready if fp not in unsent]
-            if handed and not self._unavailable:
+            if handed and self.phase is not Phase.UNAVAILABLE:
                 self.calls.run(self.outbox.delivered, handed) \
                     .addErrback(self._failed, "outbox delivered")
 
     def _send_acks(self) -> None:
         """Acknowledge what is done and delivered or handed off (one call in flight at a
         time)."""
-        if self._acking or not (self._acks or self._handoffs) or self._unavailable:
+        if self._acking or not (self._acks or self._handoffs) or self.phase is Phase.UNAVAILABLE:
             return
         acks, self._acks = self._acks, []
         handoffs, self._handoffs = self._handoffs, []
@@ -542,9 +547,9 @@ class RedisScheduler:
         self._beat()
 
     def _tick(self) -> None:
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             return
-        if not self.crawler.crawling and not self._closing:
+        if not self.crawler.crawling and self.phase is Phase.OPEN:
             hurry(self.link.url, _STOP_WAIT)  # told to stop (SIGTERM): do not wait on Redis
         self._say_what_it_waits_for()
         self._send_pushes()
@@ -597,12 +602,12 @@ class RedisScheduler:
         """Kept open until a check in the background found the job done; then the engine
         closes the spider at its next idle round, unless another part keeps it open (the
         arXiv stage with lookups pending)."""
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             return
         if self._job_done and not self._held and not self._waiting and not self._local \
                 and self._taking is None:
             return
-        if not self._checking and not self._closing:
+        if not self._checking and self.phase is Phase.OPEN:
             self._checking = True
             self._send_acks()
             pushes, self._pushes = self._pushes, []
