@@ -70,6 +70,7 @@ from twisted.python.failure import Failure
 from crawler.close_reasons import REDIS_UNAVAILABLE
 from crawler.distributed.calls import RedisCalls
 from crawler.distributed.lookupbook import LookupBook, merge_into, queued_works
+from crawler.distributed.singleflight import SingleFlight
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import given_urls, safe_name
 from crawler.signals import (
@@ -169,10 +170,11 @@ class RedisScheduler:
         self._delivered = 0  # the last index flush delivered (index_delivered)
         self._flush_asked = False  # index_flush_soon sent since the last delivery
         self._acks: list[str] = []  # done and delivered, not yet sent
-        self._taking: Deferred[Any] | None = None  # the take in flight
-        self._acking = False
-        self._upkeep_running = False
-        self._checking = False  # a "is the job done?" check in flight
+        # One call of each kind in flight at a time.
+        self._take = SingleFlight(self.calls)
+        self._ack = SingleFlight(self.calls)
+        self._upkeep = SingleFlight(self.calls)
+        self._check = SingleFlight(self.calls)  # "is the job done?"
         self._job_done = False  # the last check found the job done
         self._last_state: FrontierState | None = None
         self._handed_at = time.monotonic()  # when the engine last got a request from here
@@ -250,8 +252,8 @@ class RedisScheduler:
             return
         if reason != "finished":  # a drain or a failure: do not wait long for Redis
             hurry(self.link.url, _STOP_WAIT)
-        if self._taking is not None:  # its requests are this worker's to hand back
-            await maybe_deferred_to_future(self._taking)
+        if self._take.call is not None:  # its requests are this worker's to hand back
+            await maybe_deferred_to_future(self._take.call)
         # The pipelines have closed: what they had is in the index or dead-lettered, so
         # what was to be handed off is simply done, and the outbox is cleared as this
         # worker leaves.
@@ -361,7 +363,7 @@ class RedisScheduler:
 
     def _take_more(self) -> None:
         """Take a batch from Redis, in the background, if there is room for it."""
-        if self.phase is not Phase.OPEN or self._taking is not None or self._job_done:
+        if self.phase is not Phase.OPEN or self._take.busy or self._job_done:
             return  # (a job found done stays done: no take in flight keeps it open)
         room = self.max_unacked - len(self._held)
         if room < self.take_batch:
@@ -371,14 +373,9 @@ class RedisScheduler:
                 return  # taken again when acknowledgements make room
         pushes, self._pushes = self._pushes, []
         n = min(self.take_batch, room)
-        d = self.calls.run(self._push_and_take, pushes, n)
-        self._taking = d
+        d = self._take.run(self._push_and_take, pushes, n)
         d.addCallback(self._taken)
         d.addErrback(self._failed, "take")
-
-        def done(_: Any) -> None:
-            self._taking = None
-        d.addBoth(done)
 
     def _push_and_take(self, pushes: list[tuple[str, bytes, bool]], n: int) -> Taken:
         """On the Redis thread: links found so far become takeable (by anyone), then take."""
@@ -499,16 +496,15 @@ class RedisScheduler:
     def _send_acks(self) -> None:
         """Acknowledge what is done and delivered or handed off (one call in flight at a
         time)."""
-        if self._acking or not (self._acks or self._handoffs) or self.phase is Phase.UNAVAILABLE:
+        if self._ack.busy or not (self._acks or self._handoffs) \
+                or self.phase is Phase.UNAVAILABLE:
             return
         acks, self._acks = self._acks, []
         handoffs, self._handoffs = self._handoffs, []
-        self._acking = True
 
         def send() -> None:
             self.frontier.hand_off(handoffs)
             self.frontier.ack(acks)
-        d = self.calls.run(send)
 
         def acked(_: Any) -> None:
             self._held.difference_update(acks)
@@ -519,13 +515,7 @@ class RedisScheduler:
                 self._send_acks()
             if not self._local:
                 self._take_more()  # room made
-
-        def finished(result: Any) -> Any:
-            self._acking = False
-            return result
-        d.addBoth(finished)
-        d.addCallback(acked)
-        d.addErrback(self._failed, "acknowledge")
+        self._ack.run(send).addCallback(acked).addErrback(self._failed, "acknowledge")
 
     def _send_pushes(self) -> None:
         if self._pushes:
@@ -538,7 +528,7 @@ class RedisScheduler:
         info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": self._started_at}
         heartbeat(self.link, self.keys, self.worker, self.config.lease_seconds, info)
 
-    def _upkeep(self, held: list[str], parsed: list[str]) -> None:
+    def _renew(self, held: list[str], parsed: list[str]) -> None:
         """On the Redis thread: renew this worker's leases (also telling Redis a worker is
         about, ``frontier``'s silence rule) and name the pages parsed since the last
         renewal (their take is not counted against ``REDIS_MAX_DELIVERIES``), then the
@@ -554,16 +544,11 @@ class RedisScheduler:
         self._say_what_it_waits_for()
         self._send_pushes()
         self._send_acks()
-        if self._upkeep_running:  # the last one is still waiting for Redis
+        if self._upkeep.busy:  # the last one is still waiting for Redis
             return
-        self._upkeep_running = True
         parsed, self._parsed = self._parsed, []
-        d = self.calls.run(self._upkeep, sorted(self._held), parsed)
+        d = self._upkeep.run(self._renew, sorted(self._held), parsed)
         d.addErrback(self._failed, "lease renewal")
-
-        def done(_: Any) -> None:
-            self._upkeep_running = False
-        d.addBoth(done)
 
     def _say_what_it_waits_for(self) -> None:
         """Once a minute while the engine got nothing from here: what keeps this worker."""
@@ -605,10 +590,9 @@ class RedisScheduler:
         if self.phase is Phase.UNAVAILABLE:
             return
         if self._job_done and not self._held and not self._waiting and not self._local \
-                and self._taking is None:
+                and not self._take.busy:
             return
-        if not self._checking and self.phase is Phase.OPEN:
-            self._checking = True
+        if not self._check.busy and self.phase is Phase.OPEN:
             self._send_acks()
             pushes, self._pushes = self._pushes, []
             limit = adoption_limit((t for _, t, _ in self._waiting), self._delivered)
@@ -623,13 +607,7 @@ class RedisScheduler:
                 holding, entries = self.outbox.adopt(limit)
                 alive, adopted = self.lookups.adopt()
                 return state, alive + holding, adopted, entries
-            d = self.calls.run(check)
-            d.addCallback(self._checked)
-            d.addErrback(self._failed, "state")
-
-            def done(_: Any) -> None:
-                self._checking = False
-            d.addBoth(done)
+            self._check.run(check).addCallback(self._checked).addErrback(self._failed, "state")
         raise DontCloseSpider
 
     def _checked(self, checked: tuple[FrontierState, int, list[dict[str, Any]],
@@ -648,7 +626,7 @@ class RedisScheduler:
         # Nor while a worker alive holds arXiv lookups (it may yet die: they would be
         # adopted here) or this check just adopted some.
         self._job_done = (state.idle and not self._held and not self._waiting
-                          and not self._local and self._taking is None
+                          and not self._local and not self._take.busy
                           and not self._others_looking_up and not adopted and not entries)
 
     def _adopt_outbox(self, entries: dict[str, bytes]) -> list[dict[str, Any]]:
