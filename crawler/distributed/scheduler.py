@@ -69,7 +69,9 @@ from twisted.python.failure import Failure
 
 from crawler.close_reasons import REDIS_UNAVAILABLE
 from crawler.distributed.calls import RedisCalls
+from crawler.distributed.idlereport import IdleReport
 from crawler.distributed.lookupbook import LookupBook, merge_into, queued_works
+from crawler.distributed.pagebook import Done, PageBook
 from crawler.distributed.singleflight import SingleFlight
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import given_urls, safe_name
@@ -95,13 +97,12 @@ from scholarindex.distributed.jobs import (
 )
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.distributed.lookups import Lookups
-from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, entry, items_of
+from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, items_of
 
 logger = logging.getLogger(__name__)
 
 _PUSH_BATCH = 500
 _STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
-_SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
 
 
 class JobRefused(RuntimeError):
@@ -157,38 +158,23 @@ class RedisScheduler:
         self.phase = Phase.OPEN
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
-        self._held: set[str] = set()  # leased by this worker, not acknowledged
-        self._parsed: list[str] = []  # done since the last renewal (not what kills a worker)
-        # The items of a leased page that came through every pipeline: (URL, items).
-        self._scraped: dict[str, tuple[str, list[Any]]] = {}
-        # Pages whose items wait for the index (own, handed off; or adopted), kept in the
-        # outbox meanwhile: (page, index ticket, done at).
-        self._waiting: list[tuple[str, int, float]] = []
-        self._handoffs: list[tuple[str, bytes]] = []  # (page, outbox entry) not yet sent
-        # The lookups of a waiting page, written to Redis once its items are delivered.
-        self._to_hold: dict[str, dict[str, dict[str, Any]]] = {}
-        self._delivered = 0  # the last index flush delivered (index_delivered)
-        self._flush_asked = False  # index_flush_soon sent since the last delivery
-        self._acks: list[str] = []  # done and delivered, not yet sent
+        self.pages = PageBook()  # leased, done, waiting for the index, to acknowledge
         # One call of each kind in flight at a time.
         self._take = SingleFlight(self.calls)
         self._ack = SingleFlight(self.calls)
         self._upkeep = SingleFlight(self.calls)
         self._check = SingleFlight(self.calls)  # "is the job done?"
         self._job_done = False  # the last check found the job done
-        self._last_state: FrontierState | None = None
-        self._handed_at = time.monotonic()  # when the engine last got a request from here
-        self._said_waiting = 0.0
+        self.idle_report = IdleReport()
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._ticker: LoopingCall | None = None
         self.lookups = Lookups(self.link, self.keys, self.worker)
         self.book = LookupBook()  # arXiv lookups this worker keeps in Redis
         self.outbox = Outbox(self.link, self.keys, self.worker, max_deliveries)
-        self._others_looking_up = 0  # live workers holding lookups (the last check)
         self.tracker = PageTracker.of(crawler)
         self.tracker.on_done = self._page_done
         self.tracker.on_item = self.book.page_item
-        self.tracker.on_scraped = self._page_scraped
+        self.tracker.on_scraped = self.pages.scraped
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
         crawler.signals.connect(self._on_enriched, signal=work_enriched)
@@ -254,16 +240,9 @@ class RedisScheduler:
             hurry(self.link.url, _STOP_WAIT)
         if self._take.call is not None:  # its requests are this worker's to hand back
             await maybe_deferred_to_future(self._take.call)
-        # The pipelines have closed: what they had is in the index or dead-lettered, so
-        # what was to be handed off is simply done, and the outbox is cleared as this
-        # worker leaves.
-        self._acks.extend(fp for fp, _ in self._handoffs)
-        self._handoffs = []
-        self._waiting = []
-        self._to_hold = {}  # delivered too; the hash is cleared as this worker leaves
-        acks, self._acks = self._acks, []
+        # The pipelines have closed: every page waiting is delivered or dead-lettered.
+        acks, unfinished = self.pages.closed()
         pushes, self._pushes = self._pushes, []
-        unfinished = sorted(self._held.difference(acks))
         try:
             released, finished = await self._call(self._leave, pushes, acks, unfinished)
         except RedisUnavailable as exc:
@@ -301,7 +280,7 @@ class RedisScheduler:
     def enqueue_request(self, request: Request) -> bool:
         fp = request.meta.get(FP_META)
         if fp is not None:
-            if fp in self._held:  # a retry or redirect of a page this worker leased
+            if fp in self.pages.held:  # a retry or redirect of a page this worker leased
                 self._local.append(request)
                 return True
             request.meta.pop(FP_META)  # a lease that is no longer ours: queue it afresh
@@ -317,7 +296,7 @@ class RedisScheduler:
     def next_request(self) -> Request | None:
         request = self._local.popleft() if self._local else None
         if request is not None:
-            self._handed_at = time.monotonic()
+            self.idle_report.handed()
         if len(self._local) < self.take_batch:
             self._take_more()
         return request
@@ -365,7 +344,7 @@ class RedisScheduler:
         """Take a batch from Redis, in the background, if there is room for it."""
         if self.phase is not Phase.OPEN or self._take.busy or self._job_done:
             return  # (a job found done stays done: no take in flight keeps it open)
-        room = self.max_unacked - len(self._held)
+        room = self.max_unacked - len(self.pages.held)
         if room < self.take_batch:
             self._send_acks()
             self._ask_for_a_flush()
@@ -390,39 +369,29 @@ class RedisScheduler:
             logger.info("job %s: %d expired lease(s) back in the queue", self.keys.job,
                         taken.reclaimed)
         for fp, payload in taken.requests:
-            self._held.add(fp)  # handed back at close if it never runs
+            self.pages.leased(fp)  # handed back at close if it never runs
             if self.phase is not Phase.OPEN or spider is None:
                 continue
             request = deserialize(payload, spider)
             request.meta[FP_META] = fp
             self.crawler.engine.crawl(request)  # back in enqueue_request, and wakes the engine
 
-    def _page_scraped(self, fp: str, url: str, item: Any) -> None:
-        if fp in self._held:
-            self._scraped.setdefault(fp, (url, []))[1].append(item)
-
     def _page_done(self, fp: str, items: int) -> None:
-        url, scraped = self._scraped.pop(fp, ("", []))
-        if fp not in self._held:
+        if fp not in self.pages.held:
+            self.pages.dropped(fp)
             self.book.page_dropped(fp)
             return
-        self._parsed.append(fp)
         hold = self.book.page_done(fp)
         ticket = self._index_ticket() if items else 0
-        if ticket > self._delivered:
-            self._waiting.append((fp, ticket, time.monotonic()))
-            if hold:
-                self._to_hold[fp] = hold
+        if self.pages.done(fp, ticket, hold, time.monotonic()) is Done.HAND_OFF:
             # Acknowledged now, its items kept in Redis until the index has them: a kill
             # from here on costs this page no fetch.
-            self._handoffs.append((fp, entry(url, scraped)))
             self._send_acks()  # at once: one call in flight, the others wait for it together
-            if len(self._waiting) >= self.max_unacked // 2:
+            if len(self.pages.waiting) >= self.max_unacked // 2:
                 self._ask_for_a_flush()
         else:
             self._hold_lookups(hold)
-            self._acks.append(fp)
-            if len(self._acks) >= self.take_batch:
+            if len(self.pages.acks) >= self.take_batch:
                 self._send_acks()
 
     def _hold_lookups(self, hold: dict[str, dict[str, Any]]) -> None:
@@ -441,8 +410,7 @@ class RedisScheduler:
         return max((n for _, n in answers if isinstance(n, int)), default=0)
 
     def _ask_for_a_flush(self) -> None:
-        if self._waiting and not self._flush_asked:
-            self._flush_asked = True
+        if self.pages.flush_wanted():
             self.crawler.signals.send_catch_log(index_flush_soon)
 
     def _on_enriched(self, work_id: str, **kwargs: Any) -> None:
@@ -459,7 +427,7 @@ class RedisScheduler:
     def _ticket_answers(self) -> None:
         answered, self._answered = self._answered, []
         ticket = self._index_ticket()
-        if ticket > self._delivered:
+        if ticket > self.pages.last_delivered:
             for work_id in answered:
                 self.book.wait(work_id, ticket)
         else:
@@ -470,48 +438,33 @@ class RedisScheduler:
             self.calls.run(self.lookups.drop, work_ids).addErrback(self._failed, "drop lookups")
 
     def _on_delivered(self, number: int) -> None:
-        self._delivered = max(self._delivered, number)
-        self._flush_asked = False
-        ready = [fp for fp, ticket, _ in self._waiting if ticket <= number]
-        hold: dict[str, dict[str, Any]] = {}
-        for fp in ready:  # in page order: a later page's evidence includes the earlier's
-            hold.update(self._to_hold.pop(fp, {}))
+        delivery = self.pages.delivered(number)
         # Before the drops of answers this flush delivered; not the works already let go.
-        self._hold_lookups(self.book.still_held(hold))
+        self._hold_lookups(self.book.still_held(delivery.hold))
         self._drop_lookups(self.book.delivered(number))
-        if ready:
-            self._waiting = [waiting for waiting in self._waiting if waiting[1] > number]
-            # Delivered before their hand-off went out: a plain acknowledgement will do.
-            unsent = set(ready).intersection(fp for fp, _ in self._handoffs)
-            if unsent:
-                self._handoffs = [h for h in self._handoffs if h[0] not in unsent]
-                self._acks.extend(fp for fp in ready if fp in unsent)
-                self._send_acks()
-            # After the hand-offs already sent (the calls run in order).
-            handed = [fp for fp in ready if fp not in unsent]
-            if handed and self.phase is not Phase.UNAVAILABLE:
-                self.calls.run(self.outbox.delivered, handed) \
-                    .addErrback(self._failed, "outbox delivered")
+        if delivery.acked:  # delivered before their hand-off went out
+            self._send_acks()
+        # After the hand-offs already sent (the calls run in order).
+        if delivery.handed and self.phase is not Phase.UNAVAILABLE:
+            self.calls.run(self.outbox.delivered, delivery.handed) \
+                .addErrback(self._failed, "outbox delivered")
 
     def _send_acks(self) -> None:
         """Acknowledge what is done and delivered or handed off (one call in flight at a
         time)."""
-        if self._ack.busy or not (self._acks or self._handoffs) \
-                or self.phase is Phase.UNAVAILABLE:
+        if self._ack.busy or not self.pages.unsent or self.phase is Phase.UNAVAILABLE:
             return
-        acks, self._acks = self._acks, []
-        handoffs, self._handoffs = self._handoffs, []
+        acks, handoffs = self.pages.to_send()
 
         def send() -> None:
             self.frontier.hand_off(handoffs)
             self.frontier.ack(acks)
 
         def acked(_: Any) -> None:
-            self._held.difference_update(acks)
-            self._held.difference_update(fp for fp, _ in handoffs)
+            self.pages.sent(acks, handoffs)
             self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks) + len(handoffs))
             self.stats.inc_value(stat_keys.FRONTIER_HANDED_OFF, len(handoffs))
-            if self._acks or self._handoffs:
+            if self.pages.unsent:
                 self._send_acks()
             if not self._local:
                 self._take_more()  # room made
@@ -546,41 +499,17 @@ class RedisScheduler:
         self._send_acks()
         if self._upkeep.busy:  # the last one is still waiting for Redis
             return
-        parsed, self._parsed = self._parsed, []
-        d = self._upkeep.run(self._renew, sorted(self._held), parsed)
-        d.addErrback(self._failed, "lease renewal")
+        held, parsed = self.pages.renewal()
+        self._upkeep.run(self._renew, held, parsed).addErrback(self._failed, "lease renewal")
 
     def _say_what_it_waits_for(self) -> None:
         """Once a minute while the engine got nothing from here: what keeps this worker."""
         now = time.monotonic()
-        if now - max(self._handed_at, self._said_waiting) < _SAY_EVERY:
+        if not self.idle_report.due(now):
             return
-        self._said_waiting = now
-        reasons = []
-        if self.calls.queued:
-            reasons.append(f"Redis: {self.calls.queued} call(s) in line, the last answered "
-                           f"{now - self.calls.answered_at:.0f} s ago")
-        if self._waiting:
-            oldest = now - min(at for _, _, at in self._waiting)
-            reasons.append(f"{len(self._waiting)} page(s) of this worker waiting for the index "
-                           f"(oldest {oldest:.0f} s, flush {min(t for _, t, _ in self._waiting)}"
-                           f"; delivered {self._delivered})")
-        if self._held:
-            reasons.append(f"{len(self._held)} page(s) leased by this worker, not yet "
-                           "acknowledged")
-        state = self._last_state
-        if state is not None:
-            if not state.seeded:
-                reasons.append("the URL list, not yet all queued by a seeding worker")
-            if state.queued:
-                reasons.append(f"{state.queued} request(s) queued")
-            if self._others_looking_up:
-                reasons.append(f"arXiv lookups of {self._others_looking_up} other worker(s)")
-            if state.leased > len(self._held):
-                reasons.append(f"{state.leased - len(self._held)} page(s) leased by other "
-                               "workers (taken here if their leases expire)")
+        reasons = self.idle_report.reasons(now, self.calls, self.pages)
         logger.info("job %s: worker %s has had nothing to fetch for %.0f s; waiting for: %s",
-                    self.keys.job, self.worker, now - self._handed_at,
+                    self.keys.job, self.worker, now - self.idle_report.handed_at,
                     "; ".join(reasons) or "nothing known")
 
     def _idle(self, spider: Spider) -> None:
@@ -589,13 +518,13 @@ class RedisScheduler:
         arXiv stage with lookups pending)."""
         if self.phase is Phase.UNAVAILABLE:
             return
-        if self._job_done and not self._held and not self._waiting and not self._local \
-                and not self._take.busy:
+        if self._job_done and self.pages.idle and not self._local and not self._take.busy:
             return
         if not self._check.busy and self.phase is Phase.OPEN:
             self._send_acks()
             pushes, self._pushes = self._pushes, []
-            limit = adoption_limit((t for _, t, _ in self._waiting), self._delivered)
+            limit = adoption_limit((w.ticket for w in self.pages.waiting),
+                                   self.pages.last_delivered)
 
             def check() -> tuple[FrontierState, int, list[dict[str, Any]], dict[str, bytes]]:
                 self.frontier.push(pushes)
@@ -612,8 +541,8 @@ class RedisScheduler:
 
     def _checked(self, checked: tuple[FrontierState, int, list[dict[str, Any]],
                                       dict[str, bytes]]) -> None:
-        state, self._others_looking_up, adopted, entries = checked
-        self._last_state = state
+        state, others_looking_up, adopted, entries = checked
+        self.idle_report.checked(state, others_looking_up)
         # The outboxes' items first: the answers to their lookups must follow them.
         adopted = adopted + self._adopt_outbox(entries)
         if adopted:  # looked up here now; answers dropped from Redis as this worker's own
@@ -625,9 +554,9 @@ class RedisScheduler:
         # A job found idle stays so: only a leased page can push new requests.
         # Nor while a worker alive holds arXiv lookups (it may yet die: they would be
         # adopted here) or this check just adopted some.
-        self._job_done = (state.idle and not self._held and not self._waiting
-                          and not self._local and not self._take.busy
-                          and not self._others_looking_up and not adopted and not entries)
+        self._job_done = (state.idle and self.pages.idle and not self._local
+                          and not self._take.busy and not others_looking_up
+                          and not adopted and not entries)
 
     def _adopt_outbox(self, entries: dict[str, bytes]) -> list[dict[str, Any]]:
         """A dead worker's handed-off pages, now in this worker's outbox: their items go
@@ -636,25 +565,23 @@ class RedisScheduler:
         queued for arXiv, for the arXiv stage to look up."""
         if not entries:
             return []
-        pages = {fp: items_of(payload) for fp, payload in entries.items()}
+        adopted = {fp: items_of(payload) for fp, payload in entries.items()}
         self.crawler.signals.send_catch_log(
-            items_adopted, items=[item for items in pages.values() for item in items])
-        self.stats.inc_value(stat_keys.FRONTIER_ADOPTED, len(pages))
+            items_adopted, items=[item for items in adopted.values() for item in items])
+        self.stats.inc_value(stat_keys.FRONTIER_ADOPTED, len(adopted))
         ticket = self._index_ticket()
         now = time.monotonic()
         evidence: dict[str, dict[str, Any]] = {}
-        for fp, items in pages.items():
+        for fp, items in adopted.items():
             page: dict[str, dict[str, Any]] = {}
             for value in (v for item in items for v in queued_works(item)):
                 merge_into(page, value)
                 merge_into(evidence, value)
-            self._waiting.append((fp, ticket, now))
-            if page:
-                self._to_hold[fp] = page
+            self.pages.adopted(fp, ticket, page, now)
         logger.info("job %s: %d page(s) a dead worker had parsed and not delivered adopted: "
-                    "indexed from its outbox, not fetched again", self.keys.job, len(pages))
-        if ticket <= self._delivered:  # nothing to index after all
-            self._on_delivered(self._delivered)
+                    "indexed from its outbox, not fetched again", self.keys.job, len(adopted))
+        if ticket <= self.pages.last_delivered:  # nothing to index after all
+            self._on_delivered(self.pages.last_delivered)
         else:
             self._ask_for_a_flush()  # now, not at the timer: the job waits for these
         return list(evidence.values())
