@@ -42,6 +42,11 @@ expire, this one waits and takes it, and says every minute what it waits for. At
 close (the end, or a drain by SIGTERM), done pages are acknowledged and the requests
 taken but not done go back to the front of the queue; the first worker to find the job
 done marks the run finished.
+
+The scheduler makes the Redis calls and sends the signals; where each page stands is
+``pagebook``'s (pure bookkeeping), one call of a kind in flight at a time
+``singleflight``'s, and what an idle worker says it waits for ``idlereport``'s. Its
+``Phase``: open; closing (nothing more taken); Redis unavailable (no more calls).
 """
 
 from __future__ import annotations
