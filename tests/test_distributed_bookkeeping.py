@@ -11,7 +11,6 @@ import pytest
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from crawler.distributed.calls import RedisCalls
 from crawler.distributed.idlereport import IdleReport
 from crawler.distributed.pagebook import Delivery, Done, PageBook, Waiting
 from crawler.distributed.singleflight import SingleFlight
@@ -159,11 +158,11 @@ def test_at_close_hand_offs_become_acknowledgements_and_the_rest_is_handed_back(
 # --- SingleFlight -----------------------------------------------------------------------
 
 
-class HeldCalls(RedisCalls):
-    """Calls that end when the test fires them."""
+class HeldCalls:
+    """Calls that end when the test fires them. (Not ``RedisCalls``: importing it installs
+    a reactor, and the in-process crawls of the session need theirs.)"""
 
     def __init__(self) -> None:
-        super().__init__()
         self.pending: list[Deferred[Any]] = []
 
     def run(self, fn: Callable[..., T], *args: Any) -> Deferred[T]:
@@ -218,12 +217,12 @@ def test_the_reasons_an_idle_worker_gives() -> None:
     book = leased("a", "b")
     book.done("a", 4, {}, 10.0)
     book.delivered(2)
-    calls = HeldCalls()
-    assert report.reasons(40.0, calls, book) == [
+    assert report.reasons(40.0, book, 0, 0.0) == [
         "1 page(s) of this worker waiting for the index (oldest 30 s, flush 4; delivered 2)",
         "2 page(s) leased by this worker, not yet acknowledged"]
     report.checked(FrontierState(queued=3, leased=5, seeded=False, dead=0), others_looking_up=1)
-    assert report.reasons(40.0, calls, PageBook()) == [
+    assert report.reasons(40.0, PageBook(), 2, 35.0) == [
+        "Redis: 2 call(s) in line, the last answered 5 s ago",
         "the URL list, not yet all queued by a seeding worker", "3 request(s) queued",
         "arXiv lookups of 1 other worker(s)",
         "5 page(s) leased by other workers (taken here if their leases expire)"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-from crawler.distributed.calls import RedisCalls
 from crawler.distributed.pagebook import PageBook
 from scholarindex.distributed.frontier import FrontierState
 
@@ -34,11 +33,14 @@ class IdleReport:
         self._said_at = now
         return True
 
-    def reasons(self, now: float, calls: RedisCalls, pages: PageBook) -> list[str]:
+    def reasons(self, now: float, pages: PageBook, calls_queued: int,
+                answered_at: float) -> list[str]:
+        """What keeps the worker: ``calls_queued`` Redis calls in line, the last answered
+        at ``answered_at`` (``calls.RedisCalls``); its pages; the job."""
         reasons = []
-        if calls.queued:
-            reasons.append(f"Redis: {calls.queued} call(s) in line, the last answered "
-                           f"{now - calls.answered_at:.0f} s ago")
+        if calls_queued:
+            reasons.append(f"Redis: {calls_queued} call(s) in line, the last answered "
+                           f"{now - answered_at:.0f} s ago")
         if pages.waiting:
             oldest = now - min(w.since for w in pages.waiting)
             reasons.append(f"{len(pages.waiting)} page(s) of this worker waiting for the index "

@@ -512,7 +512,8 @@ class RedisScheduler:
         now = time.monotonic()
         if not self.idle_report.due(now):
             return
-        reasons = self.idle_report.reasons(now, self.calls, self.pages)
+        reasons = self.idle_report.reasons(now, self.pages, self.calls.queued,
+                                           self.calls.answered_at)
         logger.info("job %s: worker %s has had nothing to fetch for %.0f s; waiting for: %s",
                     self.keys.job, self.worker, now - self.idle_report.handed_at,
                     "; ".join(reasons) or "nothing known")

@@ -5,17 +5,21 @@ behind the last, and what it would carry goes with a later one."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from twisted.internet.defer import Deferred
-
-from crawler.distributed.calls import RedisCalls
 
 T = TypeVar("T")
 
 
+class Calls(Protocol):
+    """``calls.RedisCalls`` (not imported: importing it installs the reactor)."""
+
+    def run(self, fn: Callable[..., T], *args: Any) -> Deferred[T]: ...
+
+
 class SingleFlight:
-    def __init__(self, calls: RedisCalls) -> None:
+    def __init__(self, calls: Calls) -> None:
         self._calls = calls
         self.call: Deferred[Any] | None = None  # the call in flight
 
