@@ -42,6 +42,11 @@ expire, this one waits and takes it, and says every minute what it waits for. At
 close (the end, or a drain by SIGTERM), done pages are acknowledged and the requests
 taken but not done go back to the front of the queue; the first worker to find the job
 done marks the run finished.
+
+The scheduler makes the Redis calls and sends the signals; where each page stands is
+``pagebook``'s (pure bookkeeping), one call of a kind in flight at a time
+``singleflight``'s, and what an idle worker says it waits for ``idlereport``'s. Its
+``Phase``: open; closing (nothing more taken); Redis unavailable (no more calls).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from scrapy import Request, Spider, signals
@@ -68,7 +74,10 @@ from twisted.python.failure import Failure
 
 from crawler.close_reasons import REDIS_UNAVAILABLE
 from crawler.distributed.calls import RedisCalls
+from crawler.distributed.idlereport import IdleReport
 from crawler.distributed.lookupbook import LookupBook, merge_into, queued_works
+from crawler.distributed.pagebook import Done, PageBook
+from crawler.distributed.singleflight import SingleFlight
 from crawler.distributed.tracking import FP_META, PageTracker
 from crawler.job import given_urls, safe_name
 from crawler.signals import (
@@ -93,14 +102,12 @@ from scholarindex.distributed.jobs import (
 )
 from scholarindex.distributed.keys import JobKeys
 from scholarindex.distributed.lookups import Lookups
-from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, entry, items_of
+from scholarindex.distributed.outbox import ADOPT_LIMIT, Outbox, items_of
 
 logger = logging.getLogger(__name__)
 
-# The close reason when Redis stayed unreachable: the verdict makes it exit 3.
 _PUSH_BATCH = 500
 _STOP_WAIT = 5.0  # seconds a worker told to stop still waits for an unreachable Redis
-_SAY_EVERY = 60.0  # seconds between two log lines on what an idle worker waits for
 
 
 class JobRefused(RuntimeError):
@@ -132,6 +139,12 @@ def deserialize(payload: bytes, spider: Spider) -> Request:
     return request_from_dict(pickle.loads(payload), spider=spider)
 
 
+class Phase(Enum):
+    OPEN = "open"
+    CLOSING = "closing"  # nothing more taken, nor handed to the engine
+    UNAVAILABLE = "unavailable"  # Redis stayed away past REDIS_RETRY_SECONDS: no more calls
+
+
 class RedisScheduler:
     def __init__(self, crawler: Crawler, config: RedisConfig, take_batch: int,
                  max_deliveries: int, max_unacked: int) -> None:
@@ -147,41 +160,26 @@ class RedisScheduler:
         self.frontier = Frontier(self.link, self.keys, self.worker, config.lease_seconds,
                                  max_deliveries)
         self.run_id = ""
+        self.phase = Phase.OPEN
         self._local: deque[Request] = deque()  # taken (leased), not yet handed to the engine
         self._pushes: list[tuple[str, bytes, bool]] = []
-        self._held: set[str] = set()  # leased by this worker, not acknowledged
-        self._parsed: list[str] = []  # done since the last renewal (not what kills a worker)
-        # The items of a leased page that came through every pipeline: (URL, items).
-        self._scraped: dict[str, tuple[str, list[Any]]] = {}
-        # Pages whose items wait for the index (own, handed off; or adopted), kept in the
-        # outbox meanwhile: (page, index ticket, done at).
-        self._waiting: list[tuple[str, int, float]] = []
-        self._handoffs: list[tuple[str, bytes]] = []  # (page, outbox entry) not yet sent
-        # The lookups of a waiting page, written to Redis once its items are delivered.
-        self._to_hold: dict[str, dict[str, dict[str, Any]]] = {}
-        self._delivered = 0  # the last index flush delivered (index_delivered)
-        self._flush_asked = False  # index_flush_soon sent since the last delivery
-        self._acks: list[str] = []  # done and delivered, not yet sent
-        self._taking: Deferred[Any] | None = None  # the take in flight
-        self._acking = False
-        self._upkeep_running = False
-        self._checking = False  # a "is the job done?" check in flight
+        self.pages = PageBook()  # leased, done, waiting for the index, to acknowledge
+        # One call of each kind in flight at a time.
+        self._take = SingleFlight(self.calls)
+        self._ack = SingleFlight(self.calls)
+        self._upkeep = SingleFlight(self.calls)
+        self._check = SingleFlight(self.calls)  # "is the job done?"
         self._job_done = False  # the last check found the job done
-        self._last_state: FrontierState | None = None
-        self._handed_at = time.monotonic()  # when the engine last got a request from here
-        self._said_waiting = 0.0
-        self._closing = False
-        self._unavailable = False  # Redis stayed away past REDIS_RETRY_SECONDS
+        self.idle_report = IdleReport()
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._ticker: LoopingCall | None = None
         self.lookups = Lookups(self.link, self.keys, self.worker)
         self.book = LookupBook()  # arXiv lookups this worker keeps in Redis
         self.outbox = Outbox(self.link, self.keys, self.worker, max_deliveries)
-        self._others_looking_up = 0  # live workers holding lookups (the last check)
         self.tracker = PageTracker.of(crawler)
         self.tracker.on_done = self._page_done
         self.tracker.on_item = self.book.page_item
-        self.tracker.on_scraped = self._page_scraped
+        self.tracker.on_scraped = self.pages.scraped
         crawler.signals.connect(self._idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_delivered, signal=index_delivered)
         crawler.signals.connect(self._on_enriched, signal=work_enriched)
@@ -234,28 +232,22 @@ class RedisScheduler:
         return deferred_from_coro(self._close(reason))
 
     async def _close(self, reason: str) -> None:
-        self._closing = True
+        if self.phase is Phase.OPEN:
+            self.phase = Phase.CLOSING
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             self.link.abort()
             await maybe_deferred_to_future(self.calls.stop())
             self.link.close()
             return
         if reason != "finished":  # a drain or a failure: do not wait long for Redis
             hurry(self.link.url, _STOP_WAIT)
-        if self._taking is not None:  # its requests are this worker's to hand back
-            await maybe_deferred_to_future(self._taking)
-        # The pipelines have closed: what they had is in the index or dead-lettered, so
-        # what was to be handed off is simply done, and the outbox is cleared as this
-        # worker leaves.
-        self._acks.extend(fp for fp, _ in self._handoffs)
-        self._handoffs = []
-        self._waiting = []
-        self._to_hold = {}  # delivered too; the hash is cleared as this worker leaves
-        acks, self._acks = self._acks, []
+        if self._take.call is not None:  # its requests are this worker's to hand back
+            await maybe_deferred_to_future(self._take.call)
+        # The pipelines have closed: every page waiting is delivered or dead-lettered.
+        acks, unfinished = self.pages.closed()
         pushes, self._pushes = self._pushes, []
-        unfinished = sorted(self._held.difference(acks))
         try:
             released, finished = await self._call(self._leave, pushes, acks, unfinished)
         except RedisUnavailable as exc:
@@ -293,7 +285,7 @@ class RedisScheduler:
     def enqueue_request(self, request: Request) -> bool:
         fp = request.meta.get(FP_META)
         if fp is not None:
-            if fp in self._held:  # a retry or redirect of a page this worker leased
+            if fp in self.pages.held:  # a retry or redirect of a page this worker leased
                 self._local.append(request)
                 return True
             request.meta.pop(FP_META)  # a lease that is no longer ours: queue it afresh
@@ -309,7 +301,7 @@ class RedisScheduler:
     def next_request(self) -> Request | None:
         request = self._local.popleft() if self._local else None
         if request is not None:
-            self._handed_at = time.monotonic()
+            self.idle_report.handed()
         if len(self._local) < self.take_batch:
             self._take_more()
         return request
@@ -328,10 +320,9 @@ class RedisScheduler:
 
     def _give_up(self, exc: BaseException) -> None:
         """Redis stayed away past REDIS_RETRY_SECONDS: close (exit 3); leases expire."""
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             return
-        self._unavailable = True
-        self._closing = True
+        self.phase = Phase.UNAVAILABLE
         self.link.abort()  # the calls waiting in line fail at once
         logger.error("%s; closing this worker (its leases expire and go back to the queue)",
                      exc)
@@ -356,9 +347,9 @@ class RedisScheduler:
 
     def _take_more(self) -> None:
         """Take a batch from Redis, in the background, if there is room for it."""
-        if self._closing or self._taking is not None or self._job_done:
+        if self.phase is not Phase.OPEN or self._take.busy or self._job_done:
             return  # (a job found done stays done: no take in flight keeps it open)
-        room = self.max_unacked - len(self._held)
+        room = self.max_unacked - len(self.pages.held)
         if room < self.take_batch:
             self._send_acks()
             self._ask_for_a_flush()
@@ -366,14 +357,9 @@ class RedisScheduler:
                 return  # taken again when acknowledgements make room
         pushes, self._pushes = self._pushes, []
         n = min(self.take_batch, room)
-        d = self.calls.run(self._push_and_take, pushes, n)
-        self._taking = d
+        d = self._take.run(self._push_and_take, pushes, n)
         d.addCallback(self._taken)
         d.addErrback(self._failed, "take")
-
-        def done(_: Any) -> None:
-            self._taking = None
-        d.addBoth(done)
 
     def _push_and_take(self, pushes: list[tuple[str, bytes, bool]], n: int) -> Taken:
         """On the Redis thread: links found so far become takeable (by anyone), then take."""
@@ -388,39 +374,29 @@ class RedisScheduler:
             logger.info("job %s: %d expired lease(s) back in the queue", self.keys.job,
                         taken.reclaimed)
         for fp, payload in taken.requests:
-            self._held.add(fp)  # handed back at close if it never runs
-            if self._closing or spider is None:
+            self.pages.leased(fp)  # handed back at close if it never runs
+            if self.phase is not Phase.OPEN or spider is None:
                 continue
             request = deserialize(payload, spider)
             request.meta[FP_META] = fp
             self.crawler.engine.crawl(request)  # back in enqueue_request, and wakes the engine
 
-    def _page_scraped(self, fp: str, url: str, item: Any) -> None:
-        if fp in self._held:
-            self._scraped.setdefault(fp, (url, []))[1].append(item)
-
     def _page_done(self, fp: str, items: int) -> None:
-        url, scraped = self._scraped.pop(fp, ("", []))
-        if fp not in self._held:
+        if fp not in self.pages.held:
+            self.pages.dropped(fp)
             self.book.page_dropped(fp)
             return
-        self._parsed.append(fp)
         hold = self.book.page_done(fp)
         ticket = self._index_ticket() if items else 0
-        if ticket > self._delivered:
-            self._waiting.append((fp, ticket, time.monotonic()))
-            if hold:
-                self._to_hold[fp] = hold
+        if self.pages.done(fp, ticket, hold, time.monotonic()) is Done.HAND_OFF:
             # Acknowledged now, its items kept in Redis until the index has them: a kill
             # from here on costs this page no fetch.
-            self._handoffs.append((fp, entry(url, scraped)))
             self._send_acks()  # at once: one call in flight, the others wait for it together
-            if len(self._waiting) >= self.max_unacked // 2:
+            if len(self.pages.waiting) >= self.max_unacked // 2:
                 self._ask_for_a_flush()
         else:
             self._hold_lookups(hold)
-            self._acks.append(fp)
-            if len(self._acks) >= self.take_batch:
+            if len(self.pages.acks) >= self.take_batch:
                 self._send_acks()
 
     def _hold_lookups(self, hold: dict[str, dict[str, Any]]) -> None:
@@ -429,7 +405,7 @@ class RedisScheduler:
         worker killed with its works' listings still buffered leaves their pages to be
         done again, and the lookups with them; held, they were adopted, and the answers
         for works not in the index were dead-lettered (``missing_document``)."""
-        if hold and not self._unavailable:
+        if hold and self.phase is not Phase.UNAVAILABLE:
             self.calls.run(self.lookups.hold, hold).addErrback(self._failed, "hold lookups")
 
     def _index_ticket(self) -> int:
@@ -439,8 +415,7 @@ class RedisScheduler:
         return max((n for _, n in answers if isinstance(n, int)), default=0)
 
     def _ask_for_a_flush(self) -> None:
-        if self._waiting and not self._flush_asked:
-            self._flush_asked = True
+        if self.pages.flush_wanted():
             self.crawler.signals.send_catch_log(index_flush_soon)
 
     def _on_enriched(self, work_id: str, **kwargs: Any) -> None:
@@ -457,70 +432,48 @@ class RedisScheduler:
     def _ticket_answers(self) -> None:
         answered, self._answered = self._answered, []
         ticket = self._index_ticket()
-        if ticket > self._delivered:
+        if ticket > self.pages.last_delivered:
             for work_id in answered:
                 self.book.wait(work_id, ticket)
         else:
             self._drop_lookups(self.book.drop(answered))
 
     def _drop_lookups(self, work_ids: list[str]) -> None:
-        if work_ids and not self._unavailable:
+        if work_ids and self.phase is not Phase.UNAVAILABLE:
             self.calls.run(self.lookups.drop, work_ids).addErrback(self._failed, "drop lookups")
 
     def _on_delivered(self, number: int) -> None:
-        self._delivered = max(self._delivered, number)
-        self._flush_asked = False
-        ready = [fp for fp, ticket, _ in self._waiting if ticket <= number]
-        hold: dict[str, dict[str, Any]] = {}
-        for fp in ready:  # in page order: a later page's evidence includes the earlier's
-            hold.update(self._to_hold.pop(fp, {}))
+        delivery = self.pages.delivered(number)
         # Before the drops of answers this flush delivered; not the works already let go.
-        self._hold_lookups(self.book.still_held(hold))
+        self._hold_lookups(self.book.still_held(delivery.hold))
         self._drop_lookups(self.book.delivered(number))
-        if ready:
-            self._waiting = [waiting for waiting in self._waiting if waiting[1] > number]
-            # Delivered before their hand-off went out: a plain acknowledgement will do.
-            unsent = set(ready).intersection(fp for fp, _ in self._handoffs)
-            if unsent:
-                self._handoffs = [h for h in self._handoffs if h[0] not in unsent]
-                self._acks.extend(fp for fp in ready if fp in unsent)
-                self._send_acks()
-            # After the hand-offs already sent (the calls run in order).
-            handed = [fp for fp in ready if fp not in unsent]
-            if handed and not self._unavailable:
-                self.calls.run(self.outbox.delivered, handed) \
-                    .addErrback(self._failed, "outbox delivered")
+        if delivery.acked:  # delivered before their hand-off went out
+            self._send_acks()
+        # After the hand-offs already sent (the calls run in order).
+        if delivery.handed and self.phase is not Phase.UNAVAILABLE:
+            self.calls.run(self.outbox.delivered, delivery.handed) \
+                .addErrback(self._failed, "outbox delivered")
 
     def _send_acks(self) -> None:
         """Acknowledge what is done and delivered or handed off (one call in flight at a
         time)."""
-        if self._acking or not (self._acks or self._handoffs) or self._unavailable:
+        if self._ack.busy or not self.pages.unsent or self.phase is Phase.UNAVAILABLE:
             return
-        acks, self._acks = self._acks, []
-        handoffs, self._handoffs = self._handoffs, []
-        self._acking = True
+        acks, handoffs = self.pages.to_send()
 
         def send() -> None:
             self.frontier.hand_off(handoffs)
             self.frontier.ack(acks)
-        d = self.calls.run(send)
 
         def acked(_: Any) -> None:
-            self._held.difference_update(acks)
-            self._held.difference_update(fp for fp, _ in handoffs)
+            self.pages.sent(acks, handoffs)
             self.stats.inc_value(stat_keys.FRONTIER_ACKED, len(acks) + len(handoffs))
             self.stats.inc_value(stat_keys.FRONTIER_HANDED_OFF, len(handoffs))
-            if self._acks or self._handoffs:
+            if self.pages.unsent:
                 self._send_acks()
             if not self._local:
                 self._take_more()  # room made
-
-        def finished(result: Any) -> Any:
-            self._acking = False
-            return result
-        d.addBoth(finished)
-        d.addCallback(acked)
-        d.addErrback(self._failed, "acknowledge")
+        self._ack.run(send).addCallback(acked).addErrback(self._failed, "acknowledge")
 
     def _send_pushes(self) -> None:
         if self._pushes:
@@ -533,7 +486,7 @@ class RedisScheduler:
         info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": self._started_at}
         heartbeat(self.link, self.keys, self.worker, self.config.lease_seconds, info)
 
-    def _upkeep(self, held: list[str], parsed: list[str]) -> None:
+    def _renew(self, held: list[str], parsed: list[str]) -> None:
         """On the Redis thread: renew this worker's leases (also telling Redis a worker is
         about, ``frontier``'s silence rule) and name the pages parsed since the last
         renewal (their take is not counted against ``REDIS_MAX_DELIVERIES``), then the
@@ -542,71 +495,42 @@ class RedisScheduler:
         self._beat()
 
     def _tick(self) -> None:
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             return
-        if not self.crawler.crawling and not self._closing:
+        if not self.crawler.crawling and self.phase is Phase.OPEN:
             hurry(self.link.url, _STOP_WAIT)  # told to stop (SIGTERM): do not wait on Redis
         self._say_what_it_waits_for()
         self._send_pushes()
         self._send_acks()
-        if self._upkeep_running:  # the last one is still waiting for Redis
+        if self._upkeep.busy:  # the last one is still waiting for Redis
             return
-        self._upkeep_running = True
-        parsed, self._parsed = self._parsed, []
-        d = self.calls.run(self._upkeep, sorted(self._held), parsed)
-        d.addErrback(self._failed, "lease renewal")
-
-        def done(_: Any) -> None:
-            self._upkeep_running = False
-        d.addBoth(done)
+        held, parsed = self.pages.renewal()
+        self._upkeep.run(self._renew, held, parsed).addErrback(self._failed, "lease renewal")
 
     def _say_what_it_waits_for(self) -> None:
         """Once a minute while the engine got nothing from here: what keeps this worker."""
         now = time.monotonic()
-        if now - max(self._handed_at, self._said_waiting) < _SAY_EVERY:
+        if not self.idle_report.due(now):
             return
-        self._said_waiting = now
-        reasons = []
-        if self.calls.queued:
-            reasons.append(f"Redis: {self.calls.queued} call(s) in line, the last answered "
-                           f"{now - self.calls.answered_at:.0f} s ago")
-        if self._waiting:
-            oldest = now - min(at for _, _, at in self._waiting)
-            reasons.append(f"{len(self._waiting)} page(s) of this worker waiting for the index "
-                           f"(oldest {oldest:.0f} s, flush {min(t for _, t, _ in self._waiting)}"
-                           f"; delivered {self._delivered})")
-        if self._held:
-            reasons.append(f"{len(self._held)} page(s) leased by this worker, not yet "
-                           "acknowledged")
-        state = self._last_state
-        if state is not None:
-            if not state.seeded:
-                reasons.append("the URL list, not yet all queued by a seeding worker")
-            if state.queued:
-                reasons.append(f"{state.queued} request(s) queued")
-            if self._others_looking_up:
-                reasons.append(f"arXiv lookups of {self._others_looking_up} other worker(s)")
-            if state.leased > len(self._held):
-                reasons.append(f"{state.leased - len(self._held)} page(s) leased by other "
-                               "workers (taken here if their leases expire)")
+        reasons = self.idle_report.reasons(now, self.pages, self.calls.queued,
+                                           self.calls.answered_at)
         logger.info("job %s: worker %s has had nothing to fetch for %.0f s; waiting for: %s",
-                    self.keys.job, self.worker, now - self._handed_at,
+                    self.keys.job, self.worker, now - self.idle_report.handed_at,
                     "; ".join(reasons) or "nothing known")
 
     def _idle(self, spider: Spider) -> None:
         """Kept open until a check in the background found the job done; then the engine
         closes the spider at its next idle round, unless another part keeps it open (the
         arXiv stage with lookups pending)."""
-        if self._unavailable:
+        if self.phase is Phase.UNAVAILABLE:
             return
-        if self._job_done and not self._held and not self._waiting and not self._local \
-                and self._taking is None:
+        if self._job_done and self.pages.idle and not self._local and not self._take.busy:
             return
-        if not self._checking and not self._closing:
-            self._checking = True
+        if not self._check.busy and self.phase is Phase.OPEN:
             self._send_acks()
             pushes, self._pushes = self._pushes, []
-            limit = adoption_limit((t for _, t, _ in self._waiting), self._delivered)
+            limit = adoption_limit((w.ticket for w in self.pages.waiting),
+                                   self.pages.last_delivered)
 
             def check() -> tuple[FrontierState, int, list[dict[str, Any]], dict[str, bytes]]:
                 self.frontier.push(pushes)
@@ -618,19 +542,13 @@ class RedisScheduler:
                 holding, entries = self.outbox.adopt(limit)
                 alive, adopted = self.lookups.adopt()
                 return state, alive + holding, adopted, entries
-            d = self.calls.run(check)
-            d.addCallback(self._checked)
-            d.addErrback(self._failed, "state")
-
-            def done(_: Any) -> None:
-                self._checking = False
-            d.addBoth(done)
+            self._check.run(check).addCallback(self._checked).addErrback(self._failed, "state")
         raise DontCloseSpider
 
     def _checked(self, checked: tuple[FrontierState, int, list[dict[str, Any]],
                                       dict[str, bytes]]) -> None:
-        state, self._others_looking_up, adopted, entries = checked
-        self._last_state = state
+        state, others_looking_up, adopted, entries = checked
+        self.idle_report.checked(state, others_looking_up)
         # The outboxes' items first: the answers to their lookups must follow them.
         adopted = adopted + self._adopt_outbox(entries)
         if adopted:  # looked up here now; answers dropped from Redis as this worker's own
@@ -642,9 +560,9 @@ class RedisScheduler:
         # A job found idle stays so: only a leased page can push new requests.
         # Nor while a worker alive holds arXiv lookups (it may yet die: they would be
         # adopted here) or this check just adopted some.
-        self._job_done = (state.idle and not self._held and not self._waiting
-                          and not self._local and self._taking is None
-                          and not self._others_looking_up and not adopted and not entries)
+        self._job_done = (state.idle and self.pages.idle and not self._local
+                          and not self._take.busy and not others_looking_up
+                          and not adopted and not entries)
 
     def _adopt_outbox(self, entries: dict[str, bytes]) -> list[dict[str, Any]]:
         """A dead worker's handed-off pages, now in this worker's outbox: their items go
@@ -653,25 +571,23 @@ class RedisScheduler:
         queued for arXiv, for the arXiv stage to look up."""
         if not entries:
             return []
-        pages = {fp: items_of(payload) for fp, payload in entries.items()}
+        adopted = {fp: items_of(payload) for fp, payload in entries.items()}
         self.crawler.signals.send_catch_log(
-            items_adopted, items=[item for items in pages.values() for item in items])
-        self.stats.inc_value(stat_keys.FRONTIER_ADOPTED, len(pages))
+            items_adopted, items=[item for items in adopted.values() for item in items])
+        self.stats.inc_value(stat_keys.FRONTIER_ADOPTED, len(adopted))
         ticket = self._index_ticket()
         now = time.monotonic()
         evidence: dict[str, dict[str, Any]] = {}
-        for fp, items in pages.items():
+        for fp, items in adopted.items():
             page: dict[str, dict[str, Any]] = {}
             for value in (v for item in items for v in queued_works(item)):
                 merge_into(page, value)
                 merge_into(evidence, value)
-            self._waiting.append((fp, ticket, now))
-            if page:
-                self._to_hold[fp] = page
+            self.pages.adopted(fp, ticket, page, now)
         logger.info("job %s: %d page(s) a dead worker had parsed and not delivered adopted: "
-                    "indexed from its outbox, not fetched again", self.keys.job, len(pages))
-        if ticket <= self._delivered:  # nothing to index after all
-            self._on_delivered(self._delivered)
+                    "indexed from its outbox, not fetched again", self.keys.job, len(adopted))
+        if ticket <= self.pages.last_delivered:  # nothing to index after all
+            self._on_delivered(self.pages.last_delivered)
         else:
             self._ask_for_a_flush()  # now, not at the timer: the job waits for these
         return list(evidence.values())
