@@ -23,11 +23,7 @@ class ChangeBuffer:
         self.changes: list[Change] = []
         self.packed: list[bytes] = []  # ``changes`` packed, one message a page
         self.held: list[Change] = []  # handed back by the writer, sent first on resume
-
-    @property
-    def size(self) -> int:
-        """The buffer's size: the length of its packed messages."""
-        return sum(map(len, self.packed))
+        self.size = 0  # the length of ``packed``'s messages: the buffer's size in bytes
 
     @property
     def pending(self) -> bool:
@@ -36,7 +32,7 @@ class ChangeBuffer:
 
     def add(self, changes: list[Change]) -> None:
         self.changes += changes
-        self.packed.append(pack_changes(changes))
+        self._pack(changes)
 
     def batch_ready(self) -> bool:
         """A full batch, by count or by size: flush without waiting for the timer."""
@@ -50,6 +46,7 @@ class ChangeBuffer:
         """The buffered changes and their packed messages, for a flush; empties both."""
         batch, self.changes = self.changes, []
         packed, self.packed = self.packed, []
+        self.size = 0
         return batch, packed
 
     def hold(self, changes: list[Change]) -> None:
@@ -60,11 +57,19 @@ class ChangeBuffer:
         held, self.held = self.held, []
         if held:
             self.changes = held + self.changes
-            self.packed.insert(0, pack_changes(held))
+            self._pack(held, first=True)
         return len(held)
 
     def take_all(self) -> list[Change]:
         """Everything held and buffered, in that order (given up: to the dead letters)."""
         everything = self.held + self.changes
-        self.held, self.changes, self.packed = [], [], []
+        self.held, self.changes, self.packed, self.size = [], [], [], 0
         return everything
+
+    def _pack(self, changes: list[Change], first: bool = False) -> None:
+        message = pack_changes(changes)
+        if first:
+            self.packed.insert(0, message)
+        else:
+            self.packed.append(message)
+        self.size += len(message)
