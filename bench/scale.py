@@ -1,6 +1,6 @@
 """``make bench-scale``: the resolution pass and search at scale, on the real engine.
 
-    python -m bench.scale [--works 1000000] [--recrawl 0.01] [--passes both|incremental|full]
+    python -m bench.scale [--works 1000000] [--recrawl 0.01] [--passes both|incremental|full|none]
                           [--shards 1] [--replicas 0] [--use-env] [--out bench-scale.json]
 
 1. **Build** an index of about ``--works`` works from the bench site's generator
@@ -438,7 +438,7 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
                 "pages_parsed": crawl.stat("profiles/parsed"),
                 "dead_lettered": crawl.stat("index/dead_lettered"), "load": crawl.load}
             modes = {"both": ["incremental", "full"], "incremental": ["incremental"],
-                     "full": ["full"]}
+                     "full": ["full"], "none": []}
             results["passes"] = {}
             for mode in modes[passes]:
                 loop.phase = f"{mode} pass"
@@ -502,9 +502,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--works", type=int, default=1_000_000)
     parser.add_argument("--recrawl", type=float, default=0.01,
                         help="share of the profiles the re-crawl fetches (default 0.01)")
-    parser.add_argument("--passes", choices=("both", "incremental", "full"), default="both",
+    parser.add_argument("--passes", choices=("both", "incremental", "full", "none"),
+                        default="both",
                         help="which passes to run after the re-crawl: the incremental one, "
-                             "the full one, or both (incremental then full)")
+                             "the full one, both (incremental then full), or none (with "
+                             "--keep: the re-crawled index left for a pass run by hand, "
+                             "`python -m bench.scale_pass --dry-run` under a profiler)")
     parser.add_argument("--shards", type=int, default=None,
                         help="primary shards of the works and researchers indices "
                              "(default: INDEX_SHARDS with --use-env, else 1)")

@@ -1,6 +1,6 @@
 """One resolution pass for ``bench.scale``, in a process that imports nothing else.
 
-    python -m bench.scale_pass [--full]
+    python -m bench.scale_pass [--full] [--dry-run]
 
 On the cluster the environment names (``OPENSEARCH_URL``, ``INDEX_PREFIX``,
 ``INDEX_SHARDS``, ...), through the pass's public entry
@@ -9,6 +9,8 @@ line. Its own process, started through ``bench.launch``, so the peak memory and 
 measured are the pass's, not the harness's (which holds the generated site).
 
 ``--full``: the full pass (``run(full=True)``); without it, the incremental one.
+``--dry-run``: plan without writing, so the same state can be passed over again (after
+``python -m bench.scale --passes none --keep``, to profile a pass).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ PASS_REQUEST_TIMEOUT = 120.0  # a scroll page of a large index on a loaded machi
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.scale_pass")
     parser.add_argument("--full", action="store_true", help="the full pass")
+    parser.add_argument("--dry-run", action="store_true", help="plan, write nothing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="[pass] %(levelname)s %(name)s: %(message)s")
@@ -39,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     client = build_client(replace(config, timeout=max(config.timeout, PASS_REQUEST_TIMEOUT)))
     resolver = ResolutionPass(client, config.prefix, RetryPolicy.from_settings(settings, "INDEX"),
                               layout=config.layout)
-    report = resolver.run(full=args.full)
+    report = resolver.run(dry_run=args.dry_run, full=args.full)
     print(json.dumps(report.as_dict()))
     return 0
 
