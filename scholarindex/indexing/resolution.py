@@ -31,6 +31,7 @@ import itertools
 import logging
 import time
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -41,6 +42,7 @@ from scholarindex.core.resolution.blocking import (
     MAX_POSTING,
     crossed,
     is_pair_key,
+    lookups,
     pair_key,
     pair_key_words,
     word_key,
@@ -259,8 +261,9 @@ class ResolutionPass:
         Widen: (1) every document holding one of those keys (blocking's neighbours; a key
         past blocking's cap pairs nothing and is not read); (2) the neighbours of those
         holding a word whose count may have crossed a boundary of blocking's reading of
-        it (``_Region.moved_words``): their rarest words, so their candidate pairs, may
-        have moved; (3) until every document whose grouping the resolution
+        it (``_Region.moved_words``), where that may change the words they look up
+        (``_Region.rechosen``), and the pairs of rare words of the change and of those
+        (``_Region.pair_keys``); (3) until every document whose grouping the resolution
         changes has its own neighbours read, so no work outside decides differently. Counts
         of documents the region does not hold come from the index
         (``neighbourhood.counts``).
@@ -285,9 +288,10 @@ class ResolutionPass:
         sizes = [len(first), len(region.docs)]
         counts = region.counted(self)[0]
         moved = region.moved_words(counts)
-        self._widen(region, {k for d in set(region.docs) - first
-                             if moved & region.keys(d) for k in region.keys(d)}
-                    | region.pair_keys(first, counts))
+        rechosen = region.rechosen(set(region.docs) - first, moved, counts)
+        self._widen(region, {k for d in rechosen for k in region.keys(d)})
+        sizes.append(len(region.docs))
+        self._widen(region, *region.pair_keys(first | rechosen, counts))
         sizes.append(len(region.docs))
         resolution = Resolution([])
         for _ in range(WIDEN_ROUNDS):
@@ -295,26 +299,37 @@ class ResolutionPass:
             resolution = self._resolve(region.docs.values(), decisions, counted)
             held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
             moving = {d for docs, _ in plan(held, resolution.clusters) for d in docs}
-            unread = ({k for d in moving for k in region.keys(d)}
-                      | region.pair_keys(moving, counted[0])) - region.widened
-            if not unread:
+            filed, near = region.pair_keys(moving, counted[0])
+            unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
+            if not unread and not near - region.widened:
                 break
-            self._widen(region, unread)
+            self._widen(region, unread, near)
             sizes.append(len(region.docs))
         logger.info("incremental region: %d changed, %s with their neighbours (%d words "
                     "may have moved)", sizes[0], " -> ".join(map(str, sizes[1:])), len(moved))
         return region, resolution
 
-    def _widen(self, region: _Region, keys: set[str]) -> None:
+    def _widen(self, region: _Region, keys: set[str], near: AbstractSet[str] = frozenset()
+               ) -> None:
+        """Read the documents holding ``keys`` within blocking's cap (and its slack: a
+        block that was under the cap still pairs its members), and those holding a pair
+        key of ``near`` whose count is within the slack of the cap on either side: only
+        crossing it changes what such a block pairs. Counts of documents outside the
+        region stand for their atoms, as in ``_Region.counted``."""
         works = alias_name(self.prefix, "works")
-        new = keys - region.widened
+        new = (keys | near) - region.widened
         if not new:
             return
         region.widened |= new
         region.doc_counts.update(neighbourhood.counts(self.client, works, new))
-        slack = region.slack()  # a block that was under the cap still pairs its members
-        ask = [k for k in new if 0 < region.doc_counts[k] <= MAX_POSTING + (
-            _pair_slack(k, slack) if is_pair_key(k) else slack.get(k, 0))]
+        slack = region.slack()
+
+        def wanted(key: str) -> bool:
+            moved = _pair_slack(key, slack) if is_pair_key(key) else slack.get(key, 0)
+            floor = MAX_POSTING - moved if key in near and key not in keys else 0
+            return floor < region.doc_counts[key] <= MAX_POSTING + moved
+
+        ask = [k for k in new if wanted(k)]
         for doc_id, source in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS):
             region.docs.setdefault(doc_id, source)
 
@@ -396,6 +411,16 @@ class ResolutionPass:
         return conflicts
 
 
+@dataclass(frozen=True)
+class _Read:
+    """One document as a pass reads it (``_Region.read``)."""
+
+    doc: Mapping[str, Any]  # kept, so that its id() is not reused while read
+    atoms: list[Atom]
+    atom_keys: list[frozenset[str]]  # each atom's
+    keys: frozenset[str]
+
+
 @dataclass
 class _Region:
     """The documents a pass reads, and what an incremental pass knows of the rest."""
@@ -406,13 +431,26 @@ class _Region:
     tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
     widened: set[str] = field(default_factory=set)  # keys whose holders were read
     doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
-    _keys: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Each document's atoms and keys, built once: the widening rounds read them again.
+    _read: dict[int, _Read] = field(default_factory=dict)
+
+    def read(self, doc: Mapping[str, Any]) -> _Read:
+        read = self._read.get(id(doc))
+        if read is None or read.doc is not doc:
+            atoms = atoms_of([doc])
+            keys = [atom_keys(atom) for atom in atoms]
+            read = self._read[id(doc)] = _Read(doc, atoms, keys, frozenset().union(*keys))
+        return read
+
+    def doc_atoms(self, doc: Mapping[str, Any]) -> list[Atom]:
+        return self.read(doc).atoms
+
+    def atoms(self, doc_id: str) -> list[Atom]:
+        return self.read(self.docs[doc_id]).atoms
 
     def keys(self, doc_id: str) -> frozenset[str]:
         """The document's blocking keys, computed (an old document may lack them)."""
-        if doc_id not in self._keys:
-            self._keys[doc_id] = frozenset(doc_keys(atoms_of([self.docs[doc_id]])))
-        return self._keys[doc_id]
+        return self.read(self.docs[doc_id]).keys
 
     def slack(self) -> dict[str, int]:
         """Key -> how far its count may have moved since the last pass: the atoms of the
@@ -429,13 +467,40 @@ class _Region:
                 slack[key] = slack.get(key, 0) + self.tombstone_atoms.get(doc_id, 1)
         return slack
 
-    def moved_words(self, counts: Mapping[str, int]) -> set[str]:
-        """The word keys of the change whose count may have crossed a boundary of
-        ``blocking.crossed`` since the last pass. ``counts``: blocking's counts now (word
-        -> atoms, ``counted``)."""
-        return {key for key, moved in self.slack().items() if key.startswith("w:")
-                and crossed(max(0, counts.get(key[2:], 0) - moved),
-                            counts.get(key[2:], 0) + moved)}
+    def moved_words(self, counts: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+        """The words of the change whose count may have crossed a boundary of
+        ``blocking.crossed`` since the last pass, each with the range its count was in
+        then and is in now. ``counts``: blocking's counts now (word -> atoms,
+        ``counted``)."""
+        ranges = {key[2:]: (max(0, counts.get(key[2:], 0) - moved), counts.get(key[2:], 0) + moved)
+                  for key, moved in self.slack().items() if key.startswith("w:")}
+        return {word: span for word, span in ranges.items() if crossed(*span)}
+
+    def rechosen(self, doc_ids: Iterable[str], moved: Mapping[str, tuple[int, int]],
+                 counts: Mapping[str, int]) -> set[str]:
+        """The documents whose atoms may block otherwise than at the last pass: an atom
+        holding a moved word whose ``blocking.lookups`` differ between the ends of its
+        range. A word's rank only rises with its count, so an atom that looks up the
+        same words at both ends does so throughout; an atom holding two moved words, or
+        one that crosses whether blocking may use it at all, is taken as changed."""
+        found = set()
+        for doc_id in doc_ids:
+            if not moved.keys() & {k[2:] for k in self.keys(doc_id) if k.startswith("w:")}:
+                continue
+            for atom in self.atoms(doc_id):
+                words = atom_words(atom)
+                held = [w for w in words if w in moved]
+                if not held:
+                    continue
+                low, high = moved[held[0]] if len(held) == 1 else (0, 0)
+                if len(held) > 1 or (low <= 1 < high) or (low <= MAX_POSTING < high):
+                    found.add(doc_id)
+                    break
+                now = {w: counts.get(w, 0) for w in words}
+                if lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high}):
+                    found.add(doc_id)
+                    break
+        return found
 
     def handled(self) -> set[str]:
         return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}
@@ -445,11 +510,12 @@ class _Region:
         other document holding a key as one atom (as almost all are)."""
         local_atoms: dict[str, int] = {}
         local_docs: dict[str, int] = {}
-        for doc_id, doc in self.docs.items():
-            for key in self.keys(doc_id):
+        for doc in self.docs.values():
+            read = self.read(doc)
+            for key in read.keys:
                 local_docs[key] = local_docs.get(key, 0) + 1
-            for atom in atoms_of([doc]):
-                for key in atom_keys(atom):
+            for keys in read.atom_keys:
+                for key in keys:
                     local_atoms[key] = local_atoms.get(key, 0) + 1
         missing = set(local_atoms) - set(self.doc_counts)
         if missing:
@@ -465,29 +531,33 @@ class _Region:
                 sizes[key] = total
         # A pair of rare words pairs the atoms filed under it (two at least) when the
         # documents holding both words are within the cap.
-        shared = [k for k, filed in filed_pairs(self.docs.values(), counts).items() if filed > 1]
+        shared = [k for k, filed in filed_pairs(self.docs.values(), counts, self.doc_atoms).items()
+                  if filed > 1]
         missing = set(shared) - set(self.doc_counts)
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
-        atoms_both, docs_both = holding_both(self.docs.values(), shared)
+        atoms_both, docs_both = holding_both(self.docs.values(), shared, self.doc_atoms)
         for key in shared:
             sizes[key] = atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
         return counts, sizes
 
-    def pair_keys(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> set[str]:
-        """The pairs of rare words the documents' atoms file under, and every pair of their
-        words whose block a change may have taken across the cap (each word held by as
-        many atoms as the cap less the change's slack at least)."""
+    def pair_keys(self, doc_ids: Iterable[str], counts: Mapping[str, int]
+                  ) -> tuple[set[str], set[str]]:
+        """The pairs of rare words the documents' atoms file under, and (apart) every
+        other pair of their words whose block a change may have taken across the cap
+        (each word held by as many atoms as the cap less the change's slack at least):
+        ``_widen`` reads the second only when its count is that near the cap."""
         docs = [self.docs[d] for d in doc_ids]
-        keys = set(filed_pairs(docs, counts))
+        filed = set(filed_pairs(docs, counts, self.doc_atoms))
+        near: set[str] = set()
         slack = self.slack()
-        for atom in atoms_of(docs):
+        for atom in (atom for doc in docs for atom in self.doc_atoms(doc)):
             words = sorted(w for w in atom_words(atom)
                            if counts.get(w, 0) + slack.get(word_key(w), 0) > MAX_POSTING)
-            near = {pair_key(a, b) for a, b in itertools.combinations(words, 2)}
-            keys |= {k for k in near if _pair_slack(k, slack)}
-        return keys
+            near |= {k for a, b in itertools.combinations(words, 2)
+                     if _pair_slack(k := pair_key(a, b), slack)}
+        return filed, near - filed
 
 
 def _pair_slack(key: str, slack: Mapping[str, int]) -> int:

@@ -124,6 +124,17 @@ def pair_words(words: Iterable[str], held: Mapping[str, int]) -> list[str]:
     return sorted((w for w in words if held[w] > 1), key=lambda w: (rarity(held[w]), w))[:take]
 
 
+def lookups(words: Iterable[str], held: Mapping[str, int]
+            ) -> tuple[frozenset[str], bool, frozenset[str]]:
+    """What of an atom's blocking the counts decide (``held``: word -> atoms): the words
+    it looks up, whether it blocks on its whole title instead, and the words its
+    combined keys pair. Two counts that give the same lookups give the same pairs but
+    for the blocks' caps."""
+    words = list(words)
+    usable = rare_words(words, held)
+    return frozenset(usable[:RARE_WORDS]), len(usable) < 2, frozenset(pair_words(words, held))
+
+
 def title_terms(titles: Sequence[str]) -> set[str]:
     """The distinctive words of cleaned titles (no function words, plurals singular)."""
     return {w for t in titles for w in title_words(t) if w not in FUNCTION_WORDS and len(w) > 1}

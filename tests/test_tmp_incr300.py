@@ -1,0 +1,208 @@
+"""The incremental resolution pass: only what changed, and the clusters of a full pass.
+
+Random crawls (listings added, changed, unlisted, works gone entirely) are written to a
+real node, each followed by an incremental pass; after the last one, a full pass finds
+nothing to change: the incremental passes made its clusters. The incremental pass reads
+what a crawl changed and its neighbours, not the index; it clears its marks, finds a
+work's neighbours through the stored blocking keys, and leaves a work gone its keys on
+its tombstone.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from opensearchpy import OpenSearch
+
+from scholarindex.indexing import resolution
+from scholarindex.indexing.bulk import BulkWriter
+from scholarindex.indexing.changes import change_from_item, unlist_change
+from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.deadletter import DeadLetterFile
+from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_aliases
+from scholarindex.indexing.resolution import ResolutionPass
+from tests.support.index_contents import snapshot
+from tests.support.works import PAPER, POLICY, listing
+
+# Printings of a few papers that block together and partly match: one paper printed
+# five ways, a different paper of the same words, a paper cut short, generic titles.
+TITLES = [
+    PAPER,
+    "Efficient Procesing of Window Queries over Streaming Sensor Data",
+    "Efficient Processing of Window Queries over Streaming Sensor",
+    "Efficient processing of window queries over streaming sensor data.",
+    "Window Queries over Streaming Sensor Data",
+    "Efficient Processing of Range Queries over Spatial Sensor Networks",
+    "Efficient Processing of Range Queries over Spatial Sensor",
+    "Adaptive Load Shedding for Windowed Stream Joins",
+    "Adaptive Load Shedding for Windowed Stream Joins in Sensor Networks",
+    "Preface",
+]
+PEOPLE = ["Ann Lee", "Bob Stone", "Cid Moor", "Dan Ray"]
+YEARS = [2018, 2019, 2020]
+TIMES = [f"2026-0{m}-01T00:00:00.000Z" for m in range(1, 10)]
+
+
+def _listing(title: int, person: int, year: int, authors: bool) -> dict[str, Any]:
+    names = tuple(PEOPLE[:person + 1]) if authors else ()
+    return listing(TITLES[title], PEOPLE[person], year=YEARS[year], authors=names)
+
+
+_listings = st.builds(_listing, st.integers(0, len(TITLES) - 1),
+                      st.integers(0, len(PEOPLE) - 1), st.integers(0, len(YEARS) - 1),
+                      st.booleans())
+# A crawl: listings written (new, or the same work_id printed with another year or
+# authors), and indices into what is listed so far to unlist.
+_crawls = st.lists(st.tuples(st.lists(_listings, max_size=6),
+                             st.lists(st.integers(0, 40), max_size=3)),
+                   min_size=1, max_size=4)
+
+
+@pytest.fixture
+def fresh(opensearch_config: OpenSearchConfig, opensearch_client: OpenSearch,
+          tmp_path: Any) -> Iterator[Any]:
+    """A writer and a pass on indices of their own, made anew for each example."""
+    made: list[str] = []
+
+    def make() -> tuple[BulkWriter, ResolutionPass, str]:
+        prefix = f"{opensearch_config.prefix}{uuid.uuid4().hex[:8]}-"
+        made.append(prefix)
+        ensure_aliases(opensearch_client, prefix)
+        writer = BulkWriter(opensearch_client, prefix,
+                            DeadLetterFile(tmp_path / f"{prefix}dead.jsonl"), POLICY)
+        return writer, ResolutionPass(opensearch_client, prefix, POLICY), prefix
+
+    yield make
+    for prefix in made:
+        opensearch_client.indices.delete(index=f"{prefix}*", ignore=404)
+
+
+def _crawl(writer: BulkWriter, listed: list[tuple[str, str]], items: list[dict[str, Any]],
+           unlists: list[int], at: str) -> None:
+    changes = [change_from_item(item, at) for item in items]
+    for number in unlists:
+        if listed:
+            work_id, researcher = listed[number % len(listed)]
+            changes.append(unlist_change(work_id, researcher, at))
+    report = writer.write(changes)
+    assert not report.fatal and not report.dead_lettered
+    for item in items:
+        if (item["work_id"], item["researcher_id"]) not in listed:
+            listed.append((item["work_id"], item["researcher_id"]))
+
+
+def _groups(client: OpenSearch, prefix: str) -> list[list[str]]:
+    docs = snapshot(client, alias_name(prefix, "works"))
+    return sorted(sorted(d.get("work_ids") or [d["work_id"]]) for d in docs.values())
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(_crawls)
+def test_incremental_passes_after_random_crawls_equal_one_full_pass(
+        fresh: Any, opensearch_client: OpenSearch,
+        crawls: list[tuple[list[dict[str, Any]], list[int]]]) -> None:
+    writer, resolver, prefix = fresh()
+    listed: list[tuple[str, str]] = []
+    for at, (items, unlists) in zip(TIMES, crawls, strict=False):
+        _crawl(writer, listed, items, unlists, at)
+        report = resolver.run(full=False)
+        assert report.mode == "incremental" and not report.conflicts
+    incremental = _groups(opensearch_client, prefix)
+
+    full = resolver.run(full=True, dry_run=True)
+
+    assert full.changes == [], f"incremental left {incremental}; full pass: {full.changes}"
+    marked = opensearch_client.count(index=alias_name(prefix, "works"),
+                                     body={"query": {"exists": {"field": "resolve_pending"}}})
+    assert marked["count"] == 0  # every mark settled
+
+
+def test_a_pass_reads_the_change_and_its_neighbours_not_the_index(fresh: Any) -> None:
+    writer, resolver, _prefix = fresh()
+    unrelated = [listing(f"Distinct Topic Number {n} about Subject{n} and Matter{n}",
+                         PEOPLE[n % 4], year=2019) for n in range(30)]
+    _crawl(writer, [], [*unrelated, listing(PAPER, "Ann Lee")], [], TIMES[0])
+    first = resolver.run(full=False)
+    assert first.pending == 31  # a new index: everything is a change
+    assert resolver.run(full=False).documents == 0  # nothing changed since
+
+    _crawl(writer, [], [listing(TITLES[1], "Bob Stone", authors=("Ann Lee", "Bob Stone"))], [],
+           TIMES[1])
+    report = resolver.run(full=False)
+
+    assert report.pending == 1
+    assert report.documents == 2  # the new printing and the paper it joins; not the 30
+    assert report.groups_changed == 1
+    assert resolver.run(full=True, dry_run=True).changes == []
+
+
+def test_a_work_gone_leaves_its_keys_on_its_tombstone_for_the_pass(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    writer, resolver, prefix = fresh()
+    gone = listing(TITLES[7], "Cid Moor")
+    _crawl(writer, [], [gone, listing(TITLES[8], "Dan Ray")], [], TIMES[0])
+    resolver.run(full=False)
+
+    _crawl(writer, [(gone["work_id"], gone["researcher_id"])], [], [0], TIMES[1])
+    tombstones = snapshot(opensearch_client, alias_name(prefix, TOMBSTONES_INDEX))
+    assert "w:shedding" in tombstones[gone["work_id"]]["resolve_pending"]
+
+    report = resolver.run(full=False)
+
+    assert report.pending == 1 and report.documents >= 1  # its neighbour, found by its keys
+    tombstones = snapshot(opensearch_client, alias_name(prefix, TOMBSTONES_INDEX))
+    assert "resolve_pending" not in tombstones[gone["work_id"]]  # settled
+
+
+def test_a_pair_of_common_words_blocks_alike_in_both_passes(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    # Every word of these titles is past the posting cap, and so is every pair of them:
+    # no block holds the typo and its paper in the whole index. The incremental pass
+    # reads both (each changed) and must not pair them through a pair of words either,
+    # as it did when it sized that block by the documents it read (two).
+    writer, resolver, _prefix = fresh()
+    tail = "and Data-Driven Partitioning for Time-Series Forecasting at Scale"
+    crowd = [listing(f"Method{k} {tail}", f"Person{k} Crowd") for k in range(60)]
+    paper = listing(f"Differentiable {tail}", "Ann Lee", authors=("Ann Lee", "Bob Stone"))
+    _crawl(writer, [], [*crowd, paper], [], TIMES[0])
+    resolver.run(full=True)
+
+    again = listing(f"Differentiable {tail}", "Cid Moor", authors=("Ann Lee", "Bob Stone"))
+    typo = listing(f"Differentiale {tail}", "Bob Stone", authors=("Ann Lee", "Bob Stone"))
+    _crawl(writer, [], [again, typo], [], TIMES[1])
+    report = resolver.run(full=False)
+
+    assert report.documents >= 2
+    assert resolver.run(full=True, dry_run=True).changes == []
+
+
+def test_a_full_pass_settles_a_marked_index_in_parts(
+        fresh: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every document of a bulk-loaded index is marked: one request settling them all
+    # outgrew the node's request limit (HTTP 413) at 100,000 works.
+    monkeypatch.setattr(resolution, "READ_PART", 3)
+    writer, resolver, prefix = fresh()
+    items = [listing(f"Distinct Topic Number {n} about Subject{n}", PEOPLE[n % 4])
+             for n in range(8)]
+    _crawl(writer, [], items, [], TIMES[0])
+    sent: list[int] = []
+    real = resolver.joiner._bulk
+
+    def spy(actions: list[dict[str, Any]], report: Any) -> bool:
+        sent.append(len(actions))
+        return real(actions, report)
+
+    monkeypatch.setattr(resolver.joiner, "_bulk", spy)
+    resolver.run(full=True)
+
+    assert sum(sent) >= 8 and max(sent) <= 3
+    opensearch_client.indices.refresh(index=alias_name(prefix, "works"))
+    marked = opensearch_client.count(index=alias_name(prefix, "works"),
+                                     body={"query": {"exists": {"field": "resolve_pending"}}})
+    assert marked["count"] == 0
