@@ -348,15 +348,18 @@ class ResolutionPass:
         changed since (evidence the pass did not read, keys it did not handle, or a
         grouping that is not the resolution's) keeps its mark for the next round or
         pass. Returns (documents written, marked documents left unsettled). A full
-        pass also stores the blocking keys of documents written before they were
-        stored."""
+        pass also stores the blocking keys of every document whose stored keys are
+        missing or not what this version computes (written before keys were stored,
+        or before blocking's keys changed): an incremental pass finds neighbours by
+        them."""
         handled = region.handled()
         seen = {_plain(a) for a in atoms_of(region.docs.values())}
         clusters = {frozenset(c) for c in resolution.clusters}
         ids = set(region.marked) | written | {
             d for d, doc in region.docs.items() if doc.get(HIDDEN)}
         if full:
-            ids |= {d for d, doc in region.docs.items() if doc.get("blocking_keys") is None}
+            ids |= {d for d, doc in region.docs.items()
+                    if doc.get("blocking_keys") != sorted(region.keys(d))}
         works = alias_name(self.prefix, "works")
         actions = []
         unsettled = 0
@@ -371,7 +374,7 @@ class ResolutionPass:
                        and frozenset(a.work_id for a in atoms) in clusters)
             keys = doc_keys(atoms)
             unsettled += bool(marks) and not settled
-            if ((marks or doc.get(HIDDEN)) and settled) or doc.get("blocking_keys") is None:
+            if ((marks or doc.get(HIDDEN)) and settled) or doc.get("blocking_keys") != keys:
                 new = {k: v for k, v in doc.items()  # the pass decided: shown, unmarked
                        if not (k in (neighbourhood.PENDING, HIDDEN) and settled)}
                 new["blocking_keys"] = keys

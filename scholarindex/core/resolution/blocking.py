@@ -25,8 +25,12 @@ truncation and word order all survive:
   may be too common to block on; such titles are also paired through each word
   in turn spelt with one letter dropped (``similarity.variants``: two words one typo
   apart share one), beside the other: "Altruistic lokcing" and "Altruistic Locking"
-  meet at "altruistic loking". These blocks and the whole-title ones hold the
-  printings of one title, as many in any crawl: their cap does not scale;
+  meet at "altruistic loking". A title of ``LEAVE_ONE_OUT_WORDS`` (4) distinctive
+  words or more is filed under its words with each in turn left out: a typo in its
+  only rare word leaves it nothing rare to share where every other word, pair of
+  words and start is common (a large crawl, a small vocabulary), and the rest of the
+  title still is. These blocks and the whole-title ones hold the printings of one
+  title, as many in any crawl: their cap does not scale;
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
@@ -83,6 +87,7 @@ MAX_POSTING = 50
 PAIR_WORDS = 3
 PREFIX_WORDS = 3
 TYPO_KEY_WORDS = 2
+LEAVE_ONE_OUT_WORDS = 4
 LONG_TITLE_WORDS = 6
 RARITY_STEPS = 4  # ranks per doubling of a word's count: 2 ** (1/4), about 19% apart
 
@@ -290,11 +295,14 @@ def pair_key_words(key: str) -> list[str]:
 
 
 def _typo_keys(titles: Sequence[str]) -> set[str]:
-    """Keys that survive one typo in a short title (see the module doc): each word in turn
-    replaced by its spellings with at most one letter dropped, beside the other words."""
+    """Keys that survive one typo (see the module doc): in a short title each word in turn
+    replaced by its spellings with at most one letter dropped, beside the other words;
+    in a long one, the other words alone."""
     keys = set()
     for title in titles:
         words = sorted(title_terms([title]))
+        if len(words) >= LEAVE_ONE_OUT_WORDS:  # one word misspelt or swapped: the rest
+            keys |= {"-" + " ".join(words[:at] + words[at + 1:]) for at in range(len(words))}
         if not words or len(words) > TYPO_KEY_WORDS:
             continue
         for at, word in enumerate(words):
