@@ -132,20 +132,21 @@ def atom_words(atom: Atom) -> frozenset[str]:
 
 
 def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int],
-                atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one
-                ) -> dict[str, int]:
+                atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one,
+                words: Callable[[Atom], frozenset[str]] = atom_words) -> dict[str, int]:
     """Each pair of rare words (``blocking.pair_keys``, read with ``counts``: word ->
     atoms) the documents' atoms file under, and how many of those atoms do."""
     filed: dict[str, int] = {}
     for doc in docs:
         for atom in atoms(doc):
-            for key in pair_keys(atom_words(atom), counts):
+            for key in pair_keys(words(atom), counts):
                 filed[key] = filed.get(key, 0) + 1
     return filed
 
 
 def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str],
-                 atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one
+                 atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one,
+                 words: Callable[[Atom], frozenset[str]] = atom_words
                  ) -> tuple[dict[str, int], dict[str, int]]:
     """For each pair key, the atoms and the documents among ``docs`` holding both of its
     words: the part of the pair's block these documents make (its size in the index is
@@ -157,7 +158,7 @@ def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str],
     n = 0
     for d, doc in enumerate(docs):
         for atom in atoms(doc):
-            for word in atom_words(atom) & wanted:
+            for word in words(atom) & wanted:
                 atoms_holding.setdefault(word, []).append(n)
                 docs_holding.setdefault(word, set()).add(d)
             n += 1

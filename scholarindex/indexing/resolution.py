@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,14 +45,16 @@ from scholarindex.core.resolution.blocking import (
     lookups,
     pair_key,
     pair_key_words,
+    pair_keys,
+    title_terms,
     word_key,
 )
+from scholarindex.core.resolution.decide import Features, features
 from scholarindex.core.resolution.model import Strength
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
     atom_keys,
-    atom_words,
     atoms_of,
     doc_keys,
     filed_pairs,
@@ -291,31 +293,33 @@ class ResolutionPass:
         rechosen = region.rechosen(set(region.docs) - first, moved, counts)
         self._widen(region, {k for d in rechosen for k in region.keys(d)})
         sizes.append(len(region.docs))
-        self._widen(region, *region.pair_keys(first | rechosen, counts))
+        self._widen(region, *region.pair_keys(first | rechosen, counts), counts=counts)
         sizes.append(len(region.docs))
         resolution = Resolution([])
         for _ in range(WIDEN_ROUNDS):
             counted = region.counted(self)
-            resolution = self._resolve(region.docs.values(), decisions, counted)
+            resolution = self._resolve(region.docs.values(), decisions, counted, region.features)
             held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
             moving = {d for docs, _ in plan(held, resolution.clusters) for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
             if not unread and not near - region.widened:
                 break
-            self._widen(region, unread, near)
+            self._widen(region, unread, near, counted[0])
             sizes.append(len(region.docs))
         logger.info("incremental region: %d changed, %s with their neighbours (%d words "
                     "may have moved)", sizes[0], " -> ".join(map(str, sizes[1:])), len(moved))
         return region, resolution
 
-    def _widen(self, region: _Region, keys: set[str], near: AbstractSet[str] = frozenset()
-               ) -> None:
+    def _widen(self, region: _Region, keys: set[str], near: AbstractSet[str] = frozenset(),
+               counts: Mapping[str, int] | None = None) -> None:
         """Read the documents holding ``keys`` within blocking's cap (and its slack: a
         block that was under the cap still pairs its members), and those holding a pair
         key of ``near`` whose count is within the slack of the cap on either side: only
         crossing it changes what such a block pairs. Counts of documents outside the
-        region stand for their atoms, as in ``_Region.counted``."""
+        region stand for their atoms, as in ``_Region.counted``. With ``counts``
+        (blocking's: word -> atoms), a pair's holders are kept only when filed under it
+        (``_members``)."""
         works = alias_name(self.prefix, "works")
         new = (keys | near) - region.widened
         if not new:
@@ -330,17 +334,43 @@ class ResolutionPass:
             return floor < region.doc_counts[key] <= MAX_POSTING + moved
 
         ask = [k for k in new if wanted(k)]
-        for doc_id, source in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS):
-            region.docs.setdefault(doc_id, source)
+        found = {doc_id: source for doc_id, source
+                 in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS)
+                 if doc_id not in region.docs}
+        pairs = {k for k in ask if is_pair_key(k)}
+        if pairs and counts is not None:
+            found = self._members(region, found, set(ask) - pairs, pairs, counts)
+        region.docs.update(found)
+
+    def _members(self, region: _Region, found: dict[str, dict[str, Any]], keys: set[str],
+                 pairs: set[str], counts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
+        """Of the documents read for ``keys`` and ``pairs``, those holding one of ``keys``
+        or filed under one of ``pairs``: a pair's block pairs only the atoms filed under
+        it (each one's rarest words), while every atom holding both words is read to
+        size it. ``counts``: blocking's counts (word -> atoms); a word they lack is
+        counted through the index, each document as one atom, as ``_Region.counted``
+        does for the documents outside."""
+        words = {w for source in found.values() for atom in region.doc_atoms(source)
+                 for w in region.words(atom)}
+        missing = {word_key(w) for w in words if w not in counts} - set(region.doc_counts)
+        if missing:
+            works = alias_name(self.prefix, "works")
+            region.doc_counts.update(neighbourhood.counts(self.client, works, missing))
+        held = {w: counts[w] if w in counts else region.doc_counts[word_key(w)] for w in words}
+        return {doc_id: source for doc_id, source in found.items()
+                if region.read(source).keys & keys or any(
+                    pair_keys(region.words(atom), held) & pairs
+                    for atom in region.doc_atoms(source))}
 
     @staticmethod
     def _resolve(docs: Iterable[Mapping[str, Any]], decisions: list[Decision],
-                 counted: tuple[dict[str, int], dict[str, int]] | None = None) -> Resolution:
+                 counted: tuple[dict[str, int], dict[str, int]] | None = None,
+                 features_of: Callable[[Atom], Features] = features) -> Resolution:
         counts, sizes = counted or (None, None)
         return resolve(atoms_of(docs),
                        must_link=[d.pair for d in decisions if d.kind == JOIN],
                        cannot_link=[d.pair for d in decisions if d.kind == APART],
-                       counts=counts, sizes=sizes)
+                       counts=counts, sizes=sizes, features_of=features_of)
 
     def _settle(self, region: _Region, resolution: Resolution, written: set[str],
                 full: bool) -> tuple[int, int]:
@@ -434,8 +464,24 @@ class _Region:
     tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
     widened: set[str] = field(default_factory=set)  # keys whose holders were read
     doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
-    # Each document's atoms and keys, built once: the widening rounds read them again.
+    # Each document's atoms and keys, and each atom's features and words, built once:
+    # the widening rounds read them again, and a region outgrows ``features``' cache.
     _read: dict[int, _Read] = field(default_factory=dict)
+    _features: dict[Atom, Features] = field(default_factory=dict)
+    _words: dict[Atom, frozenset[str]] = field(default_factory=dict)
+
+    def features(self, atom: Atom) -> Features:
+        found = self._features.get(atom)
+        if found is None:
+            found = self._features[atom] = features(atom)
+        return found
+
+    def words(self, atom: Atom) -> frozenset[str]:
+        """``atoms.atom_words``, kept."""
+        found = self._words.get(atom)
+        if found is None:
+            found = self._words[atom] = frozenset(title_terms(self.features(atom).titles))
+        return found
 
     def read(self, doc: Mapping[str, Any]) -> _Read:
         read = self._read.get(id(doc))
@@ -491,7 +537,7 @@ class _Region:
             if not moved.keys() & {k[2:] for k in self.keys(doc_id) if k.startswith("w:")}:
                 continue
             for atom in self.atoms(doc_id):
-                words = atom_words(atom)
+                words = self.words(atom)
                 held = [w for w in words if w in moved]
                 if not held:
                     continue
@@ -534,13 +580,14 @@ class _Region:
                 sizes[key] = total
         # A pair of rare words pairs the atoms filed under it (two at least) when the
         # documents holding both words are within the cap.
-        shared = [k for k, filed in filed_pairs(self.docs.values(), counts, self.doc_atoms).items()
-                  if filed > 1]
+        shared = [k for k, filed in filed_pairs(self.docs.values(), counts, self.doc_atoms,
+                                                self.words).items() if filed > 1]
         missing = set(shared) - set(self.doc_counts)
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
-        atoms_both, docs_both = holding_both(self.docs.values(), shared, self.doc_atoms)
+        atoms_both, docs_both = holding_both(self.docs.values(), shared, self.doc_atoms,
+                                             self.words)
         for key in shared:
             sizes[key] = atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
         return counts, sizes
@@ -552,11 +599,11 @@ class _Region:
         (each word held by as many atoms as the cap less the change's slack at least):
         ``_widen`` reads the second only when its count is that near the cap."""
         docs = [self.docs[d] for d in doc_ids]
-        filed = set(filed_pairs(docs, counts, self.doc_atoms))
+        filed = set(filed_pairs(docs, counts, self.doc_atoms, self.words))
         near: set[str] = set()
         slack = self.slack()
         for atom in (atom for doc in docs for atom in self.doc_atoms(doc)):
-            words = sorted(w for w in atom_words(atom)
+            words = sorted(w for w in self.words(atom)
                            if counts.get(w, 0) + slack.get(word_key(w), 0) > MAX_POSTING)
             near |= {k for a, b in itertools.combinations(words, 2)
                      if _pair_slack(k := pair_key(a, b), slack)}

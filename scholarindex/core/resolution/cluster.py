@@ -182,22 +182,26 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             cannot_link: Iterable[tuple[str, str]] = (),
             counts: Mapping[str, int] | None = None,
             sizes: Mapping[str, int] | None = None,
-            judge: Callable[[Features, Features], Decision] = decide_features) -> Resolution:
+            judge: Callable[[Features, Features], Decision] = decide_features,
+            features_of: Callable[[Atom], Features] = features) -> Resolution:
     """The partition of ``atoms`` into works (see the module doc). ``counts`` and
     ``sizes``: blocking's counts over a larger set these atoms are part of
     (``blocking.candidate_pairs_from_titles``). ``judge``: ``decide_features``, or the
-    same remembered (``decide.decide_remembered``) where pairs come back."""
+    same remembered (``decide.decide_remembered``) where pairs come back.
+    ``features_of``: ``features``, or the same kept by a caller that resolves more
+    atoms than its cache holds, again and again."""
     with _cycle_collector_paused():
-        return _resolve(atoms, must_link, cannot_link, counts, sizes, judge)
+        return _resolve(atoms, must_link, cannot_link, counts, sizes, judge, features_of)
 
 
 def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
              cannot_link: Iterable[tuple[str, str]],
              counts: Mapping[str, int] | None,
              sizes: Mapping[str, int] | None,
-             judge: Callable[[Features, Features], Decision]) -> Resolution:
+             judge: Callable[[Features, Features], Decision],
+             features_of: Callable[[Atom], Features] = features) -> Resolution:
     pooled = _pool(atoms)
-    feats = [features(a) for a in pooled]
+    feats = [features_of(a) for a in pooled]
     decisions = {(i, j): judge(feats[i], feats[j])
                  for i, j in candidates(pooled, feats, counts, sizes)}
     return clustered(pooled, feats, decisions, must_link, cannot_link)
