@@ -1,6 +1,6 @@
 """One resolution pass for ``bench.scale``, in a process that imports nothing else.
 
-    python -m bench.scale_pass [--full] [--dry-run]
+    python -m bench.scale_pass [--full] [--dry-run [--plan FILE]]
 
 On the cluster the environment names (``OPENSEARCH_URL``, ``INDEX_PREFIX``,
 ``INDEX_SHARDS``, ...), through the pass's public entry
@@ -10,7 +10,8 @@ measured are the pass's, not the harness's (which holds the generated site).
 
 ``--full``: the full pass (``run(full=True)``); without it, the incremental one.
 ``--dry-run``: plan without writing, so the same state can be passed over again (after
-``python -m bench.scale --passes none --keep``, to profile a pass).
+``python -m bench.scale --passes none --keep``, to profile a pass); ``--plan FILE``
+writes the dry run's changes there as JSON, to compare two versions' plans.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 import logging
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from crawler.environment import project_settings
 from scholarindex.core.retry import RetryPolicy
@@ -34,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.scale_pass")
     parser.add_argument("--full", action="store_true", help="the full pass")
     parser.add_argument("--dry-run", action="store_true", help="plan, write nothing")
+    parser.add_argument("--plan", type=Path, default=None,
+                        help="with --dry-run: write the planned changes to this JSON file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="[pass] %(levelname)s %(name)s: %(message)s")
@@ -43,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     resolver = ResolutionPass(client, config.prefix, RetryPolicy.from_settings(settings, "INDEX"),
                               layout=config.layout)
     report = resolver.run(dry_run=args.dry_run, full=args.full)
+    if args.plan:
+        changes = sorted(report.changes, key=lambda change: change["documents"])
+        args.plan.write_text(json.dumps(changes, indent=1) + "\n", "utf-8")
     print(json.dumps(report.as_dict()))
     return 0
 
