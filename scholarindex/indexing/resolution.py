@@ -527,29 +527,27 @@ class _Region:
 
     def rechosen(self, doc_ids: Iterable[str], moved: Mapping[str, tuple[int, int]],
                  counts: Mapping[str, int]) -> set[str]:
-        """The documents whose atoms may block otherwise than at the last pass: an atom
-        holding a moved word whose ``blocking.lookups`` differ between the ends of its
-        range. A word's rank only rises with its count, so an atom that looks up the
-        same words at both ends does so throughout; an atom holding two moved words, or
-        one that crosses whether blocking may use it at all, is taken as changed."""
-        found = set()
-        for doc_id in doc_ids:
-            if not moved.keys() & {k[2:] for k in self.keys(doc_id) if k.startswith("w:")}:
-                continue
-            for atom in self.atoms(doc_id):
-                words = self.words(atom)
-                held = [w for w in words if w in moved]
-                if not held:
-                    continue
-                low, high = moved[held[0]] if len(held) == 1 else (0, 0)
-                if len(held) > 1 or (low <= 1 < high) or (low <= MAX_POSTING < high):
-                    found.add(doc_id)
-                    break
-                now = {w: counts.get(w, 0) for w in words}
-                if lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high}):
-                    found.add(doc_id)
-                    break
-        return found
+        """The documents whose atoms may block otherwise than at the last pass
+        (``looks_up_otherwise``)."""
+        return {doc_id for doc_id in doc_ids if any(
+            self.looks_up_otherwise(atom, moved, counts) for atom in self.atoms(doc_id))}
+
+    def looks_up_otherwise(self, atom: Atom, moved: Mapping[str, tuple[int, int]],
+                           counts: Mapping[str, int]) -> bool:
+        """Whether the atom holds a moved word whose ``blocking.lookups`` differ between
+        the ends of its range. A word's rank only rises with its count, so an atom that
+        looks up the same words at both ends does so throughout; an atom holding two
+        moved words, or one that crosses whether blocking may use it at all, is taken
+        as changed."""
+        words = self.words(atom)
+        held = [w for w in words if w in moved]
+        if len(held) != 1:
+            return bool(held)
+        low, high = moved[held[0]]
+        if low <= 1 < high or low <= MAX_POSTING < high:
+            return True
+        now = {w: counts.get(w, 0) for w in words}
+        return lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high})
 
     def handled(self) -> set[str]:
         return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}
