@@ -21,7 +21,7 @@ from scholarindex.core.resolution.blocking import (
     stored_keys,
     title_terms,
 )
-from scholarindex.core.resolution.decide import features
+from scholarindex.core.resolution.decide import Features, features
 
 STRONG_PREFIX = "s:"  # a verified key among the stored keys: atoms sharing one always meet
 
@@ -126,9 +126,10 @@ def atom_keys(atom: Atom) -> frozenset[str]:
                      | {STRONG_PREFIX + k.strip().lower() for k in atom.strong_keys if k.strip()})
 
 
-def atom_words(atom: Atom) -> frozenset[str]:
+def atom_words(atom: Atom, features_of: Callable[[Atom], Features] = features
+               ) -> frozenset[str]:
     """The atom's distinctive title words: what blocking files it under."""
-    return frozenset(title_terms(features(atom).titles))
+    return frozenset(title_terms(features_of(atom).titles))
 
 
 def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int],

@@ -46,7 +46,6 @@ from scholarindex.core.resolution.blocking import (
     pair_key,
     pair_key_words,
     pair_keys,
-    title_terms,
     word_key,
 )
 from scholarindex.core.resolution.decide import Features, features
@@ -55,6 +54,7 @@ from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
     atom_keys,
+    atom_words,
     atoms_of,
     doc_keys,
     filed_pairs,
@@ -480,7 +480,7 @@ class _Region:
         """``atoms.atom_words``, kept."""
         found = self._words.get(atom)
         if found is None:
-            found = self._words[atom] = frozenset(title_terms(self.features(atom).titles))
+            found = self._words[atom] = atom_words(atom, self.features)
         return found
 
     def read(self, doc: Mapping[str, Any]) -> _Read:

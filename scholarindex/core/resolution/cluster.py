@@ -199,7 +199,7 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
              counts: Mapping[str, int] | None,
              sizes: Mapping[str, int] | None,
              judge: Callable[[Features, Features], Decision],
-             features_of: Callable[[Atom], Features] = features) -> Resolution:
+             features_of: Callable[[Atom], Features]) -> Resolution:
     pooled = _pool(atoms)
     feats = [features_of(a) for a in pooled]
     decisions = {(i, j): judge(feats[i], feats[j])
