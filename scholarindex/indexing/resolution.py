@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -48,7 +48,8 @@ from scholarindex.core.resolution.blocking import (
     pair_keys,
     word_key,
 )
-from scholarindex.core.resolution.decide import Features, features
+from scholarindex.core.resolution.decide import Features, decide_features, features
+from scholarindex.core.resolution.model import Decision as MatchDecision
 from scholarindex.core.resolution.model import Strength
 from scholarindex.core.retry import RetryPolicy
 from scholarindex.indexing import neighbourhood
@@ -298,7 +299,7 @@ class ResolutionPass:
         resolution = Resolution([])
         for _ in range(WIDEN_ROUNDS):
             counted = region.counted(self)
-            resolution = self._resolve(region.docs.values(), decisions, counted, region.features)
+            resolution = self._resolve(region.docs.values(), decisions, counted, region)
             held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
             moving = {d for docs, _ in plan(held, resolution.clusters) for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
@@ -365,12 +366,14 @@ class ResolutionPass:
     @staticmethod
     def _resolve(docs: Iterable[Mapping[str, Any]], decisions: list[Decision],
                  counted: tuple[dict[str, int], dict[str, int]] | None = None,
-                 features_of: Callable[[Atom], Features] = features) -> Resolution:
+                 region: _Region | None = None) -> Resolution:
         counts, sizes = counted or (None, None)
         return resolve(atoms_of(docs),
                        must_link=[d.pair for d in decisions if d.kind == JOIN],
                        cannot_link=[d.pair for d in decisions if d.kind == APART],
-                       counts=counts, sizes=sizes, features_of=features_of)
+                       counts=counts, sizes=sizes,
+                       features_of=features if region is None else region.features,
+                       judge=decide_features if region is None else region.judge)
 
     def _settle(self, region: _Region, resolution: Resolution, written: set[str],
                 full: bool) -> tuple[int, int]:
@@ -469,11 +472,23 @@ class _Region:
     _read: dict[int, _Read] = field(default_factory=dict)
     _features: dict[Atom, Features] = field(default_factory=dict)
     _words: dict[Atom, frozenset[str]] = field(default_factory=dict)
+    # Each widening round resolves the region again, and all but the pairs of the
+    # documents it added were decided in the round before. By the identity of the two
+    # atoms' features, which ``_features`` keeps for the pass.
+    _decided: dict[tuple[int, int], MatchDecision] = field(default_factory=dict)
 
     def features(self, atom: Atom) -> Features:
         found = self._features.get(atom)
         if found is None:
             found = self._features[atom] = features(atom)
+        return found
+
+    def judge(self, a: Features, b: Features) -> MatchDecision:
+        """``decide_features``, kept for the pass (``a`` and ``b`` from ``features``)."""
+        pair = (id(a), id(b))
+        found = self._decided.get(pair)
+        if found is None:
+            found = self._decided[pair] = decide_features(a, b)
         return found
 
     def words(self, atom: Atom) -> frozenset[str]:
