@@ -579,7 +579,11 @@ class _Region:
             for keys in read.atom_keys:
                 for key in keys:
                     local_atoms[key] = local_atoms.get(key, 0) + 1
-        missing = set(local_atoms) - set(self.doc_counts)
+        # A block pairs only atoms filed under it, so a key one atom here holds pairs
+        # nothing here, whatever its size: only words (their rarity decides what an
+        # atom looks up) and keys two atoms share are counted through the index.
+        missing = {k for k, atoms in local_atoms.items()
+                   if atoms > 1 or k.startswith("w:")} - set(self.doc_counts)
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
