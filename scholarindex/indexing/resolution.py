@@ -197,16 +197,15 @@ class ResolutionPass:
             if full:
                 region = self._read_all()
                 resolution = self._resolve(region.docs.values(), decisions)
+                changes = plan(region.held(), resolution.clusters)
             else:  # a round after a conflict reads again what the last one did
-                region, resolution = self._region(decisions, seeds, set(region.docs))
+                region, resolution, changes = self._region(decisions, seeds, set(region.docs))
             report.documents = max(report.documents, len(region.docs))
             report.pending = len(region.marked) + len(region.tombstones)
             report.atoms = sum(len(c) for c in resolution.clusters)
             report.works = len(resolution.clusters)
             largest = max(resolution.clusters, key=len, default=())
             report.largest_work, report.largest_work_id = len(largest), min(largest, default=None)
-            held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
-            changes = plan(held, resolution.clusters)
             if dry_run:
                 report.changes = [{"documents": sorted(h), "works": g} for h, g in changes]
                 report.groups_changed = len(changes)
@@ -255,9 +254,9 @@ class ResolutionPass:
             region.tombstones[doc_id] = set(source.get(neighbourhood.PENDING) or ())
             region.tombstone_atoms[doc_id] = max(1, len(source.get("unlisted") or ()))
 
-    def _region(self, decisions: list[Decision], seeds: list[str],
-                again: set[str] | None = None) -> tuple[_Region, Resolution]:
-        """The documents an incremental pass resolves, and their resolution.
+    def _region(self, decisions: list[Decision], seeds: list[str], again: set[str] | None = None
+                ) -> tuple[_Region, Resolution, list[tuple[dict[str, set[str]], list[list[str]]]]]:
+        """The documents an incremental pass resolves, their resolution and its plan.
 
         Start: the marked documents (their keys), the tombstones' keys, the documents
         holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
@@ -296,12 +295,12 @@ class ResolutionPass:
         sizes.append(len(region.docs))
         self._widen(region, *region.pair_keys(first | rechosen, counts), counts=counts)
         sizes.append(len(region.docs))
-        resolution = Resolution([])
+        resolution, changes = Resolution([]), []
         for _ in range(WIDEN_ROUNDS):
             counted = region.counted(self)
             resolution = self._resolve(region.docs.values(), decisions, counted, region)
-            held = {doc_id: doc_work_ids(doc) for doc_id, doc in region.docs.items()}
-            moving = {d for docs, _ in plan(held, resolution.clusters) for d in docs}
+            changes = plan(region.held(), resolution.clusters)
+            moving = {d for docs, _ in changes for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
             if not unread and not near - region.widened:
@@ -310,7 +309,7 @@ class ResolutionPass:
             sizes.append(len(region.docs))
         logger.info("incremental region: %d changed, %s with their neighbours (%d words "
                     "may have moved)", sizes[0], " -> ".join(map(str, sizes[1:])), len(moved))
-        return region, resolution
+        return region, resolution, changes
 
     def _widen(self, region: _Region, keys: set[str], near: AbstractSet[str] = frozenset(),
                counts: Mapping[str, int] | None = None) -> None:
@@ -340,7 +339,9 @@ class ResolutionPass:
                  if doc_id not in region.docs}
         pairs = {k for k in ask if is_pair_key(k)}
         if pairs and counts is not None:
-            found = self._members(region, found, set(ask) - pairs, pairs, counts)
+            kept = self._members(region, found, set(ask) - pairs, pairs, counts)
+            region.forget(source for doc_id, source in found.items() if doc_id not in kept)
+            found = kept
         region.docs.update(found)
 
     def _members(self, region: _Region, found: dict[str, dict[str, Any]], keys: set[str],
@@ -563,6 +564,15 @@ class _Region:
             return True
         now = {w: counts.get(w, 0) for w in words}
         return lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high})
+
+    def held(self) -> dict[str, list[str]]:
+        """Document id -> the work_ids it holds (``plan``'s input)."""
+        return {doc_id: doc_work_ids(doc) for doc_id, doc in self.docs.items()}
+
+    def forget(self, docs: Iterable[Mapping[str, Any]]) -> None:
+        """Drop what was read of documents the region does not keep."""
+        for doc in docs:
+            self._read.pop(id(doc), None)
 
     def handled(self) -> set[str]:
         return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}
