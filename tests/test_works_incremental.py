@@ -10,6 +10,7 @@ its tombstone.
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 
-from scholarindex.indexing import resolution
+from scholarindex.core.resolution.blocking import is_pair_key, pair_key, pair_key_words, word_key
+from scholarindex.indexing import neighbourhood, resolution
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item, unlist_change
 from scholarindex.indexing.connection import OpenSearchConfig
@@ -180,6 +182,31 @@ def test_a_pair_of_common_words_blocks_alike_in_both_passes(
 
     assert report.documents >= 2
     assert resolver.run(full=True, dry_run=True).changes == []
+
+
+def test_the_index_counts_a_pair_of_words_as_the_documents_holding_both(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    writer, _resolver, prefix = fresh()
+    titles = ["Streaming Sensor Joins", "Streaming Sensor Windows", "Streaming Graph Joins",
+              "Sensor Graph Windows", "Adaptive Streaming Sensor Networks"]
+    _crawl(writer, [], [listing(t, f"Person{k} Lee") for k, t in enumerate(titles)], [],
+           TIMES[0])
+    works = alias_name(prefix, "works")
+    opensearch_client.indices.refresh(index=works)
+    docs = snapshot(opensearch_client, works).values()
+    stored = [set(doc["blocking_keys"]) for doc in docs]
+    pairs = [pair_key(a, b) for a, b in itertools.combinations(
+        ["streaming", "sensor", "graph", "join", "window", "nowhere"], 2)]
+    asked = [*pairs, "w:streaming", "w:nowhere", *sorted(set().union(*stored))[:20]]
+
+    counted = neighbourhood.counts(opensearch_client, works, asked)
+
+    def holding(key: str) -> int:
+        need = {word_key(w) for w in pair_key_words(key)} if is_pair_key(key) else {key}
+        return sum(need <= keys for keys in stored)
+    assert counted == {key: holding(key) for key in asked}
+    assert counted[pair_key("streaming", "sensor")] == 3
+    assert counted[pair_key("graph", "nowhere")] == 0
 
 
 def test_a_full_pass_settles_a_marked_index_in_parts(
