@@ -209,6 +209,30 @@ def test_the_index_counts_a_pair_of_words_as_the_documents_holding_both(
     assert counted[pair_key("graph", "nowhere")] == 0
 
 
+def test_a_pair_block_is_read_only_where_it_can_pair_with_the_change(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    # "streaming" and "sensor" are each past the posting cap, the pair of them is not:
+    # every title of the crowd is filed under it, and shares with the new printing only
+    # those two of its five distinctive words, too few for blocking to pair them.
+    writer, resolver, _prefix = fresh()
+    crowd = [listing(f"Streaming Sensor Topic{k} Matter{k} Thing{k}", f"Person{k} Crowd")
+             for k in range(30)]
+    crowd += [listing(f"Streaming Graph{k} Item{k}", f"Other{k} Crowd") for k in range(30)]
+    crowd += [listing(f"Sensor Graph{k} Piece{k}", f"Third{k} Crowd") for k in range(30)]
+    paper = listing("Streaming Sensor Compression with Bandwidth Limits", "Ann Lee",
+                    authors=("Ann Lee", "Bob Stone"))
+    _crawl(writer, [], [*crowd, paper], [], TIMES[0])
+    resolver.run(full=True)
+
+    typo = listing("Streaming Sensor Compresion with Bandwidht Limitz", "Bob Stone",
+                   authors=("Ann Lee", "Bob Stone"))
+    _crawl(writer, [], [typo], [], TIMES[1])
+    report = resolver.run(full=False)
+
+    assert report.documents < 30  # not the crowd filed under the pair
+    assert resolver.run(full=True, dry_run=True).changes == []
+
+
 def test_a_full_pass_settles_a_marked_index_in_parts(
         fresh: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
     # Every document of a bulk-loaded index is marked: one request settling them all

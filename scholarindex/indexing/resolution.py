@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -47,6 +47,7 @@ from scholarindex.core.resolution.blocking import (
     pair_key_words,
     pair_keys,
     word_key,
+    words_needed,
 )
 from scholarindex.core.resolution.decide import Features, decide_features, features
 from scholarindex.core.resolution.model import Decision as MatchDecision
@@ -302,6 +303,10 @@ class ResolutionPass:
             changes = plan(region.held(), resolution.clusters)
             moving = {d for docs, _ in changes for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
+            late = region.late(moving, counted[0])
+            region.widened -= late
+            for key in late:
+                del region.filtered[key]
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
             if not unread and not near - region.widened:
                 break
@@ -339,30 +344,56 @@ class ResolutionPass:
                  if doc_id not in region.docs}
         pairs = {k for k in ask if is_pair_key(k)}
         if pairs and counts is not None:
-            kept = self._members(region, found, set(ask) - pairs, pairs, counts)
+            # Blocks within the cap before this change and after it pair as they did,
+            # but for the atoms here.
+            settled = {k for k in pairs & keys
+                       if region.doc_counts[k] + _pair_slack(k, slack) <= MAX_POSTING}
+            kept = self._members(region, found, set(ask) - pairs, pairs, counts, settled)
             region.forget(source for doc_id, source in found.items() if doc_id not in kept)
+            region.filtered.update(dict.fromkeys(settled, len(region.docs)))
             found = kept
         region.docs.update(found)
 
     def _members(self, region: _Region, found: dict[str, dict[str, Any]], keys: set[str],
-                 pairs: set[str], counts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
+                 pairs: set[str], counts: Mapping[str, int], settled: AbstractSet[str]
+                 ) -> dict[str, dict[str, Any]]:
         """Of the documents read for ``keys`` and ``pairs``, those holding one of ``keys``
         or filed under one of ``pairs``: a pair's block pairs only the atoms filed under
         it (each one's rarest words), while every atom holding both words is read to
-        size it. ``counts``: blocking's counts (word -> atoms); a word they lack is
-        counted through the index, each document as one atom, as ``_Region.counted``
-        does for the documents outside."""
+        size it. Of a block in ``settled`` (within the cap before the change and after
+        it) only the holders that share enough words (blocking's share test) with an
+        atom here filed under it: the others pair as at the last pass, with no atom
+        here (``_Region.filtered`` says which atoms that was checked against).
+        ``counts``: blocking's counts (word -> atoms); a word they lack is counted
+        through the index, each document as one atom, as ``_Region.counted`` does for
+        the documents outside."""
         words = {w for source in found.values() for atom in region.doc_atoms(source)
                  for w in region.words(atom)}
+        held = self._held(region, words, counts)
+        here = region.filed_under(settled, lambda w: self._held(region, w, counts))
+
+        def kept(source: Mapping[str, Any]) -> bool:
+            if region.read(source).keys & keys:
+                return True
+            for atom in region.doc_atoms(source):
+                mine = region.words(atom)
+                filed = pair_keys(mine, held) & pairs
+                if filed - settled or any(_shares(mine, other) for key in filed
+                                          for other in here.get(key, ())):
+                    return True
+            return False
+
+        return {doc_id: source for doc_id, source in found.items() if kept(source)}
+
+    def _held(self, region: _Region, words: Iterable[str], counts: Mapping[str, int]
+              ) -> dict[str, int]:
+        """Blocking's count of each word: from ``counts``, else through the index."""
+        words = set(words)
         missing = {word_key(w) for w in words if w not in counts} - set(region.doc_counts)
         if missing:
             works = alias_name(self.prefix, "works")
             region.doc_counts.update(neighbourhood.counts(self.client, works, missing))
-        held = {w: counts[w] if w in counts else region.doc_counts[word_key(w)] for w in words}
-        return {doc_id: source for doc_id, source in found.items()
-                if region.read(source).keys & keys or any(
-                    pair_keys(region.words(atom), held) & pairs
-                    for atom in region.doc_atoms(source))}
+        return {w: counts[w] if w in counts else region.doc_counts[word_key(w)] for w in words}
 
     @staticmethod
     def _resolve(docs: Iterable[Mapping[str, Any]], decisions: list[Decision],
@@ -467,6 +498,9 @@ class _Region:
     tombstones: dict[str, set[str]] = field(default_factory=dict)  # work gone: its keys
     tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
     widened: set[str] = field(default_factory=set)  # keys whose holders were read
+    # A settled pair block whose holders were kept only where they pair with an atom
+    # here -> the number of documents here then (those that came later were not asked).
+    filtered: dict[str, int] = field(default_factory=dict)
     doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
     # Each document's atoms and keys, and each atom's features and words, built once:
     # the widening rounds read them again, and a region outgrows ``features``' cache.
@@ -565,6 +599,28 @@ class _Region:
         now = {w: counts.get(w, 0) for w in words}
         return lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high})
 
+    def filed_under(self, keys: AbstractSet[str],
+                    held_of: Callable[[Iterable[str]], Mapping[str, int]]
+                    ) -> dict[str, list[frozenset[str]]]:
+        """Pair key of ``keys`` -> the words of each atom here filed under it."""
+        wanted = {w for key in keys for w in pair_key_words(key)}
+        holding = [(atom, words) for doc in self.docs.values() for atom in self.doc_atoms(doc)
+                   if len(words := self.words(atom) & wanted) > 1]
+        held = held_of({w for atom, _ in holding for w in self.words(atom)})
+        here: dict[str, list[frozenset[str]]] = {}
+        for atom, _ in holding:
+            for key in pair_keys(self.words(atom), held) & keys:
+                here.setdefault(key, []).append(self.words(atom))
+        return here
+
+    def late(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> set[str]:
+        """The settled pair blocks the documents' atoms file under whose holders were
+        kept before the documents came here (``filtered``): read them again."""
+        order = {doc_id: n for n, doc_id in enumerate(self.docs)}
+        return {key for doc_id in doc_ids for atom in self.atoms(doc_id)
+                for key in pair_keys(self.words(atom), counts)
+                if self.filtered.get(key, len(self.docs)) <= order[doc_id]}
+
     def held(self) -> dict[str, list[str]]:
         """Document id -> the work_ids it holds (``plan``'s input)."""
         return {doc_id: doc_work_ids(doc) for doc_id, doc in self.docs.items()}
@@ -635,6 +691,11 @@ class _Region:
             near |= {k for a, b in itertools.combinations(words, 2)
                      if _pair_slack(k := pair_key(a, b), slack)}
         return filed, near - filed
+
+
+def _shares(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Blocking's share test: enough distinctive words in common to be paired."""
+    return len(a & b) >= words_needed(len(a), len(b))
 
 
 def _pair_slack(key: str, slack: Mapping[str, int]) -> int:
