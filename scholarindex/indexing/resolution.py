@@ -266,7 +266,8 @@ class ResolutionPass:
         holding a word whose count may have crossed a boundary of blocking's reading of
         it (``_Region.moved_words``), where that may change the words they look up
         (``_Region.rechosen``), and the pairs of rare words of the change and of those
-        (``_Region.pair_keys``); (3) until every document whose grouping the resolution
+        (``_Region.pair_keys``; of a block that cannot have crossed the cap, the holders
+        that can pair with an atom here, ``_members``); (3) until every document whose grouping the resolution
         changes has its own neighbours read, so no work outside decides differently. Counts
         of documents the region does not hold come from the index
         (``neighbourhood.counts``).
