@@ -267,8 +267,9 @@ class ResolutionPass:
         it (``_Region.moved_words``), where that may change the words they look up
         (``_Region.rechosen``), and the pairs of rare words of the change and of those
         (``_Region.pair_keys``; of a block that cannot have crossed the cap, the holders
-        that can pair with an atom here, ``_members``); (3) until every document whose grouping the resolution
-        changes has its own neighbours read, so no work outside decides differently. Counts
+        that can pair with an atom here, ``_members``); (3) until every document whose
+        grouping the resolution changes has its own neighbours read, so no work outside
+        decides differently. Counts
         of documents the region does not hold come from the index
         (``neighbourhood.counts``).
         """
@@ -304,10 +305,7 @@ class ResolutionPass:
             changes = plan(region.held(), resolution.clusters)
             moving = {d for docs, _ in changes for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
-            late = region.late(moving, counted[0])
-            region.widened -= late
-            for key in late:
-                del region.filtered[key]
+            region.reopen(moving, counted[0])
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
             if not unread and not near - region.widened:
                 break
@@ -605,22 +603,26 @@ class _Region:
                     ) -> dict[str, list[frozenset[str]]]:
         """Pair key of ``keys`` -> the words of each atom here filed under it."""
         wanted = {w for key in keys for w in pair_key_words(key)}
-        holding = [(atom, words) for doc in self.docs.values() for atom in self.doc_atoms(doc)
-                   if len(words := self.words(atom) & wanted) > 1]
-        held = held_of({w for atom, _ in holding for w in self.words(atom)})
+        holding = [atom for doc in self.docs.values() for atom in self.doc_atoms(doc)
+                   if len(self.words(atom) & wanted) > 1]
+        held = held_of({w for atom in holding for w in self.words(atom)})
         here: dict[str, list[frozenset[str]]] = {}
-        for atom, _ in holding:
+        for atom in holding:
             for key in pair_keys(self.words(atom), held) & keys:
                 here.setdefault(key, []).append(self.words(atom))
         return here
 
-    def late(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> set[str]:
-        """The settled pair blocks the documents' atoms file under whose holders were
-        kept before the documents came here (``filtered``): read them again."""
+    def reopen(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> None:
+        """Mark unread the settled pair blocks the documents' atoms file under whose
+        holders were kept before the documents came here (``filtered``), so that the
+        next widening reads them for these too."""
         order = {doc_id: n for n, doc_id in enumerate(self.docs)}
-        return {key for doc_id in doc_ids for atom in self.atoms(doc_id)
+        late = {key for doc_id in doc_ids for atom in self.atoms(doc_id)
                 for key in pair_keys(self.words(atom), counts)
                 if self.filtered.get(key, len(self.docs)) <= order[doc_id]}
+        self.widened -= late
+        for key in late:
+            del self.filtered[key]
 
     def held(self) -> dict[str, list[str]]:
         """Document id -> the work_ids it holds (``plan``'s input)."""
