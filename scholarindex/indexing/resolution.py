@@ -87,6 +87,8 @@ PLAN_ROUNDS = 3  # plan and apply again while crawls keep changing what the pass
 # is rarely printed so many ways, and a title rule gone wrong (a generic title joining
 # unrelated listings) shows first as one work that keeps growing.
 LARGE_WORK = 50
+# ``plan``'s answer: each set of documents to regroup (id -> its work_ids) with its works.
+Plan = list[tuple[dict[str, set[str]], list[list[str]]]]
 
 
 @dataclass
@@ -113,8 +115,7 @@ class ResolutionReport:
         return {k: v for k, v in self.__dict__.items() if k != "changes"}
 
 
-def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]
-         ) -> list[tuple[dict[str, set[str]], list[list[str]]]]:
+def plan(held: Mapping[str, Iterable[str]], clusters: Iterable[Iterable[str]]) -> Plan:
     """The changes that make each cluster one document. Pure.
 
     ``held``: document id -> the work_ids it holds. Documents that share a cluster,
@@ -255,8 +256,8 @@ class ResolutionPass:
             region.tombstones[doc_id] = set(source.get(neighbourhood.PENDING) or ())
             region.tombstone_atoms[doc_id] = max(1, len(source.get("unlisted") or ()))
 
-    def _region(self, decisions: list[Decision], seeds: list[str], again: set[str] | None = None
-                ) -> tuple[_Region, Resolution, list[tuple[dict[str, set[str]], list[list[str]]]]]:
+    def _region(self, decisions: list[Decision], seeds: list[str],
+                again: set[str] | None = None) -> tuple[_Region, Resolution, Plan]:
         """The documents an incremental pass resolves, their resolution and its plan.
 
         Start: the marked documents (their keys), the tombstones' keys, the documents
@@ -269,9 +270,8 @@ class ResolutionPass:
         (``_Region.pair_keys``; of a block that cannot have crossed the cap, the holders
         that can pair with an atom here, ``_members``); (3) until every document whose
         grouping the resolution changes has its own neighbours read, so no work outside
-        decides differently. Counts
-        of documents the region does not hold come from the index
-        (``neighbourhood.counts``).
+        decides differently. Counts of documents the region does not hold come from the
+        index (``neighbourhood.counts``).
         """
         works = alias_name(self.prefix, "works")
         region = _Region()
@@ -458,7 +458,7 @@ class ResolutionPass:
             self.joiner._bulk(actions[start:start + READ_PART], JoinReport())
         return len(actions), unsettled
 
-    def _apply(self, changes: list[tuple[dict[str, set[str]], list[list[str]]]],
+    def _apply(self, changes: Plan,
                resolution: Resolution, report: ResolutionReport, written: set[str]) -> int:
         conflicts = 0
         for held, groups in changes:
