@@ -9,7 +9,9 @@ keys on its tombstone. This module reads them back through the index:
 - ``counts``: how many documents hold each key (one terms aggregation; a pair, one
   search in an msearch), which is what
   blocking needs of the atoms it is not given (``blocking.candidate_pairs_from_titles``);
-- ``holders``: the documents holding any of some keys (a terms query). A key more
+- ``holders``: the documents holding any of some keys (a terms query), and ``sources``
+  those of some ids: a pass reads a neighbour's stored keys first, its source only when
+  it can pair with the change. A key more
   than ``blocking.MAX_POSTING`` documents hold is never asked for: blocking does not
   use it either (a posting or block past its cap pairs nothing), so a common word
   never pulls half the index in;
@@ -94,6 +96,16 @@ def holders(client: OpenSearch, index: str, keys: Iterable[str], source: list[st
                 for start in range(0, len(pairs), PAIR_CHUNK)]
     for query in queries:
         for hit in scan(client, index, {"query": query, "_source": source}):
+            yield hit["_id"], hit["_source"]
+
+
+def sources(client: OpenSearch, index: str, ids: Iterable[str], source: list[str]
+            ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The documents of ``index`` with these ids (those that exist): id and source."""
+    asked = sorted(set(ids))
+    for start in range(0, len(asked), CHUNK):
+        body = {"query": {"ids": {"values": asked[start:start + CHUNK]}}, "_source": source}
+        for hit in scan(client, index, body):
             yield hit["_id"], hit["_source"]
 
 

@@ -27,6 +27,7 @@ settles what is left.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import time
@@ -78,6 +79,11 @@ logger = logging.getLogger(__name__)
 # What the pass reads of each work document.
 SOURCE_FIELDS = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment",
                  "resolution", "blocking_keys", "hidden_by"]
+# What it reads first of a neighbour, to tell whether it can pair with the change.
+KEY_FIELDS = ["work_id", "work_ids", neighbourhood.KEYS]
+# Blocks whose members pair only when they pass blocking's share test: a word's, a
+# title's start's (and a pair of words', sized apart: ``pair_keys``).
+SHARED_BLOCKS = ("w:", ">:")
 FULL, INCREMENTAL = "full", "incremental"
 # Rounds of widening an incremental pass's region: it grows while a work that changes
 # has neighbours not yet read (changes spread along matches, rarely far).
@@ -262,13 +268,12 @@ class ResolutionPass:
 
         Start: the marked documents (their keys), the tombstones' keys, the documents
         holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
-        Widen: (1) every document holding one of those keys (blocking's neighbours; a key
-        past blocking's cap pairs nothing and is not read); (2) the neighbours of those
-        holding a word whose count may have crossed a boundary of blocking's reading of
-        it (``_Region.moved_words``), where that may change the words they look up
-        (``_Region.rechosen``), and the pairs of rare words of the change and of those
-        (``_Region.pair_keys``; of a block that cannot have crossed the cap, the holders
-        that can pair with an atom here, ``_members``); (3) until every document whose
+        Widen: (1) the documents holding one of those keys that blocking can pair with
+        an atom here (``_keeps``; a key past blocking's cap pairs nothing and is not
+        read); (2) the neighbours of those holding a word whose count may have crossed a
+        boundary of blocking's reading of it (``_Region.moved_words``), where that may
+        change the words they look up (``_Region.rechosen``), and the pairs of rare words
+        of the change and of those (``_Region.pair_keys``); (3) until every document whose
         grouping the resolution changes has its own neighbours read, so no work outside
         decides differently. Counts of documents the region does not hold come from the
         index (``neighbourhood.counts``).
@@ -292,7 +297,9 @@ class ResolutionPass:
         self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
         sizes = [len(first), len(region.docs)]
         counts = region.counted(self)[0]
-        moved = region.moved_words(counts)
+        if region.moved is None:  # nothing was read
+            region.moved = region.moved_words(counts)
+        moved = region.moved
         rechosen = region.rechosen(set(region.docs) - first, moved, counts)
         self._widen(region, {k for d in rechosen for k in region.keys(d)})
         sizes.append(len(region.docs))
@@ -321,9 +328,13 @@ class ResolutionPass:
         block that was under the cap still pairs its members), and those holding a pair
         key of ``near`` whose count is within the slack of the cap on either side: only
         crossing it changes what such a block pairs. Counts of documents outside the
-        region stand for their atoms, as in ``_Region.counted``. With ``counts``
-        (blocking's: word -> atoms), a pair's holders are kept only when filed under it
-        (``_members``)."""
+        region stand for their atoms, as in ``_Region.counted``.
+
+        Of those, only the documents that can pair with an atom here are kept
+        (``_keeps``), judged by their stored keys before their sources are read: most
+        holders of a word or a title's start share that and no more with the change.
+        ``counts`` (blocking's: word -> atoms) is needed to judge pair keys; without it
+        every holder of one is kept."""
         works = alias_name(self.prefix, "works")
         new = (keys | near) - region.widened
         if not new:
@@ -332,57 +343,79 @@ class ResolutionPass:
         region.doc_counts.update(neighbourhood.counts(self.client, works, new))
         slack = region.slack()
 
+        def moved_by(key: str) -> int:
+            return _pair_slack(key, slack) if is_pair_key(key) else slack.get(key, 0)
+
         def wanted(key: str) -> bool:
-            moved = _pair_slack(key, slack) if is_pair_key(key) else slack.get(key, 0)
-            floor = MAX_POSTING - moved if key in near and key not in keys else 0
-            return floor < region.doc_counts[key] <= MAX_POSTING + moved
+            floor = MAX_POSTING - moved_by(key) if key in near and key not in keys else 0
+            return floor < region.doc_counts[key] <= MAX_POSTING + moved_by(key)
 
-        ask = [k for k in new if wanted(k)]
+        ask = {k for k in new if wanted(k)}
         found = {doc_id: source for doc_id, source
-                 in neighbourhood.holders(self.client, works, ask, SOURCE_FIELDS)
+                 in neighbourhood.holders(self.client, works, ask, KEY_FIELDS)
                  if doc_id not in region.docs}
-        pairs = {k for k in ask if is_pair_key(k)}
-        if pairs and counts is not None:
-            # Blocks within the cap before this change and after it pair as they did,
-            # but for the atoms here.
-            settled = {k for k in pairs & keys
-                       if region.doc_counts[k] + _pair_slack(k, slack) <= MAX_POSTING}
-            kept = self._members(region, found, set(ask) - pairs, pairs, counts, settled)
-            region.forget(source for doc_id, source in found.items() if doc_id not in kept)
-            region.filtered.update(dict.fromkeys(settled, len(region.docs)))
-            found = kept
-        region.docs.update(found)
+        # A document of several atoms counts them one by one (``counted``), and one
+        # without stored keys cannot be judged by them: both are read whole.
+        whole = {doc_id for doc_id, source in found.items()
+                 if len(doc_work_ids(source)) > 1 or not source.get(neighbourhood.KEYS)}
+        region.docs.update(neighbourhood.sources(self.client, works, whole, SOURCE_FIELDS))
+        if region.moved is None:  # the first widening: blocking's counts of the change
+            region.moved = region.moved_words(region.counted(self, pairs=False)[0])
+        kept = self._keeps(region, {d: found[d] for d in found.keys() - whole}, ask,
+                           keys, slack, counts)
+        region.docs.update(neighbourhood.sources(self.client, works, kept, SOURCE_FIELDS))
 
-    def _members(self, region: _Region, found: dict[str, dict[str, Any]], keys: set[str],
-                 pairs: set[str], counts: Mapping[str, int], settled: AbstractSet[str]
-                 ) -> dict[str, dict[str, Any]]:
-        """Of the documents read for ``keys`` and ``pairs``, those holding one of ``keys``
-        or filed under one of ``pairs``: a pair's block pairs only the atoms filed under
-        it (each one's rarest words), while every atom holding both words is read to
-        size it. Of a block in ``settled`` (within the cap before the change and after
-        it) only the holders that share enough words (blocking's share test) with an
-        atom here filed under it: the others pair as at the last pass, with no atom
-        here (``_Region.filtered`` says which atoms that was checked against).
-        ``counts``: blocking's counts (word -> atoms); a word they lack is counted
-        through the index, each document as one atom, as ``_Region.counted`` does for
-        the documents outside."""
-        words = {w for source in found.values() for atom in region.doc_atoms(source)
-                 for w in region.words(atom)}
-        held = self._held(region, words, counts)
-        here = region.filed_under(settled, lambda w: self._held(region, w, counts))
+    def _keeps(self, region: _Region, found: Mapping[str, Mapping[str, Any]],
+               ask: AbstractSet[str], keys: AbstractSet[str], slack: Mapping[str, int],
+               counts: Mapping[str, int] | None) -> set[str]:
+        """Of ``found`` (single atoms, by their stored keys), the ids that can pair with
+        an atom here through a key of ``ask``, or whose block may pair otherwise than
+        at the last pass.
 
-        def kept(source: Mapping[str, Any]) -> bool:
-            if region.read(source).keys & keys:
-                return True
-            for atom in region.doc_atoms(source):
-                mine = region.words(atom)
+        Every holder is kept of a whole-title or typo block (its members pair whatever
+        they share), of a moved word (its holders may look up other words,
+        ``rechosen``), of a block the change may have taken across the cap, and of a
+        key no atom here holds (one the change took away). A block
+        within the cap before the change and after it (``settled``) pairs only atoms
+        that pass blocking's share test, so of its holders only those sharing enough
+        words with an atom here filed under it are kept: the others pair as at the last
+        pass, with no atom here. ``_Region.filtered`` remembers which atoms that was
+        checked against (``_Region.reopen``). A pair key's block holds only the atoms
+        filed under it (each one's rarest words), so of an unsettled one the holders
+        filed under it."""
+        moved = {word_key(w) for w in region.moved or ()}
+        here, docs_here = region.holding({k for k in ask if k.startswith(SHARED_BLOCKS)} - moved)
+        # The block's atoms: the documents holding the key, and the atoms here beyond one
+        # per document (every document of several atoms holding it is here).
+        share_keys = {k for k, atoms in here.items() if region.doc_counts[k] + len(atoms)
+                      - docs_here[k] + slack.get(k, 0) <= MAX_POSTING}
+        pairs = {k for k in ask if is_pair_key(k)} if counts is not None else set()
+        settled_pairs = {k for k in pairs & keys
+                         if region.doc_counts[k] + _pair_slack(k, slack) <= MAX_POSTING}
+        held_of = functools.partial(self._held, region, counts=counts or {})
+        if settled_pairs:
+            here |= region.filed_under(settled_pairs, held_of)
+        region.filtered.update(dict.fromkeys(share_keys | settled_pairs, len(region.docs)))
+        every = ask - share_keys - (pairs if counts is not None else set())
+
+        def shares(mine: frozenset[str], blocks: Iterable[str]) -> bool:
+            return any(_shares(mine, other) for key in blocks for other in here.get(key, ()))
+
+        kept, by_pairs = set(), {}
+        for doc_id, source in found.items():
+            stored = set(source[neighbourhood.KEYS])
+            mine = frozenset(k[2:] for k in stored if k.startswith("w:"))
+            if stored & every or shares(mine, stored & share_keys):
+                kept.add(doc_id)
+            elif any({word_key(w) for w in pair_key_words(k)} <= stored for k in pairs):
+                by_pairs[doc_id] = mine
+        if by_pairs:
+            held = held_of({w for mine in by_pairs.values() for w in mine})
+            for doc_id, mine in by_pairs.items():
                 filed = pair_keys(mine, held) & pairs
-                if filed - settled or any(_shares(mine, other) for key in filed
-                                          for other in here.get(key, ())):
-                    return True
-            return False
-
-        return {doc_id: source for doc_id, source in found.items() if kept(source)}
+                if filed - settled_pairs or shares(mine, filed):
+                    kept.add(doc_id)
+        return kept
 
     def _held(self, region: _Region, words: Iterable[str], counts: Mapping[str, int]
               ) -> dict[str, int]:
@@ -497,9 +530,12 @@ class _Region:
     tombstones: dict[str, set[str]] = field(default_factory=dict)  # work gone: its keys
     tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
     widened: set[str] = field(default_factory=set)  # keys whose holders were read
-    # A settled pair block whose holders were kept only where they pair with an atom
-    # here -> the number of documents here then (those that came later were not asked).
+    # A settled block whose holders were kept only where they pair with an atom here ->
+    # the number of documents here then (those that came later were not asked).
     filtered: dict[str, int] = field(default_factory=dict)
+    # The change's words whose count may have crossed a boundary of blocking's reading
+    # of it (``moved_words``), from the first widening on.
+    moved: dict[str, tuple[int, int]] | None = None
     doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
     # Each document's atoms and keys, and each atom's features and words, built once:
     # the widening rounds read them again, and a region outgrows ``features``' cache.
@@ -613,32 +649,48 @@ class _Region:
         return here
 
     def reopen(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> None:
-        """Mark unread the settled pair blocks the documents' atoms file under whose
-        holders were kept before the documents came here (``filtered``), so that the
-        next widening reads them for these too."""
+        """Mark unread the settled blocks the documents' atoms file under whose holders
+        were kept before the documents came here (``filtered``), so that the next
+        widening reads them for these too."""
         order = {doc_id: n for n, doc_id in enumerate(self.docs)}
-        late = {key for doc_id in doc_ids for atom in self.atoms(doc_id)
-                for key in pair_keys(self.words(atom), counts)
-                if self.filtered.get(key, len(self.docs)) <= order[doc_id]}
+        late = set()
+        for doc_id in doc_ids:
+            keys = self.keys(doc_id) | {key for atom in self.atoms(doc_id)
+                                        for key in pair_keys(self.words(atom), counts)}
+            late |= {key for key in keys if self.filtered.get(key, len(self.docs)) <= order[doc_id]}
         self.widened -= late
         for key in late:
             del self.filtered[key]
+
+    def holding(self, keys: AbstractSet[str]) -> tuple[dict[str, list[frozenset[str]]],
+                                                       dict[str, int]]:
+        """Key of ``keys`` -> the words of each atom here holding it, and the number of
+        documents here holding it."""
+        atoms: dict[str, list[frozenset[str]]] = {}
+        docs: dict[str, int] = {}
+        if not keys:
+            return atoms, docs
+        for doc in self.docs.values():
+            read = self.read(doc)
+            for key in read.keys & keys:
+                docs[key] = docs.get(key, 0) + 1
+            for atom, held in zip(read.atoms, read.atom_keys, strict=True):
+                for key in held & keys:
+                    atoms.setdefault(key, []).append(self.words(atom))
+        return atoms, docs
 
     def held(self) -> dict[str, list[str]]:
         """Document id -> the work_ids it holds (``plan``'s input)."""
         return {doc_id: doc_work_ids(doc) for doc_id, doc in self.docs.items()}
 
-    def forget(self, docs: Iterable[Mapping[str, Any]]) -> None:
-        """Drop what was read of documents the region does not keep."""
-        for doc in docs:
-            self._read.pop(id(doc), None)
-
     def handled(self) -> set[str]:
         return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}
 
-    def counted(self, resolver: ResolutionPass) -> tuple[dict[str, int], dict[str, int]]:
+    def counted(self, resolver: ResolutionPass, pairs: bool = True
+                ) -> tuple[dict[str, int], dict[str, int]]:
         """Blocking's counts over the whole index: atoms here counted one by one, each
-        other document holding a key as one atom (as almost all are)."""
+        other document holding a key as one atom (as almost all are). Without ``pairs``,
+        the blocks of pairs of words are not sized."""
         local_atoms: dict[str, int] = {}
         local_docs: dict[str, int] = {}
         for doc in self.docs.values():
@@ -664,6 +716,8 @@ class _Region:
                 counts[key[2:]] = total
             else:
                 sizes[key] = total
+        if not pairs:
+            return counts, sizes
         # A pair of rare words pairs the atoms filed under it (two at least) when the
         # documents holding both words are within the cap.
         shared = [k for k, filed in filed_pairs(self.docs.values(), counts, self.doc_atoms,
