@@ -401,13 +401,18 @@ class ResolutionPass:
         def shares(mine: frozenset[str], blocks: Iterable[str]) -> bool:
             return any(_shares(mine, other) for key in blocks for other in here.get(key, ()))
 
+        partners: dict[str, set[str]] = {}  # word -> the other word of each pair key
+        for key in pairs:
+            first, second = pair_key_words(key)
+            partners.setdefault(first, set()).add(second)
+            partners.setdefault(second, set()).add(first)
         kept, by_pairs = set(), {}
         for doc_id, source in found.items():
             stored = set(source[neighbourhood.KEYS])
             mine = frozenset(k[2:] for k in stored if k.startswith("w:"))
             if stored & every or shares(mine, stored & share_keys):
                 kept.add(doc_id)
-            elif any({word_key(w) for w in pair_key_words(k)} <= stored for k in pairs):
+            elif any(partners.get(w, set()) & mine for w in mine):
                 by_pairs[doc_id] = mine
         if by_pairs:
             held = held_of({w for mine in by_pairs.values() for w in mine})
