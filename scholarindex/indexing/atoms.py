@@ -154,20 +154,19 @@ def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str],
     the documents holding both, ``neighbourhood.counts``)."""
     keys = set(keys)
     wanted = {word for key in keys for word in pair_key_words(key)}
-    atoms_holding: dict[str, list[int]] = {}
+    atoms_holding: dict[str, set[int]] = {}
     docs_holding: dict[str, set[int]] = {}
     n = 0
     for d, doc in enumerate(docs):
         for atom in atoms(doc):
             for word in words(atom) & wanted:
-                atoms_holding.setdefault(word, []).append(n)
+                atoms_holding.setdefault(word, set()).add(n)
                 docs_holding.setdefault(word, set()).add(d)
             n += 1
     atoms_both: dict[str, int] = {}
     docs_both: dict[str, int] = {}
     for key in keys:
         first, second = pair_key_words(key)
-        atoms_both[key] = len(set(atoms_holding.get(first, ())).intersection(
-            atoms_holding.get(second, ())))
+        atoms_both[key] = len(atoms_holding.get(first, set()) & atoms_holding.get(second, set()))
         docs_both[key] = len(docs_holding.get(first, set()) & docs_holding.get(second, set()))
     return atoms_both, docs_both

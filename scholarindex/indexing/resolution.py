@@ -204,7 +204,7 @@ class ResolutionPass:
                 refresh(self.client, works)
             if full:
                 region = self._read_all()
-                resolution = self._resolve(region.docs.values(), decisions)
+                resolution = self._resolve(atoms_of(region.docs.values()), decisions)
                 changes = plan(region.held(), resolution.clusters)
             else:  # a round after a conflict reads again what the last one did
                 region, resolution, changes = self._region(decisions, seeds, set(region.docs))
@@ -308,7 +308,7 @@ class ResolutionPass:
         resolution, changes = Resolution([]), []
         for _ in range(WIDEN_ROUNDS):
             counted = region.counted(self)
-            resolution = self._resolve(region.docs.values(), decisions, counted, region)
+            resolution = self._resolve(region.all_atoms(), decisions, counted, region)
             changes = plan(region.held(), resolution.clusters)
             moving = {d for docs, _ in changes for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
@@ -433,11 +433,11 @@ class ResolutionPass:
         return {w: counts[w] if w in counts else region.doc_counts[word_key(w)] for w in words}
 
     @staticmethod
-    def _resolve(docs: Iterable[Mapping[str, Any]], decisions: list[Decision],
+    def _resolve(atoms: list[Atom], decisions: list[Decision],
                  counted: tuple[dict[str, int], dict[str, int]] | None = None,
                  region: _Region | None = None) -> Resolution:
         counts, sizes = counted or (None, None)
-        return resolve(atoms_of(docs),
+        return resolve(atoms,
                        must_link=[d.pair for d in decisions if d.kind == JOIN],
                        cannot_link=[d.pair for d in decisions if d.kind == APART],
                        counts=counts, sizes=sizes,
@@ -551,6 +551,10 @@ class _Region:
     # documents it added were decided in the round before. By the identity of the two
     # atoms' features, which ``_features`` keeps for the pass.
     _decided: dict[tuple[int, int], MatchDecision] = field(default_factory=dict)
+    # ``counted``'s tallies of the keys of the documents here, and how many it has read.
+    _local_atoms: dict[str, int] = field(default_factory=dict)
+    _local_docs: dict[str, int] = field(default_factory=dict)
+    _counted: int = 0
 
     def features(self, atom: Atom) -> Features:
         found = self._features.get(atom)
@@ -583,6 +587,14 @@ class _Region:
 
     def doc_atoms(self, doc: Mapping[str, Any]) -> list[Atom]:
         return self.read(doc).atoms
+
+    def all_atoms(self) -> list[Atom]:
+        """``atoms_of`` the documents here, as read (the same objects round after round,
+        which the caches above are keyed by)."""
+        atoms = [atom for doc in self.docs.values() for atom in self.doc_atoms(doc)]
+        if len({atom.work_id for atom in atoms}) < len(atoms):  # an id in two documents
+            return atoms_of(self.docs.values())  # (a regroup's delete lost): pooled
+        return sorted(atoms, key=lambda atom: atom.work_id)
 
     def atoms(self, doc_id: str) -> list[Atom]:
         return self.read(self.docs[doc_id]).atoms
@@ -696,20 +708,21 @@ class _Region:
         """Blocking's counts over the whole index: atoms here counted one by one, each
         other document holding a key as one atom (as almost all are). Without ``pairs``,
         the blocks of pairs of words are not sized."""
-        local_atoms: dict[str, int] = {}
-        local_docs: dict[str, int] = {}
-        for doc in self.docs.values():
+        # Documents are only ever added to the region: count those added since.
+        local_atoms, local_docs = self._local_atoms, self._local_docs
+        for doc in itertools.islice(self.docs.values(), self._counted, None):
             read = self.read(doc)
             for key in read.keys:
                 local_docs[key] = local_docs.get(key, 0) + 1
             for keys in read.atom_keys:
                 for key in keys:
                     local_atoms[key] = local_atoms.get(key, 0) + 1
+        self._counted = len(self.docs)
         # A block pairs only atoms filed under it, so a key one atom here holds pairs
         # nothing here, whatever its size: only words (their rarity decides what an
         # atom looks up) and keys two atoms share are counted through the index.
         missing = {k for k, atoms in local_atoms.items()
-                   if atoms > 1 or k.startswith("w:")} - set(self.doc_counts)
+                   if atoms > 1 or k.startswith("w:")} - self.doc_counts.keys()
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
@@ -727,7 +740,7 @@ class _Region:
         # documents holding both words are within the cap.
         shared = [k for k, filed in filed_pairs(self.docs.values(), counts, self.doc_atoms,
                                                 self.words).items() if filed > 1]
-        missing = set(shared) - set(self.doc_counts)
+        missing = set(shared) - self.doc_counts.keys()
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
