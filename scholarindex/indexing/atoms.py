@@ -80,10 +80,6 @@ class DocAtoms:
         return [atom for doc in docs for atom in self(doc)]
 
 
-def _one_by_one(doc: Mapping[str, Any]) -> list[Atom]:
-    return atoms_of([doc])
-
-
 def _atom(work_id: str, listings: list[Mapping[str, Any]], strong: tuple[str, ...]) -> Atom:
     def values(name: str) -> tuple[Any, ...]:
         return tuple(sorted({e[name] for e in listings if e.get(name) not in (None, "")}))
@@ -132,33 +128,32 @@ def atom_words(atom: Atom, features_of: Callable[[Atom], Features] = features
     return frozenset(title_terms(features_of(atom).titles))
 
 
-def filed_pairs(docs: Iterable[Mapping[str, Any]], counts: Mapping[str, int],
-                atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one,
+def filed_pairs(docs: Iterable[list[Atom]], counts: Mapping[str, int],
                 words: Callable[[Atom], frozenset[str]] = atom_words) -> dict[str, int]:
     """Each pair of rare words (``blocking.pair_keys``, read with ``counts``: word ->
-    atoms) the documents' atoms file under, and how many of those atoms do."""
+    atoms) the documents' atoms (each document's list) file under, and how many of
+    those atoms do."""
     filed: dict[str, int] = {}
-    for doc in docs:
-        for atom in atoms(doc):
+    for atoms in docs:
+        for atom in atoms:
             for key in pair_keys(words(atom), counts):
                 filed[key] = filed.get(key, 0) + 1
     return filed
 
 
-def holding_both(docs: Iterable[Mapping[str, Any]], keys: Iterable[str],
-                 atoms: Callable[[Mapping[str, Any]], list[Atom]] = _one_by_one,
+def holding_both(docs: Iterable[list[Atom]], keys: Iterable[str],
                  words: Callable[[Atom], frozenset[str]] = atom_words
                  ) -> tuple[dict[str, int], dict[str, int]]:
-    """For each pair key, the atoms and the documents among ``docs`` holding both of its
-    words: the part of the pair's block these documents make (its size in the index is
-    the documents holding both, ``neighbourhood.counts``)."""
+    """For each pair key, the atoms and the documents among ``docs`` (each document's
+    atoms) holding both of its words: the part of the pair's block these documents
+    make (its size in the index is the documents holding both, ``neighbourhood.counts``)."""
     keys = set(keys)
     wanted = {word for key in keys for word in pair_key_words(key)}
     atoms_holding: dict[str, set[int]] = {}
     docs_holding: dict[str, set[int]] = {}
     n = 0
-    for d, doc in enumerate(docs):
-        for atom in atoms(doc):
+    for d, atoms in enumerate(docs):
+        for atom in atoms:
             for word in words(atom) & wanted:
                 atoms_holding.setdefault(word, set()).add(n)
                 docs_holding.setdefault(word, set()).add(d)

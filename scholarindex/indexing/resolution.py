@@ -31,7 +31,7 @@ import functools
 import itertools
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -204,7 +204,7 @@ class ResolutionPass:
                 refresh(self.client, works)
             if full:
                 region = self._read_all()
-                resolution = self._resolve(atoms_of(region.docs.values()), decisions)
+                resolution = self._resolve(region.all_atoms(), decisions)
                 changes = plan(region.held(), resolution.clusters)
             else:  # a round after a conflict reads again what the last one did
                 region, resolution, changes = self._region(decisions, seeds, set(region.docs))
@@ -244,7 +244,7 @@ class ResolutionPass:
                 "seq_no_primary_term": True}
         region = _Region()
         for hit in scan(self.client, works, body):
-            region.docs[hit["_id"]] = hit["_source"]
+            region.add([(hit["_id"], hit["_source"])])
             if hit["_source"].get(neighbourhood.PENDING):
                 region.marked[hit["_id"]] = set(hit["_source"][neighbourhood.PENDING])
         self._read_tombstones(region)
@@ -281,17 +281,15 @@ class ResolutionPass:
         works = alias_name(self.prefix, "works")
         region = _Region()
         for doc_id, source, _ in neighbourhood.pending(self.client, works, SOURCE_FIELDS):
-            region.docs[doc_id] = source
-            region.marked[doc_id] = set(source.pop(neighbourhood.PENDING, None) or ())
+            region.add([(doc_id, source)])
+            region.marked[doc_id] = set(source.get(neighbourhood.PENDING) or ())
         self._read_tombstones(region)
         if again:  # another pass may have settled their marks meanwhile
             body = {"query": {"ids": {"values": sorted(again)}}, "_source": SOURCE_FIELDS}
-            region.docs.update((hit["_id"], hit["_source"])
-                               for hit in scan(self.client, works, body))
+            region.add((hit["_id"], hit["_source"]) for hit in scan(self.client, works, body))
         if seeds:
             body = {"query": {"terms": {"work_ids": seeds}}, "_source": SOURCE_FIELDS}
-            region.docs.update((hit["_id"], hit["_source"])
-                               for hit in scan(self.client, works, body))
+            region.add((hit["_id"], hit["_source"]) for hit in scan(self.client, works, body))
         seed_keys = region.handled()
         first = set(region.docs)
         self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
@@ -358,12 +356,12 @@ class ResolutionPass:
         # without stored keys cannot be judged by them: both are read whole.
         whole = {doc_id for doc_id, source in found.items()
                  if len(doc_work_ids(source)) > 1 or not source.get(neighbourhood.KEYS)}
-        region.docs.update(neighbourhood.sources(self.client, works, whole, SOURCE_FIELDS))
+        region.add(neighbourhood.sources(self.client, works, whole, SOURCE_FIELDS))
         if region.moved is None:  # the first widening: blocking's counts of the change
             region.moved = region.moved_words(region.counted(self, pairs=False)[0])
         kept = self._keeps(region, {d: found[d] for d in found.keys() - whole}, ask,
                            keys, slack, counts)
-        region.docs.update(neighbourhood.sources(self.client, works, kept, SOURCE_FIELDS))
+        region.add(neighbourhood.sources(self.client, works, kept, SOURCE_FIELDS))
 
     def _keeps(self, region: _Region, found: Mapping[str, Mapping[str, Any]],
                ask: AbstractSet[str], keys: AbstractSet[str], slack: Mapping[str, int],
@@ -455,13 +453,12 @@ class ResolutionPass:
         or before blocking's keys changed): an incremental pass finds neighbours by
         them."""
         handled = region.handled()
-        seen = {_plain(a) for a in atoms_of(region.docs.values())}
+        seen = {_plain(a) for a in region.all_atoms()}
         clusters = {frozenset(c) for c in resolution.clusters}
         ids = set(region.marked) | written | {
-            d for d, doc in region.docs.items() if doc.get(HIDDEN)}
+            d for d, read in region.docs.items() if read.hidden}
         if full:
-            ids |= {d for d, doc in region.docs.items()
-                    if doc.get("blocking_keys") != sorted(region.keys(d))}
+            ids |= {d for d, read in region.docs.items() if read.keys_stale}
         works = alias_name(self.prefix, "works")
         actions = []
         unsettled = 0
@@ -518,19 +515,29 @@ class ResolutionPass:
 
 @dataclass(frozen=True)
 class _Read:
-    """One document as a pass reads it (``_Region.read``)."""
+    """What a pass keeps of a work document it read (``_Region.add``): not its source."""
 
-    doc: Mapping[str, Any]  # kept, so that its id() is not reused while read
     atoms: list[Atom]
     atom_keys: list[frozenset[str]]  # each atom's
     keys: frozenset[str]
+    work_ids: list[str]
+    hidden: bool  # written hidden (``unresolved.HIDDEN``): the pass decides to show it
+    keys_stale: bool  # its stored blocking keys are not those computed
+
+    @classmethod
+    def of(cls, source: Mapping[str, Any]) -> _Read:
+        atoms = atoms_of([source])
+        keys = [atom_keys(atom) for atom in atoms]
+        every = frozenset().union(*keys)
+        return cls(atoms, keys, every, doc_work_ids(source), bool(source.get(HIDDEN)),
+                   source.get(neighbourhood.KEYS) != sorted(every))
 
 
 @dataclass
 class _Region:
     """The documents a pass reads, and what an incremental pass knows of the rest."""
 
-    docs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    docs: dict[str, _Read] = field(default_factory=dict)  # in the order read
     marked: dict[str, set[str]] = field(default_factory=dict)  # doc id -> its pending keys
     tombstones: dict[str, set[str]] = field(default_factory=dict)  # work gone: its keys
     tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
@@ -542,9 +549,8 @@ class _Region:
     # of it (``moved_words``), from the first widening on.
     moved: dict[str, tuple[int, int]] | None = None
     doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
-    # Each document's atoms and keys, and each atom's features and words, built once:
-    # the widening rounds read them again, and a region outgrows ``features``' cache.
-    _read: dict[int, _Read] = field(default_factory=dict)
+    # Each atom's features and words, built once: the widening rounds read them again,
+    # and a region outgrows ``features``' cache.
     _features: dict[Atom, Features] = field(default_factory=dict)
     _words: dict[Atom, frozenset[str]] = field(default_factory=dict)
     # Each widening round resolves the region again, and all but the pairs of the
@@ -577,31 +583,27 @@ class _Region:
             found = self._words[atom] = atom_words(atom, self.features)
         return found
 
-    def read(self, doc: Mapping[str, Any]) -> _Read:
-        read = self._read.get(id(doc))
-        if read is None or read.doc is not doc:
-            atoms = atoms_of([doc])
-            keys = [atom_keys(atom) for atom in atoms]
-            read = self._read[id(doc)] = _Read(doc, atoms, keys, frozenset().union(*keys))
-        return read
-
-    def doc_atoms(self, doc: Mapping[str, Any]) -> list[Atom]:
-        return self.read(doc).atoms
+    def add(self, hits: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        """Documents read (id, source): what the pass needs of each is kept."""
+        for doc_id, source in hits:
+            self.docs[doc_id] = _Read.of(source)
 
     def all_atoms(self) -> list[Atom]:
-        """``atoms_of`` the documents here, as read (the same objects round after round,
-        which the caches above are keyed by)."""
-        atoms = [atom for doc in self.docs.values() for atom in self.doc_atoms(doc)]
-        if len({atom.work_id for atom in atoms}) < len(atoms):  # an id in two documents
-            return atoms_of(self.docs.values())  # (a regroup's delete lost): pooled
-        return sorted(atoms, key=lambda atom: atom.work_id)
+        """The atoms of every document here, the same objects round after round (the
+        caches above are keyed by them). A work_id in two documents (a regroup's delete
+        lost to a crawl) gives two atoms, which ``resolve`` pools."""
+        return [atom for read in self.docs.values() for atom in read.atoms]
+
+    def atom_lists(self) -> Iterator[list[Atom]]:
+        """Each document's atoms."""
+        return (read.atoms for read in self.docs.values())
 
     def atoms(self, doc_id: str) -> list[Atom]:
-        return self.read(self.docs[doc_id]).atoms
+        return self.docs[doc_id].atoms
 
     def keys(self, doc_id: str) -> frozenset[str]:
         """The document's blocking keys, computed (an old document may lack them)."""
-        return self.read(self.docs[doc_id]).keys
+        return self.docs[doc_id].keys
 
     def slack(self) -> dict[str, int]:
         """Key -> how far its count may have moved since the last pass: the atoms of the
@@ -610,7 +612,7 @@ class _Region:
         held at most one per profile it was unlisted from)."""
         slack: dict[str, int] = {}
         for doc_id, marks in self.marked.items():
-            atoms = max(1, len(doc_work_ids(self.docs[doc_id]))) if doc_id in self.docs else 1
+            atoms = max(1, len(self.docs[doc_id].work_ids)) if doc_id in self.docs else 1
             for key in marks:
                 slack[key] = slack.get(key, 0) + atoms
         for doc_id, marks in self.tombstones.items():
@@ -656,7 +658,7 @@ class _Region:
                     ) -> dict[str, list[frozenset[str]]]:
         """Pair key of ``keys`` -> the words of each atom here filed under it."""
         wanted = {w for key in keys for w in pair_key_words(key)}
-        holding = [atom for doc in self.docs.values() for atom in self.doc_atoms(doc)
+        holding = [atom for read in self.docs.values() for atom in read.atoms
                    if len(self.words(atom) & wanted) > 1]
         held = held_of({w for atom in holding for w in self.words(atom)})
         here: dict[str, list[frozenset[str]]] = {}
@@ -687,8 +689,7 @@ class _Region:
         docs: dict[str, int] = {}
         if not keys:
             return atoms, docs
-        for doc in self.docs.values():
-            read = self.read(doc)
+        for read in self.docs.values():
             for key in read.keys & keys:
                 docs[key] = docs.get(key, 0) + 1
             for atom, held in zip(read.atoms, read.atom_keys, strict=True):
@@ -698,7 +699,7 @@ class _Region:
 
     def held(self) -> dict[str, list[str]]:
         """Document id -> the work_ids it holds (``plan``'s input)."""
-        return {doc_id: doc_work_ids(doc) for doc_id, doc in self.docs.items()}
+        return {doc_id: read.work_ids for doc_id, read in self.docs.items()}
 
     def handled(self) -> set[str]:
         return {k for keys in (*self.marked.values(), *self.tombstones.values()) for k in keys}
@@ -710,8 +711,7 @@ class _Region:
         the blocks of pairs of words are not sized."""
         # Documents are only ever added to the region: count those added since.
         local_atoms, local_docs = self._local_atoms, self._local_docs
-        for doc in itertools.islice(self.docs.values(), self._counted, None):
-            read = self.read(doc)
+        for read in itertools.islice(self.docs.values(), self._counted, None):
             for key in read.keys:
                 local_docs[key] = local_docs.get(key, 0) + 1
             for keys in read.atom_keys:
@@ -738,13 +738,13 @@ class _Region:
             return counts, sizes
         # A pair of rare words pairs the atoms filed under it (two at least) when the
         # documents holding both words are within the cap.
-        shared = [k for k, filed in filed_pairs(self.docs.values(), counts, self.doc_atoms,
+        shared = [k for k, filed in filed_pairs(self.atom_lists(), counts,
                                                 self.words).items() if filed > 1]
         missing = set(shared) - self.doc_counts.keys()
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
-        atoms_both, docs_both = holding_both(self.docs.values(), shared, self.doc_atoms,
+        atoms_both, docs_both = holding_both(self.atom_lists(), shared,
                                              self.words)
         for key in shared:
             sizes[key] = atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
@@ -757,10 +757,10 @@ class _Region:
         (each word held by as many atoms as the cap less the change's slack at least):
         ``_widen`` reads the second only when its count is that near the cap."""
         docs = [self.docs[d] for d in doc_ids]
-        filed = set(filed_pairs(docs, counts, self.doc_atoms, self.words))
+        filed = set(filed_pairs((read.atoms for read in docs), counts, self.words))
         near: set[str] = set()
         slack = self.slack()
-        for atom in (atom for doc in docs for atom in self.doc_atoms(doc)):
+        for atom in (atom for read in docs for atom in read.atoms):
             words = sorted(w for w in self.words(atom)
                            if counts.get(w, 0) + slack.get(word_key(w), 0) > MAX_POSTING)
             near |= {k for a, b in itertools.combinations(words, 2)
