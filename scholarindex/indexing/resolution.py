@@ -373,14 +373,13 @@ class ResolutionPass:
         Every holder is kept of a whole-title or typo block (its members pair whatever
         they share), of a moved word (its holders may look up other words,
         ``rechosen``), of a block the change may have taken across the cap, and of a
-        key no atom here holds (one the change took away). A block
-        within the cap before the change and after it (``settled``) pairs only atoms
-        that pass blocking's share test, so of its holders only those sharing enough
-        words with an atom here filed under it are kept: the others pair as at the last
-        pass, with no atom here. ``_Region.filtered`` remembers which atoms that was
-        checked against (``_Region.reopen``). A pair key's block holds only the atoms
-        filed under it (each one's rarest words), so of an unsettled one the holders
-        filed under it."""
+        key no atom here holds (one the change took away). A block within the cap before
+        the change and after it (settled) pairs only atoms that pass blocking's share
+        test, so of its holders only those sharing enough words with an atom here filed
+        under it are kept: the others pair as at the last pass, with no atom here.
+        ``_Region.filtered`` remembers which atoms that was checked against
+        (``_Region.reopen``). A pair key's block holds only the atoms filed under it
+        (each one's rarest words), so of an unsettled one the holders filed under it."""
         moved = {word_key(w) for w in region.moved or ()}
         here, docs_here = region.holding({k for k in ask if k.startswith(SHARED_BLOCKS)} - moved)
         # The block's atoms: the documents holding the key, and the atoms here beyond one
@@ -394,7 +393,7 @@ class ResolutionPass:
         if settled_pairs:
             here |= region.filed_under(settled_pairs, held_of)
         region.filtered.update(dict.fromkeys(share_keys | settled_pairs, len(region.docs)))
-        every = ask - share_keys - (pairs if counts is not None else set())
+        every = ask - share_keys - pairs
 
         def shares(mine: frozenset[str], blocks: Iterable[str]) -> bool:
             return any(_shares(mine, other) for key in blocks for other in here.get(key, ()))
