@@ -277,6 +277,27 @@ def test_a_word_is_read_only_where_its_holders_can_pair_with_the_change(fresh: A
     assert resolver.run(full=True, dry_run=True).changes == []
 
 
+def test_a_document_that_moves_after_a_block_was_read_has_it_read_again() -> None:
+    # A settled block's holders were kept where they shared enough with the atoms here
+    # then; a document that arrives later and moves must have its own partners there.
+    def doc(work_id: str, title: str) -> dict[str, Any]:
+        return {"work_id": work_id, "listings": [{"title": title, "researcher_id": "ann-lee",
+                                                  "year": 2019}]}
+    region = resolution._Region()
+    region.add([("early", doc("early", "Zephyr Topic Matter Thing"))])
+    region.widened = {"w:zephyr", "w:topic"}
+    region.filtered = {"w:zephyr": 1, "w:topic": 1}  # read when only "early" was here
+    region.add([("late", doc("late", "Zephyr Quasar Nimbus Cart"))])
+
+    counts = dict.fromkeys(["zephyr", "topic", "matter", "thing", "quasar", "nimbu", "cart"], 5)
+    region.reopen(["early"], counts)
+    assert region.widened == {"w:zephyr", "w:topic"}  # checked against it already
+
+    region.reopen(["late"], counts)
+    assert region.widened == {"w:topic"}  # "late" holds "zephyr": read again for it
+    assert region.filtered == {"w:topic": 1}
+
+
 def test_a_full_pass_settles_a_marked_index_in_parts(
         fresh: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
     # Every document of a bulk-loaded index is marked: one request settling them all
