@@ -102,6 +102,16 @@ def _crawl(writer: BulkWriter, listed: list[tuple[str, str]], items: list[dict[s
             listed.append((item["work_id"], item["researcher_id"]))
 
 
+def _reprinted(writer: BulkWriter, resolver: ResolutionPass, indexed: list[dict[str, Any]],
+               printings: list[dict[str, Any]]) -> resolution.ResolutionReport:
+    """``indexed`` written and settled by a full pass, then ``printings`` written: the
+    report of the incremental pass after them."""
+    _crawl(writer, [], indexed, [], TIMES[0])
+    resolver.run(full=True)
+    _crawl(writer, [], printings, [], TIMES[1])
+    return resolver.run(full=False)
+
+
 def _groups(client: OpenSearch, prefix: str) -> list[list[str]]:
     docs = snapshot(client, alias_name(prefix, "works"))
     return sorted(sorted(d.get("work_ids") or [d["work_id"]]) for d in docs.values())
@@ -188,13 +198,10 @@ def test_a_pair_of_common_words_blocks_alike_in_both_passes(
     tail = "and Data-Driven Partitioning for Time-Series Forecasting at Scale"
     crowd = [listing(f"Method{k} {tail}", f"Person{k} Crowd") for k in range(60)]
     paper = listing(f"Differentiable {tail}", "Ann Lee", authors=("Ann Lee", "Bob Stone"))
-    _crawl(writer, [], [*crowd, paper], [], TIMES[0])
-    resolver.run(full=True)
-
     again = listing(f"Differentiable {tail}", "Cid Moor", authors=("Ann Lee", "Bob Stone"))
     typo = listing(f"Differentiale {tail}", "Bob Stone", authors=("Ann Lee", "Bob Stone"))
-    _crawl(writer, [], [again, typo], [], TIMES[1])
-    report = resolver.run(full=False)
+
+    report = _reprinted(writer, resolver, [*crowd, paper], [again, typo])
 
     assert report.documents >= 2
     assert resolver.run(full=True, dry_run=True).changes == []
@@ -237,13 +244,10 @@ def test_a_pair_block_is_read_only_where_it_can_pair_with_the_change(
     crowd += [listing(f"Sensor Graph{k} Piece{k}", f"Third{k} Crowd") for k in range(30)]
     paper = listing("Streaming Sensor Compression with Bandwidth Limits", "Ann Lee",
                     authors=("Ann Lee", "Bob Stone"))
-    _crawl(writer, [], [*crowd, paper], [], TIMES[0])
-    resolver.run(full=True)
-
     typo = listing("Streaming Sensor Compresion with Bandwidht Limitz", "Bob Stone",
                    authors=("Ann Lee", "Bob Stone"))
-    _crawl(writer, [], [typo], [], TIMES[1])
-    report = resolver.run(full=False)
+
+    report = _reprinted(writer, resolver, [*crowd, paper], [typo])
 
     assert report.documents < 30  # not the crowd filed under the pair
     assert resolver.run(full=True, dry_run=True).changes == []
@@ -264,13 +268,10 @@ def test_a_word_is_read_only_where_its_holders_can_pair_with_the_change(fresh: A
               for word in ("Card", "Boat") for topic in ("Sorting", "Racing")]
     paper = listing("Zephyr Quasar Nimbus Cart Bolt", "Ann Lee",
                     authors=("Ann Lee", "Bob Stone"))
-    _crawl(writer, [], [*crowd, paper], [], TIMES[0])
-    resolver.run(full=True)
-
     printing = listing("Zephyr Quasar Nimbus Card Boat", "Bob Stone",
                        authors=("Ann Lee", "Bob Stone"))
-    _crawl(writer, [], [printing], [], TIMES[1])
-    report = resolver.run(full=False)
+
+    report = _reprinted(writer, resolver, [*crowd, paper], [printing])
 
     assert report.groups_changed == 1  # the printing joins its paper
     assert report.documents < 10  # not the crowds holding its words
