@@ -377,12 +377,29 @@ def settle_marks(client: Any, prefix: str) -> dict[str, Any]:
             "seconds": round(time.perf_counter() - started, 1)}
 
 
+def build(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Path,
+          settle: str) -> dict[str, Any]:
+    """The build, settled: it stands for crawls that each ended in a pass, so the
+    re-crawl's pass sees only its own change."""
+    results: dict[str, Any] = {"build": build_index(site, base, client, config, work),
+                               "size_after_build": store_size(client, config.prefix)}
+    if settle == "pass":
+        results["build_pass"] = run_pass(config, "full", work)
+    else:
+        results["build_settled"] = settle_marks(client, config.prefix)
+        log(f"build settled without a pass: {results['build_settled']}")
+    return results
+
+
 def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, work: Path,
-              seed: int = 8, node_pid: int | None = None, settle: str = "pass"
-              ) -> dict[str, Any]:
+              seed: int = 8, node_pid: int | None = None, settle: str = "pass",
+              stage: str = "all", pages_port: int = 0) -> dict[str, Any]:
     """Build, re-crawl, resolve and search under ``config.prefix``; the figures.
     ``settle``: how the build is brought to a resolved state before the re-crawl, a full
-    ``pass`` or its ``marks`` cleared (``settle_marks``)."""
+    ``pass`` or its ``marks`` cleared (``settle_marks``). ``stage``: ``all``; ``build``, the
+    build alone (settled, left for a copy of the cluster's data); ``recrawl``, the rest on
+    indices that hold that build already. Researcher ids carry the pages' URL, so a
+    re-crawl of an earlier build serves them on the build's ``pages_port``."""
     client = build_client(replace(config, timeout=max(config.timeout, 120)))
     results: dict[str, Any] = {"works_asked": works, "recrawl_share": share,
                                "shards": config.layout.shards,
@@ -396,19 +413,15 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
         f"({results['site']['seconds']} s, load {load()})")
     root = work / "site"
     root.mkdir(parents=True, exist_ok=True)
-    with StaticServer(root) as server:
-        results["build"] = build_index(site, server.url, client, config, work)
-        results["size_after_build"] = store_size(client, config.prefix)
-        # The build stands for crawls that each ended in a pass; settle what it wrote, so
-        # the re-crawl's pass sees only its own change.
-        if settle == "pass":
-            results["build_pass"] = run_pass(config, "full", work)
-        else:
-            results["build_settled"] = settle_marks(client, config.prefix)
-            log(f"build settled without a pass: {results['build_settled']}")
-        if node_pid:
-            results["build"]["cpu_seconds_opensearch"] = round(
-                process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
+    with StaticServer(root, port=pages_port) as server:
+        if stage != "recrawl":
+            results.update(build(site, server.url, client, config, work, settle))
+            if node_pid:
+                results["build"]["cpu_seconds_opensearch"] = round(
+                    process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
+            if stage == "build":
+                results["pages_url"] = server.url
+                return results
         recrawl = change_pages(site, share, seed + 1)
         truth = truth_of(site)
         for person in recrawl.profiles:
@@ -420,6 +433,7 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
         touched = [site.works[paper].title for _, paper in recrawl.typos]
         others = [site.works[random.Random(seed).randrange(len(site.works))].title
                   for _ in range(max(50, len(touched)))]
+        shutil.rmtree(work / "state", ignore_errors=True)  # a run before: pages seen
         loop = SearchLoop(config, touched + others, truth)
         loop.start()
         try:
@@ -461,10 +475,10 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
 
 def summary(r: dict[str, Any]) -> str:
     """The table printed at the end."""
+    built = (f"build {r['build']['seconds']} s ({r['build']['listings_per_s']} listings/s, "
+             f"load {r['build']['load']})" if "build" in r else "built before (--built)")
     lines = [f"works: {r['size']['works']:,} ({r['site']['profiles']:,} profiles, "
-             f"{r['shards']} shard(s), {r['replicas']} replica(s)); build "
-             f"{r['build']['seconds']} s ({r['build']['listings_per_s']} listings/s, load "
-             f"{r['build']['load']})",
+             f"{r['shards']} shard(s), {r['replicas']} replica(s)); {built}",
              f"index on disk: {r['size']['bytes_per_work']} bytes per work (primaries), "
              f"{r['size']['all_copies_bytes_per_work']} with every copy",
              f"re-crawl: {r['recrawl']['profiles']} profiles in {r['recrawl']['seconds']} s "
@@ -521,8 +535,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep the pages, logs and usage files here (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="leave the indices in the cluster")
+    stage = parser.add_mutually_exclusive_group()
+    stage.add_argument("--build-only", action="store_true",
+                       help="build and settle, then stop and keep the indices (a copy of the "
+                            "cluster's data then serves several --built runs)")
+    stage.add_argument("--built", action="store_true",
+                       help="the indices hold a --build-only build of the same --works, "
+                            "--seed and --pages-port: re-crawl, resolve and search on them")
+    parser.add_argument("--pages-port", type=int, default=0,
+                        help="the port the pages are served on (default: a free one); "
+                             "researcher ids carry it, so a --built run needs the build's")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
+    stage_name = "build" if args.build_only else "recrawl" if args.built else "all"
     work = args.workdir or Path(tempfile.mkdtemp(prefix="scholar-bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
@@ -532,20 +557,26 @@ def main(argv: list[str] | None = None) -> int:
                 shards=cluster.layout.shards if args.shards is None else args.shards,
                 replicas=cluster.layout.replicas if args.replicas is None else args.replicas)
             config = replace(scale_prefix(cluster), layout=layout)
-            delete_indices(config)
+            if not args.built:
+                delete_indices(config)
             results["engine"] = describe(config)
             log(f"OpenSearch: {results['engine']} at {config.safe_url} under {config.prefix}")
             try:
                 results.update(run_scale(config, args.works, args.recrawl, args.passes, work,
-                                         args.seed, node_pid, args.settle))
+                                         args.seed, node_pid, args.settle, stage_name,
+                                         args.pages_port))
             finally:
-                if not args.keep:
+                if not (args.keep or args.build_only):
                     delete_indices(config)
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
     results.update(machine=machine(), date=datetime.now(UTC).isoformat(timespec="seconds"))
     args.out.write_text(json.dumps(results, indent=2, default=_plain) + "\n", "utf-8")
+    if args.build_only:
+        print(f"built {results['size_after_build']['works']:,} works, pages served from "
+              f"{results['pages_url']}; written to {args.out}")
+        return 0
     print(summary(results))
     for problem in checks(results):
         print(f"CHECK FAILED: {problem}")
