@@ -155,6 +155,24 @@ def test_a_printing_is_found_among_many_documents_sharing_its_words(
     assert all(hidden[item["work_id"]] is None for item in crowd)
 
 
+def test_a_printing_with_a_typo_is_found_among_titles_that_differ_in_that_word_alone(
+        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The misspelt word shares no key, so every title that differs from the paper's in
+    # that word alone shares as many keys with the printing as the paper does: only the
+    # title, a letter apart, tells them apart.
+    monkeypatch.setattr(unresolved, "NEAREST", 3)
+    writer, prefix = writer_for()
+    crowd = [listing(ORIGINAL["title"].replace("Processing", word), f"P{n} Roe")
+             for n, word in enumerate(["Indexing", "Caching", "Sampling", "Filtering",
+                                       "Joining", "Ranking", "Sharing", "Merging"])]
+    writer.write([change_from_item(item, AT) for item in crowd])
+    writer.write([change_from_item(ORIGINAL, AT)])  # the last of the ties the engine orders
+    writer.write([change_from_item(TYPO, AT)])
+    hidden = _hidden(opensearch_client, prefix)
+    assert hidden[TYPO["work_id"]] == ORIGINAL["work_id"]
+    assert all(hidden[item["work_id"]] is None for item in crowd)
+
+
 def test_a_batch_asking_about_more_clauses_than_one_search_holds_is_asked_in_parts(
         writer_for: Any, opensearch_client: OpenSearch,
         monkeypatch: pytest.MonkeyPatch) -> None:

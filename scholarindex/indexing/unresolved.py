@@ -116,8 +116,9 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
                 for d in judged]
     docs: dict[str, Mapping[str, Any]] = {}
     near: dict[str, set[str]] = {}
+    titles = [new[d].get("title") or "" for d in judged]
     for doc_id, hits in zip(judged, neighbourhood.nearest(client, works, likeness, NEAREST,
-                                                          SOURCE), strict=True):
+                                                          SOURCE, titles), strict=True):
         near[doc_id] = {other for other, _ in hits}
         docs.update(hits)
     for doc_id, others in _nearest_in_batch({d: keys_of[d] for d in judged}, counts).items():
