@@ -108,6 +108,11 @@ MUST_JOIN = [
                          "Dan Suciu", 2000),
                  card("b", "Declarative specification of Web sites with S", ("Dan Suciu",), 2000),
                  id="the last word cut short"),
+    pytest.param(listing("a", "Accelerating Edge Devices with Matryoshka Representations",
+                         "Ann Lee", 2020),
+                 listing("b", "Accelerating Edge Devices with Matryoshka Representatios",
+                         "Bob Roe", 2020),
+                 id="a letter dropped from a plural last word: a typo, not a cut"),
     pytest.param(listing("a", "Advances in Databases and Information Systems (ADBIS)",
                          "Albertas Caplinskas", 2002),
                  card("b", "Advances in databases and information systems: report of 5th East "

@@ -157,12 +157,14 @@ def _prefix(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
     return bool(head) and head == long[: len(head)] and len(head) >= PREFIX_MIN_WORDS
 
 
-def _last_word_cut(wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
+def _last_word_cut(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> bool:
     """Titles of as many words, one's last word cut short: "... with S" / "... with Strudel"
-    (typos allowed before it, as in ``_is_start``)."""
+    (typos allowed before it, as in ``_is_start``). The last words are compared as
+    printed: read as singulars, a plural with a letter dropped ("representatios",
+    "representatio") would start the other ("representation")."""
     if wa[-1] == wb[-1] or not all(map(same_word, wa[:-1], wb[:-1])):
         return False
-    x, y = sorted((wa[-1], wb[-1]), key=len)
+    x, y = sorted((words(a)[-1], words(b)[-1]), key=len)
     return (y.startswith(x)
             and len([w for w in wa[:-1] if w not in FUNCTION_WORDS]) >= PREFIX_MIN_WORDS)
 
@@ -276,7 +278,7 @@ def compare_titles(a: str, b: str) -> TitleMatch:
     if RATIO_FROM <= score < 1.0:
         score = max(score, title_similarity(a, b))
     extra = abs(len(wa) - len(wb))
-    cut = _prefix(a, b, wa, wb) if extra else _last_word_cut(wa, wb)
+    cut = _prefix(a, b, wa, wb) if extra else _last_word_cut(a, b, wa, wb)
     return TitleMatch(score, cut, extra)
 
 
