@@ -16,7 +16,7 @@ keys on its tombstone. This module reads them back through the index:
   use it either (a posting or block past its cap pairs nothing), so a common word
   never pulls half the index in;
 - ``nearest``: for each set of keys, the few documents sharing the most of them (ties
-  broken by the title, a typo apart allowed).
+  broken by a title word a typo apart from one no document holds).
 
 Both also take a pair of rare words (``blocking.pair_keys``: ``"&:a b"``), which no
 document stores (which pairs an atom files under depends on counts): its holders are
@@ -40,7 +40,7 @@ from scholarindex.indexing.scan import scan
 
 KEYS: Final = "blocking_keys"
 TITLE: Final = "title"
-# Terms a title word may stand for a letter apart: a typo's word has few neighbours.
+# Terms an unheld word may stand for, a letter or two apart: a typo has few neighbours.
 TITLE_EXPANSIONS: Final = 10
 PENDING: Final = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
@@ -114,16 +114,18 @@ def sources(client: OpenSearch, index: str, ids: Iterable[str], source: list[str
 
 
 def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size: int,
-            source: list[str], titles: Sequence[str] | None = None, per_request: int = 100
+            source: list[str], unheld: Sequence[str] | None = None, per_request: int = 100
             ) -> list[list[tuple[str, dict[str, Any]]]]:
     """For each set of keys, the ``size`` documents of ``index`` sharing the most of
     them, rarest first (a key's weight is the engine's inverse document frequency):
     id and source. One ``msearch`` per ``per_request`` sets.
 
-    ``titles`` (one a set) break what the keys leave even: a title a typo apart from the
-    set's shares no key through the misspelt word, so its printing ties with every
-    title that differs from it in that word alone (in a large crawl of a small
-    vocabulary, dozens); a title matching, a letter apart allowed, ranks it first."""
+    ``unheld`` (one a set): the words of its title no document holds, likely typos. A
+    misspelt word shares no key, so the paper's printing ties with every title that
+    differs from it in that word alone (in a large crawl of a small vocabulary,
+    dozens); a title holding the word a letter or two apart ranks first. Only those
+    words are matched so: a fuzzy match of every word costs the engine more than
+    the rest of the search."""
     found: list[list[tuple[str, dict[str, Any]]]] = []
     for start in range(0, len(keys), per_request):
         body: list[dict[str, Any]] = []
@@ -131,9 +133,9 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
             query: dict[str, Any] = {"bool": {"must": [{"bool": {
                 "should": [{"term": {KEYS: key}} for key in sorted(set(keys[at]))],
                 "minimum_should_match": 1}}]}}
-            if titles is not None and titles[at]:
+            if unheld is not None and unheld[at]:
                 query["bool"]["should"] = [{"match": {TITLE: {
-                    "query": titles[at], "fuzziness": 1, "prefix_length": 1,
+                    "query": unheld[at], "fuzziness": "AUTO", "prefix_length": 1,
                     "max_expansions": TITLE_EXPANSIONS}}}]
             body += [{"index": index}, {"size": size, "_source": source, "query": query}]
         what = f"search {index} for the nearest documents"

@@ -9,8 +9,8 @@ work or another new work of the batch; one search, no document fetched): most ne
 works of a crawl share nothing and are written as they are. Each that may is judged
 beside the ``NEAREST`` indexed documents sharing the most of its blocking keys, rarest
 first (``neighbourhood.nearest``: the engine's scoring ranks them; the printing of one
-paper shares its rarest words, its title's start, its typo keys; where keys tie, the
-title a letter apart ranks it first), and as many new works
+paper shares its rarest words, its title's start, its typo keys; where keys tie, a
+title word a typo apart from one no document holds ranks it first), and as many new works
 of the batch sharing the most of its keys (``_nearest_in_batch``): a bounded read and a
 few decisions each, however many documents hold its words (reading every holder of its
 words grew with the index, and pairing the batch's holders of a word with the batch).
@@ -117,9 +117,10 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
                 for d in judged]
     docs: dict[str, Mapping[str, Any]] = {}
     near: dict[str, set[str]] = {}
-    titles = [new[d].get("title") or "" for d in judged]
+    unheld = [" ".join(sorted(k[2:] for k in keys_of[d]
+                              if k.startswith("w:") and not counts.get(k))) for d in judged]
     for doc_id, hits in zip(judged, neighbourhood.nearest(client, works, likeness, NEAREST,
-                                                          SOURCE, titles), strict=True):
+                                                          SOURCE, unheld), strict=True):
         near[doc_id] = {other for other, _ in hits}
         docs.update(hits)
     for doc_id, others in _nearest_in_batch({d: keys_of[d] for d in judged}, counts).items():
