@@ -393,13 +393,13 @@ def build(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Pa
 
 def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, work: Path,
               seed: int = 8, node_pid: int | None = None, settle: str = "pass",
-              stage: str = "all", pages_port: int = 0) -> dict[str, Any]:
+              stage: str = "all") -> dict[str, Any]:
     """Build, re-crawl, resolve and search under ``config.prefix``; the figures.
     ``settle``: how the build is brought to a resolved state before the re-crawl, a full
     ``pass`` or its ``marks`` cleared (``settle_marks``). ``stage``: ``all``; ``build``, the
     build alone (settled, left for a copy of the cluster's data); ``recrawl``, the rest on
-    indices that hold that build already. Researcher ids carry the pages' URL, so a
-    re-crawl of an earlier build serves them on the build's ``pages_port``."""
+    indices that hold that build already (researcher ids are the pages' host and path,
+    whatever port serves them)."""
     client = build_client(replace(config, timeout=max(config.timeout, 120)))
     results: dict[str, Any] = {"works_asked": works, "recrawl_share": share,
                                "shards": config.layout.shards,
@@ -413,14 +413,13 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
         f"({results['site']['seconds']} s, load {load()})")
     root = work / "site"
     root.mkdir(parents=True, exist_ok=True)
-    with StaticServer(root, port=pages_port) as server:
+    with StaticServer(root) as server:
         if stage != "recrawl":
             results.update(build(site, server.url, client, config, work, settle))
             if node_pid:
                 results["build"]["cpu_seconds_opensearch"] = round(
                     process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
             if stage == "build":
-                results["pages_url"] = server.url
                 return results
         recrawl = change_pages(site, share, seed + 1)
         truth = truth_of(site)
@@ -540,11 +539,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="build and settle, then stop and keep the indices (a copy of the "
                             "cluster's data then serves several --built runs)")
     stage.add_argument("--built", action="store_true",
-                       help="the indices hold a --build-only build of the same --works, "
-                            "--seed and --pages-port: re-crawl, resolve and search on them")
-    parser.add_argument("--pages-port", type=int, default=0,
-                        help="the port the pages are served on (default: a free one); "
-                             "researcher ids carry it, so a --built run needs the build's")
+                       help="the indices hold a --build-only build of the same --works "
+                            "and --seed: re-crawl, resolve and search on them")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
     stage_name = "build" if args.build_only else "recrawl" if args.built else "all"
@@ -563,8 +559,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"OpenSearch: {results['engine']} at {config.safe_url} under {config.prefix}")
             try:
                 results.update(run_scale(config, args.works, args.recrawl, args.passes, work,
-                                         args.seed, node_pid, args.settle, stage_name,
-                                         args.pages_port))
+                                         args.seed, node_pid, args.settle, stage_name))
             finally:
                 if not (args.keep or args.build_only):
                     delete_indices(config)
@@ -574,8 +569,7 @@ def main(argv: list[str] | None = None) -> int:
     results.update(machine=machine(), date=datetime.now(UTC).isoformat(timespec="seconds"))
     args.out.write_text(json.dumps(results, indent=2, default=_plain) + "\n", "utf-8")
     if args.build_only:
-        print(f"built {results['size_after_build']['works']:,} works, pages served from "
-              f"{results['pages_url']}; written to {args.out}")
+        print(f"built {results['size_after_build']['works']:,} works; written to {args.out}")
         return 0
     print(summary(results))
     for problem in checks(results):

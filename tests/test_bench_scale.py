@@ -12,6 +12,7 @@ from bench.generate import build_site
 from bench.scale import change_pages, checks, run_scale, truth_of, typo
 from scholarindex.core.identity import work_id
 from scholarindex.indexing.connection import OpenSearchConfig
+from scholarindex.indexing.indices import alias_name
 
 
 def test_the_recrawl_changes_pages_as_planned() -> None:
@@ -49,3 +50,23 @@ def test_smoke_run_on_300_works(opensearch_config: OpenSearchConfig,
     assert r["size"]["works"] == (r["site"]["papers"] + r["recrawl"]["new_papers"]
                                   + r["recrawl"]["typo_listings"] - r["typos_joined"])
     assert [c for c in checks(r) if "shown twice" not in c] == []
+
+
+@pytest.mark.slow
+@pytest.mark.process
+def test_a_build_kept_serves_a_later_recrawl(opensearch_config: OpenSearchConfig,
+                                            opensearch_client: OpenSearch,
+                                            tmp_path: Path) -> None:
+    built = run_scale(opensearch_config, works=300, share=0.2, passes="none", work=tmp_path,
+                      settle="marks", stage="build")
+    assert "recrawl" not in built
+    r = run_scale(opensearch_config, works=300, share=0.2, passes="incremental",
+                  work=tmp_path, stage="recrawl")
+    assert "build" not in r and r["recrawl"]["pages_parsed"] == r["recrawl"]["profiles"] > 0
+    assert 0 < r["typos_joined"] <= r["recrawl"]["typo_listings"]
+    assert r["size"]["works"] == (built["size_after_build"]["works"] + r["recrawl"]["new_papers"]
+                                  + r["recrawl"]["typo_listings"] - r["typos_joined"])
+    # The re-crawled pages are the built profiles, not new ones.
+    researchers = alias_name(opensearch_config.prefix, "researchers")
+    opensearch_client.indices.refresh(index=researchers)
+    assert opensearch_client.count(index=researchers)["count"] == built["site"]["profiles"]
