@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
@@ -279,7 +280,7 @@ class ResolutionPass:
         index (``neighbourhood.counts``).
         """
         works = alias_name(self.prefix, "works")
-        region = _Region()
+        region = _Region(trust_stored=True)
         for doc_id, source, _ in neighbourhood.pending(self.client, works, SOURCE_FIELDS):
             region.add([(doc_id, source)])
             region.marked[doc_id] = set(source.get(neighbourhood.PENDING) or ())
@@ -292,16 +293,18 @@ class ResolutionPass:
             region.add((hit["_id"], hit["_source"]) for hit in scan(self.client, works, body))
         seed_keys = region.handled()
         first = set(region.docs)
-        self._widen(region, seed_keys | {k for d in first for k in region.keys(d)})
+        self._widen(region, first, seed_keys | {k for d in first for k in region.keys(d)})
         sizes = [len(first), len(region.docs)]
         counts = region.counted(self)[0]
         if region.moved is None:  # nothing was read
             region.moved = region.moved_words(counts)
         moved = region.moved
         rechosen = region.rechosen(set(region.docs) - first, moved, counts)
-        self._widen(region, {k for d in rechosen for k in region.keys(d)})
+        region.reopen(rechosen, counts)
+        self._widen(region, rechosen, {k for d in rechosen for k in region.keys(d)})
         sizes.append(len(region.docs))
-        self._widen(region, *region.pair_keys(first | rechosen, counts), counts=counts)
+        self._widen(region, first | rechosen, *region.pair_keys(first | rechosen, counts),
+                    counts=counts)
         sizes.append(len(region.docs))
         resolution, changes = Resolution([]), []
         for _ in range(WIDEN_ROUNDS):
@@ -314,13 +317,14 @@ class ResolutionPass:
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
             if not unread and not near - region.widened:
                 break
-            self._widen(region, unread, near, counted[0])
+            self._widen(region, moving, unread, near, counted[0])
             sizes.append(len(region.docs))
         logger.info("incremental region: %d changed, %s with their neighbours (%d words "
                     "may have moved)", sizes[0], " -> ".join(map(str, sizes[1:])), len(moved))
         return region, resolution, changes
 
-    def _widen(self, region: _Region, keys: set[str], near: AbstractSet[str] = frozenset(),
+    def _widen(self, region: _Region, around: AbstractSet[str], keys: set[str],
+               near: AbstractSet[str] = frozenset(),
                counts: Mapping[str, int] | None = None) -> None:
         """Read the documents holding ``keys`` within blocking's cap (and its slack: a
         block that was under the cap still pairs its members), and those holding a pair
@@ -328,9 +332,12 @@ class ResolutionPass:
         crossing it changes what such a block pairs. Counts of documents outside the
         region stand for their atoms, as in ``_Region.counted``.
 
-        Of those, only the documents that can pair with an atom here are kept
-        (``_keeps``), judged by their stored keys before their sources are read: most
-        holders of a word or a title's start share that and no more with the change.
+        Of those, only the documents that can pair with an atom of ``around`` (the
+        documents here whose every pair the pass must see: the change, and later those
+        the resolution moves) are kept (``_keeps``), judged by their stored keys before
+        their sources are read: most holders of a word or a title's start share that
+        and no more with the change. A pair of two other documents was decided at the
+        last pass and matters only if one of them moves, which widens around it.
         ``counts`` (blocking's: word -> atoms) is needed to judge pair keys; without it
         every holder of one is kept."""
         works = alias_name(self.prefix, "works")
@@ -342,7 +349,7 @@ class ResolutionPass:
         slack = region.slack()
 
         def moved_by(key: str) -> int:
-            return _pair_slack(key, slack) if is_pair_key(key) else slack.get(key, 0)
+            return region.pair_slack(key) if is_pair_key(key) else slack.get(key, 0)
 
         def wanted(key: str) -> bool:
             floor = MAX_POSTING - moved_by(key) if key in near and key not in keys else 0
@@ -359,40 +366,44 @@ class ResolutionPass:
         region.add(neighbourhood.sources(self.client, works, whole, SOURCE_FIELDS))
         if region.moved is None:  # the first widening: blocking's counts of the change
             region.moved = region.moved_words(region.counted(self, pairs=False)[0])
-        kept = self._keeps(region, {d: found[d] for d in found.keys() - whole}, ask,
-                           keys, slack, counts)
+        kept = self._keeps(region, frozenset(around), {d: found[d] for d in found.keys() - whole},
+                           ask, keys, slack, counts)
         region.add(neighbourhood.sources(self.client, works, kept, SOURCE_FIELDS))
 
-    def _keeps(self, region: _Region, found: Mapping[str, Mapping[str, Any]],
-               ask: AbstractSet[str], keys: AbstractSet[str], slack: Mapping[str, int],
+    def _keeps(self, region: _Region, around: frozenset[str],
+               found: Mapping[str, Mapping[str, Any]], ask: AbstractSet[str],
+               keys: AbstractSet[str], slack: Mapping[str, int],
                counts: Mapping[str, int] | None) -> set[str]:
         """Of ``found`` (single atoms, by their stored keys), the ids that can pair with
-        an atom here through a key of ``ask``, or whose block may pair otherwise than
-        at the last pass.
+        an atom of ``around`` through a key of ``ask``, or whose block may pair otherwise
+        than at the last pass.
 
         Every holder is kept of a whole-title or typo block (its members pair whatever
         they share), of a moved word (its holders may look up other words,
         ``rechosen``), of a block the change may have taken across the cap, and of a
-        key no atom here holds (one the change took away). A block within the cap before
-        the change and after it (settled) pairs only atoms that pass blocking's share
-        test, so of its holders only those sharing enough words with an atom here filed
-        under it are kept: the others pair as at the last pass, with no atom here.
-        ``_Region.filtered`` remembers which atoms that was checked against
-        (``_Region.reopen``). A pair key's block holds only the atoms filed under it
+        key no atom of ``around`` holds (one the change took away). A block within the
+        cap before the change and after it (settled) pairs only atoms that pass
+        blocking's share test, so of its holders only those sharing enough words with an
+        atom of ``around`` filed under it are kept: the others pair as at the last pass,
+        with none of those. ``_Region.filtered`` remembers which documents that was
+        checked against (``_Region.reopen``). A pair key's block holds only the atoms filed under it
         (each one's rarest words), so of an unsettled one the holders filed under it."""
         moved = {word_key(w) for w in region.moved or ()}
-        here, docs_here = region.holding({k for k in ask if k.startswith(SHARED_BLOCKS)} - moved)
+        here, extra = region.holding({k for k in ask if k.startswith(SHARED_BLOCKS)} - moved,
+                                     around)
         # The block's atoms: the documents holding the key, and the atoms here beyond one
         # per document (every document of several atoms holding it is here).
-        share_keys = {k for k, atoms in here.items() if region.doc_counts[k] + len(atoms)
-                      - docs_here[k] + slack.get(k, 0) <= MAX_POSTING}
+        share_keys = {k for k in here
+                      if region.doc_counts[k] + extra.get(k, 0) + slack.get(k, 0) <= MAX_POSTING}
         pairs = {k for k in ask if is_pair_key(k)} if counts is not None else set()
         settled_pairs = {k for k in pairs & keys
-                         if region.doc_counts[k] + _pair_slack(k, slack) <= MAX_POSTING}
+                         if region.doc_counts[k] + region.pair_slack(k) <= MAX_POSTING}
         held_of = functools.partial(self._held, region, counts=counts or {})
         if settled_pairs:
-            here |= region.filed_under(settled_pairs, held_of)
-        region.filtered.update(dict.fromkeys(share_keys | settled_pairs, len(region.docs)))
+            here |= region.filed_under(settled_pairs, around, held_of)
+        for key in share_keys | settled_pairs:  # one set shared by the keys of a widening
+            checked = region.filtered.get(key)
+            region.filtered[key] = around if checked is None else checked | around
         every = ask - share_keys - pairs
 
         def shares(mine: frozenset[str], blocks: Iterable[str]) -> bool:
@@ -512,6 +523,10 @@ class ResolutionPass:
         return conflicts
 
 
+_APART = MatchDecision(False, 0.0, ("judged apart",))
+_CONFLICT = MatchDecision(False, 0.0, ("judged apart",), conflict=True)
+
+
 @dataclass(frozen=True)
 class _Read:
     """What a pass keeps of a work document it read (``_Region.add``): not its source."""
@@ -524,12 +539,20 @@ class _Read:
     keys_stale: bool  # its stored blocking keys are not those computed
 
     @classmethod
-    def of(cls, source: Mapping[str, Any]) -> _Read:
+    def of(cls, source: Mapping[str, Any], trust_stored: bool = False) -> _Read:
+        """``trust_stored``: a document of one atom keeps the keys stored on it, one
+        string per key for the whole pass, rather than computing them (an incremental
+        pass found it by them; a full pass computes them and rewrites those stale)."""
         atoms = atoms_of([source])
+        stored = source.get(neighbourhood.KEYS)
+        if trust_stored and stored and len(atoms) == 1:
+            every = frozenset(map(sys.intern, stored))
+            return cls(atoms, [every], every, doc_work_ids(source), bool(source.get(HIDDEN)),
+                       False)
         keys = [atom_keys(atom) for atom in atoms]
-        every = frozenset().union(*keys)
+        every = keys[0] if len(keys) == 1 else frozenset().union(*keys)
         return cls(atoms, keys, every, doc_work_ids(source), bool(source.get(HIDDEN)),
-                   source.get(neighbourhood.KEYS) != sorted(every))
+                   stored != sorted(every))
 
 
 @dataclass
@@ -537,13 +560,14 @@ class _Region:
     """The documents a pass reads, and what an incremental pass knows of the rest."""
 
     docs: dict[str, _Read] = field(default_factory=dict)  # in the order read
+    trust_stored: bool = False  # ``_Read.of``'s: an incremental pass's region
     marked: dict[str, set[str]] = field(default_factory=dict)  # doc id -> its pending keys
     tombstones: dict[str, set[str]] = field(default_factory=dict)  # work gone: its keys
     tombstone_atoms: dict[str, int] = field(default_factory=dict)  # at most, per work gone
     widened: set[str] = field(default_factory=set)  # keys whose holders were read
-    # A settled block whose holders were kept only where they pair with an atom here ->
-    # the number of documents here then (those that came later were not asked).
-    filtered: dict[str, int] = field(default_factory=dict)
+    # A settled block whose holders were kept only where they pair with an atom of some
+    # documents -> those documents (the others were not asked).
+    filtered: dict[str, frozenset[str]] = field(default_factory=dict)
     # The change's words whose count may have crossed a boundary of blocking's reading
     # of it (``moved_words``), from the first widening on.
     moved: dict[str, tuple[int, int]] | None = None
@@ -553,26 +577,34 @@ class _Region:
     _features: dict[Atom, Features] = field(default_factory=dict)
     _words: dict[Atom, frozenset[str]] = field(default_factory=dict)
     # Each widening round resolves the region again, and all but the pairs of the
-    # documents it added were decided in the round before. By the identity of the two
-    # atoms' features, which ``_features`` keeps for the pass.
-    _decided: dict[tuple[int, int], MatchDecision] = field(default_factory=dict)
+    # documents it added were decided in the round before. By the two atoms' numbers
+    # in ``_features`` (kept for the pass), one int a pair.
+    _decided: dict[int, MatchDecision] = field(default_factory=dict)
+    _numbers: dict[int, int] = field(default_factory=dict)  # id of a Features -> its number
     # ``counted``'s tallies of the keys of the documents here, and how many it has read.
     _local_atoms: dict[str, int] = field(default_factory=dict)
     _local_docs: dict[str, int] = field(default_factory=dict)
     _counted: int = 0
+    _changes_by_word: dict[str, list[tuple[int, set[str]]]] | None = None  # ``pair_slack``'s
 
     def features(self, atom: Atom) -> Features:
         found = self._features.get(atom)
         if found is None:
             found = self._features[atom] = features(atom)
+            self._numbers[id(found)] = len(self._numbers)
         return found
 
     def judge(self, a: Features, b: Features) -> MatchDecision:
-        """``decide_features``, kept for the pass (``a`` and ``b`` from ``features``)."""
-        pair = (id(a), id(b))
+        """``decide_features``, kept for the pass (``a`` and ``b`` from ``features``). Of
+        a pair judged apart it keeps only whether that is a conflict: all that
+        clustering reads of it (a work's links are its matches)."""
+        pair = self._numbers[id(a)] << 32 | self._numbers[id(b)]
         found = self._decided.get(pair)
         if found is None:
-            found = self._decided[pair] = decide_features(a, b)
+            found = decide_features(a, b)
+            if not found.match:
+                found = _CONFLICT if found.conflict else _APART
+            self._decided[pair] = found
         return found
 
     def words(self, atom: Atom) -> frozenset[str]:
@@ -585,7 +617,7 @@ class _Region:
     def add(self, hits: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         """Documents read (id, source): what the pass needs of each is kept."""
         for doc_id, source in hits:
-            self.docs[doc_id] = _Read.of(source)
+            self.docs[doc_id] = _Read.of(source, self.trust_stored)
 
     def all_atoms(self) -> list[Atom]:
         """The atoms of every document here, the same objects round after round (the
@@ -610,14 +642,31 @@ class _Region:
         keeps every id it held, so it bounds the atoms it gained or lost; a work gone
         held at most one per profile it was unlisted from)."""
         slack: dict[str, int] = {}
-        for doc_id, marks in self.marked.items():
-            atoms = max(1, len(self.docs[doc_id].work_ids)) if doc_id in self.docs else 1
+        for atoms, marks in self.changes():
             for key in marks:
                 slack[key] = slack.get(key, 0) + atoms
-        for doc_id, marks in self.tombstones.items():
-            for key in marks:
-                slack[key] = slack.get(key, 0) + self.tombstone_atoms.get(doc_id, 1)
         return slack
+
+    def changes(self) -> Iterator[tuple[int, set[str]]]:
+        """Each changed document and work gone: the atoms it may have gained or lost
+        (``slack``), and its marks."""
+        for doc_id, marks in self.marked.items():
+            yield max(1, len(self.docs[doc_id].work_ids)) if doc_id in self.docs else 1, marks
+        for doc_id, marks in self.tombstones.items():
+            yield self.tombstone_atoms.get(doc_id, 1), marks
+
+    def pair_slack(self, key: str) -> int:
+        """How far the count of documents holding both words of a pair key may have
+        moved: the atoms of the changes whose marks carry both words."""
+        if self._changes_by_word is None:  # every mark is read before the first widening
+            self._changes_by_word = {}
+            for atoms, marks in self.changes():
+                for mark in marks:
+                    if mark.startswith("w:"):
+                        self._changes_by_word.setdefault(mark, []).append((atoms, marks))
+        first, second = map(word_key, pair_key_words(key))
+        return sum(atoms for atoms, marks in self._changes_by_word.get(first, ())
+                   if second in marks)
 
     def moved_words(self, counts: Mapping[str, int]) -> dict[str, tuple[int, int]]:
         """The words of the change whose count may have crossed a boundary of
@@ -652,12 +701,12 @@ class _Region:
         now = {w: counts.get(w, 0) for w in words}
         return lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high})
 
-    def filed_under(self, keys: AbstractSet[str],
+    def filed_under(self, keys: AbstractSet[str], doc_ids: AbstractSet[str],
                     held_of: Callable[[Iterable[str]], Mapping[str, int]]
                     ) -> dict[str, list[frozenset[str]]]:
-        """Pair key of ``keys`` -> the words of each atom here filed under it."""
+        """Pair key of ``keys`` -> the words of each atom of ``doc_ids`` filed under it."""
         wanted = {w for key in keys for w in pair_key_words(key)}
-        holding = [atom for read in self.docs.values() for atom in read.atoms
+        holding = [atom for doc_id in doc_ids for atom in self.docs[doc_id].atoms
                    if len(self.words(atom) & wanted) > 1]
         held = held_of({w for atom in holding for w in self.words(atom)})
         here: dict[str, list[frozenset[str]]] = {}
@@ -668,33 +717,32 @@ class _Region:
 
     def reopen(self, doc_ids: Iterable[str], counts: Mapping[str, int]) -> None:
         """Mark unread the settled blocks the documents' atoms file under whose holders
-        were kept before the documents came here (``filtered``), so that the next
+        were kept without checking against them (``filtered``), so that the next
         widening reads them for these too."""
-        order = {doc_id: n for n, doc_id in enumerate(self.docs)}
         late = set()
         for doc_id in doc_ids:
             keys = self.keys(doc_id) | {key for atom in self.atoms(doc_id)
                                         for key in pair_keys(self.words(atom), counts)}
-            late |= {key for key in keys if self.filtered.get(key, len(self.docs)) <= order[doc_id]}
+            late |= {key for key in keys if doc_id not in self.filtered.get(key, (doc_id,))}
         self.widened -= late
-        for key in late:
-            del self.filtered[key]
 
-    def holding(self, keys: AbstractSet[str]) -> tuple[dict[str, list[frozenset[str]]],
-                                                       dict[str, int]]:
-        """Key of ``keys`` -> the words of each atom here holding it, and the number of
-        documents here holding it."""
-        atoms: dict[str, list[frozenset[str]]] = {}
-        docs: dict[str, int] = {}
+    def holding(self, keys: AbstractSet[str], doc_ids: AbstractSet[str]
+                ) -> tuple[dict[str, list[frozenset[str]]], dict[str, int]]:
+        """Key of ``keys`` -> the words of each atom of ``doc_ids`` holding it, and the
+        number of atoms here holding it beyond one per document."""
+        words: dict[str, list[frozenset[str]]] = {}
+        extra: dict[str, int] = {}
         if not keys:
-            return atoms, docs
-        for read in self.docs.values():
-            for key in read.keys & keys:
-                docs[key] = docs.get(key, 0) + 1
-            for atom, held in zip(read.atoms, read.atom_keys, strict=True):
-                for key in held & keys:
-                    atoms.setdefault(key, []).append(self.words(atom))
-        return atoms, docs
+            return words, extra
+        for doc_id, read in self.docs.items():
+            if len(read.atoms) > 1:
+                for key in read.keys & keys:
+                    extra[key] = extra.get(key, 0) + sum(key in held for held in read.atom_keys) - 1
+            if doc_id in doc_ids:
+                for atom, held in zip(read.atoms, read.atom_keys, strict=True):
+                    for key in held & keys:
+                        words.setdefault(key, []).append(self.words(atom))
+        return words, extra
 
     def held(self) -> dict[str, list[str]]:
         """Document id -> the work_ids it holds (``plan``'s input)."""
@@ -763,19 +811,13 @@ class _Region:
             words = sorted(w for w in self.words(atom)
                            if counts.get(w, 0) + slack.get(word_key(w), 0) > MAX_POSTING)
             near |= {k for a, b in itertools.combinations(words, 2)
-                     if _pair_slack(k := pair_key(a, b), slack)}
+                     if self.pair_slack(k := pair_key(a, b))}
         return filed, near - filed
 
 
 def _shares(a: frozenset[str], b: frozenset[str]) -> bool:
     """Blocking's share test: enough distinctive words in common to be paired."""
     return len(a & b) >= words_needed(len(a), len(b))
-
-
-def _pair_slack(key: str, slack: Mapping[str, int]) -> int:
-    """How far the count of documents holding both words of a pair key may have moved:
-    the change's atoms holding both, at most as many as hold the rarer."""
-    return min(slack.get(word_key(w), 0) for w in pair_key_words(key))
 
 
 def _plain(atom: Atom) -> Atom:
