@@ -356,27 +356,34 @@ class ResolutionPass:
             return floor < region.doc_counts[key] <= MAX_POSTING + moved_by(key)
 
         ask = {k for k in new if wanted(k)}
-        found = {doc_id: source for doc_id, source
-                 in neighbourhood.holders(self.client, works, ask, KEY_FIELDS)
-                 if doc_id not in region.docs}
-        # A document of several atoms counts them one by one (``counted``), and one
-        # without stored keys cannot be judged by them: both are read whole.
-        whole = {doc_id for doc_id, source in found.items()
-                 if len(doc_work_ids(source)) > 1 or not source.get(neighbourhood.KEYS)}
+        # Each holder's keys among those asked and its words: all ``_keeps`` reads of it
+        # (a pair widening finds tens of thousands, of some 40 stored keys each).
+        found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        whole = set()
+        for doc_id, source in neighbourhood.holders(self.client, works, ask, KEY_FIELDS):
+            stored = source.get(neighbourhood.KEYS)
+            if doc_id in region.docs:
+                continue
+            if len(doc_work_ids(source)) > 1 or not stored:
+                # A document of several atoms counts them one by one (``counted``), and
+                # one without stored keys cannot be judged by them: both are read whole.
+                whole.add(doc_id)
+            else:
+                found[doc_id] = (frozenset(k for k in stored if k in ask),
+                                 frozenset(k[2:] for k in stored if k.startswith("w:")))
         region.add(neighbourhood.sources(self.client, works, whole, SOURCE_FIELDS))
         if region.moved is None:  # the first widening: blocking's counts of the change
             region.moved = region.moved_words(region.counted(self, pairs=False)[0])
-        kept = self._keeps(region, frozenset(around), {d: found[d] for d in found.keys() - whole},
-                           ask, keys, slack, counts)
+        kept = self._keeps(region, frozenset(around), found, ask, keys, slack, counts)
         region.add(neighbourhood.sources(self.client, works, kept, SOURCE_FIELDS))
 
     def _keeps(self, region: _Region, around: frozenset[str],
-               found: Mapping[str, Mapping[str, Any]], ask: AbstractSet[str],
+               found: Mapping[str, tuple[frozenset[str], frozenset[str]]], ask: AbstractSet[str],
                keys: AbstractSet[str], slack: Mapping[str, int],
                counts: Mapping[str, int] | None) -> set[str]:
-        """Of ``found`` (single atoms, by their stored keys), the ids that can pair with
-        an atom of ``around`` through a key of ``ask``, or whose block may pair otherwise
-        than at the last pass.
+        """Of ``found`` (single atoms: id -> the keys of ``ask`` stored on it, its words),
+        the ids that can pair with an atom of ``around`` through a key of ``ask``, or
+        whose block may pair otherwise than at the last pass.
 
         Every holder is kept of a whole-title or typo block (its members pair whatever
         they share), of a moved word (its holders may look up other words,
@@ -415,9 +422,7 @@ class ResolutionPass:
             partners.setdefault(first, set()).add(second)
             partners.setdefault(second, set()).add(first)
         kept, by_pairs = set(), {}
-        for doc_id, source in found.items():
-            stored = set(source[neighbourhood.KEYS])
-            mine = frozenset(k[2:] for k in stored if k.startswith("w:"))
+        for doc_id, (stored, mine) in found.items():
             if stored & every or shares(mine, stored & share_keys):
                 kept.add(doc_id)
             elif any(partners.get(w, set()) & mine for w in mine):
@@ -532,8 +537,10 @@ class _Read:
     """What a pass keeps of a work document it read (``_Region.add``): not its source."""
 
     atoms: list[Atom]
-    atom_keys: list[frozenset[str]]  # each atom's
-    keys: frozenset[str]
+    # Each atom's keys, and every key of the document: tuples, as a region holds tens of
+    # thousands of documents of some 40 keys each (a set's table is six times the size).
+    atom_keys: list[tuple[str, ...]]
+    keys: tuple[str, ...]
     work_ids: list[str]
     hidden: bool  # written hidden (``unresolved.HIDDEN``): the pass decides to show it
     keys_stale: bool  # its stored blocking keys are not those computed
@@ -546,11 +553,11 @@ class _Read:
         atoms = atoms_of([source])
         stored = source.get(neighbourhood.KEYS)
         if trust_stored and stored and len(atoms) == 1:
-            every = frozenset(map(sys.intern, stored))
+            every = tuple(map(sys.intern, stored))
             return cls(atoms, [every], every, doc_work_ids(source), bool(source.get(HIDDEN)),
                        False)
-        keys = [atom_keys(atom) for atom in atoms]
-        every = keys[0] if len(keys) == 1 else frozenset().union(*keys)
+        keys = [tuple(atom_keys(atom)) for atom in atoms]
+        every = keys[0] if len(keys) == 1 else tuple(frozenset().union(*keys))
         return cls(atoms, keys, every, doc_work_ids(source), bool(source.get(HIDDEN)),
                    stored != sorted(every))
 
@@ -632,7 +639,7 @@ class _Region:
     def atoms(self, doc_id: str) -> list[Atom]:
         return self.docs[doc_id].atoms
 
-    def keys(self, doc_id: str) -> frozenset[str]:
+    def keys(self, doc_id: str) -> tuple[str, ...]:
         """The document's blocking keys, computed (an old document may lack them)."""
         return self.docs[doc_id].keys
 
@@ -721,8 +728,8 @@ class _Region:
         widening reads them for these too."""
         late = set()
         for doc_id in doc_ids:
-            keys = self.keys(doc_id) | {key for atom in self.atoms(doc_id)
-                                        for key in pair_keys(self.words(atom), counts)}
+            keys = {*self.keys(doc_id), *(key for atom in self.atoms(doc_id)
+                                          for key in pair_keys(self.words(atom), counts))}
             late |= {key for key in keys if doc_id not in self.filtered.get(key, (doc_id,))}
         self.widened -= late
 
@@ -736,11 +743,11 @@ class _Region:
             return words, extra
         for doc_id, read in self.docs.items():
             if len(read.atoms) > 1:
-                for key in read.keys & keys:
+                for key in [k for k in read.keys if k in keys]:
                     extra[key] = extra.get(key, 0) + sum(key in held for held in read.atom_keys) - 1
             if doc_id in doc_ids:
                 for atom, held in zip(read.atoms, read.atom_keys, strict=True):
-                    for key in held & keys:
+                    for key in [k for k in held if k in keys]:
                         words.setdefault(key, []).append(self.words(atom))
         return words, extra
 

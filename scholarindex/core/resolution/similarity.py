@@ -51,6 +51,10 @@ from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
 TYPO_MIN_LENGTH = 4
 RATIO_FROM = 0.6
 PREFIX_MIN_WORDS = 3
+# Tests of a pair of titles are remembered for the pairs that come back soon (the index
+# writer judges each batch's new works beside much the same neighbours); a pass decides
+# each pair once, and a larger cache only holds memory (about 250 bytes an entry).
+PAIR_CACHE = 16_384
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ def same_word(a: str, b: str) -> bool:
     return not variants(a).isdisjoint(variants(b))
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=8192)  # about 2 KB an entry; cheap to make again from ``variants``
 def _typo_targets(title_words_: tuple[str, ...]) -> frozenset[str]:
     return frozenset().union(*(variants(w) for w in title_words_))
 
@@ -125,7 +129,7 @@ def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
             and (same_word(last, long[len(head)]) or long[len(head)].startswith(last)))
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=PAIR_CACHE)
 def misprinted(a: str, b: str) -> bool:
     """One title printed two ways, no word changed: word for word with typos, or cut
     short as a results page cuts a long one (the shorter ends mid-word, or in "…" with
@@ -224,7 +228,7 @@ def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=PAIR_CACHE)
 def word_swapped(a: str, b: str) -> bool:
     """Each title has a word the other lacks, at least one of them distinctive (not a
     typo, nor words split or joined: "data base" / "database"; "a" for "the" is no
@@ -237,7 +241,7 @@ def word_swapped(a: str, b: str) -> bool:
     return any(w not in FUNCTION_WORDS for w in only_a + only_b)
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=PAIR_CACHE)
 def one_word_swapped(a: str, b: str) -> bool:
     """``word_swapped`` by a single word each way, the rest word for word: a sibling
     title of one template ("Is Sampling the Bottleneck of Distributed X?" /
@@ -296,7 +300,7 @@ def _asides_out(title: str) -> str:
         lambda m: m.group() if _KIND_WORDS.intersection(words(m.group())) else "", title)
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=PAIR_CACHE)
 def holds(a: str, b: str) -> bool:
     """One title starts with the other, word for word (typos allowed; the shorter's
     asides in brackets left out), and goes on, with a distinctive word ("The X" is "X"
@@ -336,7 +340,7 @@ def _same_words(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return len(a) == len(b) and all(map(same_word, a, b))
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=PAIR_CACHE)
 def subtitle_added(a: str, b: str) -> bool:
     """The longer title is the shorter plus asides in brackets and/or a subtitle after a
     mark (see the module doc)."""
@@ -355,7 +359,7 @@ def subtitle_added(a: str, b: str) -> bool:
 CONTAINED_MIN_WORDS = 4
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=PAIR_CACHE)
 def contained(a: str, b: str) -> bool:
     """Every word of the shorter title is in the longer (typos allowed), at least
     ``CONTAINED_MIN_WORDS`` of them distinctive, words added around, inside or before
