@@ -39,6 +39,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from scholarindex.core.collector import cycle_collector_paused
 from scholarindex.core.resolution import Atom, Resolution, resolve
 from scholarindex.core.resolution.blocking import (
     MAX_POSTING,
@@ -186,10 +187,13 @@ class ResolutionPass:
         for the one another process runs, then reads what that one left. A dry run
         writes nothing and does not wait.
         """
-        if dry_run:
-            return self._run(dry_run, full, seeds)
-        with PassLock(self.client, self.prefix, self.layout):
-            return self._run(dry_run, full, seeds)
+        # A pass keeps its region's evidence alive while it makes millions of short-lived
+        # objects: the collector's full passes would walk the first again and again.
+        with cycle_collector_paused():
+            if dry_run:
+                return self._run(dry_run, full, seeds)
+            with PassLock(self.client, self.prefix, self.layout):
+                return self._run(dry_run, full, seeds)
 
     def _run(self, dry_run: bool, full: bool, seeds: Iterable[str]) -> ResolutionReport:
         started = time.monotonic()

@@ -53,13 +53,12 @@ score and work_id.
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
+from scholarindex.core.collector import cycle_collector_paused
 from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
 from scholarindex.core.resolution.decide import (
     Features,
@@ -165,19 +164,6 @@ def _sharing_a_key(atoms: Sequence[Atom]) -> set[tuple[int, int]]:
             for b in group[n + 1:]}
 
 
-@contextmanager
-def _cycle_collector_paused() -> Iterator[None]:
-    """``resolve`` makes millions of small objects that live until it returns and form
-    no cycles worth collecting: the collector's passes over them are pure cost."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             cannot_link: Iterable[tuple[str, str]] = (),
             counts: Mapping[str, int] | None = None,
@@ -190,7 +176,7 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
     same remembered (``decide.decide_remembered``) where pairs come back.
     ``features_of``: ``features``, or the same kept by a caller that resolves more
     atoms than its cache holds, again and again."""
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         return _resolve(atoms, must_link, cannot_link, counts, sizes, judge, features_of)
 
 
@@ -221,7 +207,7 @@ def resolve_new(atoms: Iterable[Atom], settled: Mapping[str, str],
 
     A resolved neighbourhood is mostly pairs of settled atoms: deciding them again
     for each handful of new atoms is what this saves."""
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         pooled = _pool(atoms)
         feats = [features(a) for a in pooled]
         index = {a.work_id: i for i, a in enumerate(pooled)}
