@@ -200,7 +200,9 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
         for word in words:
             postings[word].append(i)
     held = _Counted({w: len(p) for w, p in postings.items()}, counts)
-    exact: dict[str, list[int]] = defaultdict(list)
+    # Whole-title and typo blocks: most keys are one atom's own (40,000 atoms file some
+    # 550,000), so a key's one member is kept as is, a list only from the second on.
+    exact: dict[str, int | list[int]] = {}
     pairs: set[tuple[int, int]] = set()
     longest = max((len(t) for t in terms), default=0)
     needed = [words_needed(n, n) for n in range(longest + 1)]  # by the shorter title's size
@@ -210,11 +212,11 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
         if len(usable) < 2:  # too little rare text to block on: its whole title
             for t in titles[i]:
                 key = title_key(t)
-                exact[key].append(i)
+                _file(exact, key, i)
                 for surname in surnames[i] if surnames is not None else ():
-                    exact[f"{key}|{surname}"].append(i)
+                    _file(exact, f"{key}|{surname}", i)
         for key in _typo_keys(titles[i]):
-            exact[key].append(i)
+            _file(exact, key, i)
         seen = {i}
         size = sizes[i]
         for word in usable[:RARE_WORDS]:
@@ -225,7 +227,7 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 if len(words & terms[j]) >= needed[min(size, sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     for key, members in exact.items():  # a title's printings: as many in a crawl of any size
-        if len(members) > 1 and _size(key, members, block_sizes) <= MAX_POSTING:
+        if isinstance(members, list) and _size(key, members, block_sizes) <= MAX_POSTING:
             for x, i in enumerate(members):
                 for j in members[x + 1:]:
                     if i != j:
@@ -242,6 +244,16 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     yield from sorted(pairs)
+
+
+def _file(blocks: dict[str, int | list[int]], key: str, member: int) -> None:
+    found = blocks.get(key)
+    if found is None:
+        blocks[key] = member
+    elif isinstance(found, int):
+        blocks[key] = [found, member]
+    else:
+        found.append(member)
 
 
 def _both_past(postings: Mapping[str, list[int]], first: str, second: str, limit: int,
