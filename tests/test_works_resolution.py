@@ -25,6 +25,7 @@ from scholarindex.indexing.client import build_client
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.decisions import DecisionStore, decision
+from scholarindex.indexing.identity import WorkJoiner
 from scholarindex.indexing.indices import alias_name, ensure_aliases
 from scholarindex.indexing.resolution import ResolutionPass
 from tests.support.crawl import crawl_profiles
@@ -164,6 +165,39 @@ def test_the_resolved_index_does_not_depend_on_arrival_order_or_when_passes_ran(
         finals.append(resolved(client, config.prefix))
     assert all(final == finals[0] for final in finals[1:])
     assert len(finals[0]) == 4
+
+
+def test_regroups_made_together_conflict_each_on_its_own(
+        opensearch_client: OpenSearch, opensearch_config: OpenSearchConfig,
+        make_writer: Callable[..., BulkWriter]) -> None:
+    # Each step of several regroups goes in one request; a document a crawl changed
+    # since the plan stops its own regroup, not the others.
+    stream = "Adaptive Load Shedding for Windowed Stream Joins"
+    items = [listing(PAPER, "Ann Lee", authors=("Ann Lee", "Bob Stone")), TYPO,
+             listing(stream, "Eve Hart", authors=("Eve Hart", "Fay Long")),
+             listing("Adaptive Load Sheding for Windowed Stream Joins", "Fay Long",
+                     authors=("Eve Hart", "Fay Long"))]
+    write(make_writer(), items)
+    prefix = opensearch_config.prefix
+    changes = ResolutionPass(opensearch_client, prefix, POLICY, layout=LAYOUT).run(
+        dry_run=True).changes
+    assert len(changes) == 2
+    works = alias_name(prefix, "works")
+    before = snapshot(opensearch_client, works)
+    by_title = {before[d]["listings"][0]["title"]: d for c in changes for d in c["documents"]}
+    gone = by_title[stream]  # unlisted meanwhile
+    opensearch_client.delete(index=works, id=gone, refresh=True)
+
+    joiner = WorkJoiner(opensearch_client, prefix, POLICY, layout=LAYOUT)
+    reports = joiner.regroup_many([({d: [d] for d in c["documents"]}, c["works"], [])
+                                   for c in changes])
+
+    done = {by_title[PAPER] in c["documents"]: r for c, r in zip(changes, reports, strict=True)}
+    assert not done[True].conflict and done[True].written and len(done[True].deleted) == 1
+    assert done[False].conflict and not done[False].written and not done[False].deleted
+    docs = snapshot(opensearch_client, works)
+    assert titles_by_doc(docs) == sorted([sorted([PAPER, TYPO["title"]]),
+                                          ["Adaptive Load Sheding for Windowed Stream Joins"]])
 
 
 def test_two_passes_at_once_agree(opensearch_client: OpenSearch,

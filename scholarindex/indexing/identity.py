@@ -53,7 +53,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -296,7 +296,7 @@ class WorkJoiner:
         if merged is None:  # every listing unlisted meanwhile: the unlists delete them
             return ids
         absorbed = sorted(wid for wid in live if wid != canonical)
-        if not self._hide(absorbed, live, dict.fromkeys(absorbed, canonical), works):
+        if self._hide(absorbed, live, dict.fromkeys(absorbed, canonical), works):
             raise _Conflict()
         first: list[dict[str, Any]] = [
             {"_op_type": "index", "_index": self.index, "_id": REDIRECT_PREFIX + wid,
@@ -337,62 +337,89 @@ class WorkJoiner:
         request, conditional too), so a search sees the paper throughout, as in a join.
         Raises ``IndexUnavailable``.
         """
+        return self.regroup_many([(held, groups, links)])[0]
+
+    def regroup_many(self, regroups: Sequence[tuple[Mapping[str, Iterable[str]],
+                                                    Iterable[Iterable[str]],
+                                                    Iterable[ResolutionLink]]]
+                     ) -> list[RegroupReport]:
+        """``regroup`` each of ``regroups`` (held, groups, links; no document in two),
+        each step of all of them in one request: the hiding's forced refresh, most of a
+        regroup's time, is made once for all. A conflict stops its own regroup only."""
         works = alias_name(self.prefix, "works")
-        report = RegroupReport()
-        expected = {doc_id: set(ids) for doc_id, ids in held.items()}
-        reads = self._mget(works, expected)
-        if any(read.work is None or set(doc_work_ids(read.work)) != expected[doc_id]
-               for doc_id, read in reads.items()):
-            report.conflict = True
-            return report
-        live = {doc_id: w for doc_id, read in reads.items() if (w := read.work) is not None}
-        new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
-        if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
-            return report
-        gone = sorted(set(live) - set(new_docs))
-        holder = {wid: doc_id for doc_id, doc in new_docs.items() for wid in doc_work_ids(doc)}
-        if not self._hide(gone, reads, holder, works):
-            report.conflict = True
-            return report
-        tombstones = self._mget(self._tombstones(), set(live) | set(new_docs))
-        old_tombstone = merge_tombstones("", (t.tombstone for t in tombstones.values()))
-        first: list[dict[str, Any]] = []
-        for doc_id, doc in sorted(new_docs.items()):
-            for wid in doc_work_ids(doc):
-                if wid != doc_id:
-                    first.append({"_op_type": "index", "_index": self.index,
-                                  "_id": REDIRECT_PREFIX + wid,
-                                  "_source": redirect_doc(wid, doc_id)})
-            if old_tombstone is not None:  # each part keeps every unlist, as a join does
-                tombstone = {**old_tombstone, "work_id": doc_id}
-                if tombstone != tombstones[doc_id].doc:
-                    first.append(_conditional({"_index": self._tombstones(), "_id": doc_id,
-                                               "_source": tombstone}, tombstones[doc_id]))
-            read = reads.get(doc_id) or _Read(None, (None, None), None)
-            if doc != read.doc:
-                first.append(_conditional({"_index": read.index or works, "_id": doc_id,
-                                           "_source": doc}, read))
-                report.written.add(doc_id)
-        if not self._bulk(first, JoinReport()):
-            report.conflict, report.written = True, set()
-            return report
-        deletes = [{"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
-                    "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
-                   for wid in gone]
-        if not self._bulk(deletes, JoinReport()):
-            report.conflict = True  # a crawl wrote one meanwhile: the next pass sees it
-        report.deleted = set(gone)
-        return report
+        reports = [RegroupReport() for _ in regroups]
+        expected = [{doc_id: set(ids) for doc_id, ids in held.items()}
+                    for held, _, _ in regroups]
+        reads = self._mget(works, {d for docs in expected for d in docs})
+        steps = []  # (report, live documents, new documents, documents gone)
+        for report, wanted, (_, groups, links) in zip(reports, expected, regroups, strict=True):
+            mine = {doc_id: reads[doc_id] for doc_id in wanted}
+            if any(read.work is None or set(doc_work_ids(read.work)) != wanted[doc_id]
+                   for doc_id, read in mine.items()):
+                report.conflict = True
+                continue
+            live = {doc_id: w for doc_id, read in mine.items() if (w := read.work) is not None}
+            new_docs = {d["work_id"]: d for d in regroup_works(live.values(), groups, links)}
+            if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
+                continue
+            steps.append((report, live, new_docs, sorted(set(live) - set(new_docs))))
+        holder = {wid: doc_id for _, _, new_docs, _ in steps
+                  for doc_id, doc in new_docs.items() for wid in doc_work_ids(doc)}
+        hid = {wid: doc_id for _, _, new_docs, gone in steps for wid in gone
+               for doc_id in [holder.get(wid, min(new_docs, default=wid))]}
+        missed = self._hide(sorted(hid), reads, hid, works)
+        for report, _, _, gone in steps:
+            report.conflict = not missed.isdisjoint(gone)
+        steps = [step for step in steps if not step[0].conflict]
+        tombstones = self._mget(self._tombstones(),
+                                {d for _, live, new_docs, _ in steps for d in (*live, *new_docs)})
+        first: list[tuple[RegroupReport, dict[str, Any]]] = []
+        for report, live, new_docs, _ in steps:
+            old_tombstone = merge_tombstones(
+                "", (tombstones[d].tombstone for d in (*live, *new_docs)))
+            for doc_id, doc in sorted(new_docs.items()):
+                for wid in doc_work_ids(doc):
+                    if wid != doc_id:
+                        first.append((report, {"_op_type": "index", "_index": self.index,
+                                               "_id": REDIRECT_PREFIX + wid,
+                                               "_source": redirect_doc(wid, doc_id)}))
+                if old_tombstone is not None:  # each part keeps every unlist, as a join does
+                    tombstone = {**old_tombstone, "work_id": doc_id}
+                    if tombstone != tombstones[doc_id].doc:
+                        first.append((report, _conditional(
+                            {"_index": self._tombstones(), "_id": doc_id, "_source": tombstone},
+                            tombstones[doc_id])))
+                read = reads.get(doc_id) or _Read(None, (None, None), None)
+                if doc != read.doc:
+                    first.append((report, _conditional(
+                        {"_index": read.index or works, "_id": doc_id, "_source": doc}, read)))
+                    report.written.add(doc_id)
+        conflicted = self._bulk_each([action for _, action in first])
+        for (report, _), bad in zip(first, conflicted, strict=True):
+            report.conflict |= bad
+        deletes = [(report, wid) for report, _, _, gone in steps for wid in gone
+                   if not report.conflict]
+        conflicted = self._bulk_each([
+            {"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
+             "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
+            for _, wid in deletes])
+        for report, *_ in steps:
+            if report.conflict:
+                report.written = set()
+        for (report, wid), bad in zip(deletes, conflicted, strict=True):
+            report.deleted.add(wid)
+            report.conflict |= bad  # a crawl wrote one meanwhile: the next pass sees it
+        return reports
 
     def _hide(self, gone: list[str], reads: dict[str, _Read], holder: Mapping[str, str],
-              works: str) -> bool:
+              works: str) -> set[str]:
         """Hide the documents a regroup or a join will delete before it writes the
         documents that take their listings, and make the hiding searchable first (a
         forced refresh of the shards written): a search never sees a paper in both. The
         order of two writes is no promise to a refresh: within one bulk request, or on
         two shards, which refresh each on their own. Marked too, for the next pass, in
         case a crawl's write makes the delete fail. Updates ``reads`` with the hidden
-        versions; False when a crawl changed one meanwhile."""
+        versions; returns those a crawl changed meanwhile (not hidden)."""
         lines: list[Any] = []
         hidden: dict[str, WorkDoc] = {}
         for wid in gone:
@@ -409,15 +436,15 @@ class WorkJoiner:
                            RESOLVE_PENDING: sorted(marks)}
             lines.append(hidden[wid])
         if not lines:
-            return True
+            return set()
         with translate_errors("bulk hide regrouped works"):
             answer = self.client.bulk(body=lines, refresh="true")
-        ok = True
+        changed = set()
         for wid, item in zip(gone, answer["items"], strict=True):
             info = item["index"]
             result = classify_item(info)
             if result.outcome == "conflict":
-                ok = False
+                changed.add(wid)
             elif result.outcome == "retry":
                 raise IndexUnavailable(f"hiding regrouped works: {result.reason}",
                                        retryable=True)
@@ -427,7 +454,7 @@ class WorkJoiner:
             else:
                 reads[wid] = _Read(hidden[wid], (info["_seq_no"], info["_primary_term"]),
                                    reads[wid].index)
-        return ok
+        return changed
 
     # --- requests -----------------------------------------------------------------------
 
@@ -444,8 +471,14 @@ class WorkJoiner:
 
     def _bulk(self, actions: list[dict[str, Any]], report: JoinReport) -> bool:
         """Send ``actions`` in one request; False when one of them conflicted."""
+        if actions:
+            report.bulk_requests += 1
+        return not any(self._bulk_each(actions))
+
+    def _bulk_each(self, actions: list[dict[str, Any]]) -> list[bool]:
+        """Send ``actions`` in one request: whether each conflicted."""
         if not actions:
-            return True
+            return []
         lines: list[Any] = []
         for action in actions:
             meta = {k: v for k, v in action.items() if k not in ("_op_type", "_source")}
@@ -454,17 +487,15 @@ class WorkJoiner:
                 lines.append(action["_source"])
         with translate_errors("bulk work-identities"):
             answer = self.client.bulk(body=lines)
-        report.bulk_requests += 1
-        conflict = False
+        conflicted = []
         for item in answer["items"]:
             result = classify_item(next(iter(item.values())))
-            if result.outcome == "conflict":
-                conflict = True
-            elif result.outcome == "retry":
+            if result.outcome == "retry":
                 raise IndexUnavailable(f"joining works: {result.reason}", retryable=True)
-            elif result.outcome != "ok" and not _already_gone(item):
+            if result.outcome not in ("ok", "conflict") and not _already_gone(item):
                 raise IndexUnavailable(f"joining works: {result.reason}", retryable=False)
-        return not conflict
+            conflicted.append(result.outcome == "conflict")
+        return conflicted
 
 
 def _conditional(action: dict[str, Any], read: _Read) -> dict[str, Any]:

@@ -91,6 +91,9 @@ FULL, INCREMENTAL = "full", "incremental"
 # has neighbours not yet read (changes spread along matches, rarely far).
 WIDEN_ROUNDS = 8
 PLAN_ROUNDS = 3  # plan and apply again while crawls keep changing what the pass read
+# Regroups whose every step goes in one request (``WorkJoiner.regroup_many``): each
+# hiding forces a refresh, once for these rather than once each.
+REGROUP_BATCH = 100
 # A work of this many work_ids (spellings of one title) is logged as a warning: one paper
 # is rarely printed so many ways, and a title rule gone wrong (a generic title joining
 # unrelated listings) shows first as one work that keeps growing.
@@ -515,10 +518,12 @@ class ResolutionPass:
     def _apply(self, changes: Plan,
                resolution: Resolution, report: ResolutionReport, written: set[str]) -> int:
         conflicts = 0
-        for held, groups in changes:
-            links = [why_joined(wid, group, resolution)
-                     for group in groups for wid in group if wid != min(group)]
-            done = self.joiner.regroup(held, groups, links)
+        regroups = [(held, groups, [why_joined(wid, group, resolution)
+                                    for group in groups for wid in group if wid != min(group)])
+                    for held, groups in changes]
+        done_all = [done for start in range(0, len(regroups), REGROUP_BATCH)
+                    for done in self.joiner.regroup_many(regroups[start:start + REGROUP_BATCH])]
+        for (held, groups), done in zip(changes, done_all, strict=True):
             if done.conflict:
                 conflicts += 1
                 continue
