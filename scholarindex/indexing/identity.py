@@ -363,11 +363,11 @@ class WorkJoiner:
             if set(new_docs) == set(live) and all(new_docs[i] == live[i] for i in live):
                 continue
             steps.append((report, live, new_docs, sorted(set(live) - set(new_docs))))
-        holder = {wid: doc_id for _, _, new_docs, _ in steps
-                  for doc_id, doc in new_docs.items() for wid in doc_work_ids(doc)}
-        hid = {wid: doc_id for _, _, new_docs, gone in steps for wid in gone
-               for doc_id in [holder.get(wid, min(new_docs, default=wid))]}
-        missed = self._hide(sorted(hid), reads, hid, works)
+        holder: dict[str, str] = {}  # each document gone -> the one that takes its listings
+        for _, _, new_docs, gone in steps:
+            takes = {wid: doc_id for doc_id, doc in new_docs.items() for wid in doc_work_ids(doc)}
+            holder.update((wid, takes.get(wid, min(new_docs, default=wid))) for wid in gone)
+        missed = self._hide(sorted(holder), reads, holder, works)
         for report, _, _, gone in steps:
             report.conflict = not missed.isdisjoint(gone)
         steps = [step for step in steps if not step[0].conflict]

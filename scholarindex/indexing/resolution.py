@@ -368,9 +368,9 @@ class ResolutionPass:
         found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         whole = set()
         for doc_id, source in neighbourhood.holders(self.client, works, ask, KEY_FIELDS):
-            stored = source.get(neighbourhood.KEYS)
             if doc_id in region.docs:
                 continue
+            stored = source.get(neighbourhood.KEYS)
             if len(doc_work_ids(source)) > 1 or not stored:
                 # A document of several atoms counts them one by one (``counted``), and
                 # one without stored keys cannot be judged by them: both are read whole.
@@ -400,8 +400,9 @@ class ResolutionPass:
         blocking's share test, so of its holders only those sharing enough words with an
         atom of ``around`` filed under it are kept: the others pair as at the last pass,
         with none of those. ``_Region.filtered`` remembers which documents that was
-        checked against (``_Region.reopen``). A pair key's block holds only the atoms filed under it
-        (each one's rarest words), so of an unsettled one the holders filed under it."""
+        checked against (``_Region.reopen``). A pair key's block holds only the atoms
+        filed under it (each one's rarest words), so of an unsettled one the holders
+        filed under it."""
         moved = {word_key(w) for w in region.moved or ()}
         here, extra = region.holding({k for k in ask if k.startswith(SHARED_BLOCKS)} - moved,
                                      around)
@@ -649,7 +650,7 @@ class _Region:
         return self.docs[doc_id].atoms
 
     def keys(self, doc_id: str) -> tuple[str, ...]:
-        """The document's blocking keys, computed (an old document may lack them)."""
+        """The document's blocking keys (``_Read.of``: as stored, or computed)."""
         return self.docs[doc_id].keys
 
     def slack(self) -> dict[str, int]:
