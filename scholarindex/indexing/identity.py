@@ -396,16 +396,14 @@ class WorkJoiner:
                     report.written.add(doc_id)
         conflicted = self._bulk_each([action for _, action in first])
         for (report, _), bad in zip(first, conflicted, strict=True):
-            report.conflict |= bad
+            if bad:
+                report.conflict, report.written = True, set()
         deletes = [(report, wid) for report, _, _, gone in steps for wid in gone
                    if not report.conflict]
         conflicted = self._bulk_each([
             {"_op_type": "delete", "_index": reads[wid].index or works, "_id": wid,
              "if_seq_no": reads[wid].seq[0], "if_primary_term": reads[wid].seq[1]}
             for _, wid in deletes])
-        for report, *_ in steps:
-            if report.conflict:
-                report.written = set()
         for (report, wid), bad in zip(deletes, conflicted, strict=True):
             report.deleted.add(wid)
             report.conflict |= bad  # a crawl wrote one meanwhile: the next pass sees it
