@@ -125,7 +125,10 @@ def test_a_lock_held_elsewhere_refuses_until_it_turns_stale(
 def test_a_held_lock_beats_so_it_never_turns_stale(opensearch_client: OpenSearch,
                                                    index_prefix: str) -> None:
     client = opensearch_client
-    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=0.4) as held:
+    # The timeout leaves room for a loaded machine (CI runs many workers): a beat that
+    # waits on a busy engine for longer than the timeout would turn the lock stale.
+    timeout = 2.0
+    with AliasLock(client, index_prefix, ["works"], "reindex", stale_after=timeout) as held:
         first = lock_doc(client, index_prefix, "works")
         assert first is not None and first["operation"] == "reindex"
         beats: set[str] = set()
@@ -135,10 +138,10 @@ def test_a_held_lock_beats_so_it_never_turns_stale(opensearch_client: OpenSearch
             assert current is not None
             beats.add(current["heartbeat_at"])
             time.sleep(0.05)
-        assert len(beats) >= 3  # rewritten every 0.1 s
-        time.sleep(0.6)  # longer than the timeout: still beating, so still held
+        assert len(beats) >= 3  # rewritten every quarter of the timeout
+        time.sleep(timeout * 1.25)  # longer than the timeout: still beating, so still held
         with pytest.raises(AliasBusy, match=f"pid {first['pid']}"):
-            AliasLock(client, index_prefix, ["works"], "rollback", stale_after=0.4).acquire()
+            AliasLock(client, index_prefix, ["works"], "rollback", stale_after=timeout).acquire()
         assert held.taken_over == []
     assert lock_doc(client, index_prefix, "works") is None
 
