@@ -231,6 +231,11 @@ def test_the_index_counts_a_pair_of_words_as_the_documents_holding_both(
     assert counted[pair_key("streaming", "sensor")] == 3
     assert counted[pair_key("graph", "nowhere")] == 0
 
+    # Told when it has counted enough, the engine stops there.
+    both = pair_key("streaming", "sensor")
+    assert neighbourhood.counts(opensearch_client, works, [both], {both: 2}) == {both: 2}
+    assert neighbourhood.counts(opensearch_client, works, [both], {both: 4}) == {both: 3}
+
 
 def test_a_pair_block_is_read_only_where_it_can_pair_with_the_change(
         fresh: Any, opensearch_client: OpenSearch) -> None:

@@ -56,8 +56,14 @@ def pending(client: OpenSearch, index: str, source: list[str]
         yield hit["_id"], hit["_source"], (hit["_seq_no"], hit["_primary_term"])
 
 
-def counts(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, int]:
-    """The number of documents of ``index`` holding each key (0 for none)."""
+def counts(client: OpenSearch, index: str, keys: Iterable[str],
+           enough: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The number of documents of ``index`` holding each key (0 for none).
+
+    ``enough``: pair key -> a count at which counting it may stop, its answer then that
+    count. A caller that only asks whether a block is past a cap need not count on
+    through the thousands of documents a pair of common words has."""
+    enough = enough or {}
     asked = sorted(set(keys))
     found = dict.fromkeys(asked, 0)
     pairs = [k for k in asked if is_pair_key(k)]
@@ -70,7 +76,8 @@ def counts(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, int
         body: list[dict[str, Any]] = []
         for key in part:
             body += [{"index": index},
-                     {"size": 0, "track_total_hits": True, "query": _both(key)}]
+                     {"size": 0, "track_total_hits": enough.get(key, True),
+                      "query": _both(key)}]
         with translate_errors(f"count blocking pairs {index}"):
             answer = client.msearch(body=body)
         for key, response in zip(part, _answered(answer, f"count blocking pairs {index}"),

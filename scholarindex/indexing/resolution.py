@@ -352,7 +352,7 @@ class ResolutionPass:
         if not new:
             return
         region.widened |= new
-        region.doc_counts.update(neighbourhood.counts(self.client, works, new))
+        region.count(self.client, works, new)
         slack = region.slack()
 
         def moved_by(key: str) -> int:
@@ -588,7 +588,8 @@ class _Region:
     # The change's words whose count may have crossed a boundary of blocking's reading
     # of it (``moved_words``), from the first widening on.
     moved: dict[str, tuple[int, int]] | None = None
-    doc_counts: dict[str, int] = field(default_factory=dict)  # documents holding a key
+    # Documents holding a key; a pair key's counted only up to ``enough``.
+    doc_counts: dict[str, int] = field(default_factory=dict)
     # Each atom's features and words, built once: the widening rounds read them again,
     # and a region outgrows ``features``' cache.
     _features: dict[Atom, Features] = field(default_factory=dict)
@@ -684,6 +685,18 @@ class _Region:
         first, second = map(word_key, pair_key_words(key))
         return sum(atoms for atoms, marks in self._changes_by_word.get(first, ())
                    if second in marks)
+
+    def enough(self, key: str) -> int:
+        """A pair key's count at which its reading stops changing: past the cap by more
+        than the change may have moved it (``pair_slack``), every test of it is "past"."""
+        return MAX_POSTING + self.pair_slack(key) + 1
+
+    def count(self, client: OpenSearch, index: str, keys: AbstractSet[str]) -> None:
+        """Count ``keys`` through the index into ``doc_counts``, each pair key only as far
+        as ``enough``: a pair of common words is held by thousands of documents."""
+        if keys:
+            enough = {k: self.enough(k) for k in keys if is_pair_key(k)}
+            self.doc_counts.update(neighbourhood.counts(client, index, keys, enough))
 
     def moved_words(self, counts: Mapping[str, int]) -> dict[str, tuple[int, int]]:
         """The words of the change whose count may have crossed a boundary of
@@ -804,14 +817,22 @@ class _Region:
         # documents holding both words are within the cap.
         shared = [k for k, filed in filed_pairs(self.atom_lists(), counts,
                                                 self.words).items() if filed > 1]
-        missing = set(shared) - self.doc_counts.keys()
-        if missing:
-            works = alias_name(resolver.prefix, "works")
-            self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
+        works = alias_name(resolver.prefix, "works")
+        self.count(resolver.client, works, set(shared) - self.doc_counts.keys())
         atoms_both, docs_both = holding_both(self.atom_lists(), shared,
                                              self.words)
+
+        def size(key: str) -> int:
+            return atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
+
+        # A count that stopped at ``enough`` is a floor: where that floor leaves the block
+        # within the cap (atoms here sharing documents), it is counted to the end.
+        floors = {k for k in shared
+                  if self.doc_counts[k] >= self.enough(k) and size(k) <= MAX_POSTING}
+        if floors:
+            self.doc_counts.update(neighbourhood.counts(resolver.client, works, floors))
         for key in shared:
-            sizes[key] = atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
+            sizes[key] = size(key)
         return counts, sizes
 
     def pair_keys(self, doc_ids: Iterable[str], counts: Mapping[str, int]
