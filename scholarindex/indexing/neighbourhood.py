@@ -36,7 +36,7 @@ from scholarindex.core.resolution.blocking import is_pair_key, pair_key_words, w
 from scholarindex.core.retry import is_retryable_status
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
-from scholarindex.indexing.scan import scan
+from scholarindex.indexing.scan import scan, scan_each
 
 KEYS: Final = "blocking_keys"
 TITLE: Final = "title"
@@ -105,17 +105,17 @@ def holders(client: OpenSearch, index: str, keys: Iterable[str], source: list[st
                                      for start in range(0, len(stored), CHUNK)]
     queries += [{"bool": {"should": pairs[start:start + PAIR_CHUNK], "minimum_should_match": 1}}
                 for start in range(0, len(pairs), PAIR_CHUNK)]
-    for query in queries:
-        for hit in scan(client, index, {"query": query, "_source": source}):
-            yield hit["_id"], hit["_source"]
+    for hit in scan_each(client, index, [{"query": q, "_source": source} for q in queries]):
+        yield hit["_id"], hit["_source"]
 
 
 def sources(client: OpenSearch, index: str, ids: Iterable[str], source: list[str]
             ) -> Iterator[tuple[str, dict[str, Any]]]:
     """The documents of ``index`` with these ids (those that exist): id and source."""
     asked = sorted(set(ids))
-    for start in range(0, len(asked), CHUNK):
-        body = {"query": {"ids": {"values": asked[start:start + CHUNK]}}, "_source": source}
+    bodies = [{"query": {"ids": {"values": asked[start:start + CHUNK]}}, "_source": source}
+              for start in range(0, len(asked), CHUNK)]
+    for body in bodies:
         for hit in scan(client, index, body):
             yield hit["_id"], hit["_source"]
 
