@@ -137,7 +137,7 @@ weak.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
@@ -256,33 +256,68 @@ def _keys_differ(a: frozenset[str], b: frozenset[str]) -> bool:
         {k for k in b if k.startswith(kind + ":")}) for kind in kinds)
 
 
-@dataclass(frozen=True)
 class _Titles:
     """The title evidence of two atoms: the best over their pairs of titles. A pair where
     one title holds the other and more (``similarity.holds``) counts only as ``subtitle``
-    (the more is a subtitle or an aside) or ``held`` (anything else), never in the rest."""
+    (the more is a subtitle or an aside) or ``held`` (anything else), never in the rest.
 
-    ratio: float
-    overlap: float
-    prefix: bool  # a pair is one title cut short, marked so (``similarity.misprinted``)
-    extends: bool
-    swapped: bool  # no near-identical pair of titles without a swapped word
-    one_swap: bool  # no alike pair of titles (>= WITH_AUTHOR) but one word swapped
-    misprinted: bool  # a pair is one title with a typo or cut short (``similarity.misprinted``)
-    subtitle: bool = False  # a pair is one title and the same with a subtitle or an aside
-    held: bool = False  # a pair is one title and the same with other words added
+    What most pairs are decided by (overlap, cut short, subtitle, held) is read at once;
+    the rest only when a rule asks: most candidate pairs are ruled apart before that."""
+
+    def __init__(self, compared: list[tuple[str, str, float, bool]], overlap: float,
+                 prefix: bool, misprinted: bool, subtitle: bool, held: bool,
+                 same: bool = False):
+        self._compared = compared  # (x, y, overlap, cut short) of each pair that counts
+        self.same = same  # a pair of titles word for word the same
+        self.overlap = 1.0 if same else overlap
+        self.prefix = prefix  # a pair is one title cut short, marked so (``misprinted``)
+        self.misprinted = misprinted  # a pair is one title with a typo or cut short
+        self.subtitle = subtitle  # a pair is one title and the same with a subtitle or aside
+        self.held = held  # a pair is one title and the same with other words added
+
+    @cached_property
+    def _ratios(self) -> list[float]:
+        return [title_similarity(x, y) if overlap >= RATIO_FROM or prefix else 0.0
+                for x, y, overlap, prefix in self._compared]
+
+    @property
+    def ratio(self) -> float:
+        return 1.0 if self.same else max(self._ratios, default=0.0)
+
+    @property
+    def extends(self) -> bool:
+        """Every pair is one title and more around it."""
+        return not self.same and all(prefix or extra_words(x, y) > 0
+                                     for x, y, _, prefix in self._compared)
+
+    @property
+    def swapped(self) -> bool:
+        """No near-identical pair of titles without a swapped word."""
+        return not self.same and all(
+            ratio < NEAR or word_swapped(x, y)
+            for (x, y, _, _), ratio in zip(self._compared, self._ratios, strict=True))
+
+    @property
+    def one_swap(self) -> bool:
+        """No alike pair of titles (>= WITH_AUTHOR) but one word swapped."""
+        return not self.same and all(
+            max(ratio, overlap) < WITH_AUTHOR or one_word_swapped(x, y)
+            for (x, y, overlap, _), ratio in zip(self._compared, self._ratios, strict=True))
+
+
+_SAME_TITLES = _Titles([], 1.0, False, False, False, False, same=True)
 
 
 def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
-    # Kept in locals, one _Titles at the end: most pairs of a crawl are decided here, and
-    # a frozen dataclass made per pair of titles is a measurable part of the decision.
-    ratio_best = overlap_best = 0.0
+    # Kept in locals: most pairs of a crawl are decided here, and an object made per
+    # pair of titles is a measurable part of the decision.
+    compared = []
+    overlap_best = 0.0
     prefix_any = misprinted_any = subtitle = held = False
-    extends = swapped = one_swap = True
     for x in a:
         for y in b:
             if title_words(x) == title_words(y):
-                return _Titles(1.0, 1.0, False, False, False, False, False)
+                return _SAME_TITLES
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
             cut = misprinted(x, y)
@@ -300,17 +335,11 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
                     stopped = True
             match = compare_titles(x, y)
             prefix = (cut or stopped) and (match.prefix or match.extra > 0)
-            ratio = title_similarity(x, y) if match.score >= RATIO_FROM or prefix else 0.0
-            ratio_best = max(ratio_best, ratio)
+            compared.append((x, y, match.score, prefix))
             overlap_best = max(overlap_best, match.score)
             prefix_any = prefix_any or prefix
-            extends = extends and (prefix or extra_words(x, y) > 0)
-            swapped = swapped and (ratio < NEAR or word_swapped(x, y))
-            one_swap = one_swap and (max(ratio, match.score) < WITH_AUTHOR
-                                     or one_word_swapped(x, y))
             misprinted_any = misprinted_any or cut
-    return _Titles(ratio_best, overlap_best, prefix_any, extends, swapped, one_swap,
-                   misprinted_any, subtitle, held)
+    return _Titles(compared, overlap_best, prefix_any, misprinted_any, subtitle, held)
 
 
 def _generic_told_apart(a: Features, b: Features) -> str | None:
@@ -370,7 +399,6 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, titles.ratio, (f"title {titles.ratio:.2f}", "another year"))
     people = compare_people(a.people, b.people)
     generic = a.generic or b.generic
-    near = titles.ratio >= NEAR and not titles.extends and not titles.swapped
     title = f"title {titles.ratio:.2f}"
     if people.conflict:  # printed authors decide: no title overrules them
         return Decision(False, 0.0, ("complete author lists rule it out",), conflict=True)
@@ -399,7 +427,7 @@ def decide_features(a: Features, b: Features) -> Decision:
         if titles.subtitle and not years_differ(a.atom, b.atom):
             return Decision(True, PREFIX_SCORE, (SUBTITLE, shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
-    if near:
+    if titles.ratio >= NEAR and not titles.extends and not titles.swapped:
         return Decision(True, titles.ratio, (title, "no author evidence"))
     return Decision(False, titles.ratio, (title, "no shared author"))
 
