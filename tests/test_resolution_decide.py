@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scholarindex.core.resolution import Atom, decide
 from scholarindex.core.resolution.clean import clean_title
@@ -12,6 +14,7 @@ from scholarindex.core.resolution.similarity import (
     another_phrase,
     compare_titles,
     holds,
+    may_start,
     misprinted,
     numbers_differ,
     subtitle_added,
@@ -608,3 +611,25 @@ def test_a_subtitle_needs_a_shared_person_and_no_year_against_it() -> None:
                           1999),
                   listing("b", "Random sampling for histogram construction", "Tom Lee", 1998)):
         assert not decide(longer, other).match
+
+
+# Words and marks titles are built of: starts alike and not, typos, cuts, asides.
+_PIECES = ["Streaming", "Streamng", "Stream", "sensor", "Sensor", "data", "Data", "joins",
+           "a", "the", "of", "and", "in", "(HPV)", "(demo abstract)", ":", "-", "…", "Str…",
+           "Adaptive", "Adaptve", "query", "queries", "2001", "II"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=7),
+       st.lists(st.sampled_from(_PIECES), min_size=1, max_size=7))
+def test_titles_that_may_start_one_another_are_never_passed_over(
+        first: list[str], second: list[str]) -> None:
+    # ``decide`` asks ``misprinted`` and ``holds`` only where ``may_start`` allows it.
+    a, b = " ".join(first), " ".join(second)
+    if misprinted(a, b) or holds(a, b) or misprinted(b, a) or holds(b, a):
+        assert may_start(a, b) and may_start(b, a)
+
+
+def test_a_title_that_starts_another_may_start_it() -> None:
+    assert may_start("Streaming Sensor Joins", "Streamng Sensor Joins over Windows")
+    assert may_start("(HPV) testing in women", "Testing in women: a review")
+    assert not may_start("Adaptive Sensor Joins", "Streaming Sensor Joins")

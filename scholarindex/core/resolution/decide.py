@@ -151,10 +151,12 @@ from scholarindex.core.resolution.similarity import (
     contained,
     follow_up,
     holds,
+    may_start,
     misprinted,
     numbers_differ,
     one_word_swapped,
     subtitle_added,
+    title_overlap,
     title_words,
     word_swapped,
 )
@@ -320,9 +322,10 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
                 return _SAME_TITLES
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
-            cut = misprinted(x, y)
+            starts = may_start(x, y)
+            cut = starts and misprinted(x, y)
             stopped = False  # the printing stopped inside the title's last phrase
-            if not cut and holds(x, y):  # rule 8: what the longer adds decides
+            if starts and not cut and holds(x, y):  # rule 8: what the longer adds decides
                 if max(x, y, key=lambda t: len(title_words(t))).endswith("…"):
                     cut = True  # what the longer adds was cut short: "... Commerce (p…"
                 elif subtitle_added(x, y):
@@ -333,10 +336,13 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
                     continue
                 else:
                     stopped = True
-            match = compare_titles(x, y)
-            prefix = (cut or stopped) and (match.prefix or match.extra > 0)
-            compared.append((x, y, match.score, prefix))
-            overlap_best = max(overlap_best, match.score)
+            if cut or stopped:
+                match = compare_titles(x, y)
+                overlap, prefix = match.score, match.prefix or match.extra > 0
+            else:
+                overlap, prefix = title_overlap(x, y), False
+            compared.append((x, y, overlap, prefix))
+            overlap_best = max(overlap_best, overlap)
             prefix_any = prefix_any or prefix
             misprinted_any = misprinted_any or cut
     return _Titles(compared, overlap_best, prefix_any, misprinted_any, subtitle, held)

@@ -277,13 +277,37 @@ def compare_titles(a: str, b: str) -> TitleMatch:
         return TitleMatch(0.0, False, 0)
     if wa == wb:
         return TitleMatch(1.0, False, 0)
-    total = len(wa) + len(wb)
-    score = min(1.0, (soft_overlap(wa, wb) + soft_overlap(wb, wa)) / total)
-    if RATIO_FROM <= score < 1.0:
-        score = max(score, title_similarity(a, b))
     extra = abs(len(wa) - len(wb))
     cut = _prefix(a, b, wa, wb) if extra else _last_word_cut(a, b, wa, wb)
-    return TitleMatch(score, cut, extra)
+    return TitleMatch(title_overlap(a, b), cut, extra)
+
+
+def title_overlap(a: str, b: str) -> float:
+    """``compare_titles``' score alone."""
+    wa, wb = title_words(a), title_words(b)
+    if not wa or not wb:
+        return 0.0
+    if wa == wb:
+        return 1.0
+    score = min(1.0, (soft_overlap(wa, wb) + soft_overlap(wb, wa)) / (len(wa) + len(wb)))
+    if RATIO_FROM <= score < 1.0:
+        score = max(score, title_similarity(a, b))
+    return score
+
+
+@lru_cache(maxsize=131_072)
+def _first_words(title: str) -> tuple[str, ...]:
+    """The title's first word, and its first once its asides are out (``holds``)."""
+    found = [words[0] for words in (title_words(title), title_words(_asides_out(title)))
+             if words]
+    return tuple(dict.fromkeys(found))
+
+
+def may_start(a: str, b: str) -> bool:
+    """False where neither title can start the other (``misprinted``, ``holds``, and so a
+    cut or a subtitle): a start begins with the same word, a typo or a cut apart."""
+    return any(x == y or x.startswith(y) or y.startswith(x) or same_word(x, y)
+               for x in _first_words(a) for y in _first_words(b))
 
 
 
