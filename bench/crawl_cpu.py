@@ -1,6 +1,6 @@
 """The crawl side's CPU per page, alone and repeatably: no OpenSearch, a few minutes.
 
-    python -m bench.crawl_cpu [--profiles 1500] [--repeats 3] [--workdir DIR] [--dump OUT]
+    python -m bench.crawl_cpu [--profiles 1500] [--repeats 3] [--workdir DIR] [--dump OUT] [--sink]
                               [--set NAME=VALUE ...]
 
 The ``warm_noindex`` crawl of ``make bench`` (``bench.run``) on the first ``--profiles``
@@ -9,7 +9,9 @@ off. The site and the cache are made once in ``--workdir`` (a cold crawl against
 arXiv stand-in fills the cache) and reused by later runs, so runs compare the code,
 not their inputs. Each repeat is a raw crawl (Scrapy fetching, the ``fetch`` figure)
 then the warm crawl; each prints ``bench.run.cpu_ms_per_page``'s stages, and the
-median of each stage is printed at the end.
+median of each stage is printed at the end. ``--sink`` indexes into a fresh
+``bench.sink`` instead (``make bench``'s ``pipeline_sink`` crawl): the index writer's
+child is then a stage too, and each repeat prints its pages/s.
 
 ``--dump OUT`` crawls once more with a feed export and writes every record (researcher
 and listings, every field, enrichment included) sorted by page and position, as JSON
@@ -20,6 +22,7 @@ served on one fixed port, ``--port``, since researcher ids are derived from URLs
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -30,6 +33,7 @@ from bench.arxiv import IndexedArxivStandIn
 from bench.generate import build_site, load_entries, write_site, write_url_list
 from bench.run import STAGES, Crawl, cpu_ms_per_page, log, run_crawl
 from bench.serve import StaticServer
+from bench.sink import SinkServer
 
 COLUMNS = (*STAGES, "other_threads", "total")
 # The dump's pages are served from one port: a researcher's id is derived from its URL.
@@ -60,6 +64,14 @@ def _crawl(label: str, spider: str, work: Path, paths: list[str], settings: dict
             900 + len(paths), expect)
 
 
+def _sink_settings(stack: contextlib.ExitStack) -> dict[str, str]:
+    """Indexing on, into a fresh ``bench.sink`` (closed with ``stack``), as bench.run's
+    pipeline_sink crawl: the index writer child's CPU is then a stage of its own."""
+    sink = stack.enter_context(SinkServer())
+    return {"INDEX_ENABLED": "true", "OPENSEARCH_URL": sink.url, "INDEX_PREFIX": "bench_",
+            "WORKS_RESOLVE": "false"}
+
+
 def _dump(crawl_log: Path, out: Path) -> int:
     """The feed's records in a stable order (pages come in any order); how many."""
     records: list[dict[str, Any]] = [json.loads(line) for line in
@@ -84,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/scholar-crawl-cpu"))
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a Scrapy setting for the warm crawls (PARSE_PROCESSES=0, ...)")
+    parser.add_argument("--sink", action="store_true",
+                        help="index into a fresh bench.sink (the pipeline_sink crawl of make "
+                             "bench) instead of indexing off")
     parser.add_argument("--dump", type=Path, default=None,
                         help="write the crawl's records here, sorted, and measure nothing")
     parser.add_argument("--port", type=int, default=DUMP_PORT,
@@ -111,14 +126,17 @@ def main(argv: list[str] | None = None) -> int:
         for attempt in range(1, args.repeats + 1):
             raw = _crawl(f"raw-{attempt}", "raw", work, paths, {
                 "SPIDER_MODULES": "crawler.spiders,bench.spiders", "ARXIV_ENABLED": "false"})
-            warm = _crawl(f"warm-{attempt}", "profiles", work, paths, {**arxiv, **extra})
+            with contextlib.ExitStack() as stack:
+                index = _sink_settings(stack) if args.sink else {}
+                warm = _crawl(f"warm-{attempt}", "profiles", work, paths,
+                              {**arxiv, **index, **extra})
             if warm.stat("profiles/parsed") != len(paths) or arxiv_api.request_count:
                 raise SystemExit(f"warm crawl: {warm.stat('profiles/parsed')} pages parsed, "
                                  f"{arxiv_api.request_count} arXiv requests")
             fetch = raw.stat("cpu/main_thread_seconds") * 1000 / len(paths)
             rows.append(cpu_ms_per_page(warm, fetch))
-            print(f"{attempt}: " + "  ".join(f"{c} {rows[-1][c]:.3f}" for c in COLUMNS),
-                  flush=True)
+            print(f"{attempt}: " + "  ".join(f"{c} {rows[-1][c]:.3f}" for c in COLUMNS)
+                  + f"  pages/s {len(paths) / warm.seconds:.1f}", flush=True)
     print(f"median of {len(rows)}, {len(paths)} profiles: " + "  ".join(
         f"{c} {statistics.median(r[c] for r in rows):.3f}" for c in COLUMNS))
     return 0
