@@ -13,10 +13,12 @@ median of each stage is printed at the end. ``--sink`` indexes into a fresh
 ``bench.sink`` instead (``make bench``'s ``pipeline_sink`` crawl): the index writer's
 child is then a stage too, and each repeat prints its pages/s.
 
-``--dump OUT`` crawls once more with a feed export and writes every record (researcher
-and listings, every field, enrichment included) sorted by page and position, as JSON
-lines: two dumps from two versions of the code compare with ``cmp`` (the pages are
-served on one fixed port, ``--port``, since researcher ids are derived from URLs).
+``--dump OUT`` crawls once more, one page at a time, with a feed export and writes every
+record (researcher and listings, every field, enrichment included) sorted by page and
+position, as JSON lines: two dumps from two versions of the code compare with ``cmp``
+(the pages are served on one fixed port, ``--port``, since researcher ids are derived
+from URLs; one at a time, since a work listed on several pages is verified against
+the evidence of the pages read before it).
 """
 
 from __future__ import annotations
@@ -118,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         arxiv_api.reset()
         if args.dump is not None:
             feed = work / "feed.jsonl"
-            _crawl("dump", "profiles", work, paths, {**arxiv, **extra, "FEEDS": json.dumps(
+            # One page at a time: a work listed on several pages is verified against the
+            # evidence of the pages read before it, so the records depend on their order.
+            _crawl("dump", "profiles", work, paths, {**arxiv, **extra, "CONCURRENT_REQUESTS": "1",
+                                                     "FEEDS": json.dumps(
                 {str(feed): {"format": "jsonlines", "overwrite": True}})}, args.port)
             log(f"{_dump(feed, args.dump)} records written to {args.dump}")
             return 0

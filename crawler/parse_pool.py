@@ -273,8 +273,8 @@ def _work(conn: Connection, crawl_pid: int) -> None:
 
 def _by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
     """Pickle an item as its class and its fields' values in order: unpickled, the class
-    is called with them. A page pickled so unpickles in about 40% of the time (on the
-    crawl's reader thread) that its items' attribute dicts took."""
+    is called with them, which the crawl's reader thread does much faster than setting
+    each item's attribute dict (docs/performance.md)."""
     names = tuple(field.name for field in fields(cls))
 
     def reduce(item: Any) -> tuple[type, tuple[Any, ...]]:
