@@ -149,8 +149,8 @@ def _serve_threaded(root: str, port: int) -> None:
 class StaticServer:
     """``python -m bench.serve`` as a child process; ``url`` once it listens."""
 
-    def __init__(self, root: Path, threaded: bool = False) -> None:
-        command = [sys.executable, "-m", "bench.serve", str(root)]
+    def __init__(self, root: Path, threaded: bool = False, port: int = 0) -> None:
+        command = [sys.executable, "-m", "bench.serve", str(root), "--port", str(port)]
         if threaded:
             command.append("--threaded")
         self.process = subprocess.Popen(

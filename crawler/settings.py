@@ -80,6 +80,11 @@ FEED_EXPORTERS = {
 # Empty means the real date; tests pin it to make results reproducible.
 CRAWL_DATE = ""
 
+# --- Stats ---------------------------------------------------------------------------
+# Scrapy's in-memory stats without the wrapper that checks every read of them for a
+# deprecated argument (crawler/stats.py): the crawl reads its stats dozens of times a page.
+STATS_CLASS = "crawler.stats.CrawlStats"
+
 # --- Pipelines -------------------------------------------------------------------------
 # One item, one path: enrichment first, then the index.
 ITEM_PIPELINES = {

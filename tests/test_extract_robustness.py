@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawler.extract import parse_profile
+from crawler.extract.lines import page_text
 
 SEEDS = sorted((Path(__file__).parent.parent / "fixtures" / "seeds").glob("*.txt"))
 SEED_TEXTS = [path.read_text(encoding="utf-8") for path in SEEDS]
@@ -70,3 +71,12 @@ def test_empty_and_binary_pages() -> None:
     for body in (b"", b"\x00" * 100, b"\xff\xfe\x00", "   \n\n "):
         page = parse_profile("https://example.org/p/x", body, None, TODAY)
         assert page.layout is None and page.researcher is None and page.works == []
+
+
+def test_private_use_characters_in_the_markup_stay_text() -> None:
+    """Lines are cut at a private-use character the page lacks, chosen from its markup:
+    one the page holds as itself or as a numeric reference is text, not a line break."""
+    markup = ("<html><body><p>one \ue000 &#xE001; &#0057346; &#x0000E003b two</p>"
+              "<div>three &#" + "9" * 5000 + "; four</div></body></html>").encode()
+    assert page_text(markup, "text/html").lines == [
+        "one \ue000 \ue001 \ue002 \U000e003b two", "three \ufffd four"]

@@ -120,7 +120,7 @@ def page_text(body: bytes | str, content_type: str | None = None) -> PageText:
     root = _html_tree(body)
     if root is not None:
         _structured_data(root, page)
-        _walk(root, page)
+        _walk(root, page, body)
     return page
 
 
@@ -183,13 +183,14 @@ def _skipped(element: etree._Element, tag: str) -> bool:
     return bool(style and _HIDDEN_STYLE.search(style))
 
 
-def _walk(root: etree._Element, page: PageText) -> None:
+def _walk(root: etree._Element, page: PageText, source: str) -> None:
     """The visible lines, links and headings, as a browser shows them.
 
     libxslt lays the text out (``_LINES``): a Python loop over every node cost
     more than the rest of parsing. Python only decides which elements carrying
     ``hidden``, ``role`` or ``style``, and which footers, are chrome, and empties
-    them first (their tails stay: text after a hidden element shows).
+    them first (their tails stay: text after a hidden element shows). ``source``: the
+    markup the tree was parsed from, where the line-break marker is chosen.
     """
     owners = {attribute.getparent() for attribute in _SKIP_ATTRIBUTES(root)}
     hidden = {e for e in chain(owners, root.iter("footer")) if _skipped(e, e.tag.lower())}
@@ -197,7 +198,7 @@ def _walk(root: etree._Element, page: PageText) -> None:
     for element in hidden:
         element.clear(keep_tail=True)
         element.tag = "skipped"  # no longer a block: its edges break no line
-    marker = _marker(etree.tostring(root, method="text", encoding=str))
+    marker = _marker(source)
     text = str(_LINES(root.getroottree(), marker=etree.XSLT.strparam(marker)))
     pieces = (text + (root.tail or "")).split(marker)
     page.lines = [_clean(piece) for piece in pieces if piece and not piece.isspace()]
@@ -221,10 +222,32 @@ def _links_and_headings(root: etree._Element, hidden: set[etree._Element],
             page.links.append((href, _text_of(element)))
 
 
-def _marker(text: str) -> str:
-    """A character the page's text lacks, to stand for a line break."""
-    private_use = chain(range(0xE000, 0xF900), range(0xF0000, 0x110000))
-    return next(ch for ch in map(chr, private_use) if ch not in text)
+# A numeric character reference: how markup can hold a character without printing it.
+# Digits past a code point's (after leading zeros) name none: not read, nor made an int.
+_CHARACTER_REFERENCE = re.compile(
+    r"&#(?:[xX]0*([0-9a-fA-F]{1,8})(?![0-9a-fA-F])|0*([0-9]{1,8})(?![0-9]))")
+
+
+def _marker(source: str) -> str:
+    """A character the page's text lacks, to stand for a line break.
+
+    Chosen from the markup: text holds only characters the markup holds as themselves
+    or as numeric references (no named one stands for a private-use character).
+    Cheaper than serialising the tree's text to look: a private-use character is
+    almost never in the markup, and one character is found in a str much faster
+    than a longer string.
+    """
+    referenced: set[int] | None = None
+    for code in chain(range(0xE000, 0xF900), range(0xF0000, 0x110000)):
+        if chr(code) in source:
+            continue
+        if referenced is None:
+            referenced = ({int(hexa, 16) if hexa else int(decimal) for hexa, decimal
+                           in _CHARACTER_REFERENCE.findall(source)}
+                          if "&" in source else set())
+        if code not in referenced:
+            return chr(code)
+    raise ValueError("no private-use character left to mark line breaks")
 
 
 def _lines_stylesheet() -> etree.XSLT:

@@ -20,7 +20,7 @@ work ids and positions, a page cut short, completeness.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Any
 from urllib.parse import urldefrag, urljoin
@@ -117,9 +117,10 @@ def parse_text(url: str, text: PageText, today: date) -> ProfilePage:
         page.problems.append(PageProblem(ProblemKind.TRUNCATED, (
             f"truncated: {page.researcher.listed_count} listings announced, "
             f"{len(page.works)} read")))
-    page.researcher = replace(page.researcher,
-                              work_ids=list(dict.fromkeys(w.work_id for w in page.works)),
-                              complete=_complete(page))
+    # The item was made above and is this page's alone: set its last fields in place
+    # (``dataclasses.replace`` would copy all of them).
+    page.researcher.work_ids = list(dict.fromkeys(w.work_id for w in page.works))
+    page.researcher.complete = _complete(page)
     return page
 
 

@@ -18,9 +18,8 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import orjson
 
@@ -31,9 +30,9 @@ FILENAME = "arxiv-lookups.sqlite3"
 _TABLE = "lookups_v1"
 
 
-@dataclass(frozen=True)
-class CachedLookup:
-    """What arXiv answered for one title key."""
+class CachedLookup(NamedTuple):
+    """What arXiv answered for one title key (a named tuple: the crawl makes one for every
+    title of every page, and a frozen dataclass's fields cost a call each to set)."""
 
     key: str
     candidates: list[dict]
