@@ -113,9 +113,8 @@ def sources(client: OpenSearch, index: str, ids: Iterable[str], source: list[str
             ) -> Iterator[tuple[str, dict[str, Any]]]:
     """The documents of ``index`` with these ids (those that exist): id and source."""
     asked = sorted(set(ids))
-    bodies = [{"query": {"ids": {"values": asked[start:start + CHUNK]}}, "_source": source}
-              for start in range(0, len(asked), CHUNK)]
-    for body in bodies:
+    for start in range(0, len(asked), CHUNK):
+        body = {"query": {"ids": {"values": asked[start:start + CHUNK]}}, "_source": source}
         for hit in scan(client, index, body):
             yield hit["_id"], hit["_source"]
 

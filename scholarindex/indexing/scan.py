@@ -57,9 +57,8 @@ def scan_each(client: OpenSearch, index: str, bodies: Sequence[Mapping[str, Any]
               at_once: int = SCANS_AT_ONCE, page_size: int = 1000) -> Iterator[dict[str, Any]]:
     """Every hit of each of ``bodies``' queries (``scan``), ``at_once`` scans running side
     by side, their pages interleaved as they come. The first error stops them all and
-    is raised here; so does the caller stopping early (each scroll is cleared). Pages
-    are ``page_size`` hits split among the scans, so that as many hits are held at a
-    time as by one scan."""
+    is raised here; so does the caller stopping early (each scroll is cleared). At most
+    a page per scan and one waiting are held beyond the caller's."""
     if len(bodies) < 2 or at_once < 2:
         for body in bodies:
             yield from scan(client, index, body, page_size=page_size)
