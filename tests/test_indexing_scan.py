@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch, helpers
@@ -30,9 +31,9 @@ def _open_scrolls(client: OpenSearch, index: str) -> int:
 
 def test_scans_side_by_side_give_every_hit_of_each_query(opensearch_client: OpenSearch,
                                                          numbered: str) -> None:
-    bodies = [{"query": {"range": {"n": {"lt": 1_200}}}},
-              {"query": {"term": {"tag": "even"}}},
-              {"query": {"range": {"n": {"gte": 2_400}}}}]
+    bodies: list[dict[str, Any]] = [{"query": {"range": {"n": {"lt": 1_200}}}},
+                                    {"query": {"term": {"tag": "even"}}},
+                                    {"query": {"range": {"n": {"gte": 2_400}}}}]
     one_by_one = Counter(hit["_id"] for body in bodies
                          for hit in scan(opensearch_client, numbered, body, page_size=100))
 
@@ -45,7 +46,7 @@ def test_scans_side_by_side_give_every_hit_of_each_query(opensearch_client: Open
 
 def test_a_scan_that_fails_stops_the_others_and_the_caller_hears_of_it(
         opensearch_client: OpenSearch, numbered: str) -> None:
-    bodies = [{"query": {"match_all": {}}}, {"query": {"match_all": {}}}]
+    bodies: list[dict[str, Any]] = [{"query": {"match_all": {}}}] * 2
     with pytest.raises(IndexUnavailable):
         for _ in scan_each(opensearch_client, f"{numbered}-missing", bodies):
             pass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import closing
 from typing import Any
 
@@ -54,7 +54,8 @@ _DONE = object()
 
 
 def scan_each(client: OpenSearch, index: str, bodies: Sequence[Mapping[str, Any]],
-              at_once: int = SCANS_AT_ONCE, page_size: int = 1000) -> Iterator[dict[str, Any]]:
+              at_once: int = SCANS_AT_ONCE, page_size: int = 1000
+              ) -> Generator[dict[str, Any], None, None]:
     """Every hit of each of ``bodies``' queries (``scan``), ``at_once`` scans running side
     by side, their pages interleaved as they come. The first error stops them all and
     is raised here; so does the caller stopping early (each scroll is cleared). At most
