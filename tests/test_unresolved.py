@@ -14,6 +14,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from scholarindex.indexing import unresolved
+from scholarindex.indexing.atoms import DocAtoms
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.connection import OpenSearchConfig
@@ -209,3 +210,43 @@ def test_clauses_are_counted_as_nested_in_bools() -> None:
     parts = list(unresolved._parts({f"q{i}": query for i in range(10)}, budget=12))
     assert [len(part) for part in parts] == [2, 2, 2, 2, 2]
     assert [name for part in parts for name in part] == [f"q{i}" for i in range(10)]
+
+
+def test_a_neighbour_is_read_once_a_version_and_again_when_it_changes(
+        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
+    writer, prefix = writer_for()
+    writer.write([change_from_item(ORIGINAL, AT), change_from_item(OTHER, AT)])
+    works = alias_name(prefix, "works")
+    opensearch_client.indices.refresh(index=works)
+    reads: list[list[str]] = []
+    real = unresolved.mget_hits
+
+    def spy(client: OpenSearch, wanted: Any, *args: Any) -> Any:
+        reads.append([doc_id for _, doc_id in wanted])
+        return real(client, wanted, *args)
+
+    monkeypatch.setattr(unresolved, "mget_hits", spy)
+
+    def versions() -> dict[str, Any]:
+        hits = opensearch_client.search(index=works, body={
+            "seq_no_primary_term": True, "_source": False})["hits"]["hits"]
+        return {hit["_id"]: (hit["_index"], hit["_seq_no"], hit["_primary_term"])
+                for hit in hits}
+
+    neighbours = unresolved.Neighbours(size=5)
+    first = neighbours.read(opensearch_client, versions(), DocAtoms())
+    assert sorted(first) == sorted([ORIGINAL["work_id"], OTHER["work_id"]])
+    assert neighbours.read(opensearch_client, versions(), DocAtoms()) == first
+    assert len(reads) == 2 and reads[1] == []  # the same versions: nothing read again
+    opensearch_client.update(index=works, id=ORIGINAL["work_id"],
+                             body={"doc": {"hidden_by": "elsewhere"}}, refresh=True)
+    changed = neighbours.read(opensearch_client, versions(), DocAtoms())
+    assert reads[2] == [ORIGINAL["work_id"]]
+    assert changed[ORIGINAL["work_id"]].hidden == "elsewhere"
+    assert changed[OTHER["work_id"]] == first[OTHER["work_id"]]
+    gone = versions()
+    opensearch_client.delete(index=works, id=OTHER["work_id"], refresh=True)
+    bounded = unresolved.Neighbours(size=1)
+    assert list(bounded.read(opensearch_client, gone, DocAtoms())) == [ORIGINAL["work_id"]]
+    assert list(bounded.read(opensearch_client, gone, DocAtoms())) == [ORIGINAL["work_id"]]
+    assert reads[-1] == [OTHER["work_id"]]  # the one kept was not read again

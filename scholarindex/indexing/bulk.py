@@ -101,7 +101,7 @@ from scholarindex.indexing.shapes import (
     work_of,
 )
 from scholarindex.indexing.tombstones import TOMBSTONE_KINDS, fold_with_tombstone, lists
-from scholarindex.indexing.unresolved import HIDDEN, REFRESH_AFTER, hiders
+from scholarindex.indexing.unresolved import HIDDEN, REFRESH_AFTER, Neighbours, hiders
 
 logger = logging.getLogger(__name__)
 
@@ -265,6 +265,7 @@ class BulkWriter:
                  layout: IndexLayout = DEFAULT_LAYOUT, hide_unresolved: bool = True):
         self.client = client
         self.hide_unresolved = hide_unresolved  # new works judged another's: written hidden
+        self._neighbours = Neighbours()  # what the judgment of new works has read
         self._created_at = -REFRESH_AFTER  # time.monotonic() of this writer's last new work
         self.prefix = prefix
         self.layout = layout
@@ -487,7 +488,8 @@ class BulkWriter:
         fresh = time.monotonic() - self._created_at > REFRESH_AFTER
         found = hiders(self.client, alias_name(self.prefix, "works"),
                        {doc_id: work_of(doc.merged) for doc_id, doc in new.items()
-                        if doc.merged is not None}, fresh=fresh)
+                        if doc.merged is not None}, fresh=fresh,
+                       neighbours=self._neighbours)
         for doc_id, hider in found.items():
             new[doc_id].merged = {**new[doc_id].merged, HIDDEN: hider}  # type: ignore[dict-item]
 

@@ -269,14 +269,16 @@ def read_error(what: str, error: Any) -> IndexUnavailable:
     return IndexUnavailable(f"{what}: {reason}", retryable=not permanent)
 
 
-def mget_hits(client: OpenSearch, wanted: Sequence[tuple[str, str]], part: int, what: str
-              ) -> Iterator[dict[str, Any]]:
+def mget_hits(client: OpenSearch, wanted: Sequence[tuple[str, str]], part: int, what: str,
+              source: list[str] | None = None) -> Iterator[dict[str, Any]]:
     """The hit of each ``(index, id)`` in ``wanted``, in order (realtime: the latest write,
     refreshed or not), read in requests of ``part`` documents; a document's error raises
-    (``read_error``), a failed request too (``translate_errors``)."""
+    (``read_error``), a failed request too (``translate_errors``). ``source``: the fields
+    read (all by default)."""
+    fields = {} if source is None else {"_source": source}
     for start in range(0, len(wanted), part):
         chunk = wanted[start:start + part]
-        body = {"docs": [{"_index": index, "_id": doc_id} for index, doc_id in chunk]}
+        body = {"docs": [{"_index": index, "_id": doc_id, **fields} for index, doc_id in chunk]}
         with translate_errors(f"{what} {chunk[0][0]}"):
             hits = client.mget(body=body)["docs"]
         for (index, _), hit in zip(chunk, hits, strict=True):

@@ -16,7 +16,7 @@ keys on its tombstone. This module reads them back through the index:
   use it either (a posting or block past its cap pairs nothing), so a common word
   never pulls half the index in;
 - ``nearest``: for each set of keys, the few documents sharing the most of them (ties
-  broken by a title word a typo apart from one no document holds).
+  broken by a title word a typo apart from one no document holds), by id and version.
 
 Both also take a pair of rare words (``blocking.pair_keys``: ``"&:a b"``), which no
 document stores (which pairs an atom files under depends on counts): its holders are
@@ -45,6 +45,7 @@ TITLE_EXPANSIONS: Final = 10
 PENDING: Final = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
 PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each; searches of an msearch)
+Version = tuple[str, int, int]  # a document's concrete index, sequence number and term
 
 
 def pending(client: OpenSearch, index: str, source: list[str]
@@ -120,11 +121,13 @@ def sources(client: OpenSearch, index: str, ids: Iterable[str], source: list[str
 
 
 def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size: int,
-            source: list[str], unheld: Sequence[str] | None = None, per_request: int = 100
-            ) -> list[list[tuple[str, dict[str, Any]]]]:
+            unheld: Sequence[str] | None = None, per_request: int = 100
+            ) -> list[list[tuple[str, Version]]]:
     """For each set of keys, the ``size`` documents of ``index`` sharing the most of
-    them, rarest first (a key's weight is the engine's inverse document frequency):
-    id and source. One ``msearch`` per ``per_request`` sets.
+    them, rarest first (a key's weight is the engine's inverse document frequency): id
+    and version, no source (neighbours recur from one set to the next and one call to
+    the next: the caller reads each version once). One ``msearch`` per ``per_request``
+    sets.
 
     ``unheld`` (one a set): the words of its title no document holds, likely typos. A
     misspelt word shares no key, so the paper's printing ties with every title that
@@ -132,7 +135,7 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
     dozens); a title holding the word a letter or two apart ranks first. Only those
     words are matched so: a fuzzy match of every word costs the engine more than
     the rest of the search."""
-    found: list[list[tuple[str, dict[str, Any]]]] = []
+    found: list[list[tuple[str, Version]]] = []
     for start in range(0, len(keys), per_request):
         body: list[dict[str, Any]] = []
         for at in range(start, min(start + per_request, len(keys))):
@@ -143,11 +146,13 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
                 query["bool"]["should"] = [{"match": {TITLE: {
                     "query": unheld[at], "fuzziness": "AUTO", "prefix_length": 1,
                     "max_expansions": TITLE_EXPANSIONS}}}]
-            body += [{"index": index}, {"size": size, "_source": source, "query": query}]
+            body += [{"index": index}, {"size": size, "_source": False,
+                                        "seq_no_primary_term": True, "query": query}]
         what = f"search {index} for the nearest documents"
         with translate_errors(what):
             answer = client.msearch(body=body)
-        found += [[(hit["_id"], hit["_source"]) for hit in response["hits"]["hits"]]
+        found += [[(hit["_id"], (hit["_index"], hit["_seq_no"], hit["_primary_term"]))
+                   for hit in response["hits"]["hits"]]
                   for response in _answered(answer, what)]
     return found
 

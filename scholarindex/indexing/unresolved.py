@@ -40,8 +40,10 @@ one that will not writes the new works visible (the pass still joins them).
 from __future__ import annotations
 
 import logging
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from itertools import combinations
+from typing import Any, Final, NamedTuple
 
 from opensearchpy import OpenSearch
 
@@ -56,8 +58,9 @@ from scholarindex.indexing.atoms import (
     atom_words,
     doc_keys,
 )
-from scholarindex.indexing.client import translate_errors
+from scholarindex.indexing.client import mget_hits, translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
+from scholarindex.indexing.neighbourhood import Version
 from scholarindex.indexing.scan import refresh
 from scholarindex.indexing.shapes import WorkDoc
 
@@ -76,21 +79,80 @@ CLAUSES_PER_SEARCH = 900
 REFRESH_AFTER = 5.0
 SOURCE = ["work_id", "work_ids", "listings", "arxiv_id", "arxiv", "enrichment", "resolution",
           HIDDEN, "blocking_keys"]
+# Indexed documents a writer's judgment keeps read (about 3 KB each): several batches'
+# nearest documents.
+NEIGHBOURS_KEPT = 20_000
+READ_PART = 1000  # documents one read of neighbours asks for
+
+
+class _Read(NamedTuple):
+    """What the judgment reads of one document."""
+
+    atoms: list[Atom]
+    words: list[frozenset[str]]  # each atom's distinctive title words (``atom_words``)
+    blocks: frozenset[str]  # its stored keys of blocks that need no words (``BLOCKS``)
+    hidden: str | None
+
+    @classmethod
+    def of(cls, atoms: list[Atom], keys: frozenset[str], hidden: str | None) -> _Read:
+        return cls(atoms, [atom_words(atom) for atom in atoms],
+                   frozenset(k for k in keys if k.startswith(BLOCKS)), hidden)
+
+
+class Neighbours:
+    """The indexed documents the judgment has read, each kept by its version.
+
+    The nearest documents of one batch's new works are mostly those of the batch before
+    (on a crawl of one field, four in five): reading each version of a document once,
+    rather than its source with every search that ranks it, is most of the judgment's
+    bytes and parsing. The last ``size`` documents read are kept."""
+
+    def __init__(self, size: int = NEIGHBOURS_KEPT) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, tuple[Version, _Read]] = OrderedDict()
+
+    def read(self, client: OpenSearch, wanted: Mapping[str, Version], atoms: DocAtoms
+             ) -> dict[str, _Read]:
+        """The documents of ``wanted`` (id -> version a search found) that still exist:
+        those kept at that version as they are, the rest read (at their latest version)."""
+        found: dict[str, _Read] = {}
+        missing = []
+        for doc_id, version in wanted.items():
+            kept = self._kept.get(doc_id)
+            if kept is not None and kept[0] == version:
+                self._kept.move_to_end(doc_id)
+                found[doc_id] = kept[1]
+            else:
+                missing.append((version[0], doc_id))
+        for hit in mget_hits(client, missing, READ_PART, "read neighbours of new works in",
+                             SOURCE):
+            if not hit.get("found"):
+                continue  # deleted since the search: nothing to join
+            doc = hit["_source"]
+            read = _Read.of(atoms(doc), _stored(doc, atoms), doc.get(HIDDEN))
+            found[hit["_id"]] = read
+            self._kept[hit["_id"]] = ((hit["_index"], hit["_seq_no"], hit["_primary_term"]),
+                                      read)
+            self._kept.move_to_end(hit["_id"])
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return found
 
 
 def hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
-           fresh: bool = False) -> dict[str, str]:
+           fresh: bool = False, neighbours: Neighbours | None = None) -> dict[str, str]:
     """For each new work document (id -> document) that resolution would join to another,
     the id it is hidden by. Raises a retryable ``IndexUnavailable`` (a timeout, a
     rejection: the writer's round is tried again, as for its reads); empty when the
     index refuses for good (logged).
 
     ``fresh``: the caller wrote no work for a while (``REFRESH_AFTER``), so the index's
-    own refresh has made its last works searchable: no refresh is asked for."""
+    own refresh has made its last works searchable: no refresh is asked for.
+    ``neighbours``: the documents read by the caller's earlier judgments."""
     if not new:
         return {}
     try:
-        return _hiders(client, works, new, fresh)
+        return _hiders(client, works, new, fresh, neighbours or Neighbours())
     except IndexUnavailable as exc:
         if exc.retryable:
             raise
@@ -100,7 +162,7 @@ def hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
 
 
 def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
-            fresh: bool) -> dict[str, str]:
+            fresh: bool, neighbours: Neighbours) -> dict[str, str]:
     atoms = DocAtoms()
     keys_of = {doc_id: _stored(doc, atoms) for doc_id, doc in new.items()}
     if not fresh:
@@ -110,35 +172,31 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
     judged = sorted(_with_candidates(client, works, keys_of, need, counts))
     if not judged:
         return {}
-    new = {doc_id: new[doc_id] for doc_id in judged}
     # Each judged document's likeliest partners in the index and in the batch: a bounded
     # read and a few decisions each, however many documents hold its words.
     likeness = [keys_of[d] | {"x:~" + k[2:] for k in keys_of[d] if k.startswith("w:")}
                 for d in judged]
-    docs: dict[str, Mapping[str, Any]] = {}
+    versions: dict[str, Version] = {}
     near: dict[str, set[str]] = {}
     unheld = [" ".join(sorted(k[2:] for k in keys_of[d]
                               if k.startswith("w:") and not counts.get(k))) for d in judged]
     for doc_id, hits in zip(judged, neighbourhood.nearest(client, works, likeness, NEAREST,
-                                                          SOURCE, unheld), strict=True):
+                                                          unheld), strict=True):
         near[doc_id] = {other for other, _ in hits}
-        docs.update(hits)
+        versions.update(hits)
     for doc_id, others in _nearest_in_batch({d: keys_of[d] for d in judged}, counts).items():
         near[doc_id].update(others)
-    for doc_id in docs.keys() & new.keys():  # written since the refresh: judged as new
-        del docs[doc_id]
-    stored = {doc_id: _stored(doc, atoms) for doc_id, doc in docs.items()}
-    stored.update((doc_id, keys_of[doc_id]) for doc_id in judged)
-    docs.update(new)
-    every = atoms.of(docs.values())
-    words = {atom.work_id: atom_words(atom) for atom in every}
-    to_decide = [pair for doc_id in judged for other in near[doc_id]
-                 for pair in _pairs(atoms(docs[doc_id]), atoms(docs[other]), words,
-                                    _share_a_block(stored[doc_id], stored[other]))]
+    for doc_id in versions.keys() & new.keys():  # written since the refresh: judged as new
+        del versions[doc_id]
+    read = neighbours.read(client, versions, atoms)
+    read.update((doc_id, _Read.of(atoms(new[doc_id]), keys_of[doc_id], None)) for doc_id in judged)
+    to_decide = [pair for doc_id in judged for other in near[doc_id] if other in read
+                 for pair in _pairs(read[doc_id], read[other])]
     # The indexed documents are works as the last pass (or identity join) left them:
     # only what a new work can change is decided.
-    owner = {atom.work_id: doc_id for doc_id, doc in docs.items() for atom in atoms(doc)}
+    owner = {atom.work_id: doc_id for doc_id, r in read.items() for atom in r.atoms}
     settled = {wid: doc_id for wid, doc_id in owner.items() if doc_id not in new}
+    every = [atom for r in read.values() for atom in r.atoms]
     found: dict[str, str] = {}
     for cluster in resolve_new(every, settled, to_decide, judge=decide_remembered).clusters:
         held = {owner[wid] for wid in cluster}
@@ -146,7 +204,7 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
         for doc_id in held & set(new):
             earlier = old or sorted(d for d in held if d < doc_id)
             if earlier:
-                found[doc_id] = docs[earlier[0]].get(HIDDEN) or earlier[0]
+                found[doc_id] = read[earlier[0]].hidden or earlier[0]
     return found
 
 
@@ -178,26 +236,16 @@ def _stored(doc: Mapping[str, Any], atoms: DocAtoms) -> frozenset[str]:
     return frozenset(doc.get("blocking_keys") or doc_keys(atoms(doc)))
 
 
-def _share_a_block(first: frozenset[str], second: frozenset[str]) -> bool:
-    """Whether two documents share a block of whole titles, typos or a verified key: a
-    pair that needs no words in common."""
-    return any(key.startswith(BLOCKS) for key in first & second)
-
-
-def _pairs(first: list[Atom], second: list[Atom], words: Mapping[str, frozenset[str]],
-           by_block: bool) -> list[tuple[str, str]]:
+def _pairs(first: _Read, second: _Read) -> list[tuple[str, str]]:
     """The pairs of atoms of two documents blocking could pair: all of them when the
-    documents share a block, else those with enough words in common (``words``: by
-    work_id; ``blocking.words_needed``)."""
-    pairs = []
-    for a in first:
-        for b in second:
-            if not by_block:
-                words_a, words_b = words[a.work_id], words[b.work_id]
-                if len(words_a & words_b) < words_needed(len(words_a), len(words_b)):
-                    continue
-            pairs.append((a.work_id, b.work_id))
-    return pairs
+    documents share a block of whole titles, typos or a verified key, else those with
+    enough words in common (``blocking.words_needed``)."""
+    if first.blocks & second.blocks:
+        return [(a.work_id, b.work_id) for a in first.atoms for b in second.atoms]
+    return [(a.work_id, b.work_id)
+            for a, words_a in zip(first.atoms, first.words, strict=True)
+            for b, words_b in zip(second.atoms, second.words, strict=True)
+            if len(words_a & words_b) >= words_needed(len(words_a), len(words_b))]
 
 
 def _with_candidates(client: OpenSearch, works: str, keys_of: Mapping[str, frozenset[str]],
@@ -250,22 +298,23 @@ def _words_needed(atoms: list[Atom]) -> int:
 
 def _sharing_in_batch(keys_of: Mapping[str, frozenset[str]], words: Mapping[str, set[str]],
                       need: Mapping[str, int]) -> set[str]:
-    """The new documents sharing a non-word key, or enough words, with another of them."""
-    postings: dict[str, list[str]] = {}
-    for doc_id, keys in keys_of.items():
-        for key in keys:
-            postings.setdefault(key, []).append(doc_id)
+    """The new documents sharing a non-word key, or enough words, with another of them.
+
+    Counted by key, and by pair of words where two are needed, not by pair of
+    documents: a word common in the batch would make that quadratic."""
+    held = Counter(k for keys in keys_of.values() for k in keys)
+    alone = Counter(w for doc_id, own in words.items() if need[doc_id] == 1 for w in own)
+    pairs = Counter(pair for doc_id, own in words.items() if need[doc_id] > 1
+                    for pair in combinations(sorted(own), 2))
     found: set[str] = set()
     for doc_id, keys in keys_of.items():
-        if any(len(postings[k]) > 1 for k in keys - words[doc_id]):
-            found.add(doc_id)
-            continue
-        shared: dict[str, int] = {}
-        for key in words[doc_id]:
-            for other in postings[key]:
-                if other != doc_id:
-                    shared[other] = shared.get(other, 0) + 1
-        if any(n >= min(need[doc_id], need[other]) for other, n in shared.items()):
+        own = words[doc_id]
+        if need[doc_id] == 1:  # one word in common with any other is enough
+            shares = any(held[k] > 1 for k in keys)
+        else:  # a key of a block, a word of a one-word title, or two words
+            shares = (any(held[k] > 1 for k in keys - own) or any(alone[w] for w in own)
+                      or any(pairs[pair] > 1 for pair in combinations(sorted(own), 2)))
+        if shares:
             found.add(doc_id)
     return found
 
