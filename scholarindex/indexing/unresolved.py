@@ -47,10 +47,11 @@ from typing import Any, Final, NamedTuple
 
 from opensearchpy import OpenSearch
 
+from scholarindex.core.collector import cycle_collector_paused
 from scholarindex.core.resolution import Atom
 from scholarindex.core.resolution.blocking import MAX_POSTING, title_terms, words_needed
 from scholarindex.core.resolution.cluster import resolve_new
-from scholarindex.core.resolution.decide import decide_remembered, features
+from scholarindex.core.resolution.decide import features
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
     STRONG_PREFIX,
@@ -152,7 +153,8 @@ def hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
     if not new:
         return {}
     try:
-        return _hiders(client, works, new, fresh, neighbours or Neighbours())
+        with cycle_collector_paused():  # many objects made, none in cycles worth a pass
+            return _hiders(client, works, new, fresh, neighbours or Neighbours())
     except IndexUnavailable as exc:
         if exc.retryable:
             raise
@@ -198,7 +200,7 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
     settled = {wid: doc_id for wid, doc_id in owner.items() if doc_id not in new}
     every = [atom for r in read.values() for atom in r.atoms]
     found: dict[str, str] = {}
-    for cluster in resolve_new(every, settled, to_decide, judge=decide_remembered).clusters:
+    for cluster in resolve_new(every, settled, to_decide).clusters:
         held = {owner[wid] for wid in cluster}
         old = sorted(d for d in held if d not in new)
         for doc_id in held & set(new):

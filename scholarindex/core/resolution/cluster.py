@@ -172,8 +172,7 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             features_of: Callable[[Atom], Features] = features) -> Resolution:
     """The partition of ``atoms`` into works (see the module doc). ``counts`` and
     ``sizes``: blocking's counts over a larger set these atoms are part of
-    (``blocking.candidate_pairs_from_titles``). ``judge``: ``decide_features``, or the
-    same remembered (``decide.decide_remembered``) where pairs come back.
+    (``blocking.candidate_pairs_from_titles``). ``judge``: ``decide_features`` or a stand-in.
     ``features_of``: ``features``, or the same kept by a caller that resolves more
     atoms than its cache holds, again and again."""
     with cycle_collector_paused():

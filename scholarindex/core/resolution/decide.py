@@ -440,12 +440,6 @@ def decide_features(a: Features, b: Features) -> Decision:
 
 # The index writer judges each batch's new works with their neighbours in the index, and
 # a batch's neighbours are mostly the last batch's: most of their pairs come back, equal.
-@lru_cache(maxsize=131_072)
-def decide_remembered(a: Features, b: Features) -> Decision:
-    """``decide_features``, remembered for pairs that come back."""
-    return decide_features(a, b)
-
-
 def decide(a: Atom, b: Atom) -> Decision:
     """Whether two atoms are one work (see the module doc)."""
     return decide_features(features(a), features(b))
