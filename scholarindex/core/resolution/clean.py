@@ -331,6 +331,7 @@ _KIND_WORDS = {"tutorial": "tutorial", "panel": "panel", "keynote": "keynote", "
 
 
 @lru_cache(maxsize=65_536)
+@lru_cache(maxsize=65_536)  # asked of every printing of an atom each time it is built
 def contribution_kind(title: str) -> str | None:
     """The kind of contribution a title is annotated as ("Tutorial: X", "X (panel)",
     "X (Demonstration Description)"): one of ``_KIND_WORDS``' kinds, or None (a paper,
