@@ -10,7 +10,8 @@ works of a crawl share nothing and are written as they are. Each that may is jud
 beside the ``NEAREST`` indexed documents sharing the most of its blocking keys, rarest
 first (``neighbourhood.nearest``: the engine's scoring ranks them; the printing of one
 paper shares its rarest words, its title's start, its typo keys; where keys tie, a
-title word a typo apart from one no document holds ranks it first), and as many new works
+title word a typo apart from one no document holds ranks it first; the search names
+them by id and version, and each version is read once, ``Neighbours``), and as many new works
 of the batch sharing the most of its keys (``_nearest_in_batch``): a bounded read and a
 few decisions each, however many documents hold its words (reading every holder of its
 words grew with the index, and pairing the batch's holders of a word with the batch).
