@@ -236,6 +236,18 @@ def test_a_typo_in_the_only_rare_word_meets_inside_a_leave_one_out_block_past_th
         sorted([paper["work_id"], typo["work_id"]])]
     assert resolver.run(full=True, dry_run=True).changes == []
 
+    # Another printing meets the document of two, and the paper's printing going leaves
+    # the part of the block to the two typos: each pass as a full one would.
+    again = listing(f"Nimbustream: {tail}", "Cid Moor", authors=people)
+    _crawl(writer, [], [again], [], TIMES[2])
+    resolver.run(full=False)
+    assert resolver.run(full=True, dry_run=True).changes == []
+    _crawl(writer, [(paper["work_id"], paper["researcher_id"])], [], [0], TIMES[3])
+    resolver.run(full=False)
+    assert resolver.run(full=True, dry_run=True).changes == []
+    assert any({again["work_id"], typo["work_id"]} <= set(g)
+               for g in _groups(opensearch_client, prefix))
+
 
 def test_the_index_counts_a_pair_of_words_as_the_documents_holding_both(
         fresh: Any, opensearch_client: OpenSearch) -> None:
