@@ -284,7 +284,8 @@ class ResolutionPass:
         holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
         Widen: (1) the documents holding one of those keys that blocking can pair with
         an atom here (``_keeps``; a key past blocking's cap pairs nothing and is not
-        read); (2) the neighbours of those holding a word whose count may have crossed a
+        read, but for the part of a leave-one-out block a typo apart, ``_widen_near``);
+        (2) the neighbours of those holding a word whose count may have crossed a
         boundary of blocking's reading of it (``_Region.moved_words``), where that may
         change the words they look up (``_Region.rechosen``), and the pairs of rare words
         of the change and of those (``_Region.pair_keys``); (3) until every document whose
