@@ -249,6 +249,27 @@ def test_a_typo_in_the_only_rare_word_meets_inside_a_leave_one_out_block_past_th
                for g in _groups(opensearch_client, prefix))
 
 
+def test_the_index_tells_the_words_a_leave_one_out_blocks_holders_leave_out(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    writer, _resolver, prefix = fresh()
+    tail = "Accelerating Edge Devices with Gradient Compression"
+    firsts = ["Nimbusstream", "Nimbussream", "Quorvantix", "The Quorvantix"]
+    _crawl(writer, [], [listing(f"{first}: {tail}", f"Person{k} Lee")
+                        for k, first in enumerate(firsts)], [], TIMES[0])
+    works = alias_name(prefix, "works")
+    opensearch_client.indices.refresh(index=works)
+    key = "x:-accelerating compression device edge gradient"
+
+    found = neighbourhood.left_out(opensearch_client, works, {key: 4})
+
+    assert found == {key: {"nimbusstream": 1, "nimbussream": 1, "quorvantix": 2}}
+    near = {doc_id for doc_id, _ in neighbourhood.near_holders(
+        opensearch_client, works, {key: ["nimbussream", "nimbusstream"]}, ["work_id"])}
+    assert len(near) == 2
+    assert neighbourhood.near_counts(opensearch_client, works, {
+        "a": (key, ["quorvantix"]), "b": (key, ["nowhere"])}) == {"a": 2, "b": 0}
+
+
 def test_the_index_counts_a_pair_of_words_as_the_documents_holding_both(
         fresh: Any, opensearch_client: OpenSearch) -> None:
     writer, _resolver, prefix = fresh()

@@ -31,6 +31,7 @@ Every request has the client's timeout; a failure raises ``IndexUnavailable``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -42,6 +43,8 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import scan, scan_each
 
+logger = logging.getLogger(__name__)
+
 KEYS: Final = "blocking_keys"
 TITLE: Final = "title"
 # Terms an unheld word may stand for, a letter or two apart: a typo has few neighbours.
@@ -49,9 +52,8 @@ TITLE_EXPANSIONS: Final = 10
 PENDING: Final = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
 PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each; searches of an msearch)
-# Words a leave-one-out block's holders leave out, at most: one a holder (some 230 at a
-# million works on the bench site), far fewer than the engine's bucket limit.
-LEFT_OUT_WORDS = 20_000
+# The engine's default limit of buckets in one answer (``search.max_buckets``).
+MAX_BUCKETS = 65_535
 
 
 def pending(client: OpenSearch, index: str, source: list[str]
@@ -159,27 +161,34 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
     return found
 
 
-def left_out(client: OpenSearch, index: str, keys: Iterable[str]) -> dict[str, dict[str, int]]:
-    """For each leave-one-out key (``"x:-..."``), the words its holders hold beside the
-    key's own, each with the documents holding it: one search each, in msearches."""
-    asked = sorted(set(keys))
+def left_out(client: OpenSearch, index: str, keys: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """For each leave-one-out key (``"x:-..."``) with the documents holding it, the words
+    its holders hold beside the key's own, each with the documents holding it: one
+    search each, in msearches. A holder of one title leaves out one word, so the
+    answer has about as many words as the key has holders (and the key's own); past
+    the engine's limit of buckets the rarest words are missing, and logged."""
+    asked = sorted(keys)
     found: dict[str, dict[str, int]] = {}
     for start in range(0, len(asked), PAIR_CHUNK):
         part = asked[start:start + PAIR_CHUNK]
         body: list[dict[str, Any]] = []
         for key in part:
+            size = min(MAX_BUCKETS, 2 * keys[key] + len(key.split(" ")) + 16)
             body += [{"index": index},
                      {"size": 0, "query": {"term": {KEYS: key}},
                       "aggs": {"words": {"terms": {"field": KEYS, "include": "w:.*",
-                                                   "size": LEFT_OUT_WORDS}}}}]
+                                                   "size": size}}}}]
         what = f"words left out of blocking keys {index}"
         with translate_errors(what):
             answer = client.msearch(body=body)
         for key, response in zip(part, _answered(answer, what), strict=True):
+            words = response["aggregations"]["words"]
+            if words.get("sum_other_doc_count"):  # the full pass settles what is missed
+                logger.warning("%s: %s holds more words than one answer, some left out",
+                               what, key)
             own = set(key[key.index("-") + 1:].split(" "))
             found[key] = {bucket["key"][2:]: int(bucket["doc_count"])
-                          for bucket in response["aggregations"]["words"]["buckets"]
-                          if bucket["key"][2:] not in own}
+                          for bucket in words["buckets"] if bucket["key"][2:] not in own}
     return found
 
 

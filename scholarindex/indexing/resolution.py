@@ -695,8 +695,9 @@ class _Region:
     def read_left_out(self, client: OpenSearch, index: str, keys: Iterable[str]) -> None:
         """``left_out`` of the keys not read yet."""
         missing = set(keys) - self.left_out.keys()
-        if missing:
-            self.left_out.update(neighbourhood.left_out(client, index, missing))
+        if missing:  # each counted by now (``count``, ``counted``)
+            self.left_out.update(neighbourhood.left_out(
+                client, index, {key: self.doc_counts.get(key, 0) for key in missing}))
 
     def near_sizes(self, resolver: ResolutionPass, sizes: dict[str, int]) -> None:
         """Into ``sizes``: each part of a leave-one-out block past the cap
