@@ -22,6 +22,7 @@ from scholarindex.core.resolution.blocking import (
     title_terms,
 )
 from scholarindex.core.resolution.decide import features
+from scholarindex.core.resolution.similarity import same_word
 
 
 def atom(work_id: str, title: str) -> Atom:
@@ -82,6 +83,41 @@ def test_a_typo_in_a_title_whose_every_word_and_pair_of_words_is_common_meets_it
     atoms += [atom("a", "Query Optimization Distributed Database System"),
               atom("b", "Query Optimizaton Distributed Database System")]
     assert frozenset(("a", "b")) in named_pairs(atoms)
+
+
+def _far_apart_words(count: int) -> list[str]:
+    """``count`` made-up words no two of which are a typo apart."""
+    rng = random.Random(7)
+    words: list[str] = []
+    while len(words) < count:
+        word = "".join(rng.choice("bcdfghjklmnpqrstvwz") for _ in range(7))
+        if not any(same_word(word, other) for other in words):
+            words.append(word)
+    return words
+
+
+def test_a_typo_in_the_first_word_meets_inside_a_leave_one_out_block_past_the_cap() -> None:
+    # Every word, pair of words and start of these titles is past the cap, the first
+    # word is each one's own, and the title without it is a block of all of them (past
+    # the cap too). Inside it only members whose left-out words are a typo apart meet.
+    tail = "Accelerating Edge Devices with Gradient Compression"
+    atoms = [atom(f"c{k:03d}", f"{word}: {tail}")
+             for k, word in enumerate(_far_apart_words(MAX_POSTING + 10))]
+    atoms += [atom("a", f"NimbusStream: {tail}"), atom("b", f"Nimbussream: {tail}")]
+    assert named_pairs(atoms) == {frozenset(("a", "b"))}
+
+
+def test_typos_of_one_spelling_past_the_cap_do_not_meet_inside_a_leave_one_out_block(
+        ) -> None:
+    # 52 atoms whose left-out words share one spelling ("nimbustream") and no other
+    # across letters: that block is past the cap too, so no two letters meet.
+    tail = "Accelerating Edge Devices with Gradient Compression"
+    atoms = [atom(f"c{k:03d}", f"{word}: {tail}")
+             for k, word in enumerate(_far_apart_words(MAX_POSTING + 10))]
+    atoms += [atom(f"t{letter}{n}", f"{'The ' * n}Nimbus{letter}tream: {tail}")
+              for letter in "abcdefghijklmnopqrstuvwxyz" for n in range(2)]
+    assert {tuple(sorted(p)) for p in named_pairs(atoms)} == {
+        (f"t{letter}0", f"t{letter}1") for letter in "abcdefghijklmnopqrstuvwxyz"}
 
 
 def test_short_titles_two_typos_apart_do_not_meet() -> None:
@@ -176,13 +212,14 @@ def test_an_atom_that_looks_up_alike_at_both_ends_of_a_words_range_does_througho
 def test_a_part_of_the_set_pairs_nothing_the_whole_set_does_not() -> None:
     # The incremental pass blocks the atoms it read with the whole index's counts and
     # block sizes. Two printings filed under a pair of rare words whose block the whole
-    # set holds past the cap are not paired by a part of the set either: the block is
+    # set holds past the cap (two typos apart, so no part of the leave-one-out block
+    # past the cap holds both) are not paired by a part of the set either: the block is
     # sized by the atoms holding both words, which the index counts from stored keys
     # (sized by the atoms read, the part paired them: at 100,000 synthetic works a full
     # pass split two typos the incremental pass had joined).
     tail = "and Data-Driven Partitioning for Time-Series Forecasting at Scale"
     crowd = [atom(f"c{k:03d}", f"Method{k} {tail}") for k in range(MAX_POSTING + 10)]
-    pair = [atom("typo", f"Differentiale {tail}"), atom("orig", f"Differentiable {tail}")]
+    pair = [atom("typo", f"Diferentiale {tail}"), atom("orig", f"Differentiable {tail}")]
     whole = crowd + pair
     words = [title_terms(features(a).titles) for a in whole]
     counts: dict[str, int] = {}

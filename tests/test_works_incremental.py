@@ -11,6 +11,7 @@ its tombstone.
 from __future__ import annotations
 
 import itertools
+import random
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 
 from scholarindex.core.resolution.blocking import is_pair_key, pair_key, pair_key_words, word_key
+from scholarindex.core.resolution.similarity import same_word
 from scholarindex.indexing import neighbourhood, resolution
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item, unlist_change
@@ -205,6 +207,67 @@ def test_a_pair_of_common_words_blocks_alike_in_both_passes(
 
     assert report.documents >= 2
     assert resolver.run(full=True, dry_run=True).changes == []
+
+
+def test_a_typo_in_the_only_rare_word_meets_inside_a_leave_one_out_block_past_the_cap(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    # The title without its first word is a block of every title here, past the cap,
+    # and every other word, pair and start is past it too: the typo'd printing meets its
+    # paper only through the part of that block whose left-out words are a typo apart.
+    # The pass reads that part of it, not the crowd.
+    writer, resolver, prefix = fresh()
+    tail = "Accelerating Edge Devices with Gradient Compression"
+    rng = random.Random(7)
+    firsts: list[str] = []
+    while len(firsts) < 60:  # made-up words, no two a typo apart
+        word = "".join(rng.choice("bcdfghjklmnpqrstvwz") for _ in range(7))
+        if not any(same_word(word, other) for other in firsts):
+            firsts.append(word)
+    crowd = [listing(f"{first.title()}: {tail}", f"Person{k} Crowd")
+             for k, first in enumerate(firsts)]
+    people = ("Ann Lee", "Bob Stone", "Cid Moor")
+    paper = listing(f"NimbusStream: {tail}", "Ann Lee", authors=people)
+    typo = listing(f"Nimbussream: {tail}", "Bob Stone", authors=people)
+
+    report = _reprinted(writer, resolver, [*crowd, paper], [typo])
+
+    assert report.groups_changed == 1 and report.documents < 10
+    assert [g for g in _groups(opensearch_client, prefix) if len(g) > 1] == [
+        sorted([paper["work_id"], typo["work_id"]])]
+    assert resolver.run(full=True, dry_run=True).changes == []
+
+    # Another printing meets the document of two, and the paper's printing going leaves
+    # the part of the block to the two typos: each pass as a full one would.
+    again = listing(f"Nimbustream: {tail}", "Cid Moor", authors=people)
+    _crawl(writer, [], [again], [], TIMES[2])
+    resolver.run(full=False)
+    assert resolver.run(full=True, dry_run=True).changes == []
+    _crawl(writer, [(paper["work_id"], paper["researcher_id"])], [], [0], TIMES[3])
+    resolver.run(full=False)
+    assert resolver.run(full=True, dry_run=True).changes == []
+    assert any({again["work_id"], typo["work_id"]} <= set(g)
+               for g in _groups(opensearch_client, prefix))
+
+
+def test_the_index_tells_the_words_a_leave_one_out_blocks_holders_leave_out(
+        fresh: Any, opensearch_client: OpenSearch) -> None:
+    writer, _resolver, prefix = fresh()
+    tail = "Accelerating Edge Devices with Gradient Compression"
+    firsts = ["Nimbusstream", "Nimbussream", "Quorvantix", "The Quorvantix"]
+    _crawl(writer, [], [listing(f"{first}: {tail}", f"Person{k} Lee")
+                        for k, first in enumerate(firsts)], [], TIMES[0])
+    works = alias_name(prefix, "works")
+    opensearch_client.indices.refresh(index=works)
+    key = "x:-accelerating compression device edge gradient"
+
+    found = neighbourhood.left_out(opensearch_client, works, {key: 4})
+
+    assert found == {key: {"nimbusstream": 1, "nimbussream": 1, "quorvantix": 2}}
+    near = {doc_id for doc_id, _ in neighbourhood.near_holders(
+        opensearch_client, works, {key: ["nimbussream", "nimbusstream"]}, ["work_id"])}
+    assert len(near) == 2
+    assert neighbourhood.near_counts(opensearch_client, works, {
+        "a": (key, ["quorvantix"]), "b": (key, ["nowhere"])}) == {"a": 2, "b": 0}
 
 
 def test_the_index_counts_a_pair_of_words_as_the_documents_holding_both(

@@ -16,7 +16,11 @@ keys on its tombstone. This module reads them back through the index:
   use it either (a posting or block past its cap pairs nothing), so a common word
   never pulls half the index in;
 - ``nearest``: for each set of keys, the few documents sharing the most of them (ties
-  broken by a title word a typo apart from one no document holds), by id and version.
+  broken by a title word a typo apart from one no document holds), by id and version;
+- ``left_out``, ``near_holders``, ``near_counts``: of a leave-one-out block past the cap
+  (``blocking.near_blocks``), the words its holders leave out (a terms aggregation over
+  the block: each holder of one title holds the block's words and one more), and the
+  holders, or how many, whose left-out word is one of some words.
 
 Both also take a pair of rare words (``blocking.pair_keys``: ``"&:a b"``), which no
 document stores (which pairs an atom files under depends on counts): its holders are
@@ -27,6 +31,7 @@ Every request has the client's timeout; a failure raises ``IndexUnavailable``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -38,6 +43,8 @@ from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
 from scholarindex.indexing.scan import scan, scan_each
 
+logger = logging.getLogger(__name__)
+
 KEYS: Final = "blocking_keys"
 TITLE: Final = "title"
 # Terms an unheld word may stand for, a letter or two apart: a typo has few neighbours.
@@ -46,6 +53,8 @@ PENDING: Final = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
 PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each; searches of an msearch)
 Version = tuple[str, int, int]  # a document's concrete index, sequence number and term
+# The engine's default limit of buckets in one answer (``search.max_buckets``).
+MAX_BUCKETS = 65_535
 
 
 def pending(client: OpenSearch, index: str, source: list[str]
@@ -155,6 +164,74 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
                    for hit in response["hits"]["hits"]]
                   for response in _answered(answer, what)]
     return found
+
+
+def left_out(client: OpenSearch, index: str, keys: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """For each leave-one-out key (``"x:-..."``) with the documents holding it, the words
+    its holders hold beside the key's own, each with the documents holding it: one
+    search each, in msearches. A holder of one title leaves out one word, so the
+    answer has about as many words as the key has holders (and the key's own); past
+    the engine's limit of buckets the rarest words are missing, and logged."""
+    asked = sorted(keys)
+    found: dict[str, dict[str, int]] = {}
+    for start in range(0, len(asked), PAIR_CHUNK):
+        part = asked[start:start + PAIR_CHUNK]
+        body: list[dict[str, Any]] = []
+        for key in part:
+            size = min(MAX_BUCKETS, 2 * keys[key] + len(key.split(" ")) + 16)
+            body += [{"index": index},
+                     {"size": 0, "query": {"term": {KEYS: key}},
+                      "aggs": {"words": {"terms": {"field": KEYS, "include": "w:.*",
+                                                   "size": size}}}}]
+        what = f"words left out of blocking keys {index}"
+        with translate_errors(what):
+            answer = client.msearch(body=body)
+        for key, response in zip(part, _answered(answer, what), strict=True):
+            words = response["aggregations"]["words"]
+            if words.get("sum_other_doc_count"):  # the full pass settles what is missed
+                logger.warning("%s: %s holds more words than one answer, some left out",
+                               what, key)
+            own = set(key[key.index("-") + 1:].split(" "))
+            found[key] = {bucket["key"][2:]: int(bucket["doc_count"])
+                          for bucket in words["buckets"] if bucket["key"][2:] not in own}
+    return found
+
+
+def near_holders(client: OpenSearch, index: str, near: Mapping[str, Iterable[str]],
+                 source: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every document of ``index`` holding a leave-one-out key of ``near`` and one of
+    its words (left out: ``left_out``): id and source."""
+    queries = [_near(key, words) for key, words in sorted(near.items())]
+    searches = [{"query": {"bool": {"should": queries[start:start + PAIR_CHUNK],
+                                    "minimum_should_match": 1}}, "_source": source}
+                for start in range(0, len(queries), PAIR_CHUNK)]
+    for hit in scan_each(client, index, searches):
+        yield hit["_id"], hit["_source"]
+
+
+def near_counts(client: OpenSearch, index: str, parts: Mapping[str, tuple[str, Iterable[str]]]
+                ) -> dict[str, int]:
+    """For each name, the documents holding its leave-one-out key and one of its words."""
+    asked = sorted(parts)
+    found: dict[str, int] = {}
+    for start in range(0, len(asked), PAIR_CHUNK):
+        names = asked[start:start + PAIR_CHUNK]
+        body: list[dict[str, Any]] = []
+        for name in names:
+            body += [{"index": index},
+                     {"size": 0, "track_total_hits": True, "query": _near(*parts[name])}]
+        what = f"count near blocking keys {index}"
+        with translate_errors(what):
+            answer = client.msearch(body=body)
+        for name, response in zip(names, _answered(answer, what), strict=True):
+            found[name] = int(response["hits"]["total"]["value"])
+    return found
+
+
+def _near(key: str, words: Iterable[str]) -> dict[str, Any]:
+    """The documents holding ``key`` and one of ``words`` (as word keys)."""
+    return {"bool": {"filter": [{"term": {KEYS: key}},
+                                {"terms": {KEYS: sorted(word_key(w) for w in words)}}]}}
 
 
 def _answered(answer: Mapping[str, Any], what: str) -> list[dict[str, Any]]:

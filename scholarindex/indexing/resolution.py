@@ -44,11 +44,17 @@ from scholarindex.core.resolution import Atom, Resolution, resolve
 from scholarindex.core.resolution.blocking import (
     MAX_POSTING,
     crossed,
+    is_left_out,
     is_pair_key,
+    left_out_blocks,
+    left_out_words,
     lookups,
+    near_block_key,
+    near_blocks,
     pair_key,
     pair_key_words,
     pair_keys,
+    spellings,
     word_key,
     words_needed,
 )
@@ -278,7 +284,8 @@ class ResolutionPass:
         holding ``seeds``, and ``again`` (the documents a round that met a conflict read).
         Widen: (1) the documents holding one of those keys that blocking can pair with
         an atom here (``_keeps``; a key past blocking's cap pairs nothing and is not
-        read); (2) the neighbours of those holding a word whose count may have crossed a
+        read, but for the part of a leave-one-out block a typo apart, ``_widen_near``);
+        (2) the neighbours of those holding a word whose count may have crossed a
         boundary of blocking's reading of it (``_Region.moved_words``), where that may
         change the words they look up (``_Region.rechosen``), and the pairs of rare words
         of the change and of those (``_Region.pair_keys``); (3) until every document whose
@@ -322,7 +329,7 @@ class ResolutionPass:
             filed, near = region.pair_keys(moving, counted[0])
             region.reopen(moving, counted[0])
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
-            if not unread and not near - region.widened:
+            if not unread and not near - region.widened and not region.near_unread(moving):
                 break
             self._widen(region, moving, unread, near, counted[0])
             sizes.append(len(region.docs))
@@ -348,6 +355,7 @@ class ResolutionPass:
         ``counts`` (blocking's: word -> atoms) is needed to judge pair keys; without it
         every holder of one is kept."""
         works = alias_name(self.prefix, "works")
+        self._widen_near(region, around)
         new = (keys | near) - region.widened
         if not new:
             return
@@ -383,6 +391,35 @@ class ResolutionPass:
             region.moved = region.moved_words(region.counted(self, pairs=False)[0])
         kept = self._keeps(region, frozenset(around), found, ask, keys, slack, counts)
         region.add(neighbourhood.sources(self.client, works, kept, SOURCE_FIELDS))
+
+    def _widen_near(self, region: _Region, around: AbstractSet[str]) -> None:
+        """Read, of each leave-one-out block past the cap (and its slack) an atom of
+        ``around`` or a change is filed under, the holders whose left-out word is a typo
+        apart from the atom's, where that part of the block is within the cap (blocking
+        pairs them: ``blocking.near_blocks``). A block within the cap is read whole by
+        ``_widen``. The words the holders leave out come from the index
+        (``neighbourhood.left_out``), the parts' sizes from those words' counts: a holder
+        of one title leaves out one word."""
+        wanted = region.near_unread(around)
+        if not wanted:
+            return
+        region.near_read |= wanted
+        works = alias_name(self.prefix, "works")
+        keys = {key for key, _ in wanted}
+        region.count(self.client, works, keys - region.doc_counts.keys())
+        slack = region.slack()
+        past = {k for k in keys if region.doc_counts[k] > MAX_POSTING + slack.get(k, 0)}
+        region.read_left_out(self.client, works, past)
+        near: dict[str, set[str]] = {}
+        for key, word in wanted:
+            if key in past:
+                near.setdefault(key, set()).update(
+                    _near_words(region.left_out[key], spellings(word),
+                                MAX_POSTING + slack.get(key, 0)))
+        near = {key: words for key, words in near.items() if words}
+        if near:
+            region.add((doc_id, source) for doc_id, source in neighbourhood.near_holders(
+                self.client, works, near, SOURCE_FIELDS) if doc_id not in region.docs)
 
     def _keeps(self, region: _Region, around: frozenset[str],
                found: Mapping[str, tuple[frozenset[str], frozenset[str]]], ask: AbstractSet[str],
@@ -604,6 +641,12 @@ class _Region:
     _local_docs: dict[str, int] = field(default_factory=dict)
     _counted: int = 0
     _changes_by_word: dict[str, list[tuple[int, set[str]]]] | None = None  # ``pair_slack``'s
+    # Of leave-one-out keys past the cap: the words their holders leave out, with the
+    # documents holding each (``neighbourhood.left_out``), and the (key, left-out word)
+    # whose holders a typo apart were read (``ResolutionPass._widen_near``).
+    left_out: dict[str, dict[str, int]] = field(default_factory=dict)
+    near_read: set[tuple[str, str]] = field(default_factory=set)
+    _marks_near: bool = False  # the changes' own left-out words were asked for
 
     def features(self, atom: Atom) -> Features:
         found = self._features.get(atom)
@@ -631,6 +674,62 @@ class _Region:
         if found is None:
             found = self._words[atom] = atom_words(atom, self.features)
         return found
+
+    def near_unread(self, doc_ids: Iterable[str]) -> set[tuple[str, str]]:
+        """Each leave-one-out key and left-out word of the documents' atoms (and, the
+        first time, of the changes' marks: a key the change took away) whose holders a
+        typo apart were not read yet."""
+        wanted = {(key, word) for doc_id in doc_ids for atom in self.atoms(doc_id)
+                  for key, words in left_out_blocks(self.features(atom).titles).items()
+                  for word in words}
+        if not self._marks_near:
+            self._marks_near = True
+            for _, marks in self.changes():
+                held = {m[2:] for m in marks if m.startswith("w:")}
+                for key in (m for m in marks if is_left_out(m)):
+                    wanted |= {(key, w) for w in held.difference(key[3:].split(" "))}
+        slack = self.slack()  # a block known within the cap is read whole (``_widen``)
+        return {(key, word) for key, word in wanted - self.near_read
+                if self.doc_counts.get(key, MAX_POSTING + 1) > MAX_POSTING + slack.get(key, 0)}
+
+    def read_left_out(self, client: OpenSearch, index: str, keys: Iterable[str]) -> None:
+        """``left_out`` of the keys not read yet."""
+        missing = set(keys) - self.left_out.keys()
+        if missing:  # each counted by now (``count``, ``counted``)
+            self.left_out.update(neighbourhood.left_out(
+                client, index, {key: self.doc_counts.get(key, 0) for key in missing}))
+
+    def near_sizes(self, resolver: ResolutionPass, sizes: dict[str, int]) -> None:
+        """Into ``sizes``: each part of a leave-one-out block past the cap
+        (``blocking.near_blocks``) that two atoms here are in, sized as other blocks are:
+        the atoms here, and each other document of the index in it as one atom."""
+        past = {k for k, size in sizes.items() if size > MAX_POSTING and is_left_out(k)}
+        if not past:
+            return
+        atoms_in: dict[str, int] = {}
+        docs_in: dict[str, int] = {}
+        for read in self.docs.values():
+            names: set[str] = set()
+            for atom, keys in zip(read.atoms, read.atom_keys, strict=True):
+                for key in past.intersection(keys):
+                    for name in near_blocks(key, left_out_words(self.features(atom).titles, key)):
+                        atoms_in[name] = atoms_in.get(name, 0) + 1
+                        names.add(name)
+            for name in names:
+                docs_in[name] = docs_in.get(name, 0) + 1
+        shared = {name for name, atoms in atoms_in.items() if atoms > 1}
+        missing = shared - self.doc_counts.keys()
+        if missing:
+            works = alias_name(resolver.prefix, "works")
+            self.read_left_out(resolver.client, works, {near_block_key(n) for n in missing})
+            parts = {}
+            for name in missing:
+                key = near_block_key(name)
+                spelling = name[len(key) + 1:]
+                parts[name] = (key, [w for w in self.left_out[key] if spelling in spellings(w)])
+            self.doc_counts.update(neighbourhood.near_counts(resolver.client, works, parts))
+        for name in shared:
+            sizes[name] = atoms_in[name] + max(0, self.doc_counts[name] - docs_in[name])
 
     def add(self, hits: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         """Documents read (id, source): what the pass needs of each is kept."""
@@ -811,6 +910,7 @@ class _Region:
                 counts[key[2:]] = total
             else:
                 sizes[key] = total
+        self.near_sizes(resolver, sizes)
         if not pairs:
             return counts, sizes
         # A pair of rare words pairs the atoms filed under it (two at least) when the
@@ -851,6 +951,16 @@ class _Region:
             near |= {k for a, b in itertools.combinations(words, 2)
                      if self.pair_slack(k := pair_key(a, b))}
         return filed, near - filed
+
+
+def _near_words(left_out: Mapping[str, int], mine: frozenset[str], limit: int) -> set[str]:
+    """Of the words a leave-one-out block's holders leave out (word -> documents), those
+    sharing a spelling of ``mine`` where that part of the block holds at most ``limit``."""
+    near = {word: spellings(word) & mine for word in left_out}
+    near = {word: shared for word, shared in near.items() if shared}
+    size = {spelling: sum(left_out[w] for w, shared in near.items() if spelling in shared)
+            for spelling in mine}
+    return {word for word, shared in near.items() if any(size[s] <= limit for s in shared)}
 
 
 def _shares(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -29,8 +29,12 @@ truncation and word order all survive:
   words or more is filed under its words with each in turn left out: a typo in its
   only rare word leaves it nothing rare to share where every other word, pair of
   words and start is common (a large crawl, a small vocabulary), and the rest of the
-  title still is. These blocks and the whole-title ones hold the printings of one
-  title, as many in any crawl: their cap does not scale;
+  title still is. Such a block past the cap (the title without its acronym, one per
+  acronym) still pairs the members whose left-out words are a typo apart: it is
+  split by each spelling of the left-out word (``near_blocks``: a word and its
+  spellings with one letter dropped, as above), each part capped alike. These blocks
+  and the whole-title ones hold the printings of one title, as many in any crawl:
+  their cap does not scale;
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
@@ -65,6 +69,8 @@ block's (by ``block_name``), so the rarity, usability and caps above are read as
 whole set while only the atoms given are paired. ``stored_keys`` are the keys that do not
 depend on counts (words, whole titles, typo keys, title starts): the index stores them
 on each work document, and the pass finds an atom's blocking neighbours by querying them.
+The parts of a leave-one-out block past the cap are not stored: a holder of the block
+holds its left-out word's key (``w:``) besides, so the index can tell them apart.
 """
 
 from __future__ import annotations
@@ -227,11 +233,14 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 if len(words & terms[j]) >= needed[min(size, sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     for key, members in exact.items():  # a title's printings: as many in a crawl of any size
-        if isinstance(members, list) and _size(key, members, block_sizes) <= MAX_POSTING:
-            for x, i in enumerate(members):
-                for j in members[x + 1:]:
-                    if i != j:
-                        pairs.add((i, j) if i < j else (j, i))
+        if not isinstance(members, list):
+            continue
+        if _size(key, members, block_sizes) <= MAX_POSTING:
+            _pair_all(members, pairs)
+        elif is_left_out(key):  # past the cap: members whose left-out words are a typo apart
+            for near, parts in _near_parts(key, members, titles).items():
+                if len(parts) > 1 and _size(near, parts, block_sizes) <= MAX_POSTING:
+                    _pair_all(parts, pairs)
     held_by: dict[str, set[int]] = {}
     for combined, members in _combined_keys(titles, terms, held).items():
         if len(members) < 2 or _size(combined, members, block_sizes) > limit:
@@ -244,6 +253,23 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     yield from sorted(pairs)
+
+
+def _pair_all(members: list[int], pairs: set[tuple[int, int]]) -> None:
+    for x, i in enumerate(members):
+        for j in members[x + 1:]:
+            if i != j:
+                pairs.add((i, j) if i < j else (j, i))
+
+
+def _near_parts(key: str, members: list[int], titles: Sequence[Sequence[str]]
+                ) -> dict[str, list[int]]:
+    """A leave-one-out block's members by each spelling of their left-out words."""
+    parts: dict[str, list[int]] = defaultdict(list)
+    for i in members:
+        for near in near_blocks(key, left_out_words(titles[i], key)):
+            parts[near].append(i)
+    return parts
 
 
 def _file(blocks: dict[str, int | list[int]], key: str, member: int) -> None:
@@ -319,9 +345,55 @@ def _typo_keys(titles: Sequence[str]) -> set[str]:
             continue
         for at, word in enumerate(words):
             rest = words[:at] + words[at + 1:]
-            spellings = variants(word) or {word}  # short words: as printed
-            keys |= {"~" + " ".join(sorted([*rest, spelling])) for spelling in spellings}
+            keys |= {"~" + " ".join(sorted([*rest, spelling])) for spelling in spellings(word)}
     return keys
+
+
+def is_left_out(key: str) -> bool:
+    """Whether a typo key is a title with one word left out (``block_name``: ``"x:-..."``)."""
+    return key.startswith(("-", "x:-"))
+
+
+def left_out_blocks(titles: Sequence[str]) -> dict[str, set[str]]:
+    """Each leave-one-out block the atom is filed under (its ``block_name``), with the
+    words it leaves out there."""
+    blocks: dict[str, set[str]] = {}
+    for title in titles:
+        words = sorted(title_terms([title]))
+        if len(words) >= LEAVE_ONE_OUT_WORDS:
+            for at, word in enumerate(words):
+                blocks.setdefault(block_name("-" + " ".join(words[:at] + words[at + 1:])),
+                                  set()).add(word)
+    return blocks
+
+
+def left_out_words(titles: Sequence[str], key: str) -> set[str]:
+    """The atom's words that, left out of one of its titles, give the leave-one-out key
+    ``key`` (with or without its ``"x:"``)."""
+    rest = key[key.index("-") + 1:].split(" ")
+    found: set[str] = set()
+    for title in titles:
+        words = title_terms([title])
+        if len(words) == len(rest) + 1 and words.issuperset(rest):
+            found |= words.difference(rest)
+    return found
+
+
+def spellings(word: str) -> frozenset[str]:
+    """A word and its spellings with one letter dropped (a short word: as printed): two
+    words a typo apart share one."""
+    return variants(word) or frozenset((word,))
+
+
+def near_blocks(key: str, words: Iterable[str]) -> set[str]:
+    """The parts of the leave-one-out block ``key`` an atom whose left-out words are
+    ``words`` is in: one per spelling of each (``"-rest~spelling"``)."""
+    return {f"{key}~{spelling}" for word in words for spelling in spellings(word)}
+
+
+def near_block_key(near: str) -> str:
+    """The leave-one-out key of a part (``near_blocks``)."""
+    return near[:near.rindex("~")]
 
 
 def _start_keys(titles: Sequence[str], words: set[str]) -> set[tuple[str, ...]]:
