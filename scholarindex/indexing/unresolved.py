@@ -52,12 +52,11 @@ from scholarindex.core.collector import cycle_collector_paused
 from scholarindex.core.resolution import Atom
 from scholarindex.core.resolution.blocking import MAX_POSTING, title_terms, words_needed
 from scholarindex.core.resolution.cluster import resolve_new
-from scholarindex.core.resolution.decide import features
+from scholarindex.core.resolution.decide import Features, features
 from scholarindex.indexing import neighbourhood
 from scholarindex.indexing.atoms import (
     STRONG_PREFIX,
     DocAtoms,
-    atom_words,
     doc_keys,
 )
 from scholarindex.indexing.client import mget_hits, translate_errors
@@ -91,13 +90,15 @@ class _Read(NamedTuple):
     """What the judgment reads of one document."""
 
     atoms: list[Atom]
-    words: list[frozenset[str]]  # each atom's distinctive title words (``atom_words``)
+    features: list[Features]  # each atom's (kept with it: the shared cache turns over)
+    words: list[frozenset[str]]  # each atom's distinctive title words (``atoms.atom_words``)
     blocks: frozenset[str]  # its stored keys of blocks that need no words (``BLOCKS``)
     hidden: str | None
 
     @classmethod
     def of(cls, atoms: list[Atom], keys: frozenset[str], hidden: str | None) -> _Read:
-        return cls(atoms, [atom_words(atom) for atom in atoms],
+        feats = [features(atom) for atom in atoms]
+        return cls(atoms, feats, [frozenset(title_terms(f.titles)) for f in feats],
                    frozenset(k for k in keys if k.startswith(BLOCKS)), hidden)
 
 
@@ -200,8 +201,14 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
     owner = {atom.work_id: doc_id for doc_id, r in read.items() for atom in r.atoms}
     settled = {wid: doc_id for wid, doc_id in owner.items() if doc_id not in new}
     every = [atom for r in read.values() for atom in r.atoms]
+    known = {id(f.atom): f for r in read.values() for f in r.features}
+
+    def features_of(atom: Atom) -> Features:
+        kept = known.get(id(atom))
+        return kept if kept is not None and kept.atom is atom else features(atom)
+
     found: dict[str, str] = {}
-    for cluster in resolve_new(every, settled, to_decide).clusters:
+    for cluster in resolve_new(every, settled, to_decide, features_of=features_of).clusters:
         held = {owner[wid] for wid in cluster}
         old = sorted(d for d in held if d not in new)
         for doc_id in held & set(new):

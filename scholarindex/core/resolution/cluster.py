@@ -196,8 +196,8 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
 
 def resolve_new(atoms: Iterable[Atom], settled: Mapping[str, str],
                 pairs: Iterable[tuple[str, str]], *,
-                judge: Callable[[Features, Features], Decision] = decide_features
-                ) -> Resolution:
+                judge: Callable[[Features, Features], Decision] = decide_features,
+                features_of: Callable[[Atom], Features] = features) -> Resolution:
     """Where new atoms go among works already resolved: ``resolve`` deciding only what
     a new atom can change. ``settled`` maps each resolved atom's work_id to its work
     (any name); ``pairs`` (work_ids) are the pairs with a new atom worth a decision
@@ -207,10 +207,10 @@ def resolve_new(atoms: Iterable[Atom], settled: Mapping[str, str],
     new atom matches both of are decided, for the ambiguity rules of steps 3b and 3c.
 
     A resolved neighbourhood is mostly pairs of settled atoms: deciding them again
-    for each handful of new atoms is what this saves."""
+    for each handful of new atoms is what this saves. ``features_of``: as ``resolve``'s."""
     with cycle_collector_paused():
         pooled = _pool(atoms)
-        feats = [features(a) for a in pooled]
+        feats = [features_of(a) for a in pooled]
         index = {a.work_id: i for i, a in enumerate(pooled)}
         work = [settled.get(a.work_id) for a in pooled]
         wanted = {(i, j) if i < j else (j, i) for a, b in pairs
