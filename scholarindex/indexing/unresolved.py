@@ -176,6 +176,7 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
     judged = sorted(_with_candidates(client, works, keys_of, need, counts))
     if not judged:
         return {}
+    new = {doc_id: new[doc_id] for doc_id in judged}
     # Each judged document's likeliest partners in the index and in the batch: a bounded
     # read and a few decisions each, however many documents hold its words.
     likeness = [keys_of[d] | {"x:~" + k[2:] for k in keys_of[d] if k.startswith("w:")}
