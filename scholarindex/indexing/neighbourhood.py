@@ -160,8 +160,7 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
         what = f"search {index} for the nearest documents"
         with translate_errors(what):
             answer = client.msearch(body=body)
-        found += [[(hit["_id"], (hit["_index"], hit["_seq_no"], hit["_primary_term"]))
-                   for hit in response["hits"]["hits"]]
+        found += [[(hit["_id"], version_of(hit)) for hit in response["hits"]["hits"]]
                   for response in _answered(answer, what)]
     return found
 
@@ -232,6 +231,11 @@ def _near(key: str, words: Iterable[str]) -> dict[str, Any]:
     """The documents holding ``key`` and one of ``words`` (as word keys)."""
     return {"bool": {"filter": [{"term": {KEYS: key}},
                                 {"terms": {KEYS: sorted(word_key(w) for w in words)}}]}}
+
+
+def version_of(hit: Mapping[str, Any]) -> Version:
+    """A search or get hit's version (asked with ``seq_no_primary_term``)."""
+    return hit["_index"], hit["_seq_no"], hit["_primary_term"]
 
 
 def _answered(answer: Mapping[str, Any], what: str) -> list[dict[str, Any]]:

@@ -61,7 +61,7 @@ from scholarindex.indexing.atoms import (
 )
 from scholarindex.indexing.client import mget_hits, translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
-from scholarindex.indexing.neighbourhood import Version
+from scholarindex.indexing.neighbourhood import Version, version_of
 from scholarindex.indexing.scan import refresh
 from scholarindex.indexing.shapes import WorkDoc
 
@@ -134,8 +134,7 @@ class Neighbours:
             doc = hit["_source"]
             read = _Read.of(atoms(doc), _stored(doc, atoms), doc.get(HIDDEN))
             found[hit["_id"]] = read
-            self._kept[hit["_id"]] = ((hit["_index"], hit["_seq_no"], hit["_primary_term"]),
-                                      read)
+            self._kept[hit["_id"]] = (version_of(hit), read)
             self._kept.move_to_end(hit["_id"])
         while len(self._kept) > self.size:
             self._kept.popitem(last=False)
@@ -315,8 +314,9 @@ def _sharing_in_batch(keys_of: Mapping[str, frozenset[str]], words: Mapping[str,
     documents: a word common in the batch would make that quadratic."""
     held = Counter(k for keys in keys_of.values() for k in keys)
     alone = Counter(w for doc_id, own in words.items() if need[doc_id] == 1 for w in own)
-    pairs = Counter(pair for doc_id, own in words.items() if need[doc_id] > 1
-                    for pair in combinations(sorted(own), 2))
+    pairs_of = {doc_id: list(combinations(sorted(own), 2))
+                for doc_id, own in words.items() if need[doc_id] > 1}
+    pairs = Counter(pair for own_pairs in pairs_of.values() for pair in own_pairs)
     found: set[str] = set()
     for doc_id, keys in keys_of.items():
         own = words[doc_id]
@@ -324,7 +324,7 @@ def _sharing_in_batch(keys_of: Mapping[str, frozenset[str]], words: Mapping[str,
             shares = any(held[k] > 1 for k in keys)
         else:  # a key of a block, a word of a one-word title, or two words
             shares = (any(held[k] > 1 for k in keys - own) or any(alone[w] for w in own)
-                      or any(pairs[pair] > 1 for pair in combinations(sorted(own), 2)))
+                      or any(pairs[pair] > 1 for pair in pairs_of[doc_id]))
         if shares:
             found.add(doc_id)
     return found
