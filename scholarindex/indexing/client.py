@@ -109,6 +109,9 @@ def dumps_json(data: Any) -> bytes:
         raise os_exc.SerializationError(data, exc) from exc
 
 
+POOL_SIZE = 4  # connections kept open per node
+
+
 def build_client(config: OpenSearchConfig) -> OpenSearch:
     """A client with a request timeout, over every node ``config.url`` names.
 
@@ -132,6 +135,9 @@ def build_client(config: OpenSearchConfig) -> OpenSearch:
         "ssl_show_warn": config.verify_certs,
         "compress_bodies": any(compresses(url) for url in urls),
         "connection_class": _Connection,
+        # Scans and bulk writes run a few requests side by side: each keeps its
+        # connection rather than opening a new one.
+        "pool_maxsize": POOL_SIZE,
         "serializer": _OrjsonSerializer(),
     }
     if config.user:

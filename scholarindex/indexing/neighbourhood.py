@@ -9,9 +9,9 @@ keys on its tombstone. This module reads them back through the index:
 - ``counts``: how many documents hold each key (one terms aggregation; a pair, one
   search in an msearch), which is what
   blocking needs of the atoms it is not given (``blocking.candidate_pairs_from_titles``);
-- ``holders``: the documents holding any of some keys (a terms query), and ``sources``
-  those of some ids: a pass reads a neighbour's stored keys first, its source only when
-  it can pair with the change. A key more
+- ``holders``: the documents holding any of some keys (a terms query; the keys' counts
+  size each search), and ``sources`` those of some ids: a pass reads a neighbour's
+  stored keys first, its source only when it can pair with the change. A key more
   than ``blocking.MAX_POSTING`` documents hold is never asked for: blocking does not
   use it either (a posting or block past its cap pairs nothing), so a common word
   never pulls half the index in;
@@ -41,7 +41,7 @@ from scholarindex.core.resolution.blocking import is_pair_key, pair_key_words, w
 from scholarindex.core.retry import is_retryable_status
 from scholarindex.indexing.client import translate_errors
 from scholarindex.indexing.errors import IndexUnavailable
-from scholarindex.indexing.scan import scan, scan_each
+from scholarindex.indexing.scan import fetch_each, scan, scan_each
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,7 @@ TITLE_EXPANSIONS: Final = 10
 PENDING: Final = "resolve_pending"
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
 PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each; searches of an msearch)
+FETCH_HITS = 1_000  # documents one search of holders or ids answers at most
 Version = tuple[str, int, int]  # a document's concrete index, sequence number and term
 # The engine's default limit of buckets in one answer (``search.max_buckets``).
 MAX_BUCKETS = 65_535
@@ -105,17 +106,22 @@ def counts(client: OpenSearch, index: str, keys: Iterable[str],
     return found
 
 
-def holders(client: OpenSearch, index: str, keys: Iterable[str], source: list[str]
+def holders(client: OpenSearch, index: str, keys: Mapping[str, int], source: list[str]
             ) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every document of ``index`` holding one of ``keys``: id and source."""
-    asked = sorted(set(keys))
-    pairs = [_both(k) for k in asked if is_pair_key(k)]
-    stored = [k for k in asked if not is_pair_key(k)]
-    queries: list[dict[str, Any]] = [{"terms": {KEYS: stored[start:start + CHUNK]}}
-                                     for start in range(0, len(stored), CHUNK)]
-    queries += [{"bool": {"should": pairs[start:start + PAIR_CHUNK], "minimum_should_match": 1}}
-                for start in range(0, len(pairs), PAIR_CHUNK)]
-    for hit in scan_each(client, index, [{"query": q, "_source": source} for q in queries]):
+    """Every document of ``index`` holding one of ``keys`` (key -> the documents holding
+    it, ``counts``): id and source. The counts size the searches (``fetch_each``); a
+    count the index has outgrown costs a scroll, not a hit."""
+    searches: list[tuple[dict[str, Any], int]] = []
+    stored = [k for k in sorted(keys) if not is_pair_key(k)]
+    pairs = [k for k in sorted(keys) if is_pair_key(k)]
+    for part in _parts(stored, keys, CHUNK):
+        searches.append(({"query": {"terms": {KEYS: part}}, "_source": source},
+                         sum(keys[k] for k in part)))
+    for part in _parts(pairs, keys, PAIR_CHUNK):
+        searches.append(({"query": {"bool": {"should": [_both(k) for k in part],
+                                              "minimum_should_match": 1}},
+                          "_source": source}, sum(keys[k] for k in part)))
+    for hit in fetch_each(client, index, searches):
         yield hit["_id"], hit["_source"]
 
 
@@ -123,10 +129,26 @@ def sources(client: OpenSearch, index: str, ids: Iterable[str], source: list[str
             ) -> Iterator[tuple[str, dict[str, Any]]]:
     """The documents of ``index`` with these ids (those that exist): id and source."""
     asked = sorted(set(ids))
-    for start in range(0, len(asked), CHUNK):
-        body = {"query": {"ids": {"values": asked[start:start + CHUNK]}}, "_source": source}
-        for hit in scan(client, index, body):
-            yield hit["_id"], hit["_source"]
+    searches = [({"query": {"ids": {"values": part}}, "_source": source}, len(part))
+                for part in (asked[start:start + FETCH_HITS]
+                             for start in range(0, len(asked), FETCH_HITS))]
+    for hit in fetch_each(client, index, searches):
+        yield hit["_id"], hit["_source"]
+
+
+def _parts(keys: Sequence[str], counts: Mapping[str, int], most: int) -> Iterator[list[str]]:
+    """``keys`` in runs of at most ``most`` keys and, but for a key alone, ``FETCH_HITS``
+    documents by their counts."""
+    part: list[str] = []
+    hits = 0
+    for key in keys:
+        if part and (len(part) == most or hits + counts[key] > FETCH_HITS):
+            yield part
+            part, hits = [], 0
+        part.append(key)
+        hits += counts[key]
+    if part:
+        yield part
 
 
 def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size: int,

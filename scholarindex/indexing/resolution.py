@@ -375,7 +375,8 @@ class ResolutionPass:
         # (a pair widening finds tens of thousands, of some 40 stored keys each).
         found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         whole = set()
-        for doc_id, source in neighbourhood.holders(self.client, works, ask, KEY_FIELDS):
+        asked = {k: region.doc_counts[k] for k in ask}
+        for doc_id, source in neighbourhood.holders(self.client, works, asked, KEY_FIELDS):
             if doc_id in region.docs:
                 continue
             stored = source.get(neighbourhood.KEYS)
