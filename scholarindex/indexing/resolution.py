@@ -733,9 +733,13 @@ class _Region:
             sizes[name] = atoms_in[name] + max(0, self.doc_counts[name] - docs_in[name])
 
     def add(self, hits: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
-        """Documents read (id, source): what the pass needs of each is kept."""
+        """Documents read (id, source): what the pass needs of each is kept, its atoms'
+        features and words built now, while the engine reads the next answer
+        (``scan.fetch_each``): the resolution needs them all."""
         for doc_id, source in hits:
-            self.docs[doc_id] = _Read.of(source, self.trust_stored)
+            read = self.docs[doc_id] = _Read.of(source, self.trust_stored)
+            for atom in read.atoms:
+                self.words(atom)
 
     def all_atoms(self) -> list[Atom]:
         """The atoms of every document here, the same objects round after round (the
