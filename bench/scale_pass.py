@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --dry-run: write the planned changes to this JSON file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="[pass] %(levelname)s %(name)s: %(message)s")
+                        format="[pass %(relativeCreated)6.0f ms] %(levelname)s %(name)s: "
+                               "%(message)s")
     settings = project_settings()
     config = OpenSearchConfig.from_settings(settings)
     client = build_client(replace(config, timeout=max(config.timeout, PASS_REQUEST_TIMEOUT)))
