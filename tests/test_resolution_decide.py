@@ -633,3 +633,15 @@ def test_a_title_that_starts_another_may_start_it() -> None:
     assert may_start("Streaming Sensor Joins", "Streamng Sensor Joins over Windows")
     assert may_start("(HPV) testing in women", "Testing in women: a review")
     assert not may_start("Adaptive Sensor Joins", "Streaming Sensor Joins")
+
+
+def test_a_title_printed_with_its_spaces_lost_is_the_same_title() -> None:
+    # Glued, its words match none of the other's (overlap 0.5): the letters say it is one.
+    clean = listing("a", "Information Sharing Across Private Databases", "Rakesh Agrawal", 2003)
+    glued = card("b", "Information sharingacrossprivate databases",
+                 ("R Agrawal", "A Evfimievski", "R Srikant"), None)
+    decision = decide(clean, glued)
+    assert decision.match and decision.strength is Strength.STRONG
+    # Other letters are another title, however the spaces fall.
+    assert not decide(clean, card("c", "Information sharingacrossprivate data",
+                                  ("R Agrawal",), None)).match

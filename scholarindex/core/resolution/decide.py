@@ -3,6 +3,10 @@
 Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
 best-scoring pair of titles counts):
 
+* the same title: word for word, or the same letters once spaces and marks are out
+  (``similarity.squashed``: "Information sharingacrossprivate databases" is "Information
+  Sharing Across Private Databases" printed with spaces lost; its words, glued, match
+  none of the other's).
 * ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
   ``overlap``: the order-free soft word overlap; ``prefix``: one title is the other
   cut short, marked so (ending mid-word or in "…", ``similarity.misprinted``) or
@@ -155,6 +159,7 @@ from scholarindex.core.resolution.similarity import (
     misprinted,
     numbers_differ,
     one_word_swapped,
+    squashed,
     subtitle_added,
     title_overlap,
     title_words,
@@ -318,7 +323,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     prefix_any = misprinted_any = subtitle = held = False
     for x in a:
         for y in b:
-            if title_words(x) == title_words(y):
+            if title_words(x) == title_words(y) or squashed(x) == squashed(y):
                 return _SAME_TITLES
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue

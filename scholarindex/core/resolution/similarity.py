@@ -34,7 +34,9 @@ Histogram Construction: How much is enough?"); ``another_phrase``, the rest open
 phrase of its own (``PHRASE_WORDS``: "... and thrombosis", "... in children", "...
 after surgery"), another paper; anything else is the printing stopped inside the
 title's last phrase ("... over Streaming Sensor" / "... Sensor Data"). (A language
-tag, "[French]", is gone by then: ``clean``.) ``contained``: every word of the
+tag, "[French]", is gone by then: ``clean``.) ``squashed``: the title's letters without
+spaces or marks, so one printed with its spaces lost ("QueryOptimization forXML") reads
+as the title it is (``decide`` takes equal ones as one title). ``contained``: every word of the
 shorter title is somewhere in the longer, at least ``CONTAINED_MIN_WORDS`` (4)
 distinctive, the shorter not being the longer's part after its colon alone.
 """
@@ -70,6 +72,14 @@ class TitleMatch:
 def title_words(title: str) -> tuple[str, ...]:
     """The title's comparison words: folded, plurals singular."""
     return tuple(singular(w) for w in words(title))
+
+
+@lru_cache(maxsize=131_072)
+def squashed(title: str) -> str:
+    """The title's folded letters and digits with every space and mark left out:
+    "Information sharingacrossprivate databases" is "Information Sharing Across
+    Private Databases" printed with spaces lost."""
+    return "".join(words(title))
 
 
 @lru_cache(maxsize=131_072)
