@@ -119,6 +119,12 @@ The rule, first that applies:
    infrastructure for mobile and wireless systems: report on the NSF workshop ..."
    / "Report on the NSF Workshop on Building an Infrastructure for Mobile and
    Wireless Systems".
+   Also a match (weak) when one title is the other with a citation's text before it
+   that the cleaning left (``similarity.cited_before``: up to a full stop or an
+   opening quote, naming one of the two atoms' people or printing a year:
+   "Garcia-Molina. H. Crawling the Hidden Web", "Dec. 1998.'The Asilomar report
+   ...'"); a front naming no one, "Evolution of Groupware. A Database Perspective
+   on Lotus Notes", is another paper.
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
@@ -129,6 +135,9 @@ The rule, first that applies:
    Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
    Word order counts here: "Age of Information with Hybrid-ARQ" is not "Hybrid-ARQ
    with Age of Information".
+   Also a match (weak) when the citation's text before one printing's title names a
+   person of the other atom ("Kiernan. Watermarking relational databases" beside
+   Jerry Kiernan's listing): that is author evidence; a year there is not.
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
 the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
@@ -151,6 +160,7 @@ from scholarindex.core.resolution.model import Atom, Decision, Strength
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
     another_phrase,
+    cited_before,
     compare_titles,
     contained,
     follow_up,
@@ -176,6 +186,7 @@ PREFIX_SCORE = 0.9
 ANOTHER_KIND = "another kind of contribution"
 SUBTITLE = "a subtitle or an aside added"
 HELD = "one title holds the other and more"
+CITED = "a citation's authors or date before the title"
 SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
@@ -437,9 +448,17 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, ("one title holds the other's words", shared))
         if titles.subtitle and not years_differ(a.atom, b.atom):
             return Decision(True, PREFIX_SCORE, (SUBTITLE, shared))
+        names = a.surnames | b.surnames
+        if any(cited_before(x, y, names, True) or cited_before(y, x, names, True)
+               for x in a.titles for y in b.titles):
+            return Decision(True, PREFIX_SCORE, (CITED, shared))
         return Decision(False, score, (f"title {score:.2f}", shared))
     if titles.ratio >= NEAR and not titles.extends and not titles.swapped:
         return Decision(True, titles.ratio, (title, "no author evidence"))
+    # The citation before one printing names a person of the other: author evidence.
+    if any(cited_before(x, y, a.surnames, False) or cited_before(y, x, b.surnames, False)
+           for x in a.titles for y in b.titles):
+        return Decision(True, PREFIX_SCORE, (CITED, "its author named there"))
     return Decision(False, titles.ratio, (title, "no shared author"))
 
 
