@@ -140,7 +140,11 @@ The rule, first that applies:
    Jerry Kiernan's listing): that is author evidence; a year there is not.
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
-the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
+the two. A verdict apart on the titles' wording alone (rule 2; rule 8 or 9
+finding the titles not alike enough, not one word swapped or a title extended) is
+``on_wording``: one printing's damage does that too, and clustering lets a lone
+printing past it where most of a group is alike to it (``cluster``, step 3c).
+``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
 a cut-short title), in [0, 1]; a match is **strong** (may chain in clustering,
 ``cluster``) when it rests on a strong key, or a shared person and ``ratio`` ≥
 ``NEAR`` without a cut-short title or a typo across two years; every other match is
@@ -405,7 +409,8 @@ def decide_features(a: Features, b: Features) -> Decision:
     if titles.overlap < RATIO_FROM and not titles.prefix and not titles.subtitle:
         if titles.held:
             return Decision(False, 0.0, (HELD,))
-        return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+        return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",),
+                        on_wording=True)
     if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
         return Decision(False, 0.0, (told,), conflict=True)
     if _years_far(a.atom, b.atom):
@@ -452,14 +457,17 @@ def decide_features(a: Features, b: Features) -> Decision:
         if any(cited_before(x, y, names, True) or cited_before(y, x, names, True)
                for x in a.titles for y in b.titles):
             return Decision(True, PREFIX_SCORE, (CITED, shared))
-        return Decision(False, score, (f"title {score:.2f}", shared))
+        # Alike but for one word swapped is a verdict on the paper, not on a printing.
+        return Decision(False, score, (f"title {score:.2f}", shared),
+                        on_wording=score < WITH_AUTHOR)
     if titles.ratio >= NEAR and not titles.extends and not titles.swapped:
         return Decision(True, titles.ratio, (title, "no author evidence"))
     # The citation before one printing names a person of the other: author evidence.
     if any(cited_before(x, y, a.surnames, False) or cited_before(y, x, b.surnames, False)
            for x in a.titles for y in b.titles):
         return Decision(True, PREFIX_SCORE, (CITED, "its author named there"))
-    return Decision(False, titles.ratio, (title, "no shared author"))
+    return Decision(False, titles.ratio, (title, "no shared author"),
+                    on_wording=titles.ratio < NEAR)
 
 
 # The index writer judges each batch's new works with their neighbours in the index, and
