@@ -655,6 +655,8 @@ def test_a_citations_authors_or_date_before_a_title() -> None:
     assert decision.match and decision.strength is Strength.WEAK
     dated = card("c", "Dec. 2001.'Crawling the Hidden Web'", ("S Raghavan",), None)
     assert decide(paper, dated).match
+    listed = card("f", "H Garcia-Molina, Crawling the Hidden Web", ("S Raghavan",), None)
+    assert decide(paper, listed).match
     # A front that names no one and no date: another paper, whoever wrote both.
     talk = listing("d", "A Database Perspective on Lotus Notes", "Irene Greif", 1995)
     assert not decide(talk, card("e", "Evolution of Groupware. A Database Perspective on "

@@ -120,11 +120,11 @@ The rule, first that applies:
    / "Report on the NSF Workshop on Building an Infrastructure for Mobile and
    Wireless Systems".
    Also a match (weak) when one title is the other with a citation's text before it
-   that the cleaning left (``similarity.cited_before``: up to a full stop or an
-   opening quote, naming one of the two atoms' people or printing a year:
-   "Garcia-Molina. H. Crawling the Hidden Web", "Dec. 1998.'The Asilomar report
-   ...'"); a front naming no one, "Evolution of Groupware. A Database Perspective
-   on Lotus Notes", is another paper.
+   that the cleaning left (``similarity.cited_before``: up to a full stop, a comma,
+   a semicolon, a closing bracket or an opening quote, not a colon, naming one of
+   the two atoms' people or printing a year: "Garcia-Molina. H. Crawling the Hidden
+   Web", "Dec. 1998.'The Asilomar report ...'"); a front naming no one, "Evolution
+   of Groupware. A Database Perspective on Lotus Notes", is another paper.
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:

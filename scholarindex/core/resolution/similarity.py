@@ -38,9 +38,10 @@ tag, "[French]", is gone by then: ``clean``.) ``squashed``: the title's letters 
 spaces or marks, so one printed with its spaces lost ("QueryOptimization forXML") reads
 as the title it is (``decide`` takes equal ones as one title). ``cited_before``: one
 title is the other with a citation's text before it, naming a person or a year, up to a
-full stop or an opening quote. ``contained``: every word of the
-shorter title is somewhere in the longer, at least ``CONTAINED_MIN_WORDS`` (4)
-distinctive, the shorter not being the longer's part after its colon alone.
+full stop, a comma, a semicolon, a closing bracket or an opening quote. ``contained``:
+every word of the shorter title is somewhere in the longer, at least
+``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter not being the longer's part after
+its colon alone.
 """
 
 from __future__ import annotations
@@ -410,17 +411,20 @@ def contained(a: str, b: str) -> bool:
     return not _unmatched(short, long) and _colon_parts(long_title)[1] != short
 
 
-# Where a citation's text before the title ends: a full stop, or the quote the title
-# opens with ("Narasayya. An Efficient ...", "D. Bailay (2002)'The n-Tier Hub Technology'").
-_CITATION_END = re.compile(r"\.\s+|['\"“”‘’`]+\s*")
+# Where a citation's text before the title ends: a full stop, a comma, a semicolon, a
+# closing bracket, or the quote the title opens with ("Narasayya. An Efficient ...",
+# "JM PATEL, JB YU, Client-Server Paradise", "D. Bailay (2002)'The n-Tier Hub
+# Technology'"). Not a colon: before one is a title's main part ("SQL Query
+# Optimization: Reordering for ...").
+_CITATION_END = re.compile(r"[.,;)]\s*|['\"“”‘’`]+\s*")
 _A_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 
 @lru_cache(maxsize=PAIR_CACHE)
 def cited_before(title: str, cited: str, names: frozenset[str], dates: bool) -> bool:
     """``cited`` is ``title`` (word for word, typos allowed; at least ``PREFIX_MIN_WORDS``
-    distinctive words) with a citation's text before it, up to a full stop or an opening
-    quote: text naming one of ``names`` (folded surnames, as ``authors`` reads them:
+    distinctive words) with a citation's text before it, up to a mark (``_CITATION_END``):
+    text naming one of ``names`` (folded surnames, as ``authors`` reads them:
     "Garcia-Molina. H. Crawling the Hidden Web") or, when ``dates``, printing a year
     ("Dec. 1998.'The Asilomar report on database research'"). A front that names no one
     and no date is no citation's: "Evolution of Groupware. A Database Perspective on Lotus
