@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scholarindex.core.resolution import Atom, candidate_pairs, resolve
-from scholarindex.core.resolution.cluster import resolve_new
-from scholarindex.core.resolution.decide import decide_features
+from scholarindex.core.resolution.cluster import clustered, resolve_new
+from scholarindex.core.resolution.decide import decide_features, features
+from scholarindex.core.resolution.model import Decision
 
 
 def listing(work_id: str, title: str, owner: str, year: int | None = 2020,
@@ -405,3 +406,50 @@ def test_only_pairs_a_new_atom_can_change_are_decided() -> None:
     resolve_new(atoms, {"a1": "A", "a2": "B", "b1": "C", "b2": "D"}, blocked(atoms),
                 judge=judge)
     assert decided and all("new" in pair for pair in decided)
+
+
+def _judged(atoms: list[Atom], alike: dict[tuple[str, str], float],
+            apart: dict[tuple[str, str], Decision]) -> dict[tuple[int, int], Decision]:
+    index = {a.work_id: i for i, a in enumerate(atoms)}
+    decisions = {(index[a], index[b]): Decision(True, score, ("alike",))
+                 for (a, b), score in alike.items()}
+    decisions.update({(index[a], index[b]): d for (a, b), d in apart.items()})
+    return decisions
+
+
+@pytest.mark.parametrize(("verdict", "joins"), [
+    (Decision(False, 0.5, ("titles 0.50",), on_wording=True), True),
+    (Decision(False, 0.8, ("title 0.80", "another year")), False),
+    (Decision(False, 0.8, ("title 0.80", "1 shared author(s)", "another kind of contribution")),
+     False),
+])
+def test_a_lone_printing_outvotes_a_verdict_on_wording_alone(verdict: Decision,
+                                                              joins: bool) -> None:
+    """Rounds join a, b, then d, into one work; c, alike to a and d, was judged apart from
+    b on its title's wording alone (words glued, a citation's debris): two members alike
+    to one apart, it joins. A verdict on the paper itself keeps it out."""
+    atoms = [listing(k, f"Printing {k}", "Ann Lee", None) for k in "abcd"]
+    decisions = _judged(atoms, {("a", "b"): 0.95, ("a", "d"): 0.94, ("b", "d"): 0.93,
+                                ("a", "c"): 0.92, ("c", "d"): 0.92}, {("b", "c"): verdict})
+    resolution = clustered(atoms, [features(a) for a in atoms], decisions)
+    assert clusters_of(resolution) == ({("a", "b", "c", "d")} if joins
+                                       else {("a", "b", "d"), ("c",)})
+
+
+def test_a_lone_printing_alike_to_one_member_and_apart_from_another_stays_out() -> None:
+    atoms = [listing(k, f"Printing {k}", "Ann Lee", None) for k in "abc"]
+    decisions = _judged(atoms, {("a", "b"): 0.95, ("a", "c"): 0.92},
+                        {("b", "c"): Decision(False, 0.5, ("titles 0.50",), on_wording=True)})
+    resolution = clustered(atoms, [features(a) for a in atoms], decisions)
+    assert clusters_of(resolution) == {("a", "b"), ("c",)}
+
+
+def test_printings_cut_short_do_not_outvote_one_word_swapped() -> None:
+    """c is alike to both printings cut short, but the paper's own title differs from c's
+    by one word swapped: a verdict on the paper, which no count of printings overrules."""
+    a = listing("a", "Adaptive Query Processing for Streams of Uncertain Sensor Data", "Ann Lee")
+    b1 = listing("b1", "Adaptive Query Processing for Streams of Uncertain Sensor…", "Ann Lee")
+    b2 = listing("b2", "Adaptive query processing for streams of uncertain sens…", "Ann Lee")
+    c = listing("c", "Adaptive Query Processing for Streams of Uncertain Sensor Readings",
+                "Ann Lee")
+    assert clusters_of(resolve([a, b1, b2, c])) == {("a", "b1", "b2"), ("c",)}

@@ -633,3 +633,42 @@ def test_a_title_that_starts_another_may_start_it() -> None:
     assert may_start("Streaming Sensor Joins", "Streamng Sensor Joins over Windows")
     assert may_start("(HPV) testing in women", "Testing in women: a review")
     assert not may_start("Adaptive Sensor Joins", "Streaming Sensor Joins")
+
+
+def test_a_title_printed_with_its_spaces_lost_is_the_same_title() -> None:
+    # Glued, its words match none of the other's (overlap 0.5): the letters say it is one.
+    clean = listing("a", "Information Sharing Across Private Databases", "Rakesh Agrawal", 2003)
+    glued = card("b", "Information sharingacrossprivate databases",
+                 ("R Agrawal", "A Evfimievski", "R Srikant"), None)
+    decision = decide(clean, glued)
+    assert decision.match and decision.strength is Strength.STRONG
+    # Other letters are another title, however the spaces fall.
+    assert not decide(clean, card("c", "Information sharingacrossprivate data",
+                                  ("R Agrawal",), None)).match
+
+
+def test_a_citations_authors_or_date_before_a_title() -> None:
+    paper = card("a", "Crawling the Hidden Web", ("Sriram Raghavan", "Hector Garcia-Molina"),
+                 2001)
+    cited = card("b", "Garcia-Molina. H. Crawling the Hidden Web", ("S Raghavan",), None)
+    decision = decide(paper, cited)
+    assert decision.match and decision.strength is Strength.WEAK
+    dated = card("c", "Dec. 2001.'Crawling the Hidden Web'", ("S Raghavan",), None)
+    assert decide(paper, dated).match
+    listed = card("f", "H Garcia-Molina, Crawling the Hidden Web", ("S Raghavan",), None)
+    assert decide(paper, listed).match
+    # A front that names no one and no date: another paper, whoever wrote both.
+    talk = listing("d", "A Database Perspective on Lotus Notes", "Irene Greif", 1995)
+    assert not decide(talk, card("e", "Evolution of Groupware. A Database Perspective on "
+                                 "Lotus Notes", ("I Greif",), None)).match
+
+
+def test_a_citations_authors_before_a_title_name_the_other_listings_owner() -> None:
+    # The card's own list is cut short ("et al."): no one shared, no conflict.
+    paper = listing("a", "Watermarking Relational Databases", "Jerry Kiernan", 2002)
+    cited = card("b", "Kiernan. Watermarking relational databases", ("R Agrawal",), None,
+                 truncated=True)
+    assert decide(paper, cited).match
+    someone = card("c", "Smith. Watermarking relational databases", ("R Agrawal",), None,
+                   truncated=True)
+    assert not decide(paper, someone).match

@@ -577,6 +577,7 @@ class ResolutionPass:
 
 
 _APART = MatchDecision(False, 0.0, ("judged apart",))
+_APART_ON_WORDING = MatchDecision(False, 0.0, ("judged apart",), on_wording=True)
 _CONFLICT = MatchDecision(False, 0.0, ("judged apart",), conflict=True)
 
 
@@ -658,14 +659,15 @@ class _Region:
 
     def judge(self, a: Features, b: Features) -> MatchDecision:
         """``decide_features``, kept for the pass (``a`` and ``b`` from ``features``). Of
-        a pair judged apart it keeps only whether that is a conflict: all that
-        clustering reads of it (a work's links are its matches)."""
+        a pair judged apart it keeps only whether that is a conflict or rests on the
+        wording alone: all that clustering reads of it (a work's links are its matches)."""
         pair = self._numbers[id(a)] << 32 | self._numbers[id(b)]
         found = self._decided.get(pair)
         if found is None:
             found = decide_features(a, b)
             if not found.match:
-                found = _CONFLICT if found.conflict else _APART
+                found = (_CONFLICT if found.conflict
+                         else _APART_ON_WORDING if found.on_wording else _APART)
             self._decided[pair] = found
         return found
 

@@ -43,8 +43,12 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
   "Müller" / "Miller", "Zuber" / "Huber" are other people's), or one is the other
   with a particle glued on ("van-Kemenade" / "van Kemenade"), or a part of a double
   surname of at least ``DOUBLE_PART_LETTERS`` (4) letters ("Barbará-Millá" /
-  "Barbará", "Berzal Galiano" / "Berzal"). A bibliography's disambiguation number
-  after a name ("Stefan Fischer 0003") is no part of it.
+  "Barbará", "Berzal Galiano" / "Berzal"), or printed with the order swapped, the
+  surname's initial first and the first given name after it, as Google Scholar
+  prints some names ("F Christos" / "C Faloutsos", "H Jiawei" / "J Han": a lone
+  initial that starts the other's surname, a word the other's first given name is or
+  starts with). A bibliography's disambiguation number after a name ("Stefan Fischer
+  0003") is no part of it.
 """
 
 from __future__ import annotations
@@ -245,10 +249,23 @@ def same_surname(a: ParsedName, b: ParsedName) -> bool:
         return True
     if _without_particle(x) == _without_particle(y) or _part_of_double(x, y):
         return True
+    if _order_swapped(a, b) or _order_swapped(b, a):
+        return True
     # A second surname printed on one side only ("Fernando Berzal Galiano" / "Fernando
     # Berzal"): the other's surname is a name after the first given name.
     return (any(p.text == y and not p.initial for p in a.given[1:])
             or any(p.text == x and not p.initial for p in b.given[1:]))
+
+
+def _order_swapped(a: ParsedName, b: ParsedName) -> bool:
+    """``a`` printed with the order swapped: the surname's initial first, then the first
+    given name ("F Christos" for C Faloutsos, "H Jiawei" for J Han, "Y Byoung-Kee" for
+    B Yi, as Google Scholar prints some names)."""
+    if len(a.given) != 1 or not a.given[0].initial or not b.given:
+        return False
+    first = b.given[0]
+    return (a.given[0].text == b.surname[:1]
+            and (a.surname[:1] == first.text if first.initial else a.surname == first.text))
 
 
 def _surname_on_list(person: ParsedName, names: tuple[ParsedName, ...]) -> bool:

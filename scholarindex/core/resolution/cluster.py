@@ -42,7 +42,15 @@
       a round joined; from the second round on, a group holds weak links, so two
       groups join only when no atom of one was judged apart from one of the other
       (``decide`` said no). A weak link never joins an atom to something merely
-      similar to something similar to it.
+      similar to something similar to it. One exception (``_outvoted``): an atom
+      still alone joins a group when every member judged apart from it was judged
+      so on the titles' wording alone (``Decision.on_wording``) and more members
+      were judged alike to it than apart: a site that prints one paper many ways
+      prints some printings damaged one way (words glued, a citation's debris) and
+      others another, each alike to the paper but not to one another. A verdict on
+      the paper itself (another year, another kind of contribution, one word
+      swapped for another, a generic title) still keeps it out, and two groups of
+      several atoms never outvote one another.
 4. Every group is one work: ``clusters`` lists them (each sorted, the list
    sorted); ``links`` says, for every atom but its group's smallest work_id, which
    atom it joined, towards that smallest one, and on what evidence.
@@ -301,12 +309,37 @@ def clustered(pooled: Sequence[Atom], feats: Sequence[Features],
     def corroborated(root: int) -> bool:  # the group's listings on two profiles or more
         return len({p for k in groups.members[root] for p in pooled[k].profiles}) > 1
 
+    def later(i: int, j: int, decision: Decision) -> bool:
+        return link(i, j, decision, None if _outvoted(i, j, groups, decisions) else apart)
+
     joined = _mutual_best_round(matches, weak, groups, link, alike, corroborated)
     while joined:  # later rounds meet groups weak links made: no chaining through them
-        joined = _mutual_best_round(matches, weak, groups,
-                                    lambda i, j, decision: link(i, j, decision, apart), alike,
-                                    corroborated)
+        joined = _mutual_best_round(matches, weak, groups, later, alike, corroborated)
     return _resolution(pooled, groups, tree)
+
+
+def _outvoted(i: int, j: int, groups: _Groups,
+              decisions: Mapping[tuple[int, int], Decision]) -> bool:
+    """Step 3c from the second round on: whether the atom alone in its group, of ``i``
+    and ``j``, joins the other's group though some member was judged apart from it:
+    every such verdict rests on the titles' wording alone (``Decision.on_wording``) and
+    more members were judged alike to it than apart."""
+    ri, rj = groups.find(i), groups.find(j)
+    if len(groups.members[ri]) > 1 and len(groups.members[rj]) > 1:
+        return False
+    lone, group = (ri, rj) if len(groups.members[ri]) == 1 else (rj, ri)
+    alike = apart = 0
+    for k in groups.members[group]:
+        decision = decisions.get((lone, k) if lone < k else (k, lone))
+        if decision is None:
+            continue
+        if decision.match:
+            alike += 1
+        elif not decision.on_wording:
+            return False
+        else:
+            apart += 1
+    return alike > apart
 
 
 def _mutual_best_round(matches: list[Match], weak: list[Match],

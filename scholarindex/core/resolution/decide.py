@@ -3,6 +3,10 @@
 Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
 best-scoring pair of titles counts):
 
+* the same title: word for word, or the same letters once spaces and marks are out
+  (``similarity.squashed``: "Information sharingacrossprivate databases" is "Information
+  Sharing Across Private Databases" printed with spaces lost; its words, glued, match
+  none of the other's).
 * ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
   ``overlap``: the order-free soft word overlap; ``prefix``: one title is the other
   cut short, marked so (ending mid-word or in "…", ``similarity.misprinted``) or
@@ -115,6 +119,12 @@ The rule, first that applies:
    infrastructure for mobile and wireless systems: report on the NSF workshop ..."
    / "Report on the NSF Workshop on Building an Infrastructure for Mobile and
    Wireless Systems".
+   Also a match (weak) when one title is the other with a citation's text before it
+   that the cleaning left (``similarity.cited_before``: up to a full stop, a comma,
+   a semicolon, a closing bracket or an opening quote, not a colon, naming one of
+   the two atoms' people or printing a year: "Garcia-Molina. H. Crawling the Hidden
+   Web", "Dec. 1998.'The Asilomar report ...'"); a front naming no one, "Evolution
+   of Groupware. A Database Perspective on Lotus Notes", is another paper.
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,
    neither title extends the other at its start or end, ``scholarindex.core.titles.extra_words``:
@@ -125,9 +135,16 @@ The rule, first that applies:
    Serving the Bottleneck of X?"; a typo or "data base" / "database" is no swap).
    Word order counts here: "Age of Information with Hybrid-ARQ" is not "Hybrid-ARQ
    with Age of Information".
+   Also a match (weak) when the citation's text before one printing's title names a
+   person of the other atom ("Kiernan. Watermarking relational databases" beside
+   Jerry Kiernan's listing): that is author evidence; a year there is not.
 
 A **conflict** is a cannot-link in clustering: no chain of other links may join
-the two. ``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
+the two. A verdict apart on the titles' wording alone (rule 2; rule 8 or 9
+finding the titles not alike enough, not one word swapped or a title extended) is
+``on_wording``: one printing's damage does that too, and clustering lets a lone
+printing past it where most of a group is alike to it (``cluster``, step 3c).
+``score`` is the title evidence the rule used (``overlap`` or ``ratio``, 0.9 for
 a cut-short title), in [0, 1]; a match is **strong** (may chain in clustering,
 ``cluster``) when it rests on a strong key, or a shared person and ``ratio`` ≥
 ``NEAR`` without a cut-short title or a typo across two years; every other match is
@@ -147,6 +164,7 @@ from scholarindex.core.resolution.model import Atom, Decision, Strength
 from scholarindex.core.resolution.similarity import (
     RATIO_FROM,
     another_phrase,
+    cited_before,
     compare_titles,
     contained,
     follow_up,
@@ -155,6 +173,7 @@ from scholarindex.core.resolution.similarity import (
     misprinted,
     numbers_differ,
     one_word_swapped,
+    squashed,
     subtitle_added,
     title_overlap,
     title_words,
@@ -171,6 +190,7 @@ PREFIX_SCORE = 0.9
 ANOTHER_KIND = "another kind of contribution"
 SUBTITLE = "a subtitle or an aside added"
 HELD = "one title holds the other and more"
+CITED = "a citation's authors or date before the title"
 SHARED_KEY = "shared key "  # the evidence of a match on a verified arXiv id or DOI
 
 
@@ -318,7 +338,7 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     prefix_any = misprinted_any = subtitle = held = False
     for x in a:
         for y in b:
-            if title_words(x) == title_words(y):
+            if title_words(x) == title_words(y) or squashed(x) == squashed(y):
                 return _SAME_TITLES
             if numbers_differ(x, y):  # "Part I" and "Part II", "Version 2" and "Version 3"
                 continue
@@ -389,7 +409,8 @@ def decide_features(a: Features, b: Features) -> Decision:
     if titles.overlap < RATIO_FROM and not titles.prefix and not titles.subtitle:
         if titles.held:
             return Decision(False, 0.0, (HELD,))
-        return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",))
+        return Decision(False, titles.overlap, (f"titles {titles.overlap:.2f}",),
+                        on_wording=True)
     if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
         return Decision(False, 0.0, (told,), conflict=True)
     if _years_far(a.atom, b.atom):
@@ -432,10 +453,21 @@ def decide_features(a: Features, b: Features) -> Decision:
             return Decision(True, score, ("one title holds the other's words", shared))
         if titles.subtitle and not years_differ(a.atom, b.atom):
             return Decision(True, PREFIX_SCORE, (SUBTITLE, shared))
-        return Decision(False, score, (f"title {score:.2f}", shared))
+        names = a.surnames | b.surnames
+        if any(cited_before(x, y, names, True) or cited_before(y, x, names, True)
+               for x in a.titles for y in b.titles):
+            return Decision(True, PREFIX_SCORE, (CITED, shared))
+        # Alike but for one word swapped is a verdict on the paper, not on a printing.
+        return Decision(False, score, (f"title {score:.2f}", shared),
+                        on_wording=score < WITH_AUTHOR)
     if titles.ratio >= NEAR and not titles.extends and not titles.swapped:
         return Decision(True, titles.ratio, (title, "no author evidence"))
-    return Decision(False, titles.ratio, (title, "no shared author"))
+    # The citation before one printing names a person of the other: author evidence.
+    if any(cited_before(x, y, a.surnames, False) or cited_before(y, x, b.surnames, False)
+           for x in a.titles for y in b.titles):
+        return Decision(True, PREFIX_SCORE, (CITED, "its author named there"))
+    return Decision(False, titles.ratio, (title, "no shared author"),
+                    on_wording=titles.ratio < NEAR)
 
 
 # The index writer judges each batch's new works with their neighbours in the index, and

@@ -61,6 +61,10 @@ class Decision:
     # (different verified keys, an owner missing from a complete author list).
     conflict: bool = False
     strength: Strength = Strength.WEAK
+    # Judged apart on the titles' wording alone (``decide`` rules 2, 8 and 9 ending apart):
+    # what a printing's damage does too. Apart on a year, a kind of contribution, a
+    # generic title or one profile's entries is not (``cluster``, step 3c).
+    on_wording: bool = False
 
     @property
     def evidence(self) -> tuple[str, ...]:

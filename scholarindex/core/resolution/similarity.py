@@ -34,9 +34,14 @@ Histogram Construction: How much is enough?"); ``another_phrase``, the rest open
 phrase of its own (``PHRASE_WORDS``: "... and thrombosis", "... in children", "...
 after surgery"), another paper; anything else is the printing stopped inside the
 title's last phrase ("... over Streaming Sensor" / "... Sensor Data"). (A language
-tag, "[French]", is gone by then: ``clean``.) ``contained``: every word of the
-shorter title is somewhere in the longer, at least ``CONTAINED_MIN_WORDS`` (4)
-distinctive, the shorter not being the longer's part after its colon alone.
+tag, "[French]", is gone by then: ``clean``.) ``squashed``: the title's letters without
+spaces or marks, so one printed with its spaces lost ("QueryOptimization forXML") reads
+as the title it is (``decide`` takes equal ones as one title). ``cited_before``: one
+title is the other with a citation's text before it, naming a person or a year, up to a
+full stop, a comma, a semicolon, a closing bracket or an opening quote. ``contained``:
+every word of the shorter title is somewhere in the longer, at least
+``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter not being the longer's part after
+its colon alone.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from scholarindex.core.text import words
 from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
@@ -70,6 +76,14 @@ class TitleMatch:
 def title_words(title: str) -> tuple[str, ...]:
     """The title's comparison words: folded, plurals singular."""
     return tuple(singular(w) for w in words(title))
+
+
+@lru_cache(maxsize=131_072)
+def squashed(title: str) -> str:
+    """The title's folded letters and digits with every space and mark left out:
+    "Information sharingacrossprivate databases" is "Information Sharing Across
+    Private Databases" printed with spaces lost."""
+    return "".join(words(title))
 
 
 @lru_cache(maxsize=131_072)
@@ -395,3 +409,35 @@ def contained(a: str, b: str) -> bool:
     if len([w for w in short if w not in FUNCTION_WORDS]) < CONTAINED_MIN_WORDS:
         return False
     return not _unmatched(short, long) and _colon_parts(long_title)[1] != short
+
+
+# Where a citation's text before the title ends: a full stop, a comma, a semicolon, a
+# closing bracket, or the quote the title opens with ("Narasayya. An Efficient ...",
+# "JM PATEL, JB YU, Client-Server Paradise", "D. Bailay (2002)'The n-Tier Hub
+# Technology'"). Not a colon: before one is a title's main part ("SQL Query
+# Optimization: Reordering for ...").
+_CITATION_END = re.compile(r"[.,;)]\s*|['\"“”‘’`]+\s*")
+_A_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+@lru_cache(maxsize=PAIR_CACHE)
+def cited_before(title: str, cited: str, names: frozenset[str], dates: bool) -> bool:
+    """``cited`` is ``title`` (word for word, typos allowed; at least ``PREFIX_MIN_WORDS``
+    distinctive words) with a citation's text before it, up to a mark (``_CITATION_END``):
+    text naming one of ``names`` (folded surnames, as ``authors`` reads them:
+    "Garcia-Molina. H. Crawling the Hidden Web") or, when ``dates``, printing a year
+    ("Dec. 1998.'The Asilomar report on database research'"). A front that names no one
+    and no date is no citation's: "Evolution of Groupware. A Database Perspective on Lotus
+    Notes" is another paper than "A Database Perspective on Lotus Notes"."""
+    short, long = title_words(title), title_words(cited)
+    if (len(short) >= len(long) or not same_word(short[-1], long[-1])
+            or len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS):
+        return False
+    for mark in _CITATION_END.finditer(cited):
+        if not _same_words(short, title_words(cited[mark.end():])):
+            continue
+        front = words(cited[:mark.start()])
+        said = {*front, *(x + y for x, y in pairwise(front))}
+        if not said.isdisjoint(names) or (dates and _A_YEAR.search(cited[:mark.start()])):
+            return True
+    return False
