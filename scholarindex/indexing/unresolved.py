@@ -113,6 +113,7 @@ class Neighbours:
     def __init__(self, size: int = NEIGHBOURS_KEPT) -> None:
         self.size = size
         self._kept: OrderedDict[str, tuple[Version, _Read]] = OrderedDict()
+        self.hits = self.misses = 0  # documents found kept, and read
 
     def read(self, client: OpenSearch, wanted: Mapping[str, Version], atoms: DocAtoms
              ) -> dict[str, _Read]:
@@ -127,6 +128,8 @@ class Neighbours:
                 found[doc_id] = kept[1]
             else:
                 missing.append((version[0], doc_id))
+        self.hits += len(found)
+        self.misses += len(missing)
         for hit in mget_hits(client, missing, READ_PART, "read neighbours of new works in",
                              SOURCE):
             if not hit.get("found"):
