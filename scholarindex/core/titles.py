@@ -24,17 +24,18 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Indel
 
+from scholarindex.core import memo
 from scholarindex.core.text import words
 
 
 # Titles are compared with many others (resolution decides each candidate pair): each
 # one is folded once, not once a comparison.
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _words(title: str) -> tuple[str, ...]:
     return words(title)
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _squashed(title: str) -> str:
     return "".join(_words(title))
 
