@@ -6,14 +6,22 @@ in batches like the crawl's, into a local OpenSearch node (or with ``--use-env``
 cluster ``OPENSEARCH_URL`` names), and prints the writer's CPU seconds (this process's:
 the writer runs here), the wall time and the work documents written and hidden. With
 ``--no-judgment`` the same without it: the difference is the judgment.
+
+``--memory-every N`` prints, every ``N`` profiles' listings, this process's resident
+size (after ``malloc_trim``, as the writer's child after each batch), the entries of the
+product's memo caches and the documents ``Neighbours`` keeps, and at the end each
+cache's hits and misses (``--tracemalloc`` adds the lines that hold the most memory).
+The listings themselves are made before the first figure and do not change.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
+import tracemalloc
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,7 @@ from scholarindex.indexing.client import build_client
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import alias_name, ensure_aliases
 from scholarindex.indexing.unresolved import HIDDEN
+from scholarindex.runtime.memory import release_free_memory
 
 SEEN_AT = "2026-01-01T00:00:00.000Z"
 RETRY = RetryPolicy(attempts=4, initial_wait=0.05, max_wait=0.3, jitter=0.05)
@@ -49,15 +58,83 @@ def listings(profiles: int, seed: int) -> list[dict[str, Any]]:
     return items
 
 
+def listing_ends(profiles: int, seed: int) -> list[int]:
+    """How many listings the first 1, 2, ... profiles of the site hold."""
+    ends, total = [], 0
+    for person in build_site(profiles, seed=seed).profiles:
+        total += len(person.listings)
+        ends.append(total)
+    return ends
+
+
+def memo_caches() -> dict[str, Any]:
+    """Every memo cache (``functools.lru_cache`` or ``cache``) of the product's modules
+    loaded now, by ``module.function``."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("scholarindex") or module is None:
+            continue
+        for attr, value in vars(module).items():
+            if callable(getattr(value, "cache_info", None)) \
+                    and getattr(value, "__module__", None) == name:
+                found[f"{name.removeprefix('scholarindex.')}.{attr}"] = value
+    return found
+
+
+def resident_mb() -> tuple[float, float]:
+    """This process's resident size and its peak (VmRSS, VmHWM), MB."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text()
+                  .splitlines() if ":" in line)
+    return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
+
+
+def memory_line(profiles: int, writer: BulkWriter, cpu: float) -> str:
+    rss, peak = resident_mb()
+    entries = sum(f.cache_info().currsize for f in memo_caches().values())
+    return (f"memory profiles {profiles} rss_mb {rss:.0f} peak_mb {peak:.0f} "
+            f"cache_entries {entries} neighbours {len(writer._neighbours._kept)} "
+            f"neighbours_hits {writer._neighbours.hits} "
+            f"neighbours_misses {writer._neighbours.misses} "
+            f"cpu_s {cpu:.1f}")
+
+
+def cache_table() -> list[str]:
+    rows = []
+    for name, function in sorted(memo_caches().items(),
+                                 key=lambda kv: -kv[1].cache_info().currsize):
+        info = function.cache_info()
+        asked = info.hits + info.misses
+        if not asked:
+            continue
+        rows.append(f"cache {name} size {info.currsize}/{info.maxsize} hits {info.hits} "
+                    f"misses {info.misses} hit_rate {info.hits / asked:.3f}")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.judgment", description=__doc__)
     parser.add_argument("--profiles", type=int, default=400)
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--no-judgment", action="store_true")
+    parser.add_argument("--stop-at", type=int, default=0, metavar="PROFILES",
+                        help="write only the first PROFILES profiles' listings of the site")
+    parser.add_argument("--memory-every", type=int, default=0, metavar="PROFILES",
+                        help="print the resident size and caches every PROFILES profiles")
+    parser.add_argument("--tracemalloc", type=int, default=0, metavar="LINES",
+                        help="with --memory-every: also the LINES lines holding the most")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
     items = listings(args.profiles, args.seed)
+    if args.stop_at:  # the first profiles of the larger site, as a longer crawl starts
+        items = items[:listing_ends(args.profiles, args.seed)[args.stop_at - 1]]
+    # Where each profile's listings end, to report memory at whole numbers of profiles.
+    ends = listing_ends(args.profiles, args.seed) if args.memory_every else []
+    if args.memory_every:  # the writer's child starts with empty caches
+        for function in memo_caches().values():
+            function.cache_clear()
+    if args.tracemalloc:
+        tracemalloc.start()
     with opensearch_process(args.use_env) as (config, _), \
             tempfile.TemporaryDirectory(prefix="bench-judgment-") as tmp:
         config = replace(config, prefix=f"{config.prefix}benchjudge_")
@@ -67,9 +144,20 @@ def main(argv: list[str] | None = None) -> int:
         writer = BulkWriter(client, config.prefix, DeadLetterFile(Path(tmp) / "dead.jsonl"),
                             RETRY, layout=config.layout, hide_unresolved=not args.no_judgment)
         cpu, began = time.process_time(), time.monotonic()
+        marks = [(ends[p - 1], p) for p in range(args.memory_every,
+                                                 (args.stop_at or args.profiles) + 1,
+                                                 args.memory_every)] if ends else []
+        if marks:
+            release_free_memory()
+            print(memory_line(0, writer, 0.0), flush=True)
         for start in range(0, len(items), args.batch_size):
             writer.write([change_from_item(item, SEEN_AT)
                           for item in items[start:start + args.batch_size]])
+            if marks:
+                release_free_memory()  # as the writer's child does after each batch
+            while marks and marks[0][0] <= start + args.batch_size:
+                print(memory_line(marks.pop(0)[1], writer, time.process_time() - cpu),
+                      flush=True)
         cpu, wall = time.process_time() - cpu, time.monotonic() - began
         works = alias_name(config.prefix, "works")
         client.indices.refresh(index=works)
@@ -83,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"writer_cpu_ms_per_listing {1000 * cpu / max(1, len(items)):.3f}")
     print(f"wall_s {wall:.1f}")
     print(f"load_average {os.getloadavg()[0]:.1f}")
+    if args.memory_every:
+        print("\n".join(cache_table()))
+    if args.tracemalloc:
+        for stat in tracemalloc.take_snapshot().statistics("lineno")[:args.tracemalloc]:
+            print(f"traced {stat.size / 2**20:.1f} MB {stat.count} blocks {stat.traceback}")
     return 0
 
 

@@ -108,8 +108,8 @@ def _clear_caches() -> None:
     from scholarindex.core.resolution import authors, clean, generic, similarity, venue
 
     for function in (clean._clean, generic.is_generic_title, similarity.title_words,
-                     similarity.variants, similarity.same_word, similarity.numbers,
-                     similarity._typo_targets, similarity._colon_parts, similarity.holds,
+                     similarity.variants, similarity.same_word, similarity._numbers_and_years,
+                     similarity._typo_targets, similarity._colon_parts,
                      similarity.subtitle_added, similarity.contained, authors._read,
                      venue._forms):
         function.cache_clear()

@@ -21,3 +21,21 @@ def test_small_run_from_the_command_line(opensearch_config: OpenSearchConfig,
     assert 0 < int(printed["works"]) <= int(printed["listings"])
     assert 0 <= int(printed["hidden"]) < int(printed["works"])
     assert float(printed["writer_cpu_s"]) > 0
+
+
+def test_memory_figures_every_few_profiles(opensearch_config: OpenSearchConfig,
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    use_cluster_environment(monkeypatch, opensearch_config)
+
+    assert main(["--profiles", "30", "--stop-at", "20", "--batch-size", "100",
+                 "--memory-every", "10", "--use-env"]) == 0
+
+    out = capsys.readouterr().out
+    marks = [dict(zip(line.split()[1::2], line.split()[2::2], strict=True))
+             for line in out.splitlines() if line.startswith("memory ")]
+    assert [mark["profiles"] for mark in marks] == ["0", "10", "20"]
+    assert all(float(mark["rss_mb"]) > 0 for mark in marks)
+    assert int(marks[-1]["cache_entries"]) > int(marks[0]["cache_entries"])
+    caches = {line.split()[1]: line for line in out.splitlines() if line.startswith("cache ")}
+    assert "core.resolution.similarity.title_words" in caches

@@ -238,6 +238,7 @@ def test_a_neighbour_is_read_once_a_version_and_again_when_it_changes(
     assert sorted(first) == sorted([ORIGINAL["work_id"], OTHER["work_id"]])
     assert neighbours.read(opensearch_client, versions(), DocAtoms()) == first
     assert len(reads) == 2 and reads[1] == []  # the same versions: nothing read again
+    assert (neighbours.hits, neighbours.misses) == (2, 2)
     opensearch_client.update(index=works, id=ORIGINAL["work_id"],
                              body={"doc": {"hidden_by": "elsewhere"}}, refresh=True)
     changed = neighbours.read(opensearch_client, versions(), DocAtoms())

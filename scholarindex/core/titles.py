@@ -24,24 +24,28 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Indel
 
+from scholarindex.core import memo
 from scholarindex.core.text import words
 
 
 # Titles are compared with many others (resolution decides each candidate pair): each
 # one is folded once, not once a comparison.
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _words(title: str) -> tuple[str, ...]:
     return words(title)
 
 
-@lru_cache(maxsize=131_072)
-def _squashed(title: str) -> str:
+@lru_cache(maxsize=memo.TITLES)
+def squashed(title: str) -> str:
+    """The title's folded letters and digits with every space and mark left out:
+    "Information sharingacrossprivate databases" is "Information Sharing Across
+    Private Databases" printed with spaces lost."""
     return "".join(_words(title))
 
 
 def title_similarity(a: str, b: str) -> float:
     """Similarity in [0, 1] of two titles once folded (see the module doc)."""
-    squashed_a, squashed_b = _squashed(a), _squashed(b)
+    squashed_a, squashed_b = squashed(a), squashed(b)
     if not squashed_a or not squashed_b:
         return 0.0
     return float(Indel.normalized_similarity(squashed_a, squashed_b))

@@ -59,6 +59,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
+from scholarindex.core import memo
 from scholarindex.core.names import (
     PARTICLES,
     ParsedName,
@@ -121,7 +122,7 @@ class _Name:
     cut: bool
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=memo.NAMES)
 def _read(name: str) -> _Name:
     text = _NUMBERED.sub("", repair_text(name))  # "Stefan Fischer 0003"
     if not is_author_name(text):

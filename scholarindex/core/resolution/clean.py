@@ -87,6 +87,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from scholarindex.core import memo
 from scholarindex.core.names import SUFFIXES, parse_name, same_person
 from scholarindex.core.text import words
 
@@ -330,8 +331,7 @@ _KIND_WORDS = {"tutorial": "tutorial", "panel": "panel", "keynote": "keynote", "
                "demonstration": "demo", "poster": "poster", "talk": "talk"}
 
 
-@lru_cache(maxsize=65_536)
-@lru_cache(maxsize=65_536)  # asked of every printing of an atom each time it is built
+@lru_cache(maxsize=memo.PRINTINGS)  # asked of every printing of an atom each time it is built
 def contribution_kind(title: str) -> str | None:
     """The kind of contribution a title is annotated as ("Tutorial: X", "X (panel)",
     "X (Demonstration Description)"): one of ``_KIND_WORDS``' kinds, or None (a paper,
@@ -345,7 +345,7 @@ def contribution_kind(title: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=memo.PRINTINGS)
 def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
     title = repair_text(title)
     tagless = _VERSIONS_LINK.sub("", _TAGS.sub("", title))

@@ -4,7 +4,7 @@ Evidence read for a pair (every atom's titles are cleaned first, ``clean``; the
 best-scoring pair of titles counts):
 
 * the same title: word for word, or the same letters once spaces and marks are out
-  (``similarity.squashed``: "Information sharingacrossprivate databases" is "Information
+  (``titles.squashed``: "Information sharingacrossprivate databases" is "Information
   Sharing Across Private Databases" printed with spaces lost; its words, glued, match
   none of the other's).
 * ``ratio``: the order-sensitive letter similarity (``scholarindex.core.titles.title_similarity``);
@@ -156,6 +156,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from scholarindex.core import memo
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.authors import People, compare_people, people_of
 from scholarindex.core.resolution.clean import clean_title, contribution_kind, repair_text
@@ -173,14 +174,13 @@ from scholarindex.core.resolution.similarity import (
     misprinted,
     numbers_differ,
     one_word_swapped,
-    squashed,
     subtitle_added,
     title_overlap,
     title_words,
     word_swapped,
 )
 from scholarindex.core.resolution.venue import related, same_venue, venue_kind
-from scholarindex.core.titles import extra_words, title_similarity
+from scholarindex.core.titles import extra_words, squashed, title_similarity
 
 YEAR_TOLERANCE = 1
 NEAR = 0.93
@@ -216,10 +216,20 @@ class Features:
         return frozenset(person.surname for person in self.people.everyone)
 
 
+# Most atoms have no verified key and no venue kind, and are papers: one set for all of
+# them (an empty frozenset is 216 bytes, and the writer keeps tens of thousands of these).
+_NONE: frozenset[str] = frozenset()
+_PAPER = frozenset({"paper"})
+
+
+def _shared(values: frozenset[str]) -> frozenset[str]:
+    return _NONE if not values else _PAPER if values == _PAPER else values
+
+
 # The index writer judges each new work against its neighbours, and a batch's neighbours
 # are mostly the last batch's: their atoms come back equal, and cleaning is most of the
-# cost. About 2 KB an entry: 64 MB when full.
-@lru_cache(maxsize=32_768)
+# cost. About 2 KB an entry (``memo.ATOMS``).
+@lru_cache(maxsize=memo.ATOMS)
 def features(atom: Atom) -> Features:
     """The atom's cleaned evidence."""
     names = tuple(map(repair_text, atom.owners + atom.authors))  # as the title is repaired
@@ -228,12 +238,12 @@ def features(atom: Atom) -> Features:
         if title_words(t)))
     generic = not titles or any(is_generic_title(t) for t in titles)
     return Features(atom, titles, generic, any(follow_up(t) for t in titles), people_of(atom),
-                    frozenset(k.strip().lower() for k in atom.strong_keys if k.strip()),
+                    _shared(frozenset(k.strip().lower() for k in atom.strong_keys if k.strip())),
                     frozenset(title_key(t) for t in atom.titles) - {""},
                     frozenset(atom.profiles),
-                    frozenset(title_key(v) for v in atom.venues) - {""},
-                    frozenset(filter(None, map(venue_kind, atom.venues))),
-                    frozenset(contribution_kind(t) or "paper" for t in atom.titles))
+                    _shared(frozenset(title_key(v) for v in atom.venues) - {""}),
+                    _shared(frozenset(filter(None, map(venue_kind, atom.venues)))),
+                    _shared(frozenset(contribution_kind(t) or "paper" for t in atom.titles)))
 
 
 def _years_far(a: Atom, b: Atom) -> bool:

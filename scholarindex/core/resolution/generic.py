@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from scholarindex.core import memo
 from scholarindex.core.text import words
 from scholarindex.core.titles import FUNCTION_WORDS, singular
 
@@ -80,7 +81,7 @@ _PREFIXED = re.compile("^(?:" + "|".join(re.escape(p) for p in GENERIC_PREFIXES)
 _NUMBERING = re.compile(r"(?: (?:\d+|[ivx]+|part \w+|no \d+|vol \d+))+$")
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=memo.PRINTINGS)
 def is_generic_title(title: str) -> bool:
     """Whether a title names a slot many works share (see the module doc)."""
     tokens = [singular(w) for w in words(title)]

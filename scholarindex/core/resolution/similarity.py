@@ -34,9 +34,7 @@ Histogram Construction: How much is enough?"); ``another_phrase``, the rest open
 phrase of its own (``PHRASE_WORDS``: "... and thrombosis", "... in children", "...
 after surgery"), another paper; anything else is the printing stopped inside the
 title's last phrase ("... over Streaming Sensor" / "... Sensor Data"). (A language
-tag, "[French]", is gone by then: ``clean``.) ``squashed``: the title's letters without
-spaces or marks, so one printed with its spaces lost ("QueryOptimization forXML") reads
-as the title it is (``decide`` takes equal ones as one title). ``cited_before``: one
+tag, "[French]", is gone by then: ``clean``.) ``cited_before``: one
 title is the other with a citation's text before it, naming a person or a year, up to a
 full stop, a comma, a semicolon, a closing bracket or an opening quote. ``contained``:
 every word of the shorter title is somewhere in the longer, at least
@@ -47,19 +45,23 @@ its colon alone.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from scholarindex.core import memo
 from scholarindex.core.text import words
 from scholarindex.core.titles import FUNCTION_WORDS, singular, title_similarity
 
 TYPO_MIN_LENGTH = 4
 RATIO_FROM = 0.6
 PREFIX_MIN_WORDS = 3
-# Tests of a pair of titles are remembered for the pairs that come back soon (the index
-# writer judges each batch's new works beside much the same neighbours); a pass decides
-# each pair once, and a larger cache only holds memory (about 250 bytes an entry).
+# Tests of a pair of titles are remembered for the pairs that come back soon (about 250
+# bytes an entry). Not those asked of every candidate pair (``misprinted``, ``holds``,
+# ``cited_before``):
+# the writer's judgment and the pass decide each pair once, and on the bench site they
+# were never hit (none in 165,777 over 2,500 profiles), so their entries only held memory.
 PAIR_CACHE = 16_384
 
 
@@ -72,27 +74,19 @@ class TitleMatch:
     extra: int
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def title_words(title: str) -> tuple[str, ...]:
-    """The title's comparison words: folded, plurals singular."""
-    return tuple(singular(w) for w in words(title))
+    """The title's comparison words: folded, plurals singular (interned, as ``words``)."""
+    return tuple(sys.intern(singular(w)) for w in words(title))
 
 
-@lru_cache(maxsize=131_072)
-def squashed(title: str) -> str:
-    """The title's folded letters and digits with every space and mark left out:
-    "Information sharingacrossprivate databases" is "Information Sharing Across
-    Private Databases" printed with spaces lost."""
-    return "".join(words(title))
-
-
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _colon_parts(title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     head, sep, tail = title.partition(":")
     return (title_words(head), title_words(tail)) if sep else ((), ())
 
 
-@lru_cache(maxsize=262_144)
+@lru_cache(maxsize=memo.WORDS)
 def variants(word: str) -> frozenset[str]:
     """The word and every spelling of it with one letter deleted (empty for short words).
 
@@ -105,7 +99,7 @@ def variants(word: str) -> frozenset[str]:
     return frozenset({word} | {word[:k] + word[k + 1:] for k in range(len(word))})
 
 
-@lru_cache(maxsize=262_144)
+@lru_cache(maxsize=memo.WORD_PAIRS)
 def same_word(a: str, b: str) -> bool:
     """Equal, or one typo apart (see the module doc)."""
     if a == b:
@@ -143,7 +137,6 @@ def _is_start(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
             and (same_word(last, long[len(head)]) or long[len(head)].startswith(last)))
 
 
-@lru_cache(maxsize=PAIR_CACHE)
 def misprinted(a: str, b: str) -> bool:
     """One title printed two ways, no word changed: word for word with typos, or cut
     short as a results page cuts a long one (the shorter ends mid-word, or in "…" with
@@ -190,12 +183,13 @@ def _last_word_cut(a: str, b: str, wa: tuple[str, ...], wb: tuple[str, ...]) -> 
 _ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
 
 
+# Most titles print no number: one empty set for all of them, not one each in the caches.
+_NONE: frozenset[str] = frozenset()
 _DIGITS = re.compile(r"\d+")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 
 
-@lru_cache(maxsize=131_072)
 def numbers(title: str) -> frozenset[str]:
     """The title's numbers, also where glued to a word ("SQL3" and "SQL 3" both hold
     3), and its roman numerals: "Part II" -> {"ii"}. Ordinals are left out: "4th" is
@@ -206,7 +200,7 @@ def numbers(title: str) -> frozenset[str]:
             found.add(w)
         elif not _ORDINAL.fullmatch(w):
             found.update(_DIGITS.findall(w))
-    return frozenset(found)
+    return frozenset(found) if found else _NONE
 
 
 _FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "comment on",
@@ -214,7 +208,7 @@ _FOLLOW_UP = ("addendum", "erratum", "errata", "corrigendum", "correction", "com
               "a response to", "a comment on", "remarks on", "review of", "retraction")
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.PRINTINGS)
 def follow_up(title: str) -> bool:
     """Whether the title names a note on another paper: "Addendum to ...", "Response to ...".
 
@@ -265,11 +259,11 @@ def one_word_swapped(a: str, b: str) -> bool:
             and word_swapped(a, b))
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _numbers_and_years(title: str) -> tuple[frozenset[str], frozenset[str]]:
     """``numbers``, and those of them that read as years."""
     found = numbers(title)
-    return found, frozenset(n for n in found if _YEAR.fullmatch(n))
+    return found, (frozenset(n for n in found if _YEAR.fullmatch(n)) if found else _NONE)
 
 
 def numbers_differ(a: str, b: str) -> bool:
@@ -309,7 +303,7 @@ def title_overlap(a: str, b: str) -> float:
     return score
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _first_words(title: str) -> tuple[str, ...]:
     """The title's first word, and its first once its asides are out (``holds``)."""
     found = [words[0] for words in (title_words(title), title_words(_asides_out(title)))
@@ -331,14 +325,13 @@ _KIND_WORDS = frozenset({"demo", "demonstration", "abstract", "poster", "panel",
                          "keynote", "talk", "extended", "version", "invited", "session"})
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=memo.TITLES)
 def _asides_out(title: str) -> str:
     """The title without its asides in brackets ("Human papillomavirus (HPV) testing")."""
     return _BRACKETED.sub(
         lambda m: m.group() if _KIND_WORDS.intersection(words(m.group())) else "", title)
 
 
-@lru_cache(maxsize=PAIR_CACHE)
 def holds(a: str, b: str) -> bool:
     """One title starts with the other, word for word (typos allowed; the shorter's
     asides in brackets left out), and goes on, with a distinctive word ("The X" is "X"
@@ -420,7 +413,6 @@ _CITATION_END = re.compile(r"[.,;)]\s*|['\"“”‘’`]+\s*")
 _A_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 
-@lru_cache(maxsize=PAIR_CACHE)
 def cited_before(title: str, cited: str, names: frozenset[str], dates: bool) -> bool:
     """``cited`` is ``title`` (word for word, typos allowed; at least ``PREFIX_MIN_WORDS``
     distinctive words) with a citation's text before it, up to a mark (``_CITATION_END``):
