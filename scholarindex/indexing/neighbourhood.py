@@ -112,8 +112,9 @@ def holders(client: OpenSearch, index: str, keys: Mapping[str, int], source: lis
     it, ``counts``): id and source. The counts size the searches (``fetch_each``); a
     count the index has outgrown costs a scroll, not a hit."""
     searches: list[tuple[dict[str, Any], int]] = []
-    stored = [k for k in sorted(keys) if not is_pair_key(k)]
-    pairs = [k for k in sorted(keys) if is_pair_key(k)]
+    asked = sorted(keys)
+    stored = [k for k in asked if not is_pair_key(k)]
+    pairs = [k for k in asked if is_pair_key(k)]
     for part in _parts(stored, keys, CHUNK):
         searches.append(({"query": {"terms": {KEYS: part}}, "_source": source},
                          sum(keys[k] for k in part)))
