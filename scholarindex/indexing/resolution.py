@@ -43,6 +43,7 @@ from scholarindex.core.collector import cycle_collector_paused
 from scholarindex.core.resolution import Atom, Resolution, resolve
 from scholarindex.core.resolution.blocking import (
     MAX_POSTING,
+    Filing,
     crossed,
     is_left_out,
     is_pair_key,
@@ -501,7 +502,8 @@ class ResolutionPass:
                        cannot_link=[d.pair for d in decisions if d.kind == APART],
                        counts=counts, sizes=sizes,
                        features_of=features if region is None else region.features,
-                       judge=decide_features if region is None else region.judge)
+                       judge=decide_features if region is None else region.judge,
+                       filing_of=None if region is None else region.filing)
 
     def _settle(self, region: _Region, resolution: Resolution, written: set[str],
                 full: bool) -> tuple[int, int]:
@@ -633,6 +635,7 @@ class _Region:
     # and a region outgrows ``features``' cache.
     _features: dict[Atom, Features] = field(default_factory=dict)
     _words: dict[Atom, frozenset[str]] = field(default_factory=dict)
+    _filings: dict[Atom, Filing] = field(default_factory=dict)  # its keys, as blocking reads them
     # Each widening round resolves the region again, and all but the pairs of the
     # documents it added were decided in the round before. By the two atoms' numbers
     # in ``_features`` (kept for the pass), one int a pair.
@@ -676,6 +679,15 @@ class _Region:
         found = self._words.get(atom)
         if found is None:
             found = self._words[atom] = atom_words(atom, self.features)
+        return found
+
+    def filing(self, atom: Atom) -> Filing:
+        """The atom's blocking keys: those its document was read with (``add``), or for an
+        atom pooled from two documents, its own."""
+        found = self._filings.get(atom)
+        if found is None:
+            feats = self.features(atom)
+            found = self._filings[atom] = Filing.of_titles(feats.titles, feats.surnames)
         return found
 
     def near_unread(self, doc_ids: Iterable[str]) -> set[tuple[str, str]]:
@@ -736,12 +748,12 @@ class _Region:
 
     def add(self, hits: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         """Documents read (id, source): what the pass needs of each is kept, its atoms'
-        features and words built now, while the engine reads the next answer
+        features, words and blocking keys built now, while the engine reads the next answer
         (``scan.fetch_each``): the resolution needs them all."""
         for doc_id, source in hits:
             read = self.docs[doc_id] = _Read.of(source, self.trust_stored)
-            for atom in read.atoms:
-                self.words(atom)
+            for atom, keys in zip(read.atoms, read.atom_keys, strict=True):
+                self._filings[atom] = Filing.of(keys, self.words(atom))
 
     def all_atoms(self) -> list[Atom]:
         """The atoms of every document here, the same objects round after round (the

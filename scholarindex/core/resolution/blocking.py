@@ -79,6 +79,8 @@ import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import NamedTuple
 
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.decide import features
@@ -168,15 +170,8 @@ def block_name(key: str | tuple[str, ...]) -> str:
 def stored_keys(titles: Sequence[str], surnames: Iterable[str] = ()) -> set[str]:
     """The atom's keys that do not depend on any count (see the module doc): every block
     it may be filed under but the pairs of rare words, and each distinctive word."""
-    keys = {word_key(w) for w in title_terms(titles)}
-    names = list(surnames)
-    for t in titles:
-        key = title_key(t)
-        keys.add(block_name(key))
-        keys |= {block_name(f"{key}|{surname}") for surname in names}
-    keys |= {block_name(k) for k in _typo_keys(titles)}
-    keys |= {block_name(k) for k in _start_keys(titles, title_terms(titles))}
-    return keys
+    filing = Filing.of_titles(titles, surnames)
+    return {*map(word_key, filing.terms), *filing.whole, *filing.typos, *filing.starts}
 
 
 class _Counted(dict[str, int]):
@@ -193,14 +188,19 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                                 max_posting: int = MAX_POSTING,
                                 counts: Mapping[str, int] | None = None,
                                 block_sizes: Mapping[str, int] | None = None,
+                                filings: Sequence[Filing] | None = None,
                                 ) -> Iterator[tuple[int, int]]:
     """``candidate_pairs`` over each atom's cleaned titles (and its people's surnames).
 
     ``counts`` (word -> atoms holding it) and ``block_sizes`` (``block_name`` -> atoms filed
     under it): over a larger set than these atoms (see the module doc); by default
-    these atoms' own."""
+    these atoms' own. ``filings``: each atom's keys, where the caller holds them (the
+    incremental pass keeps those of every document it read); else worked out here."""
     limit = max_posting
-    terms = [title_terms(t) for t in titles]
+    if filings is None:
+        filings = [Filing.of_titles(t, s) for t, s in zip(titles, surnames or [()] * len(titles),
+                                                        strict=True)]
+    terms = [f.terms for f in filings]
     postings: dict[str, list[int]] = defaultdict(list)
     for i, words in enumerate(terms):
         for word in words:
@@ -216,12 +216,9 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     for i, words in enumerate(terms):
         usable = rare_words(words, held, limit)
         if len(usable) < 2:  # too little rare text to block on: its whole title
-            for t in titles[i]:
-                key = title_key(t)
+            for key in filings[i].whole:
                 _file(exact, key, i)
-                for surname in surnames[i] if surnames is not None else ():
-                    _file(exact, f"{key}|{surname}", i)
-        for key in _typo_keys(titles[i]):
+        for key in filings[i].typos:
             _file(exact, key, i)
         seen = {i}
         size = sizes[i]
@@ -242,17 +239,52 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
                 if len(parts) > 1 and _size(near, parts, block_sizes) <= MAX_POSTING:
                     _pair_all(parts, pairs)
     held_by: dict[str, set[int]] = {}
-    for combined, members in _combined_keys(titles, terms, held).items():
+    for combined, members in _combined_keys(filings, held).items():
         if len(members) < 2 or _size(combined, members, block_sizes) > limit:
             continue
         # A pair's block is sized by every atom holding both words (``pair_keys``).
-        if combined[0] == "&" and _both_past(postings, combined[1], combined[2], limit, held_by):
+        if is_pair_key(combined) and _both_past(postings, pair_key_words(combined), limit,
+                                                held_by):
             continue
         for x, i in enumerate(members):
             for j in members[x + 1:]:
                 if i != j and len(terms[i] & terms[j]) >= needed[min(sizes[i], sizes[j])]:
                     pairs.add((i, j) if i < j else (j, i))
     yield from sorted(pairs)
+
+
+class Filing(NamedTuple):
+    """An atom's ``stored_keys`` by what blocking does with each."""
+
+    terms: AbstractSet[str]  # its distinctive words (``w:``)
+    whole: tuple[str, ...]  # its titles, alone and with each surname: filed if few rare words
+    typos: tuple[str, ...]  # its typo and leave-one-out keys: always filed
+    starts: tuple[str, ...]  # its titles' starts (``>:``): combined keys
+
+    @classmethod
+    def of(cls, keys: Iterable[str], terms: AbstractSet[str] | None = None) -> Filing:
+        """``terms``: the words of the ``w:`` keys, where the caller holds them."""
+        keys = tuple(keys)
+        if terms is None:
+            terms = {k[2:] for k in keys if k.startswith("w:")}
+        return cls(terms,
+                   tuple(k for k in keys if k.startswith("x:") and not k.startswith(_TYPOS)),
+                   tuple(k for k in keys if k.startswith(_TYPOS)),
+                   tuple(k for k in keys if k.startswith(">:")))
+
+    @classmethod
+    def of_titles(cls, titles: Sequence[str], surnames: Iterable[str] = ()) -> Filing:
+        terms = title_terms(titles)
+        names = list(surnames)
+        whole: list[str] = []
+        for title in titles:
+            key = title_key(title)
+            whole += [block_name(key), *(block_name(f"{key}|{name}") for name in names)]
+        return cls(terms, tuple(whole), tuple(map(block_name, _typo_keys(titles))),
+                   tuple(map(block_name, _start_keys(titles, terms))))
+
+
+_TYPOS = ("x:~", "x:-")  # ``block_name``s of typo keys (``_typo_keys``)
 
 
 def _pair_all(members: list[int], pairs: set[tuple[int, int]]) -> None:
@@ -282,10 +314,10 @@ def _file(blocks: dict[str, int | list[int]], key: str, member: int) -> None:
         found.append(member)
 
 
-def _both_past(postings: Mapping[str, list[int]], first: str, second: str, limit: int,
+def _both_past(postings: Mapping[str, list[int]], words: Sequence[str], limit: int,
                held_by: dict[str, set[int]]) -> bool:
     """Whether more than ``limit`` atoms hold both words (``held_by``: a cache of sets)."""
-    fewer, more = sorted((first, second), key=lambda w: len(postings[w]))
+    fewer, more = sorted(words, key=lambda w: len(postings[w]))
     if len(postings[fewer]) <= limit:
         return False
     if more not in held_by:
@@ -300,11 +332,10 @@ def _both_past(postings: Mapping[str, list[int]], first: str, second: str, limit
     return False
 
 
-def _size(key: str | tuple[str, ...], members: list[int],
-          sizes: Mapping[str, int] | None) -> int:
+def _size(name: str, members: list[int], sizes: Mapping[str, int] | None) -> int:
     if sizes is None:
         return len(members)
-    return max(len(members), sizes.get(block_name(key), 0))
+    return max(len(members), sizes.get(name, 0))
 
 
 def pair_keys(words: Iterable[str], held: Mapping[str, int]) -> set[str]:
@@ -408,15 +439,16 @@ def _start_keys(titles: Sequence[str], words: set[str]) -> set[tuple[str, ...]]:
     return keys
 
 
-def _combined_keys(titles: Sequence[Sequence[str]], terms: Sequence[set[str]],
-                   held: Mapping[str, int]) -> dict[tuple[str, ...], list[int]]:
+def _combined_keys(filings: Sequence[Filing], held: Mapping[str, int]
+                   ) -> dict[str, list[int]]:
     """Keys that stay rare when every word of a title is common (see the module doc):
     each pair of the atom's ``PAIR_WORDS`` rarest words, and each title's first
-    ``PREFIX_WORDS`` distinctive words in order."""
-    blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    for i, words in enumerate(terms):
-        keys = {("&", *sorted(pair)) for pair in itertools.combinations(pair_words(words, held), 2)}
-        keys |= _start_keys(titles[i], words)
+    ``PREFIX_WORDS`` distinctive words in order (each 3 of the first 4), by name."""
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for i, filing in enumerate(filings):
+        pairs = itertools.combinations(pair_words(filing.terms, held), 2)
+        keys = {pair_key(*pair) for pair in pairs}
+        keys.update(filing.starts)
         for key in keys:
             blocks[key].append(i)
     return blocks

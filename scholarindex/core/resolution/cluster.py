@@ -67,7 +67,7 @@ from itertools import combinations
 from typing import NamedTuple
 
 from scholarindex.core.collector import cycle_collector_paused
-from scholarindex.core.resolution.blocking import candidate_pairs_from_titles
+from scholarindex.core.resolution.blocking import Filing, candidate_pairs_from_titles
 from scholarindex.core.resolution.decide import (
     Features,
     decide_features,
@@ -177,14 +177,16 @@ def resolve(atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
             counts: Mapping[str, int] | None = None,
             sizes: Mapping[str, int] | None = None,
             judge: Callable[[Features, Features], Decision] = decide_features,
-            features_of: Callable[[Atom], Features] = features) -> Resolution:
+            features_of: Callable[[Atom], Features] = features,
+            filing_of: Callable[[Atom], Filing] | None = None) -> Resolution:
     """The partition of ``atoms`` into works (see the module doc). ``counts`` and
     ``sizes``: blocking's counts over a larger set these atoms are part of
     (``blocking.candidate_pairs_from_titles``). ``judge``: ``decide_features`` or a stand-in.
     ``features_of``: ``features``, or the same kept by a caller that resolves more
-    atoms than its cache holds, again and again."""
+    atoms than its cache holds, again and again; ``filing_of`` likewise, blocking's keys."""
     with cycle_collector_paused():
-        return _resolve(atoms, must_link, cannot_link, counts, sizes, judge, features_of)
+        return _resolve(atoms, must_link, cannot_link, counts, sizes, judge, features_of,
+                        filing_of)
 
 
 def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
@@ -192,13 +194,15 @@ def _resolve(atoms: Iterable[Atom], must_link: Iterable[tuple[str, str]],
              counts: Mapping[str, int] | None,
              sizes: Mapping[str, int] | None,
              judge: Callable[[Features, Features], Decision],
-             features_of: Callable[[Atom], Features]) -> Resolution:
+             features_of: Callable[[Atom], Features],
+             filing_of: Callable[[Atom], Filing] | None) -> Resolution:
     pooled = _pool(atoms)
     feats = [features_of(a) for a in pooled]
+    filings = None if filing_of is None else [filing_of(a) for a in pooled]
     # In order, so that one atom's pairs are decided one after another: what is kept
     # of its titles (``similarity``'s caches) is still at hand, which halves the misses.
     decisions = {(i, j): judge(feats[i], feats[j])
-                 for i, j in sorted(candidates(pooled, feats, counts, sizes))}
+                 for i, j in sorted(candidates(pooled, feats, counts, sizes, filings))}
     return clustered(pooled, feats, decisions, must_link, cannot_link)
 
 
@@ -246,10 +250,11 @@ def resolve_new(atoms: Iterable[Atom], settled: Mapping[str, str],
 
 def candidates(pooled: Sequence[Atom], feats: Sequence[Features],
                counts: Mapping[str, int] | None = None,
-               sizes: Mapping[str, int] | None = None) -> set[tuple[int, int]]:
+               sizes: Mapping[str, int] | None = None,
+               filings: Sequence[Filing] | None = None) -> set[tuple[int, int]]:
     """The pairs (indices into ``pooled``) blocking proposes and those sharing a key."""
     return {*candidate_pairs_from_titles([f.titles for f in feats], [f.surnames for f in feats],
-                                         counts=counts, block_sizes=sizes),
+                                         counts=counts, block_sizes=sizes, filings=filings),
             *_sharing_a_key(pooled)}
 
 
