@@ -35,6 +35,11 @@ truncation and word order all survive:
   spellings with one letter dropped, as above), each part capped alike. These blocks
   and the whole-title ones hold the printings of one title, as many in any crawl:
   their cap does not scale;
+* **titles printed with their spaces lost** ("Approximatemediansandother
+  quantilesinonepass and with limited memory"): glued, their words are none of the
+  other printing's, so every atom is paired through its whole folded titles
+  (``title_key``: letters and digits alone, spaces and marks left out), not only those
+  with too little rare text;
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
@@ -215,10 +220,10 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
         usable = rare_words(words, held, limit)
-        if len(usable) < 2:  # too little rare text to block on: its whole title
-            for t in titles[i]:
-                key = title_key(t)
-                _file(exact, key, i)
+        for t in titles[i]:  # a title printed with its spaces lost still meets (module doc)
+            key = title_key(t)
+            _file(exact, key, i)
+            if len(usable) < 2:  # too little rare text to block on: with its people too
                 for surname in surnames[i] if surnames is not None else ():
                     _file(exact, f"{key}|{surname}", i)
         for key in _typo_keys(titles[i]):
