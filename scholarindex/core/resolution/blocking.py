@@ -15,9 +15,9 @@ truncation and word order all survive:
   cannot reach the decision's thresholds unless most of their words are typos;
 * atoms whose titles have fewer than two usable rare words (generic or very
   short titles; a word no other atom holds is not usable: it finds nothing, and is
-  often a typo) are paired through their whole folded title instead
-  (``title_key``), in blocks of at most ``MAX_POSTING``; and through that title
-  plus each of their people's surnames, so that a title thousands of profiles
+  often a typo) are paired through their whole folded title (``title_key``, as
+  every atom is, below), in blocks of at most ``MAX_POSTING``, and through that
+  title plus each of their people's surnames, so that a title thousands of profiles
   print ("Introduction") still brings together the listings that share a person,
   the only ones such a title may join (``decide``);
 * **typos in short titles**: a title of at most ``TYPO_KEY_WORDS`` (2) distinctive
