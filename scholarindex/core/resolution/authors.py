@@ -24,8 +24,7 @@ names they start ("J. Gray" is "Jim Gray"), "Gray, Jim" is "Jim Gray".
   reads as one person's (``readable_name``: letters, initials, particles, at least
   one word of two letters or more; not two names glued at a lost space, "S Chaudhuri
   andV"; not the initials of several people run together, "MFDFJ Kang"). A damaged
-  line says who is on it, never who is not. The cut mark is the list's, printed after
-  the last name shown ("MJ Carey, DJ DeWitt…"): that name is still its person's.
+  line says who is on it, never who is not.
 * **conflict**, printed authors decide where they are printed (the title does not
   overrule them; only a verified key does, ``decide`` rule 1):
   - an owner of one atom (read from the profile; an owner whose name does not read
@@ -128,18 +127,7 @@ def _read(name: str) -> _Name:
     text = _NUMBERED.sub("", repair_text(name))  # "Stefan Fischer 0003"
     if not is_author_name(text):
         return _Name(False, None, False, False)
-    cut = text.rstrip().endswith(_CUT)
-    # The mark is the list's, printed after the last name shown ("MJ Carey, DJ DeWitt…"):
-    # the name before it is still that person's, though the list is no longer whole.
-    person = parse_name(_without_cut(text)) if cut else parse_name(text)
-    return _Name(True, person, readable_name(text), cut)
-
-
-def _without_cut(text: str) -> str:
-    bare = text.rstrip()
-    for mark in _CUT:
-        bare = bare.removesuffix(mark)
-    return bare.rstrip(" ,;")
+    return _Name(True, parse_name(text), readable_name(text), text.rstrip().endswith(_CUT))
 
 
 def _people(names: tuple[_Name, ...]) -> tuple[ParsedName, ...]:
