@@ -120,6 +120,17 @@ def test_typos_of_one_spelling_past_the_cap_do_not_meet_inside_a_leave_one_out_b
         (f"t{letter}0", f"t{letter}1") for letter in "abcdefghijklmnopqrstuvwxyz"}
 
 
+def test_a_title_printed_with_its_spaces_lost_meets_the_title() -> None:
+    # Glued, the words match none of the other printing's: the letters still do.
+    title = "Approximate Medians and Other Quantiles in One Pass"
+    others = [atom(f"o{k}", title.replace("One Pass", f"Pass {k}")) for k in range(3)]
+    whole, glued = atom("a", title), atom("b", "Approximatemediansandother quantilesinonepass")
+    assert frozenset(("a", "b")) in named_pairs([*others, whole, glued])
+    # Other letters, glued alike, are another title.
+    other = atom("c", "Approximatemediansandother quantilesintwopasses")
+    assert frozenset(("a", "c")) not in named_pairs([*others, whole, other])
+
+
 def test_short_titles_two_typos_apart_do_not_meet() -> None:
     atoms = [atom("a", "Altruistic lokcnig"), atom("b", "Altruistic Locking")]
     assert named_pairs(atoms) == set()

@@ -663,6 +663,20 @@ def test_a_citations_authors_or_date_before_a_title() -> None:
                                  "Lotus Notes", ("I Greif",), None)).match
 
 
+def test_a_name_glued_before_a_title_without_a_mark() -> None:
+    paper = card("a", "Temporal Queries in OLAP", ("Alejandro A. Vaisman", "Alberto Mendelzon"),
+                 2000)
+    cited = card("b", "Alejandro A. Vaisman Temporal Queries in OLAP", ("AO Mendelzon",), None)
+    decision = decide(paper, cited)
+    assert decision.match and decision.strength is Strength.WEAK
+    # Near misses: a name of no one the two atoms know, and capitalised words that are
+    # another title's own.
+    assert not decide(paper, card("c", "Alejandro A. Jones Temporal Queries in OLAP",
+                                  ("AO Mendelzon",), None)).match
+    assert not decide(paper, card("d", "Adaptive Versioned Temporal Queries in OLAP",
+                                  ("AO Mendelzon",), None)).match
+
+
 def test_a_citations_authors_before_a_title_name_the_other_listings_owner() -> None:
     # The card's own list is cut short ("et al."): no one shared, no conflict.
     paper = listing("a", "Watermarking Relational Databases", "Jerry Kiernan", 2002)

@@ -15,9 +15,9 @@ truncation and word order all survive:
   cannot reach the decision's thresholds unless most of their words are typos;
 * atoms whose titles have fewer than two usable rare words (generic or very
   short titles; a word no other atom holds is not usable: it finds nothing, and is
-  often a typo) are paired through their whole folded title instead
-  (``title_key``), in blocks of at most ``MAX_POSTING``; and through that title
-  plus each of their people's surnames, so that a title thousands of profiles
+  often a typo) are paired through their whole folded title (``title_key``, as
+  every atom is, below), in blocks of at most ``MAX_POSTING``, and through that
+  title plus each of their people's surnames, so that a title thousands of profiles
   print ("Introduction") still brings together the listings that share a person,
   the only ones such a title may join (``decide``);
 * **typos in short titles**: a title of at most ``TYPO_KEY_WORDS`` (2) distinctive
@@ -35,6 +35,11 @@ truncation and word order all survive:
   spellings with one letter dropped, as above), each part capped alike. These blocks
   and the whole-title ones hold the printings of one title, as many in any crawl:
   their cap does not scale;
+* **titles printed with their spaces lost** ("Approximatemediansandother
+  quantilesinonepass and with limited memory"): glued, their words are none of the
+  other printing's, so every atom is paired through its whole folded titles
+  (``title_key``: letters and digits alone, spaces and marks left out), not only those
+  with too little rare text;
 * **combined keys**, for titles whose words are all common (in a large crawl
   "query", "optimization", "distributed" each sit in thousands of atoms, beyond
   the cap): every atom is also filed under each pair of its ``PAIR_WORDS`` (3)
@@ -171,7 +176,8 @@ def stored_keys(titles: Sequence[str], surnames: Iterable[str] = ()) -> set[str]
     """The atom's keys that do not depend on any count (see the module doc): every block
     it may be filed under but the pairs of rare words, and each distinctive word."""
     filing = Filing.of_titles(titles, surnames)
-    return {*map(word_key, filing.terms), *filing.whole, *filing.typos, *filing.starts}
+    return {*map(word_key, filing.terms), *filing.titles, *filing.people, *filing.typos,
+            *filing.starts}
 
 
 class _Counted(dict[str, int]):
@@ -215,8 +221,10 @@ def candidate_pairs_from_titles(titles: Sequence[Sequence[str]],
     sizes = [len(t) for t in terms]
     for i, words in enumerate(terms):
         usable = rare_words(words, held, limit)
-        if len(usable) < 2:  # too little rare text to block on: its whole title
-            for key in filings[i].whole:
+        for key in filings[i].titles:  # a title printed with its spaces lost still meets
+            _file(exact, key, i)
+        if len(usable) < 2:  # too little rare text to block on: with its people too
+            for key in filings[i].people:
                 _file(exact, key, i)
         for key in filings[i].typos:
             _file(exact, key, i)
@@ -257,8 +265,9 @@ class Filing(NamedTuple):
     """An atom's ``stored_keys`` by what blocking does with each."""
 
     terms: AbstractSet[str]  # its distinctive words (``w:``)
-    whole: tuple[str, ...]  # its titles, alone and with each surname: filed if few rare words
-    typos: tuple[str, ...]  # its typo and leave-one-out keys: always filed
+    titles: tuple[str, ...]  # its whole titles (``title_key``)
+    people: tuple[str, ...]  # each with each surname: filed if it has few rare words
+    typos: tuple[str, ...]  # its typo and leave-one-out keys
     starts: tuple[str, ...]  # its titles' starts (``>:``): combined keys
 
     @classmethod
@@ -267,20 +276,20 @@ class Filing(NamedTuple):
         keys = tuple(keys)
         if terms is None:
             terms = {k[2:] for k in keys if k.startswith("w:")}
-        return cls(terms,
-                   tuple(k for k in keys if k.startswith("x:") and not k.startswith(_TYPOS)),
+        whole = [k for k in keys if k.startswith("x:") and not k.startswith(_TYPOS)]
+        return cls(terms, tuple(k for k in whole if "|" not in k),
+                   tuple(k for k in whole if "|" in k),
                    tuple(k for k in keys if k.startswith(_TYPOS)),
                    tuple(k for k in keys if k.startswith(">:")))
 
     @classmethod
     def of_titles(cls, titles: Sequence[str], surnames: Iterable[str] = ()) -> Filing:
         terms = title_terms(titles)
+        keys = [title_key(title) for title in titles]
         names = list(surnames)
-        whole: list[str] = []
-        for title in titles:
-            key = title_key(title)
-            whole += [block_name(key), *(block_name(f"{key}|{name}") for name in names)]
-        return cls(terms, tuple(whole), tuple(map(block_name, _typo_keys(titles))),
+        return cls(terms, tuple(block_name(key) for key in keys),
+                   tuple(block_name(f"{key}|{name}") for key in keys for name in names),
+                   tuple(map(block_name, _typo_keys(titles))),
                    tuple(map(block_name, _start_keys(titles, terms))))
 
 

@@ -44,6 +44,13 @@ what other fields left glued to a title. Both are pure and idempotent.
     end (after a full stop, ``MIN_WORDS_AFTER_SURE_CUT`` (2) words of title may
     remain: "Petabyte Databases. In ..."); a venue and its year after a comma (``,
     SIGMOD 1999``); and any of the atom's own ``venues`` printed at the end;
+  - what a citation prints right after the title, from the mark before it to the end:
+    pages (``(pp. 442-453)``, ``. 266-275. 1997``, ``. 13p``), a volume, a report's
+    number (``, IBM Research Report RJ9839``, ``:[Technical Report CMPT99-12]``), a link
+    (``. At http://...``), the editors (``. Eds., Haas, LM``, ``, Jagadish HV, Mumick IS,
+    Eds``), a meeting by its acronym and year (``, VLDB'97``), ``. To app. at ...``,
+    ``, in``Proceedings ...``, a lone ``. Intl``; not a tail that names a venue first
+    (``. Machine Learning 5 197-227``: which version the citation is of);
   - leading or trailing authors: a segment before a ``. `` or ``:`` (or after a
     ``. ``; the full stop of an initial, "H. V.", does not end a segment) of at
     most ``MAX_AUTHOR_SEGMENT_WORDS`` words, every part of which (split at ``,``,
@@ -182,6 +189,26 @@ _VENUE_TAIL = re.compile(
     r"|\s+(?-i:In:?\s+)?(?-i:Proc\.|Proceedings\s+of\b)",
     re.IGNORECASE,
 )
+# What a citation prints right after the title and no title holds, after a mark ("." ","
+# ";", or a bracket opened): pages ("pp. 442-453", ". 266-275. 1997. Athens", ". 13p"), a
+# volume ("Vol. 2"), a report's number ("IBM Research Report RJ9839", ":[Technical Report
+# CMPT99-12]", "Informatik-Report 141"), a link ("At http://db"), the editors ("Eds., Haas,
+# LM", "Jagadish HV, Mumick IS, Eds"), a meeting by its acronym and year ("VLDB'97",
+# "SIGMOD'98 Seattle"), "To app.", "in``Proceedings", and a proceedings' word left alone
+# (". Int", ". Intl", ". Procs"). Only right after the mark: a tail that names a venue first
+# (". Machine Learning 5 197-227") says which version the citation is of, which a reader
+# of the venue needs (a technical report, the conference paper, the journal's).
+_CITATION_TAIL = re.compile(
+    r"(?:[.,;]\s+|\s*[(\[]|:\s*[(\[])(?:"
+    r"pp?\.\s*\d|\d{1,4}\s*(?:-|–|\{)\s*\d+\s*(?:[.,;)]|$)|\d+\s*pp?\b\.?\s*$"
+    r"|vol(?:ume)?\.?\s*\d"
+    r"|(?:[\w-]+\s+){0,2}(?:[\w-]*-)?report\s+[a-z-]*\d|technical\s+(?:report|note)\b"
+    r"|(?:at\s+)?(?:https?://|www\.)|eds?\.?,|(?:[^.;]*,\s*)?eds?\.?\s*$"
+    r"|(?-i:[A-Z]{3,}\s?'\d\d\b)|to\s+app\.|in\s*[`'\"“”‘’]+\s*proc"
+    r"|(?:int'?l?|procs?)\.?\s*$)",
+    re.IGNORECASE,
+)
+_YEAR_RANGE = re.compile(r"\b(?:19|20)\d\d\s*[-–]\s*(?:19|20)?\d\d\b")
 # A venue and its year after a comma: ", SIGMOD 1999", ", ACM CHI'98 1998" (before the year
 # alone is taken: ", SIGMOD" would be left).
 _VENUE_YEAR = re.compile(r",\s+(?:[^\s,]+\s+){1,3}(?:19|20)\d\d[a-z]?[\s.)]*$")
@@ -316,6 +343,19 @@ def _strip_venue(title: str, venues: tuple[str, ...]) -> str:
     return title
 
 
+def _strip_citation_tail(title: str) -> str:
+    """The title without what a citation prints after it (``_CITATION_TAIL``), from the
+    first mark that starts such a tail; not a range of years, which a title may hold
+    ("Database Research: 1975-2000")."""
+    for match in _CITATION_TAIL.finditer(title):
+        tail = title[match.start():]
+        if _YEAR_RANGE.search(tail) and not re.search(r"(?i)\bpp?\.|\(\d+\)\s*:", tail):
+            continue
+        if _word_count(title[: match.start()]) >= MIN_TITLE_WORDS:
+            return title[: match.start()]
+    return title
+
+
 def _cut_after_words(text: str, count: int) -> str:
     seen = 0
     for match in re.finditer(r"[A-Za-z0-9\u00c0-\uffff]+", text):
@@ -366,6 +406,7 @@ def _clean(title: str, venues: tuple[str, ...], people: tuple[str, ...]) -> str:
         title = _strip_cited_authors(title)
         title = _strip_authors(title, people)
         title = _strip_venue(title, venues)
+        title = _strip_citation_tail(title)
         if title == before:
             break
     title = title.rstrip()

@@ -123,7 +123,8 @@ The rule, first that applies:
    that the cleaning left (``similarity.cited_before``: up to a full stop, a comma,
    a semicolon, a closing bracket or an opening quote, not a colon, naming one of
    the two atoms' people or printing a year: "Garcia-Molina. H. Crawling the Hidden
-   Web", "Dec. 1998.'The Asilomar report ...'"); a front naming no one, "Evolution
+   Web", "Dec. 1998.'The Asilomar report ...'"; or a name glued on with no mark,
+   "AA Vaisman Temporal Queries in OLAP"); a front naming no one, "Evolution
    of Groupware. A Database Perspective on Lotus Notes", is another paper.
 9. No author evidence either way (no names on one side, or only owners that
    do not meet): **match** (weak) only when near-identical (``ratio`` ≥ ``NEAR``,

@@ -36,7 +36,8 @@ after surgery"), another paper; anything else is the printing stopped inside the
 title's last phrase ("... over Streaming Sensor" / "... Sensor Data"). (A language
 tag, "[French]", is gone by then: ``clean``.) ``cited_before``: one
 title is the other with a citation's text before it, naming a person or a year, up to a
-full stop, a comma, a semicolon, a closing bracket or an opening quote. ``contained``:
+full stop, a comma, a semicolon, a closing bracket or an opening quote; or a person's name
+glued before it with no mark ("AA Vaisman Temporal Queries in OLAP"). ``contained``:
 every word of the shorter title is somewhere in the longer, at least
 ``CONTAINED_MIN_WORDS`` (4) distinctive, the shorter not being the longer's part after
 its colon alone.
@@ -418,9 +419,10 @@ def cited_before(title: str, cited: str, names: frozenset[str], dates: bool) -> 
     distinctive words) with a citation's text before it, up to a mark (``_CITATION_END``):
     text naming one of ``names`` (folded surnames, as ``authors`` reads them:
     "Garcia-Molina. H. Crawling the Hidden Web") or, when ``dates``, printing a year
-    ("Dec. 1998.'The Asilomar report on database research'"). A front that names no one
-    and no date is no citation's: "Evolution of Groupware. A Database Perspective on Lotus
-    Notes" is another paper than "A Database Perspective on Lotus Notes"."""
+    ("Dec. 1998.'The Asilomar report on database research'"), or a name glued on with no
+    mark (``_named_before``). A front that names no one and no date is no citation's:
+    "Evolution of Groupware. A Database Perspective on Lotus Notes" is another paper than
+    "A Database Perspective on Lotus Notes"."""
     short, long = title_words(title), title_words(cited)
     if (len(short) >= len(long) or not same_word(short[-1], long[-1])
             or len([w for w in short if w not in FUNCTION_WORDS]) < PREFIX_MIN_WORDS):
@@ -431,5 +433,25 @@ def cited_before(title: str, cited: str, names: frozenset[str], dates: bool) -> 
         front = words(cited[:mark.start()])
         said = {*front, *(x + y for x, y in pairwise(front))}
         if not said.isdisjoint(names) or (dates and _A_YEAR.search(cited[:mark.start()])):
+            return True
+    return _named_before(cited, short, names)
+
+
+# A person's name as a citation prints it: initials ("AA", "K.") and capitalised names.
+_NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’-]+|[A-Z]{1,3}\.?|(?:[A-Z]\.){1,3})")
+NAME_FRONT_WORDS = 4
+
+
+def _named_before(cited: str, short: tuple[str, ...], names: frozenset[str]) -> bool:
+    """``cited`` is the title ``short`` with a person's name glued before it and no mark
+    between ("AA Vaisman Temporal Queries in OLAP", "Ahmed K. Elmagarmid Composing Web
+    services ..."): at most ``NAME_FRONT_WORDS`` words, each an initial or capitalised, one
+    of them a surname of ``names``."""
+    printed = cited.split()
+    for count in range(1, min(NAME_FRONT_WORDS, len(printed) - 1) + 1):
+        front, rest = printed[:count], " ".join(printed[count:])
+        if not all(_NAME_WORD.fullmatch(w) for w in front):
+            return False
+        if not names.isdisjoint(words(" ".join(front))) and _same_words(short, title_words(rest)):
             return True
     return False
