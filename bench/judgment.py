@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gc-as-child", action="store_true",
                         help="collect garbage as the writer's child does (GC_THRESHOLDS, "
                              "gc.freeze() once started)")
+    parser.add_argument("--collect", action="store_true",
+                        help="a full garbage collection after each batch")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
     items = listings(args.profiles, args.seed)
@@ -165,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         for start in range(0, len(items), args.batch_size):
             writer.write([change_from_item(item, SEEN_AT)
                           for item in items[start:start + args.batch_size]])
+            if args.collect:
+                gc.collect()
             if marks:
                 release_free_memory()  # as the writer's child does after each batch
             while marks and marks[0][0] <= start + args.batch_size:
