@@ -17,6 +17,7 @@ The listings themselves are made before the first figure and do not change.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -37,6 +38,7 @@ from scholarindex.indexing.client import build_client
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import alias_name, ensure_aliases
 from scholarindex.indexing.unresolved import HIDDEN
+from scholarindex.runtime.heapwatch import pymalloc
 from scholarindex.runtime.memory import release_free_memory
 
 SEEN_AT = "2026-01-01T00:00:00.000Z"
@@ -91,7 +93,11 @@ def resident_mb() -> tuple[float, float]:
 def memory_line(profiles: int, writer: BulkWriter, cpu: float) -> str:
     rss, peak = resident_mb()
     entries = sum(f.cache_info().currsize for f in memo_caches().values())
+    arenas = pymalloc()
     return (f"memory profiles {profiles} rss_mb {rss:.0f} peak_mb {peak:.0f} "
+            f"pymalloc_live_mb {arenas.get('live_mb', 0):.0f} "
+            f"pymalloc_free_mb {arenas.get('free_mb', 0):.0f} "
+            f"pymalloc_arenas {arenas.get('arenas', 0):.0f} "
             f"cache_entries {entries} neighbours {len(writer._neighbours._kept)} "
             f"neighbours_hits {writer._neighbours.hits} "
             f"neighbours_misses {writer._neighbours.misses} "
@@ -123,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the resident size and caches every PROFILES profiles")
     parser.add_argument("--tracemalloc", type=int, default=0, metavar="LINES",
                         help="with --memory-every: also the LINES lines holding the most")
+    parser.add_argument("--gc-as-child", action="store_true",
+                        help="collect garbage as the writer's child does (GC_THRESHOLDS, "
+                             "gc.freeze() once started)")
+    parser.add_argument("--collect", action="store_true",
+                        help="a full garbage collection after each batch")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
     items = listings(args.profiles, args.seed)
@@ -143,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         ensure_aliases(client, config.prefix, config.layout)
         writer = BulkWriter(client, config.prefix, DeadLetterFile(Path(tmp) / "dead.jsonl"),
                             RETRY, layout=config.layout, hide_unresolved=not args.no_judgment)
+        if args.gc_as_child:
+            gc.set_threshold(50_000, 20, 10)
+            gc.freeze()
         cpu, began = time.process_time(), time.monotonic()
         marks = [(ends[p - 1], p) for p in range(args.memory_every,
                                                  (args.stop_at or args.profiles) + 1,
@@ -153,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         for start in range(0, len(items), args.batch_size):
             writer.write([change_from_item(item, SEEN_AT)
                           for item in items[start:start + args.batch_size]])
+            if args.collect:
+                gc.collect()
             if marks:
                 release_free_memory()  # as the writer's child does after each batch
             while marks and marks[0][0] <= start + args.batch_size:

@@ -43,11 +43,14 @@ from scholarindex.indexing.client import build_client, quiet_transport_logs
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.runtime.child_process import start_child
+from scholarindex.runtime.heapwatch import HeapWatch
 from scholarindex.runtime.memory import release_free_memory
 
 logger = logging.getLogger(__name__)
 
 _writer: BulkWriter | None = None  # the child's own writer
+# What the child holds, written every few batches when asked for (``SCHOLARINDEX_HEAPWATCH``).
+_watch: HeapWatch | None = None
 
 
 class ProcessWriter:
@@ -126,7 +129,7 @@ class _ParentLoggers(logging.Handler):
 def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryPolicy,
                  records: multiprocessing.Queue, crawl_pid: int,
                  gc_thresholds: tuple[int, ...], hide_unresolved: bool = True) -> None:
-    global _writer
+    global _writer, _watch
     # The crawl decides when the writer stops (after its last flush): a Ctrl-C or a
     # SIGTERM sent to the whole process group must not kill a write half-way.
     start_child(crawl_pid)
@@ -140,6 +143,7 @@ def _start_child(config: OpenSearchConfig, dead_letter_path: str, policy: RetryP
     # What is alive now (modules, the client) lives as long as the child: out of the
     # collector's sight, its full collections no longer walk it after every batch.
     gc.freeze()
+    _watch = HeapWatch.from_environment()
 
 
 def _started() -> None:
@@ -150,6 +154,13 @@ def _write(packed: list[bytes], hold: bool) -> tuple[WriteReport, float]:
     """The child's write, and the CPU seconds it took there (all its threads)."""
     assert _writer is not None, "the child's writer is made by _start_child"
     started = time.process_time()
-    report = _writer.write(unpack_changes(packed), hold=hold)
+    changes = unpack_changes(packed)
+    count = len(changes)
+    report = _writer.write(changes, hold=hold)
+    del changes  # before the trim, as when it was a temporary
     release_free_memory()  # a batch's buffers are the child's largest allocations
-    return report, time.process_time() - started
+    cpu_seconds = time.process_time() - started
+    if _watch is not None:
+        _watch.done({"changes": count, "cpu_s": cpu_seconds,
+                     "neighbours": len(_writer._neighbours._kept)})
+    return report, cpu_seconds
