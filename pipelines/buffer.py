@@ -5,14 +5,6 @@ child as they come (``changes.pack_changes``): the packed length stands for thei
 in a bulk request, about their JSON's and cheaper than any estimate of it. During an
 outage the writer hands batches back; they are *held* apart and go first, ahead of
 what was buffered meanwhile, once the cluster answers.
-
-A flush hands the writer its changes in parts of whole pages, each of at most
-``INDEX_MAX_BUFFER`` changes (``take``). The crawl waits for the index only once a page
-is in, so while a write is in flight the buffer outgrows that bound by every page the
-scraper holds (thousands of changes on the benchmark site); one write of all of them
-was the writer child's largest working set, which its memory keeps after the write
-(docs/performance.md). Written one after the other, in one flush, the parts are what a
-crawl whose writer keeps up writes anyway.
 """
 
 from __future__ import annotations
@@ -30,7 +22,6 @@ class ChangeBuffer:
         self.max_buffer = max(batching.max_buffer, batching.size)
         self.changes: list[Change] = []
         self.packed: list[bytes] = []  # ``changes`` packed, one message a page
-        self.counts: list[int] = []  # the changes of each message of ``packed``
         self.held: list[Change] = []  # handed back by the writer, sent first on resume
         self.size = 0  # the length of ``packed``'s messages: the buffer's size in bytes
 
@@ -51,20 +42,12 @@ class ChangeBuffer:
         """At ``INDEX_MAX_BUFFER``: the crawl waits for the index (backpressure)."""
         return len(self.changes) + len(self.held) >= self.max_buffer
 
-    def take(self) -> list[tuple[list[Change], list[bytes]]]:
-        """The buffered changes and their packed messages, for a flush, in parts of whole
-        messages of at most ``max_buffer`` changes (a larger message alone); empties both."""
-        parts: list[tuple[list[Change], list[bytes]]] = []
-        start = 0
-        for message, count in zip(self.packed, self.counts, strict=True):
-            if parts and len(parts[-1][0]) + count <= self.max_buffer:
-                parts[-1][0].extend(self.changes[start:start + count])
-                parts[-1][1].append(message)
-            else:
-                parts.append((self.changes[start:start + count], [message]))
-            start += count
-        self.changes, self.packed, self.counts, self.size = [], [], [], 0
-        return parts
+    def take(self) -> tuple[list[Change], list[bytes]]:
+        """The buffered changes and their packed messages, for a flush; empties both."""
+        batch, self.changes = self.changes, []
+        packed, self.packed = self.packed, []
+        self.size = 0
+        return batch, packed
 
     def hold(self, changes: list[Change]) -> None:
         self.held.extend(changes)
@@ -80,15 +63,13 @@ class ChangeBuffer:
     def take_all(self) -> list[Change]:
         """Everything held and buffered, in that order (given up: to the dead letters)."""
         everything = self.held + self.changes
-        self.held, self.changes, self.packed, self.counts, self.size = [], [], [], [], 0
+        self.held, self.changes, self.packed, self.size = [], [], [], 0
         return everything
 
     def _pack(self, changes: list[Change], first: bool = False) -> None:
         message = pack_changes(changes)
         if first:
             self.packed.insert(0, message)
-            self.counts.insert(0, len(changes))
         else:
             self.packed.append(message)
-            self.counts.append(len(changes))
         self.size += len(message)

@@ -327,36 +327,23 @@ class OpenSearchIndexPipeline:
         """
         if self._inflight is not None or self.watch.active or not self.buffer.changes:
             return
-        parts = self.buffer.take()
-        batch = [change for changes, _ in parts for change in changes]
+        batch, packed = self.buffer.take()
         if self.given_up is not None:
             self._dead_letter(batch, UNAVAILABLE, self.given_up)
             return
         self._flushes += 1
         self._flush_wanted = False
-        inflight: Deferred[Any] = deferToThread(self._write, parts)
+        inflight: Deferred[Any] = deferToThread(self._write, batch, packed)
         inflight.addCallbacks(self._flushed, self._flush_failed, errbackArgs=(batch,))
         inflight.addBoth(self._flush_done, self._flushes)
         self._inflight = inflight
 
-    def _write(self, parts: list[tuple[list[Change], list[bytes]]]) -> WriteReport:
-        """In a thread: the flush's parts (``ChangeBuffer.take``), written one after the
-        other. Once the writer holds a part back (the cluster stayed unavailable), the
-        parts after it are held with it, untried."""
-        report = WriteReport()
-        for changes, packed in parts:
-            if report.held:
-                report.held += changes
-            else:
-                report.add(self._write_part(changes, packed))
-        return report
-
-    def _write_part(self, changes: list[Change], packed: list[bytes]) -> WriteReport:
-        """One write (the child's CPU is counted apart, by the child)."""
+    def _write(self, batch: list[Change], packed: list[bytes]) -> WriteReport:
+        """In a thread: the write (the child's CPU is counted apart, by the child)."""
         if isinstance(self.writer, ProcessWriter):
-            return self.writer.write(changes, hold=True, packed=packed)
+            return self.writer.write(batch, hold=True, packed=packed)
         with self.writer_cpu.measure():
-            return self.writer.write(changes, hold=True)
+            return self.writer.write(batch, hold=True)
 
     def _flushed(self, report: WriteReport) -> None:
         for key, value in report.stats().items():

@@ -42,7 +42,7 @@ INDEX_BATCH_BYTES = 5 * 1024 * 1024
 # ...or every this many seconds, so a slow crawl still indexes as it goes.
 INDEX_FLUSH_INTERVAL = 2.0
 # Items buffered while a flush is in flight (or held through an outage) before the crawl
-# waits (backpressure); also the most one write takes: a larger flush is written in parts.
+# waits (backpressure).
 INDEX_MAX_BUFFER = 2000
 # Attempts per batch (the first included) before a document is dead-lettered.
 INDEX_MAX_ATTEMPTS = 6

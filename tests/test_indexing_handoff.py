@@ -53,18 +53,14 @@ class _Writer:
     client = None
 
 
-def _pipeline(batch_size: int = 1000, max_buffer: int = 10**6,
-              writer: Any = None) -> OpenSearchIndexPipeline:
+def _pipeline(batch_size: int = 1000) -> OpenSearchIndexPipeline:
     crawler = get_crawler()
     crawler.stats.open_spider()
     batching = Batching(size=batch_size, max_bytes=10**9, flush_interval=60, max_buffer=10**6)
     config = OpenSearchConfig.from_settings(project_settings())
     policy = RetryPolicy(attempts=1, initial_wait=0, max_wait=0, jitter=0)
-    pipeline = OpenSearchIndexPipeline(crawler, config, writer or _Writer(),  # type: ignore[arg-type]
-                                       batching, policy, outage_wait=1)
-    # Below the batch size (which it never is by the settings): no flush while adding.
-    pipeline.buffer.max_buffer = max_buffer
-    return pipeline
+    return OpenSearchIndexPipeline(crawler, config, _Writer(),  # type: ignore[arg-type]
+                                   batching, policy, outage_wait=1)
 
 
 def _page(*works: Any) -> PageItem:
@@ -123,59 +119,21 @@ def test_given_up_everything_held_and_buffered_is_dead_lettered_in_order(
 def test_a_flush_sends_the_batch_with_its_packed_messages(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     pipeline = _pipeline()
-    sent: list[list[tuple[list[Any], list[bytes]]]] = []
+    sent: list[tuple[list[Any], list[bytes]]] = []
 
-    def to_thread(function: Any, parts: list[tuple[list[Any], list[bytes]]]) -> Any:
+    def to_thread(function: Any, batch: list[Any], packed: list[bytes]) -> Any:
         from twisted.internet.defer import succeed
 
-        sent.append(parts)
+        sent.append((batch, packed))
         return succeed(WriteReport())
 
     monkeypatch.setattr("pipelines.index.deferToThread", to_thread)
     pipeline._add_page(_page(CHAO))
     pipeline._add_page(_page(YINMIN))
     pipeline._flush()
-    [(batch, packed)], = sent
+    (batch, packed), = sent
     assert unpack_changes(packed) == batch and len(batch) == 4
     assert (pipeline.buffer.changes, pipeline.buffer.packed, pipeline.buffer.size) == ([], [], 0)
-
-
-class _Recorder(_Writer):
-    """Records each write's changes; holds back every change from the ``hold_from``-th
-    write on, as the writer does through an outage."""
-
-    def __init__(self, hold_from: int = 0) -> None:
-        self.writes: list[list[Any]] = []
-        self.hold_from = hold_from
-
-    def write(self, changes: list[Any], *, hold: bool = False, **_: Any) -> WriteReport:
-        self.writes.append(list(changes))
-        report = WriteReport(listings_delivered=len(changes))
-        if self.hold_from and len(self.writes) >= self.hold_from:
-            report = WriteReport(held=list(changes), held_reason="down")
-        return report
-
-
-def test_a_flush_larger_than_the_buffer_bound_is_written_in_parts_of_whole_pages() -> None:
-    writer = _Recorder()
-    pipeline = _pipeline(max_buffer=4, writer=writer)
-    for works in ((CHAO,), (YINMIN,), (CHAO, YINMIN), (CHAO,)):  # 2, 2, 3 and 2 changes
-        pipeline._add_page(_page(*works))
-    report = pipeline._write(pipeline.buffer.take())
-    assert [len(changes) for changes in writer.writes] == [4, 3, 2]
-    assert report.listings_delivered == 9
-
-
-def test_once_a_part_is_held_the_parts_after_it_are_held_untried() -> None:
-    writer = _Recorder(hold_from=2)
-    pipeline = _pipeline(max_buffer=2, writer=writer)
-    pages = [_page(CHAO), _page(YINMIN), _page(CHAO)]
-    for page in pages:
-        pipeline._add_page(page)
-    buffered = list(pipeline.buffer.changes)
-    report = pipeline._write(pipeline.buffer.take())
-    assert len(writer.writes) == 2  # the third part was not tried
-    assert report.held == buffered[2:] and report.held_reason == "down"
 
 
 @pytest.mark.process
