@@ -209,6 +209,8 @@ _CITATION_TAIL = re.compile(
     re.IGNORECASE,
 )
 _YEAR_RANGE = re.compile(r"\b(?:19|20)\d\d\s*[-–]\s*(?:19|20)?\d\d\b")
+# A tail's pages (" pp." or a volume's "(3):"): a range of years beside them is no title's.
+_PAGES = re.compile(r"(?i)\bpp?\.|\(\d+\)\s*:")
 # A venue and its year after a comma: ", SIGMOD 1999", ", ACM CHI'98 1998" (before the year
 # alone is taken: ", SIGMOD" would be left).
 _VENUE_YEAR = re.compile(r",\s+(?:[^\s,]+\s+){1,3}(?:19|20)\d\d[a-z]?[\s.)]*$")
@@ -349,7 +351,7 @@ def _strip_citation_tail(title: str) -> str:
     ("Database Research: 1975-2000")."""
     for match in _CITATION_TAIL.finditer(title):
         tail = title[match.start():]
-        if _YEAR_RANGE.search(tail) and not re.search(r"(?i)\bpp?\.|\(\d+\)\s*:", tail):
+        if _YEAR_RANGE.search(tail) and not _PAGES.search(tail):
             continue
         if _word_count(title[: match.start()]) >= MIN_TITLE_WORDS:
             return title[: match.start()]
