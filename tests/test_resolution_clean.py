@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scholarindex.core.resolution import clean_title, is_generic_title
-from scholarindex.core.resolution.clean import contribution_kind, repair_text
+from scholarindex.core.resolution.clean import cited_year, contribution_kind, repair_text
 
 
 @pytest.mark.parametrize(("damaged", "repaired"), [
@@ -320,3 +320,22 @@ def test_notes_of_bibliographic_databases_are_removed(printed: str, title: str) 
 ])
 def test_titles_whose_brackets_are_their_own(title: str) -> None:
     assert clean_title(title) == title
+
+
+@pytest.mark.parametrize(("titles", "year"), [
+    (("Lin, K.-I.(1995). FastMap: A Fast Algorithm for Indexing",), 1995),
+    (("schapire (1991). bounds on the sample complexity of bayesian learning",), 1991),
+    (("Zait, M. (1995b). Querying shapes of histories",), 1995),
+    # one year, printed by two listings of the title
+    (("A (1999) Title", "B (1999) Title"), 1999),
+    # near misses: a year not in brackets is a date or a report's ("... Warehouse. 1999")
+    (("Microsoft TerraServer: A Spatial Data Warehouse. 1999",), None),
+    # two years: two citations, or the paper's and another's
+    (("Smith (1998) and Jones (2001) on joins",), None),
+    (("A (1998) Title", "B (2001) Title"), None),
+    # a number in brackets that is no year
+    (("Fast Joins (2) for Skewed Data",), None),
+    (("Response to the (1994a-c) Commentary",), None),
+])
+def test_a_citation_gives_its_year_in_brackets(titles: tuple[str, ...], year: int | None) -> None:
+    assert cited_year(titles) == year

@@ -444,6 +444,40 @@ def test_a_lone_printing_alike_to_one_member_and_apart_from_another_stays_out() 
     assert clusters_of(resolution) == {("a", "b"), ("c",)}
 
 
+def _on_profiles(atom: Atom, *profiles: str) -> Atom:
+    """The atom as the pass pools it when those profiles print its title the same."""
+    return Atom(atom.work_id, atom.titles, atom.authors, atom.authors_truncated,
+                atom.owners, atom.years, atom.venues, atom.types, atom.strong_keys, profiles)
+
+
+@pytest.mark.parametrize(("alike_on", "apart_on", "joins"), [
+    (("p1", "p2"), ("p3",), True),  # two printings of a alike to c, one of b apart
+    (("p1",), ("p3",), False),  # one to one: the chain the guard is for
+    (("p1", "p2"), ("p3", "p4"), False),  # two to two: no majority
+])
+def test_a_lone_printing_is_outvoted_by_printings_not_atoms(
+        alike_on: tuple[str, ...], apart_on: tuple[str, ...], joins: bool) -> None:
+    """a pools the listings of every profile that prints its title the same: each is a
+    printing judged alike to c, as separate atoms of it would be."""
+    atoms = [listing(k, f"Printing {k}", "Ann Lee", None) for k in "abc"]
+    atoms[0] = _on_profiles(atoms[0], *alike_on)
+    atoms[1] = _on_profiles(atoms[1], *apart_on)
+    atoms[2] = _on_profiles(atoms[2], "p9")
+    decisions = _judged(atoms, {("a", "b"): 0.95, ("a", "c"): 0.92},
+                        {("b", "c"): Decision(False, 0.5, ("titles 0.50",), on_wording=True)})
+    resolution = clustered(atoms, [features(a) for a in atoms], decisions)
+    assert clusters_of(resolution) == ({("a", "b", "c")} if joins else {("a", "b"), ("c",)})
+
+
+def test_printings_of_a_member_do_not_outvote_a_verdict_on_the_paper() -> None:
+    atoms = [listing(k, f"Printing {k}", "Ann Lee", None) for k in "abc"]
+    atoms[0] = _on_profiles(atoms[0], "p1", "p2", "p3")
+    decisions = _judged(atoms, {("a", "b"): 0.95, ("a", "c"): 0.92},
+                        {("b", "c"): Decision(False, 0.8, ("title 0.80", "another year"))})
+    resolution = clustered(atoms, [features(a) for a in atoms], decisions)
+    assert clusters_of(resolution) == {("a", "b"), ("c",)}
+
+
 def test_printings_cut_short_do_not_outvote_one_word_swapped() -> None:
     """c is alike to both printings cut short, but the paper's own title differs from c's
     by one word swapped: a verdict on the paper, which no count of printings overrules."""

@@ -32,7 +32,7 @@ T1, T2 = "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"
 
 def listing(wid: str, title: str, researcher: str, **fields: Any) -> dict[str, Any]:
     return asdict(WorkItem(work_id=wid, title=title, researcher_id=researcher,
-                           researcher_name=researcher.title(), year=2020, **fields))
+                           researcher_name=researcher.title(), **{"year": 2020, **fields}))
 
 
 def doc(*items: dict[str, Any], enriched: str | None = None) -> WorkDoc:
@@ -106,6 +106,16 @@ def test_atoms_hold_each_work_ids_listings() -> None:
     assert atoms["bbbb"].titles == ("Fast joins for skewd data",)
     assert atoms["bbbb"].owners == ("Bob",)
     assert atoms["aaaa"].years == (2020,)
+
+
+def test_an_atom_without_a_printed_year_takes_the_year_its_citation_prints() -> None:
+    cited = listing("dddd", "Lin, K.-I.(1995). FastMap: A Fast Algorithm", "dan", year=None)
+    dated = listing("eeee", "Lin, K.-I.(1995). FastMap: A Fast Algorithm", "eve", year=1996)
+    bare = listing("ffff", "FastMap: A Fast Algorithm. 1995", "fay", year=None)
+    atoms = {a.work_id: a for a in atoms_of([doc(cited), doc(dated), doc(bare)])}
+    assert atoms["dddd"].years == (1995,)
+    assert atoms["eeee"].years == (1996,)  # a listing's own year comes first
+    assert atoms["ffff"].years == ()  # a year not in brackets is no citation's
 
 
 def test_plan_leaves_settled_documents_alone_and_finds_joins_and_splits() -> None:

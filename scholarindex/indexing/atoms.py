@@ -21,6 +21,7 @@ from scholarindex.core.resolution.blocking import (
     stored_keys,
     title_terms,
 )
+from scholarindex.core.resolution.clean import cited_year
 from scholarindex.core.resolution.decide import Features, features
 
 STRONG_PREFIX = "s:"  # a verified key among the stored keys: atoms sharing one always meet
@@ -84,14 +85,19 @@ def _atom(work_id: str, listings: list[Mapping[str, Any]], strong: tuple[str, ..
     def values(name: str) -> tuple[Any, ...]:
         return tuple(sorted({e[name] for e in listings if e.get(name) not in (None, "")}))
 
+    titles = values("title")
+    years = tuple(y for y in values("year") if isinstance(y, int))
+    # A citation printed as a title gives its year in brackets, where no listing prints one.
+    if not years and (year := cited_year(titles)) is not None:
+        years = (year,)
     return Atom(
         work_id=work_id,
-        titles=values("title"),
+        titles=titles,
         authors=tuple(sorted({a for e in listings for a in e.get("authors") or ()
                               if isinstance(a, str)})),
         authors_truncated=any(e.get("authors_truncated") for e in listings),
         owners=values("researcher_name"),
-        years=tuple(y for y in values("year") if isinstance(y, int)),
+        years=years,
         venues=values("venue"),
         types=values("type"),
         strong_keys=strong,

@@ -70,6 +70,11 @@ what other fields left glued to a title. Both are pure and idempotent.
     Dangers ...", "B. Shapiro, D. Shasha, and K. Zhang, Combinatorial ...", "andR. Rastogi.
     Querying ...", "JM, Hellerstein, and DA Patterson. High-Performance ...").
 
+* **A citation's year** (``cited_year``): a citation printed as a title gives its year in
+  brackets ("Lin, K.-I.(1995). FastMap ...", "schapire (1991). bounds on ..."); a
+  listing that prints no year of its own is of that year. One year only: two are two
+  citations' or a range's.
+
 * **Notes of bibliographic databases** (``clean_title`` only), which exports of MEDLINE,
   Embase, CINAHL or the CRD databases print inside the title field, so one paper's
   records differ by them: bracketed notes wherever they stand, ``[Review]``, ``[45
@@ -424,6 +429,16 @@ def clean_title(title: str, *, venues: Iterable[str] = (), people: Iterable[str]
     recognised when glued to the title.
     """
     return _clean(title, tuple(venues), tuple(people)) or title.strip()
+
+
+_BRACKETED_YEAR = re.compile(r"\(\s*((?:19|20)\d\d)[a-z]?\s*\)")
+
+
+def cited_year(titles: Iterable[str]) -> int | None:
+    """The one year the ``titles`` print in brackets, as a citation prints its year
+    ("Lin, K.-I.(1995). FastMap ..."), or None (none, or several: "(1998) ... (2001)")."""
+    years = {int(y) for title in titles for y in _BRACKETED_YEAR.findall(title)}
+    return years.pop() if len(years) == 1 else None
 
 
 def fold_name(name: str) -> str:

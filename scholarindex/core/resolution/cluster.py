@@ -47,10 +47,12 @@
       so on the titles' wording alone (``Decision.on_wording``) and more members
       were judged alike to it than apart: a site that prints one paper many ways
       prints some printings damaged one way (words glued, a citation's debris) and
-      others another, each alike to the paper but not to one another. A verdict on
-      the paper itself (another year, another kind of contribution, one word
-      swapped for another, a generic title) still keeps it out, and two groups of
-      several atoms never outvote one another.
+      others another, each alike to the paper but not to one another. Members are
+      counted by their printings: an atom pooling the listings of several profiles
+      (one title printed the same by each) is that many printings alike or apart,
+      not one. A verdict on the paper itself (another year, another kind of
+      contribution, one word swapped for another, a generic title) still keeps it
+      out, and two groups of several atoms never outvote one another.
 4. Every group is one work: ``clusters`` lists them (each sorted, the list
    sorted); ``links`` says, for every atom but its group's smallest work_id, which
    atom it joined, towards that smallest one, and on what evidence.
@@ -314,8 +316,12 @@ def clustered(pooled: Sequence[Atom], feats: Sequence[Features],
     def corroborated(root: int) -> bool:  # the group's listings on two profiles or more
         return len({p for k in groups.members[root] for p in pooled[k].profiles}) > 1
 
+    # An atom pools one listing a profile (``_pool``): its profiles are its printings.
+    printings = [max(1, len(a.profiles)) for a in pooled]
+
     def later(i: int, j: int, decision: Decision) -> bool:
-        return link(i, j, decision, None if _outvoted(i, j, groups, decisions) else apart)
+        outvoted = _outvoted(i, j, groups, decisions, printings)
+        return link(i, j, decision, None if outvoted else apart)
 
     joined = _mutual_best_round(matches, weak, groups, link, alike, corroborated)
     while joined:  # later rounds meet groups weak links made: no chaining through them
@@ -324,11 +330,14 @@ def clustered(pooled: Sequence[Atom], feats: Sequence[Features],
 
 
 def _outvoted(i: int, j: int, groups: _Groups,
-              decisions: Mapping[tuple[int, int], Decision]) -> bool:
+              decisions: Mapping[tuple[int, int], Decision],
+              printings: Sequence[int]) -> bool:
     """Step 3c from the second round on: whether the atom alone in its group, of ``i``
     and ``j``, joins the other's group though some member was judged apart from it:
     every such verdict rests on the titles' wording alone (``Decision.on_wording``) and
-    more members were judged alike to it than apart."""
+    more printings of the group were judged alike to it than apart (``printings``: each
+    atom's listings; one title printed the same by three profiles is three votes, as
+    three atoms of it would be)."""
     ri, rj = groups.find(i), groups.find(j)
     if len(groups.members[ri]) > 1 and len(groups.members[rj]) > 1:
         return False
@@ -339,11 +348,11 @@ def _outvoted(i: int, j: int, groups: _Groups,
         if decision is None:
             continue
         if decision.match:
-            alike += 1
+            alike += printings[k]
         elif not decision.on_wording:
             return False
         else:
-            apart += 1
+            apart += printings[k]
     return alike > apart
 
 
