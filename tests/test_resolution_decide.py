@@ -424,6 +424,19 @@ def test_two_profiles_listing_one_title_in_two_venues_follow_the_other_rules() -
     assert not far.match and far.conflict  # years far apart
 
 
+def test_years_far_apart_are_two_works_whatever_the_titles() -> None:
+    """Read before the titles: a conflict, so no third listing chains the two."""
+    paper = edition("a", 1994, "VLDB", "p1")
+    other = edition("b", 1999, None, "p2", title="Graph Neural Networks for Storage")
+    assert decide(paper, other).conflict
+    assert not decide(paper, edition("b", 1995, None, "p2", title="Graph Neural Networks "
+                                      "for Storage")).conflict  # a year apart: the titles
+    # A generic title is told apart by its own rule, which names what differs.
+    editorial = decide(column("c", 2001, "p1", title="Editorial"),
+                       column("d", 2009, "p2", title="Editorial"))
+    assert editorial.conflict and editorial.reasons == ("a generic title of another year",)
+
+
 def test_unrelated_venues_of_another_year_are_two_publications() -> None:
     """A meeting abstract and the paper a year later, a paper and its journal version:
     two venues without a word in common, no year in common."""

@@ -49,7 +49,9 @@ The rule, first that applies:
    a **strong match** (score 1): one venue in common, only the year differs, or
    a year in common or missing: a list that repeats a title so is no evidence of
    two works; they stay one, as under one id.
-2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**.
+2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**; but years far
+   apart (rule 3) are read first, titles unseen, where neither title is generic: two
+   works either way, and most candidate pairs of a large index are so.
 3. A generic title on either side (``generic.is_generic_title``: front matter and
    columns, "Editorial", "Editor's Notes", "In this Issue"): another year (both
    known), a profile that lists both (one page's two entries are two works), or
@@ -416,6 +418,10 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
     if decision := _one_profiles_listings(a, b):
         return decision
+    # Rule 3's years far apart before rule 2: two works whatever the titles say, and
+    # comparing titles is most of a decision's cost.
+    if not (a.generic or b.generic) and _years_far(a.atom, b.atom):
+        return Decision(False, 0.0, ("years more than one apart",), conflict=True)
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix and not titles.subtitle:
         if titles.held:
@@ -424,8 +430,6 @@ def decide_features(a: Features, b: Features) -> Decision:
                         on_wording=True)
     if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
         return Decision(False, 0.0, (told,), conflict=True)
-    if _years_far(a.atom, b.atom):
-        return Decision(False, 0.0, ("years more than one apart",), conflict=True)
     if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
         return Decision(False, 0.0, ("a journal and proceedings of another year",),
                         conflict=True)
