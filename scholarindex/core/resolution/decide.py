@@ -49,8 +49,9 @@ The rule, first that applies:
    a **strong match** (score 1): one venue in common, only the year differs, or
    a year in common or missing: a list that repeats a title so is no evidence of
    two works; they stay one, as under one id.
-2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**; but years far
-   apart (rule 3) are read first, titles unseen, where neither title is generic: two
+2. Titles far apart (``overlap`` < 0.6 and not cut short): **apart**; but where neither
+   title is generic, rule 3's verdicts on years (far apart; another year in a journal
+   and in proceedings, or in unrelated venues) are read first, titles unseen: two
    works either way, and most candidate pairs of a large index are so.
 3. A generic title on either side (``generic.is_generic_title``: front matter and
    columns, "Editorial", "Editor's Notes", "In this Issue"): another year (both
@@ -381,6 +382,18 @@ def _compare_titles(a: tuple[str, ...], b: tuple[str, ...]) -> _Titles:
     return _Titles(compared, overlap_best, prefix_any, misprinted_any, subtitle, held)
 
 
+def _years_tell_apart(a: Features, b: Features) -> str | None:
+    """Rule 3 (module doc): what the years, with the venues, say of two works, if anything."""
+    if _years_far(a.atom, b.atom):
+        return "years more than one apart"
+    if years_differ(a.atom, b.atom):
+        if _kinds_differ(a.venue_kinds, b.venue_kinds):
+            return "a journal and proceedings of another year"
+        if venues_unrelated(a, b):
+            return "an unrelated venue of another year"
+    return None
+
+
 def _generic_told_apart(a: Features, b: Features) -> str | None:
     """Rule 3 (module doc): what tells two listings of a generic title apart, if anything."""
     if years_differ(a.atom, b.atom):
@@ -418,10 +431,10 @@ def decide_features(a: Features, b: Features) -> Decision:
         return Decision(False, 0.0, ("different verified keys",), conflict=True)
     if decision := _one_profiles_listings(a, b):
         return decision
-    # Rule 3's years far apart before rule 2: two works whatever the titles say, and
+    # Rule 3's verdicts on years before rule 2: two works whatever the titles say, and
     # comparing titles is most of a decision's cost.
-    if not (a.generic or b.generic) and _years_far(a.atom, b.atom):
-        return Decision(False, 0.0, ("years more than one apart",), conflict=True)
+    if not (a.generic or b.generic) and (told := _years_tell_apart(a, b)):
+        return Decision(False, 0.0, (told,), conflict=True)
     titles = _compare_titles(a.titles, b.titles)
     if titles.overlap < RATIO_FROM and not titles.prefix and not titles.subtitle:
         if titles.held:
@@ -430,11 +443,6 @@ def decide_features(a: Features, b: Features) -> Decision:
                         on_wording=True)
     if (a.generic or b.generic) and (told := _generic_told_apart(a, b)):
         return Decision(False, 0.0, (told,), conflict=True)
-    if years_differ(a.atom, b.atom) and _kinds_differ(a.venue_kinds, b.venue_kinds):
-        return Decision(False, 0.0, ("a journal and proceedings of another year",),
-                        conflict=True)
-    if years_differ(a.atom, b.atom) and venues_unrelated(a, b):
-        return Decision(False, 0.0, ("an unrelated venue of another year",), conflict=True)
     if a.follow_up != b.follow_up:
         return Decision(False, 0.0, ("a note on the other paper",), conflict=True)
     if titles.ratio < 1.0 and not titles.misprinted and years_differ(a.atom, b.atom):
