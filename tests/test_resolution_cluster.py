@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -446,8 +448,7 @@ def test_a_lone_printing_alike_to_one_member_and_apart_from_another_stays_out() 
 
 def _on_profiles(atom: Atom, *profiles: str) -> Atom:
     """The atom as the pass pools it when those profiles print its title the same."""
-    return Atom(atom.work_id, atom.titles, atom.authors, atom.authors_truncated,
-                atom.owners, atom.years, atom.venues, atom.types, atom.strong_keys, profiles)
+    return replace(atom, profiles=profiles)
 
 
 @pytest.mark.parametrize(("alike_on", "apart_on", "joins"), [
