@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed chaos-cluster soak-distributed bench-dedupe bench-noise bench-resolution bench-scale browser-deps redis-deps clean
+.PHONY: demo test lint opensearch engine-deps wheel-check soak-outage soak-properties bench bench-indexing bench-search bench-reindex bench-load bench-distributed chaos-distributed chaos-cluster soak-distributed bench-dedupe bench-noise bench-resolution bench-scale browser-deps redis-deps clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
@@ -71,6 +71,11 @@ test: lint browser-deps redis-deps engine-deps
 # The crawl through a 60 s OpenSearch outage (the suite runs the same test with 3 s).
 soak-outage: $(STAMP)
 	OUTAGE_TEST_SECONDS=60 $(BIN)/python -m pytest -s tests/test_indexing_outage.py -k short_outage
+
+# The property tests over a real node with ten times the suite's examples (a rare
+# interleaving of crawls and passes shows only over many); FACTOR=N for another multiple.
+soak-properties: $(STAMP)
+	PROPERTY_EXAMPLES_FACTOR=$${FACTOR:-10} $(BIN)/python -m pytest tests/test_works_incremental.py -k random_crawls
 
 demo: $(STAMP) engine-deps
 	$(BIN)/python -m demo

@@ -30,6 +30,7 @@ from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import TOMBSTONES_INDEX, alias_name, ensure_aliases
 from scholarindex.indexing.resolution import ResolutionPass
+from tests.support.examples import examples
 from tests.support.index_contents import snapshot
 from tests.support.works import PAPER, POLICY, listing
 
@@ -126,7 +127,7 @@ CROWD = [listing(f"{word} Topic{k} Matter{k} Thing{k}", f"Person{k} Crowd")
          for word in ("Sensor", "Window", "Queries", "Streaming") for k in range(40)]
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(12), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(_crawls, st.booleans(), st.booleans())
 def test_incremental_passes_after_random_crawls_equal_one_full_pass(
