@@ -1,7 +1,7 @@
 """``make bench-scale``: the resolution pass and search at scale, on the real engine.
 
     python -m bench.scale [--works 1000000] [--recrawl 0.01] [--passes both|incremental|full|none]
-                          [--shards 1] [--replicas 0] [--use-env] [--out bench-scale.json]
+                          [--days 1] [--shards 1] [--replicas 0] [--use-env] [--out bench-scale.json]
 
 1. **Build** an index of about ``--works`` works from the bench site's generator
    (``bench.generate``) through the bulk path: every profile page is rendered, parsed
@@ -14,7 +14,10 @@
    ``bench.serve`` on 127.0.0.1 (arXiv off, the crawl's own pass off). The pages have
    changed as real ones do: on each, a listing of a paper also listed elsewhere is
    printed with a typo (a new ``work_id`` the pass should join to that paper), and on
-   about half a new paper appears.
+   about half a new paper appears. With ``--days N``, steps 2-4 run N times, each day on
+   another share of the profiles, as a node serving a daily crawl meets them: the first
+   day's pass is the first the node runs (its JVM has not yet compiled what the pass's
+   many small searches run), the later ones follow a pass, as they do in production.
 3. **Resolve**: the incremental pass (``ResolutionPass.run(full=False)``, what a crawl
    runs when it ends), then the full one (``run(full=True)``, ops'
    ``works resolve --full``). Each runs in a child process of its own
@@ -287,9 +290,10 @@ class SearchLoop(threading.Thread):
 # --- the pass, in a child of its own ---------------------------------------------------------
 
 
-def run_pass(config: OpenSearchConfig, mode: str, work: Path) -> dict[str, Any]:
-    """One pass (``incremental`` or ``full``) in a child process; its report and usage."""
-    usage_path = work / f"pass-{mode}.rusage.json"
+def run_pass(config: OpenSearchConfig, mode: str, work: Path, suffix: str = "") -> dict[str, Any]:
+    """One pass (``incremental`` or ``full``) in a child process; its report and usage
+    (its files named with ``suffix``)."""
+    usage_path = work / f"pass-{mode}{suffix}.rusage.json"
     env = {**os.environ, "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
            "INDEX_SHARDS": str(config.layout.shards),
            "INDEX_REPLICAS": str(config.layout.replicas),
@@ -301,7 +305,7 @@ def run_pass(config: OpenSearchConfig, mode: str, work: Path) -> dict[str, Any]:
     proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=PASS_TIMEOUT + 120)
     wall = time.perf_counter() - started
-    (work / f"pass-{mode}.log").write_text(proc.stdout + proc.stderr, "utf-8")
+    (work / f"pass-{mode}{suffix}.log").write_text(proc.stdout + proc.stderr, "utf-8")
     usage = json.loads(usage_path.read_text("utf-8"))
     if usage["returncode"] != 0:
         raise RuntimeError(f"the {mode} pass exited {usage['returncode']}: {proc.stderr[-2000:]}")
@@ -391,10 +395,65 @@ def build(site: Site, base: str, client: Any, config: OpenSearchConfig, work: Pa
     return results
 
 
+def recrawl_day(site: Site, root: Path, base: str, config: OpenSearchConfig, client: Any,
+                work: Path, share: float, passes: str, seed: int, suffix: str) -> dict[str, Any]:
+    """One day of a site in production: ``share`` of its profiles changed (``seed``) and
+    re-crawled, then the passes, with searches running throughout; the day's figures.
+    ``suffix`` names the day's logs (the first day's carry none)."""
+    recrawl = change_pages(site, share, seed)
+    truth = truth_of(site)
+    for person in recrawl.profiles:
+        path = root / person.path.lstrip("/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(render(person, site.works).encode("utf-8"))
+    url_file = write_url_list(work / f"recrawl-urls{suffix}.txt", base,
+                              [p.path for p in recrawl.profiles])
+    touched = [site.works[paper].title for _, paper in recrawl.typos]
+    others = [site.works[random.Random(seed).randrange(len(site.works))].title
+              for _ in range(max(50, len(touched)))]
+    shutil.rmtree(work / "state", ignore_errors=True)  # a run before: pages seen
+    loop = SearchLoop(config, touched + others, truth)
+    loop.start()
+    figures: dict[str, Any] = {}
+    try:
+        crawl = run_crawl(f"recrawl{suffix}", "profiles", url_file, work, {
+            "INDEX_ENABLED": "true", "ARXIV_ENABLED": "false", "WORKS_RESOLVE": "false",
+            "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
+            "INDEX_SHARDS": str(config.layout.shards),
+            "INDEX_REPLICAS": str(config.layout.replicas),
+            "STATE_DIR": str(work / "state"),
+            "INDEX_DEADLETTER_PATH": str(work / f"recrawl{suffix}-deadletter.jsonl")},
+            timeout=600 + len(recrawl.profiles) * 2)
+        figures["recrawl"] = {
+            "profiles": len(recrawl.profiles), "typo_listings": len(recrawl.typos),
+            "new_papers": recrawl.new_works, "seconds": crawl.seconds,
+            "cpu_seconds": crawl.cpu_seconds, "peak_mb": crawl.peak_mb,
+            "pages_parsed": crawl.stat("profiles/parsed"),
+            "dead_lettered": crawl.stat("index/dead_lettered"), "load": crawl.load}
+        modes = {"both": ["incremental", "full"], "incremental": ["incremental"],
+                 "full": ["full"], "none": []}
+        figures["passes"] = {}
+        for mode in modes[passes]:
+            loop.phase = f"{mode} pass"
+            figures["passes"][mode] = run_pass(config, mode, work, suffix)
+    finally:
+        loop.stopping.set()
+        loop.join(30)
+    loop.sweep(touched, "after, every re-crawled paper")
+    figures["search"] = loop.figures()
+    figures["typos_joined"] = joined_typos(client, config.prefix, recrawl.typos, truth)
+    if "full" in figures["passes"] and "incremental" in figures["passes"]:
+        figures["same_clusters"] = figures["passes"]["full"]["report"]["groups_changed"] == 0
+    return figures
+
+
 def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, work: Path,
               seed: int = 8, node_pid: int | None = None, settle: str = "pass",
-              stage: str = "all") -> dict[str, Any]:
+              stage: str = "all", days: int = 1) -> dict[str, Any]:
     """Build, re-crawl, resolve and search under ``config.prefix``; the figures.
+    ``days``: re-crawls, each of another ``share`` of the profiles and followed by the
+    passes, as a node serving a daily crawl sees them (the first on a node that has
+    run no pass yet); each day's figures under ``days``, the last day's at the top.
     ``settle``: how the build is brought to a resolved state before the re-crawl, a full
     ``pass`` or its ``marks`` cleared (``settle_marks``). ``stage``: ``all``; ``build``, the
     build alone (settled, left for a copy of the cluster's data); ``recrawl``, the rest on
@@ -421,53 +480,17 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
                     process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
             if stage == "build":
                 return results
-        recrawl = change_pages(site, share, seed + 1)
-        truth = truth_of(site)
-        for person in recrawl.profiles:
-            path = root / person.path.lstrip("/")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(render(person, site.works).encode("utf-8"))
-        url_file = write_url_list(work / "recrawl-urls.txt", server.url,
-                                  [p.path for p in recrawl.profiles])
-        touched = [site.works[paper].title for _, paper in recrawl.typos]
-        others = [site.works[random.Random(seed).randrange(len(site.works))].title
-                  for _ in range(max(50, len(touched)))]
-        shutil.rmtree(work / "state", ignore_errors=True)  # a run before: pages seen
-        loop = SearchLoop(config, touched + others, truth)
-        loop.start()
-        try:
-            crawl = run_crawl("recrawl", "profiles", url_file, work, {
-                "INDEX_ENABLED": "true", "ARXIV_ENABLED": "false", "WORKS_RESOLVE": "false",
-                "OPENSEARCH_URL": config.url, "INDEX_PREFIX": config.prefix,
-                "INDEX_SHARDS": str(config.layout.shards),
-                "INDEX_REPLICAS": str(config.layout.replicas),
-                "STATE_DIR": str(work / "state"),
-                "INDEX_DEADLETTER_PATH": str(work / "recrawl-deadletter.jsonl")},
-                timeout=600 + len(recrawl.profiles) * 2)
-            results["recrawl"] = {
-                "profiles": len(recrawl.profiles), "typo_listings": len(recrawl.typos),
-                "new_papers": recrawl.new_works, "seconds": crawl.seconds,
-                "cpu_seconds": crawl.cpu_seconds, "peak_mb": crawl.peak_mb,
-                "pages_parsed": crawl.stat("profiles/parsed"),
-                "dead_lettered": crawl.stat("index/dead_lettered"), "load": crawl.load}
-            modes = {"both": ["incremental", "full"], "incremental": ["incremental"],
-                     "full": ["full"], "none": []}
-            results["passes"] = {}
-            for mode in modes[passes]:
-                loop.phase = f"{mode} pass"
-                results["passes"][mode] = run_pass(config, mode, work)
-        finally:
-            loop.stopping.set()
-            loop.join(30)
-        loop.sweep(touched, "after, every re-crawled paper")
-        results["search"] = loop.figures()
-    results["typos_joined"] = joined_typos(client, config.prefix, recrawl.typos, truth)
+        for day in range(1, days + 1):
+            figures = recrawl_day(site, root, server.url, config, client, work, share, passes,
+                                  seed + day, "" if day == 1 else f"-day{day}")
+            if days > 1:
+                results.setdefault("days", []).append(figures)
+                log(f"day {day} of {days}: {summary_of_day(figures)}")
+        results.update(figures)  # the last day's figures (the only day's, by default)
     results["size"] = store_size(client, config.prefix)
     if node_pid:
         results["cpu_seconds_opensearch_total"] = round(
             process_cpu_seconds(node_pid) - (node_cpu or 0), 1)
-    if "full" in results["passes"] and "incremental" in results["passes"]:
-        results["same_clusters"] = results["passes"]["full"]["report"]["groups_changed"] == 0
     results["seconds"] = round(time.perf_counter() - started, 1)
     return results
 
@@ -479,16 +502,22 @@ def summary(r: dict[str, Any]) -> str:
     lines = [f"works: {r['size']['works']:,} ({r['site']['profiles']:,} profiles, "
              f"{r['shards']} shard(s), {r['replicas']} replica(s)); {built}",
              f"index on disk: {r['size']['bytes_per_work']} bytes per work (primaries), "
-             f"{r['size']['all_copies_bytes_per_work']} with every copy",
-             f"re-crawl: {r['recrawl']['profiles']} profiles in {r['recrawl']['seconds']} s "
+             f"{r['size']['all_copies_bytes_per_work']} with every copy"]
+    if "build_pass" in r:
+        lines.append(_pass_line("settling the build", r["build_pass"]))
+    for number, day in enumerate(r.get("days") or [r], start=1):
+        if "days" in r:
+            lines.append(f"day {number}:")
+        lines.append(summary_of_day(day))
+    return "\n".join(lines)
+
+
+def summary_of_day(r: dict[str, Any]) -> str:
+    """One re-crawl's lines: the crawl, its passes, the searches beside them."""
+    lines = [f"re-crawl: {r['recrawl']['profiles']} profiles in {r['recrawl']['seconds']} s "
              f"({r['recrawl']['typo_listings']} typo'd listings, {r['recrawl']['new_papers']} "
              f"new papers); typo'd listings joined by the passes: {r['typos_joined']}"]
-    passes = {"settling the build": r["build_pass"]} if "build_pass" in r else {}
-    for mode, p in {**passes, **r["passes"]}.items():
-        lines.append(f"{mode} pass: {p['wall_seconds']} s, cpu {p['cpu_seconds']} s, peak "
-                     f"memory {p['peak_memory_mb']} MB, {p['report'].get('documents')} "
-                     f"documents read, {p['report'].get('groups_changed')} group(s) changed; "
-                     f"load {p['load']}")
+    lines += [_pass_line(mode, p) for mode, p in r["passes"].items()]
     if "same_clusters" in r:
         lines.append(f"a full pass after the incremental one changed nothing: {r['same_clusters']}")
     for phase, s in r["search"].items():
@@ -499,6 +528,12 @@ def summary(r: dict[str, Any]) -> str:
     if r["search"]["errors"]:
         lines.append(f"search errors: {r['search']['errors']}")
     return "\n".join(lines)
+
+
+def _pass_line(mode: str, p: dict[str, Any]) -> str:
+    return (f"{mode} pass: {p['wall_seconds']} s, cpu {p['cpu_seconds']} s, peak memory "
+            f"{p['peak_memory_mb']} MB, {p['report'].get('documents')} documents read, "
+            f"{p['report'].get('groups_changed')} group(s) changed; load {p['load']}")
 
 
 def scale_prefix(cluster: OpenSearchConfig) -> OpenSearchConfig:
@@ -521,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
                              "the full one, both (incremental then full), or none (with "
                              "--keep: the re-crawled index left for a pass run by hand, "
                              "`python -m bench.scale_pass --dry-run` under a profiler)")
+    parser.add_argument("--days", type=int, default=1,
+                        help="re-crawls in a row, each of another --recrawl share followed by "
+                             "the passes, as a node serving a daily crawl sees them (default 1)")
     parser.add_argument("--shards", type=int, default=None,
                         help="primary shards of the works and researchers indices "
                              "(default: INDEX_SHARDS with --use-env, else 1)")
@@ -559,7 +597,8 @@ def main(argv: list[str] | None = None) -> int:
             log(f"OpenSearch: {results['engine']} at {config.safe_url} under {config.prefix}")
             try:
                 results.update(run_scale(config, args.works, args.recrawl, args.passes, work,
-                                         args.seed, node_pid, args.settle, stage_name))
+                                         args.seed, node_pid, args.settle, stage_name,
+                                         args.days))
             finally:
                 if not (args.keep or args.build_only):
                     delete_indices(config)
@@ -581,15 +620,19 @@ def main(argv: list[str] | None = None) -> int:
 def checks(r: dict[str, Any]) -> list[str]:
     """What the acceptance asks of a run: no paper twice, the same clusters, no errors."""
     problems = []
-    for phase, s in r["search"].items():
-        if phase != "errors" and s["papers_shown_twice"]:
-            problems.append(f"{s['papers_shown_twice']} paper(s) shown twice during the {phase}")
-    if r.get("same_clusters") is False:
-        problems.append("the full pass changed what the incremental pass left")
-    if r["search"]["errors"]:
-        problems.append(f"{len(r['search']['errors'])} search(es) failed")
-    if r["recrawl"]["dead_lettered"]:
-        problems.append(f"the re-crawl dead-lettered {r['recrawl']['dead_lettered']:.0f}")
+    for number, day in enumerate(r.get("days") or [r], start=1):
+        when = f" (day {number})" if "days" in r else ""
+        for phase, s in day["search"].items():
+            if phase != "errors" and s["papers_shown_twice"]:
+                problems.append(f"{s['papers_shown_twice']} paper(s) shown twice during the "
+                                f"{phase}{when}")
+        if day.get("same_clusters") is False:
+            problems.append(f"the full pass changed what the incremental pass left{when}")
+        if day["search"]["errors"]:
+            problems.append(f"{len(day['search']['errors'])} search(es) failed{when}")
+        if day["recrawl"]["dead_lettered"]:
+            problems.append(f"the re-crawl dead-lettered {day['recrawl']['dead_lettered']:.0f}"
+                            f"{when}")
     return problems
 
 

@@ -9,7 +9,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bench.generate import build_site
-from bench.scale import change_pages, checks, run_scale, truth_of, typo
+from bench.scale import change_pages, checks, run_scale, summary, truth_of, typo
 from scholarindex.core.identity import work_id
 from scholarindex.indexing.connection import OpenSearchConfig
 from scholarindex.indexing.indices import alias_name
@@ -61,11 +61,15 @@ def test_a_build_kept_serves_a_later_recrawl(opensearch_config: OpenSearchConfig
                       settle="marks", stage="build")
     assert "recrawl" not in built
     r = run_scale(opensearch_config, works=300, share=0.2, passes="incremental",
-                  work=tmp_path, stage="recrawl")
-    assert "build" not in r and r["recrawl"]["pages_parsed"] == r["recrawl"]["profiles"] > 0
-    assert 0 < r["typos_joined"] <= r["recrawl"]["typo_listings"]
-    assert r["size"]["works"] == (built["size_after_build"]["works"] + r["recrawl"]["new_papers"]
-                                  + r["recrawl"]["typo_listings"] - r["typos_joined"])
+                  work=tmp_path, stage="recrawl", days=2)
+    assert "build" not in r and len(r["days"]) == 2 and r["recrawl"] == r["days"][1]["recrawl"]
+    for day in r["days"]:  # each day another share of the profiles, and its pass
+        assert day["recrawl"]["pages_parsed"] == day["recrawl"]["profiles"] > 0
+        assert 0 < day["typos_joined"] <= day["recrawl"]["typo_listings"]
+        assert day["passes"]["incremental"]["report"]["mode"] == "incremental"
+    assert (tmp_path / "pass-incremental.log").exists()
+    assert (tmp_path / "pass-incremental-day2.log").exists()
+    assert "day 2:" in summary(r)
     # The re-crawled pages are the built profiles, not new ones.
     researchers = alias_name(opensearch_config.prefix, "researchers")
     opensearch_client.indices.refresh(index=researchers)
