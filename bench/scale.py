@@ -1,7 +1,8 @@
 """``make bench-scale``: the resolution pass and search at scale, on the real engine.
 
     python -m bench.scale [--works 1000000] [--recrawl 0.01] [--passes both|incremental|full|none]
-                          [--days 1] [--shards 1] [--replicas 0] [--use-env] [--out bench-scale.json]
+                          [--days 1] [--shards 1] [--replicas 0] [--use-env]
+                          [--out bench-scale.json]
 
 1. **Build** an index of about ``--works`` works from the bench site's generator
    (``bench.generate``) through the bulk path: every profile page is rendered, parsed
