@@ -107,6 +107,17 @@ def test_a_typo_in_the_first_word_meets_inside_a_leave_one_out_block_past_the_ca
     assert named_pairs(atoms) == {frozenset(("a", "b"))}
 
 
+def test_a_typo_that_ends_a_word_in_s_meets_inside_a_leave_one_out_block_past_the_cap(
+        ) -> None:
+    # "NimbusSparse" printed "NimbusSpars" is read "nimbusspar": the part of the block
+    # it meets in is that of its spelling with the "s" it lost to the plural.
+    tail = "Accelerating Edge Devices with Gradient Compression"
+    atoms = [atom(f"c{k:03d}", f"{word}: {tail}")
+             for k, word in enumerate(_far_apart_words(MAX_POSTING + 10))]
+    atoms += [atom("a", f"NimbusSparse: {tail}"), atom("b", f"NimbusSpars: {tail}")]
+    assert named_pairs(atoms) == {frozenset(("a", "b"))}
+
+
 def test_typos_of_one_spelling_past_the_cap_do_not_meet_inside_a_leave_one_out_block(
         ) -> None:
     # 52 atoms whose left-out words share one spelling ("nimbustream") and no other

@@ -17,6 +17,8 @@ from scholarindex.core.resolution.similarity import (
     may_start,
     misprinted,
     numbers_differ,
+    one_typo_apart,
+    same_word,
     subtitle_added,
 )
 
@@ -699,3 +701,18 @@ def test_a_citations_authors_before_a_title_name_the_other_listings_owner() -> N
     someone = card("c", "Smith. Watermarking relational databases", ("R Agrawal",), None,
                    truncated=True)
     assert not decide(paper, someone).match
+
+
+def test_a_typo_that_ends_a_word_in_s_is_one_typo_not_a_word_swapped() -> None:
+    # Read with plurals singular, "StarSpars" is "starspar", two letters from "starsparse":
+    # the printing it came from is one typo away, so no word is swapped for another.
+    tail = ": Scalable Planning of Spinal Codes via Kernel Fusion"
+    paper = listing("a", f"STARSPARSE{tail}", "Kadri S. Nilsson")
+    typo = listing("b", f"StarSpars{tail}", "Mateus O. Zhou")
+    assert decide(paper, typo).match
+    assert misprinted(f"StarSpars{tail}", f"StarSparse{tail}")
+    # Near misses: another word stays a swap ("StarSpar" reads as "StarSpars" does).
+    for other in ("StarSpans", "StarShape", "MoonSparse"):
+        assert not decide(paper, listing("c", f"{other}{tail}", "Mateus O. Zhou")).match, other
+    # Names are read as printed: no "s" is restored to a surname.
+    assert same_word("spar", "sparse") and not one_typo_apart("spar", "sparse")

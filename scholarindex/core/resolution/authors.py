@@ -69,7 +69,7 @@ from scholarindex.core.names import (
 )
 from scholarindex.core.resolution.clean import repair_text
 from scholarindex.core.resolution.model import Atom
-from scholarindex.core.resolution.similarity import same_word
+from scholarindex.core.resolution.similarity import one_typo_apart
 
 SHORT_FORM_LETTERS = 3
 SPELT_APART_LETTERS = 5
@@ -161,7 +161,7 @@ def _short_form(a: ParsedName, b: ParsedName) -> bool:
     x, y = sorted((a.given[0].text, b.given[0].text), key=len)
     if len(x) >= SHORT_FORM_LETTERS and y.startswith(x):
         return True
-    return len(x) >= SPELT_APART_LETTERS and same_word(x, y)
+    return len(x) >= SPELT_APART_LETTERS and one_typo_apart(x, y)
 
 
 def _surname_spelt_apart(a: ParsedName, b: ParsedName) -> bool:
@@ -175,7 +175,7 @@ def _surname_spelt_apart(a: ParsedName, b: ParsedName) -> bool:
     return (len(a.given[0].text) >= SHORT_FORM_LETTERS
             and min(len(x), len(y)) >= (SURNAME_CHANGE_LETTERS if _substitution(x, y)
                                         else SPELT_APART_LETTERS)
-            and same_word(x, y))
+            and one_typo_apart(x, y))
 
 
 def same_author(a: ParsedName, b: ParsedName) -> bool:

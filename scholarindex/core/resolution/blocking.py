@@ -90,7 +90,7 @@ from typing import NamedTuple
 from scholarindex.core.identity import title_key
 from scholarindex.core.resolution.decide import features
 from scholarindex.core.resolution.model import Atom
-from scholarindex.core.resolution.similarity import title_words, variants
+from scholarindex.core.resolution.similarity import title_variants, title_words, variants
 from scholarindex.core.titles import FUNCTION_WORDS
 
 RARE_WORDS = 3
@@ -385,7 +385,9 @@ def _typo_keys(titles: Sequence[str]) -> set[str]:
             continue
         for at, word in enumerate(words):
             rest = words[:at] + words[at + 1:]
-            keys |= {"~" + " ".join(sorted([*rest, spelling])) for spelling in spellings(word)}
+            # Stored: ``variants``, as documents already written hold them.
+            keys |= {"~" + " ".join(sorted([*rest, spelling]))
+                     for spelling in variants(word) or (word,)}
     return keys
 
 
@@ -420,9 +422,10 @@ def left_out_words(titles: Sequence[str], key: str) -> set[str]:
 
 
 def spellings(word: str) -> frozenset[str]:
-    """A word and its spellings with one letter dropped (a short word: as printed): two
-    words a typo apart share one."""
-    return variants(word) or frozenset((word,))
+    """A word and its spellings with one letter dropped (a short word: as printed), and
+    those of it printed with an "s" after it (``similarity.title_variants``): two words a
+    typo apart share one."""
+    return title_variants(word) or frozenset((word,))
 
 
 def near_blocks(key: str, words: Iterable[str]) -> set[str]:

@@ -100,17 +100,33 @@ def variants(word: str) -> frozenset[str]:
     return frozenset({word} | {word[:k] + word[k + 1:] for k in range(len(word))})
 
 
+@lru_cache(maxsize=memo.WORDS)
+def title_variants(word: str) -> frozenset[str]:
+    """``variants`` of a title word, and of it printed with an "s" after it. Title words
+    are read with plurals singular, so a typo that ends a word in "s" ("sparse" printed
+    "spars", read "spar") takes a second letter off: the printing is one typo away."""
+    found = variants(word)
+    if not found or word.endswith("s"):
+        return found
+    return found | variants(word + "s")
+
+
+def one_typo_apart(a: str, b: str) -> bool:
+    """Equal, or one typo apart (see the module doc): for names, read as printed."""
+    return a == b or not variants(a).isdisjoint(variants(b))
+
+
 @lru_cache(maxsize=memo.WORD_PAIRS)
 def same_word(a: str, b: str) -> bool:
-    """Equal, or one typo apart (see the module doc)."""
+    """Two title words (``title_words``) equal, or one typo apart as printed."""
     if a == b:
         return True
-    return not variants(a).isdisjoint(variants(b))
+    return not title_variants(a).isdisjoint(title_variants(b))
 
 
-@lru_cache(maxsize=8192)  # about 2 KB an entry; cheap to make again from ``variants``
+@lru_cache(maxsize=8192)  # about 4 KB an entry; cheap to make again from ``variants``
 def _typo_targets(title_words_: tuple[str, ...]) -> frozenset[str]:
-    return frozenset().union(*(variants(w) for w in title_words_))
+    return frozenset().union(*(title_variants(w) for w in title_words_))
 
 
 def soft_overlap(a: tuple[str, ...], b: tuple[str, ...]) -> int:
@@ -124,7 +140,7 @@ def soft_overlap(a: tuple[str, ...], b: tuple[str, ...]) -> int:
         elif len(word) >= TYPO_MIN_LENGTH:
             if targets is None:
                 targets = _typo_targets(b)
-            if not variants(word).isdisjoint(targets):
+            if not title_variants(word).isdisjoint(targets):
                 matched += 1
     return min(matched, len(b))
 
