@@ -15,10 +15,9 @@
    ``bench.serve`` on 127.0.0.1 (arXiv off, the crawl's own pass off). The pages have
    changed as real ones do: on each, a listing of a paper also listed elsewhere is
    printed with a typo (a new ``work_id`` the pass should join to that paper), and on
-   about half a new paper appears. With ``--days N``, steps 2-4 run N times, each day on
-   another share of the profiles, as a node serving a daily crawl meets them: the first
-   day's pass is the first the node runs (its JVM has not yet compiled what the pass's
-   many small searches run), the later ones follow a pass, as they do in production.
+   about half a new paper appears. With ``--days N``, steps 2-4 run N times on one node,
+   each day on another share of the profiles, as a daily crawl meets them: each day's
+   pass finds the segments and documents the days before it left.
 3. **Resolve**: the incremental pass (``ResolutionPass.run(full=False)``, what a crawl
    runs when it ends), then the full one (``run(full=True)``, ops'
    ``works resolve --full``). Each runs in a child process of its own
@@ -453,8 +452,8 @@ def run_scale(config: OpenSearchConfig, works: int, share: float, passes: str, w
               stage: str = "all", days: int = 1) -> dict[str, Any]:
     """Build, re-crawl, resolve and search under ``config.prefix``; the figures.
     ``days``: re-crawls, each of another ``share`` of the profiles and followed by the
-    passes, as a node serving a daily crawl sees them (the first on a node that has
-    run no pass yet); each day's figures under ``days``, the last day's at the top.
+    passes, as a node serving a daily crawl sees them; each day's figures under
+    ``days``, the last day's at the top.
     ``settle``: how the build is brought to a resolved state before the re-crawl, a full
     ``pass`` or its ``marks`` cleared (``settle_marks``). ``stage``: ``all``; ``build``, the
     build alone (settled, left for a copy of the cluster's data); ``recrawl``, the rest on
