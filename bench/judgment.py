@@ -29,6 +29,7 @@ from typing import Any
 
 from bench.cluster import add_cluster_option, delete_indices, describe, opensearch_process
 from bench.generate import build_site
+from bench.run import process_cpu_seconds
 from scholarindex.core.items import WorkItem
 from scholarindex.core.resolution.listing import listing_work_id
 from scholarindex.core.retry import RetryPolicy
@@ -37,6 +38,7 @@ from scholarindex.indexing.changes import change_from_item
 from scholarindex.indexing.client import build_client
 from scholarindex.indexing.deadletter import DeadLetterFile
 from scholarindex.indexing.indices import alias_name, ensure_aliases
+from scholarindex.indexing.scan import scan
 from scholarindex.indexing.unresolved import HIDDEN
 from scholarindex.runtime.heapwatch import pymalloc
 from scholarindex.runtime.memory import release_free_memory
@@ -117,6 +119,50 @@ def cache_table() -> list[str]:
     return rows
 
 
+def time_requests(client: Any) -> dict[str, list[float]]:
+    """Count the client's requests by endpoint (``_mget``, ``_msearch``, ...) and the
+    product's function that asked, with the seconds the caller waited on each (the
+    answer's parsing included): "endpoint function" -> [requests, seconds]."""
+    spent: dict[str, list[float]] = {}
+    perform = client.transport.perform_request
+
+    def timed(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        began = time.monotonic()
+        try:
+            return perform(method, url, *args, **kwargs)
+        finally:
+            kind = next((part for part in reversed(url.split("?")[0].split("/"))
+                         if part.startswith("_")), method)
+            entry = spent.setdefault(f"{kind} {_asker()}", [0, 0.0])
+            entry[0] += 1
+            entry[1] += time.monotonic() - began
+
+    client.transport.perform_request = timed
+    return spent
+
+
+def _asker() -> str:
+    """The product's function that made the request being timed (past the helpers)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if ("/scholarindex/" in code.co_filename and code.co_name not in _HELPERS
+                and not code.co_filename.endswith(("client.py", "scan.py"))):
+            return code.co_name
+        frame = frame.f_back
+    return "-"
+
+
+_HELPERS = {"_mget", "_retry"}
+
+
+def dump_lines(client: Any, works: str) -> list[str]:
+    """Each work document as a line: id, its work_ids and hidden_by (or -), sorted."""
+    body = {"query": {"match_all": {}}, "_source": ["work_ids", HIDDEN]}
+    return sorted(f"{hit['_id']}\t{','.join(sorted(hit['_source'].get('work_ids') or []))}"
+                  f"\t{hit['_source'].get(HIDDEN) or '-'}\n" for hit in scan(client, works, body))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.judgment", description=__doc__)
     parser.add_argument("--profiles", type=int, default=400)
@@ -134,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
                              "gc.freeze() once started)")
     parser.add_argument("--collect", action="store_true",
                         help="a full garbage collection after each batch")
+    parser.add_argument("--dump", type=Path, metavar="FILE",
+                        help="write each work document's id, work_ids and hidden_by, sorted: "
+                             "two runs' files are the same when they wrote the same index")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
     items = listings(args.profiles, args.seed)
@@ -146,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             function.cache_clear()
     if args.tracemalloc:
         tracemalloc.start()
-    with opensearch_process(args.use_env) as (config, _), \
+    with opensearch_process(args.use_env) as (config, node), \
             tempfile.TemporaryDirectory(prefix="bench-judgment-") as tmp:
         config = replace(config, prefix=f"{config.prefix}benchjudge_")
         print(describe(config))
@@ -154,10 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         ensure_aliases(client, config.prefix, config.layout)
         writer = BulkWriter(client, config.prefix, DeadLetterFile(Path(tmp) / "dead.jsonl"),
                             RETRY, layout=config.layout, hide_unresolved=not args.no_judgment)
+        spent = time_requests(client)
         if args.gc_as_child:
             gc.set_threshold(50_000, 20, 10)
             gc.freeze()
         cpu, began = time.process_time(), time.monotonic()
+        node_cpu = process_cpu_seconds(node) if node else 0.0
         marks = [(ends[p - 1], p) for p in range(args.memory_every,
                                                  (args.stop_at or args.profiles) + 1,
                                                  args.memory_every)] if ends else []
@@ -175,10 +226,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(memory_line(marks.pop(0)[1], writer, time.process_time() - cpu),
                       flush=True)
         cpu, wall = time.process_time() - cpu, time.monotonic() - began
+        node_cpu = process_cpu_seconds(node) - node_cpu if node else 0.0
+        waited = {kind: list(entry) for kind, entry in spent.items()}
         works = alias_name(config.prefix, "works")
         client.indices.refresh(index=works)
         written = client.count(index=works)["count"]
         hidden = client.count(index=works, body={"query": {"exists": {"field": HIDDEN}}})
+        if args.dump:
+            args.dump.write_text("".join(dump_lines(client, works)))
         delete_indices(config)
     print(f"listings {len(items)}")
     print(f"works {written}")
@@ -186,7 +241,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"writer_cpu_s {cpu:.2f}")
     print(f"writer_cpu_ms_per_listing {1000 * cpu / max(1, len(items)):.3f}")
     print(f"wall_s {wall:.1f}")
+    print(f"listings_per_s {len(items) / wall:.1f}")
+    if node_cpu:
+        print(f"node_cpu_s {node_cpu:.1f}")
     print(f"load_average {os.getloadavg()[0]:.1f}")
+    for kind, (count, seconds) in sorted(waited.items(), key=lambda kv: -kv[1][1]):
+        print(f"requests {kind} {count:.0f} waited_s {seconds:.1f}")
     if args.memory_every:
         print("\n".join(cache_table()))
     if args.tracemalloc:
