@@ -25,6 +25,7 @@ import time
 import tracemalloc
 from dataclasses import asdict, replace
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from bench.cluster import add_cluster_option, delete_indices, describe, opensearch_process
@@ -143,7 +144,7 @@ def time_requests(client: Any) -> dict[str, list[float]]:
 
 def _asker() -> str:
     """The product's function that made the request being timed (past the helpers)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
         if ("/scholarindex/" in code.co_filename and code.co_name not in _HELPERS
