@@ -161,7 +161,7 @@ def nearest(client: OpenSearch, index: str, keys: Sequence[Iterable[str]], size:
     the next: the caller reads each version once). One ``msearch`` per ``per_request``
     sets.
 
-    ``unheld`` (one a set): the words of its title no document holds, likely typos. A
+    ``unheld`` (one a set): the words of its title few documents hold, likely typos. A
     misspelt word shares no key, so the paper's printing ties with every title that
     differs from it in that word alone (in a large crawl of a small vocabulary,
     dozens); a title holding the word a letter or two apart ranks first. Only those

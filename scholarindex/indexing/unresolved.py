@@ -10,7 +10,7 @@ works of a crawl share nothing and are written as they are. Each that may is jud
 beside the ``NEAREST`` indexed documents sharing the most of its blocking keys, rarest
 first (``neighbourhood.nearest``: the engine's scoring ranks them; the printing of one
 paper shares its rarest words, its title's start, its typo keys; where keys tie, a
-title word a typo apart from one no document holds ranks it first; the search names
+title word a typo apart from one few documents hold ranks it first; the search names
 them by id and version, and each version is read once, ``Neighbours``), and as many new works
 of the batch sharing the most of its keys (``_nearest_in_batch``): a bounded read and a
 few decisions each, however many documents hold its words (reading every holder of its
@@ -71,6 +71,11 @@ HIDDEN: Final = "hidden_by"
 # Indexed documents read for each judged one: those sharing the most of its blocking keys.
 NEAREST = 10
 BLOCKS = ("x:", STRONG_PREFIX)  # stored keys of blocks that pair atoms whatever their words
+# A title word this few documents hold may be a misprint (the same one printed under a few
+# titles), ranked by its spellings a letter or two apart; at most this many a search, as a
+# fuzzy match costs the engine more than the rest of the search.
+TYPO_HELD = 5
+TYPO_WORDS = 2
 # Nested clauses one search may hold. OpenSearch refuses a query of more than
 # ``indices.query.bool.max_clause_count`` (1,024 by default), counted over the whole query;
 # a batch of new works with long titles asks about more than that in one go.
@@ -187,8 +192,7 @@ def _hiders(client: OpenSearch, works: str, new: Mapping[str, WorkDoc],
                 for d in judged]
     versions: dict[str, Version] = {}
     near: dict[str, set[str]] = {}
-    unheld = [" ".join(sorted(k[2:] for k in keys_of[d]
-                              if k.startswith("w:") and not counts.get(k))) for d in judged]
+    unheld = [" ".join(_likely_typos(keys_of[d], counts)) for d in judged]
     for doc_id, hits in zip(judged, neighbourhood.nearest(client, works, likeness, NEAREST,
                                                           unheld), strict=True):
         near[doc_id] = {other for other, _ in hits}
@@ -261,6 +265,16 @@ def _pairs(first: _Read, second: _Read) -> list[tuple[str, str]]:
             for a, words_a in zip(first.atoms, first.words, strict=True)
             for b, words_b in zip(second.atoms, second.words, strict=True)
             if len(words_a & words_b) >= words_needed(len(words_a), len(words_b))]
+
+
+def _likely_typos(keys: frozenset[str], counts: Mapping[str, int]) -> list[str]:
+    """The title words of ``keys`` that few documents hold (``TYPO_HELD`` at most), the
+    rarest first, ``TYPO_WORDS`` of them: likely misprints, matched a letter or two apart
+    (``neighbourhood.nearest``). Not only words no document holds: a large crawl prints
+    one misprint of a common word again under other titles."""
+    rare = sorted((counts.get(k, 0), k[2:]) for k in keys
+                  if k.startswith("w:") and counts.get(k, 0) <= TYPO_HELD)
+    return sorted(word for _, word in rare[:TYPO_WORDS])
 
 
 def _with_candidates(client: OpenSearch, works: str, keys_of: Mapping[str, frozenset[str]],
