@@ -268,8 +268,8 @@ def _pairs(first: _Read, second: _Read) -> list[tuple[str, str]]:
 
 
 def _likely_typos(keys: frozenset[str], counts: Mapping[str, int]) -> list[str]:
-    """The title words of ``keys`` that few documents hold (``TYPO_HELD`` at most), the
-    rarest first, ``TYPO_WORDS`` of them: likely misprints, matched a letter or two apart
+    """The ``TYPO_WORDS`` rarest title words of ``keys`` that few documents hold
+    (``TYPO_HELD`` at most): likely misprints, matched a letter or two apart
     (``neighbourhood.nearest``). Not only words no document holds: a large crawl prints
     one misprint of a common word again under other titles."""
     rare = sorted((counts.get(k, 0), k[2:]) for k in keys
