@@ -581,6 +581,8 @@ def main(argv: list[str] | None = None) -> int:
                             "and --seed: re-crawl, resolve and search on them")
     add_cluster_option(parser)
     args = parser.parse_args(argv)
+    if args.days < 1:
+        parser.error("--days: one day at least")
     stage_name = "build" if args.build_only else "recrawl" if args.built else "all"
     work = args.workdir or Path(tempfile.mkdtemp(prefix="scholar-bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -156,8 +156,17 @@ def test_a_printing_is_found_among_many_documents_sharing_its_words(
     assert all(hidden[item["work_id"]] is None for item in crowd)
 
 
+# Other titles printing the typo's misspelt word: a large crawl prints one misprint of a
+# common word again, so "Procesing" is then no word no document holds.
+MISPRINTED = [listing(f"Distributed Procesing of {topic} Joins", f"Q{n} Poe")
+              for n, topic in enumerate(["Spatial", "Temporal"])]
+
+
+@pytest.mark.parametrize("misprinted", [[], MISPRINTED],
+                         ids=["the misprint held by none", "the misprint held by others"])
 def test_a_printing_with_a_typo_is_found_among_titles_that_differ_in_that_word_alone(
-        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
+        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch,
+        misprinted: list[dict[str, Any]]) -> None:
     # The misspelt word shares no key, so every title that differs from the paper's in
     # that word alone shares as many keys with the printing as the paper does: only the
     # title, a letter apart, tells them apart.
@@ -166,26 +175,6 @@ def test_a_printing_with_a_typo_is_found_among_titles_that_differ_in_that_word_a
     crowd = [listing(ORIGINAL["title"].replace("Processing", word), f"P{n} Roe")
              for n, word in enumerate(["Indexing", "Caching", "Sampling", "Filtering",
                                        "Joining", "Ranking", "Sharing", "Merging"])]
-    writer.write([change_from_item(item, AT) for item in crowd])
-    writer.write([change_from_item(ORIGINAL, AT)])  # the last of the ties the engine orders
-    writer.write([change_from_item(TYPO, AT)])
-    hidden = _hidden(opensearch_client, prefix)
-    assert hidden[TYPO["work_id"]] == ORIGINAL["work_id"]
-    assert all(hidden[item["work_id"]] is None for item in crowd)
-
-
-def test_a_typo_printed_before_under_other_titles_still_finds_its_paper(
-        writer_for: Any, opensearch_client: OpenSearch, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A large crawl prints one misprint of a common word again: "Procesing" held by two
-    # other titles is no longer a word no document holds, and must still rank the
-    # paper, a letter apart, above the titles that differ from it in that word alone.
-    monkeypatch.setattr(unresolved, "NEAREST", 3)
-    writer, prefix = writer_for()
-    crowd = [listing(ORIGINAL["title"].replace("Processing", word), f"P{n} Roe")
-             for n, word in enumerate(["Indexing", "Caching", "Sampling", "Filtering",
-                                       "Joining", "Ranking", "Sharing", "Merging"])]
-    misprinted = [listing(f"Distributed Procesing of {topic} Joins", f"Q{n} Poe")
-                  for n, topic in enumerate(["Spatial", "Temporal"])]
     writer.write([change_from_item(item, AT) for item in [*crowd, *misprinted]])
     writer.write([change_from_item(ORIGINAL, AT)])  # the last of the ties the engine orders
     writer.write([change_from_item(TYPO, AT)])
