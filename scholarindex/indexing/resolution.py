@@ -60,6 +60,7 @@ from scholarindex.core.resolution.blocking import (
     words_needed,
 )
 from scholarindex.core.resolution.decide import Features, decide_features, features
+from scholarindex.core.resolution.growing import GrowingResolution
 from scholarindex.core.resolution.model import Decision as MatchDecision
 from scholarindex.core.resolution.model import Strength
 from scholarindex.core.retry import RetryPolicy
@@ -497,13 +498,14 @@ class ResolutionPass:
                  counted: tuple[dict[str, int], dict[str, int]] | None = None,
                  region: _Region | None = None) -> Resolution:
         counts, sizes = counted or (None, None)
-        return resolve(atoms,
-                       must_link=[d.pair for d in decisions if d.kind == JOIN],
-                       cannot_link=[d.pair for d in decisions if d.kind == APART],
-                       counts=counts, sizes=sizes,
-                       features_of=features if region is None else region.features,
-                       judge=decide_features if region is None else region.judge,
-                       filing_of=None if region is None else region.filing)
+        must_link = [d.pair for d in decisions if d.kind == JOIN]
+        cannot_link = [d.pair for d in decisions if d.kind == APART]
+        if region is not None:  # widened round after round: redo what the round added
+            return region.resolution.resolve(atoms, must_link=must_link,
+                                             cannot_link=cannot_link, counts=counts,
+                                             sizes=sizes)
+        return resolve(atoms, must_link=must_link, cannot_link=cannot_link, counts=counts,
+                       sizes=sizes)
 
     def _settle(self, region: _Region, resolution: Resolution, written: set[str],
                 full: bool) -> tuple[int, int]:
@@ -583,6 +585,16 @@ _APART_ON_WORDING = MatchDecision(False, 0.0, ("judged apart",), on_wording=True
 _CONFLICT = MatchDecision(False, 0.0, ("judged apart",), conflict=True)
 
 
+def _judge(a: Features, b: Features) -> MatchDecision:
+    """``decide_features``, of a pair judged apart keeping only whether that is a
+    conflict or rests on the wording alone: all that clustering reads of it (a work's
+    links are its matches), and a region keeps hundreds of thousands."""
+    found = decide_features(a, b)
+    if found.match:
+        return found
+    return _CONFLICT if found.conflict else _APART_ON_WORDING if found.on_wording else _APART
+
+
 @dataclass(frozen=True)
 class _Read:
     """What a pass keeps of a work document it read (``_Region.add``): not its source."""
@@ -636,11 +648,9 @@ class _Region:
     _features: dict[Atom, Features] = field(default_factory=dict)
     _words: dict[Atom, frozenset[str]] = field(default_factory=dict)
     _filings: dict[Atom, Filing] = field(default_factory=dict)  # its keys, as blocking reads them
-    # Each widening round resolves the region again, and all but the pairs of the
-    # documents it added were decided in the round before. By the two atoms' numbers
-    # in ``_features`` (kept for the pass), one int a pair.
-    _decided: dict[int, MatchDecision] = field(default_factory=dict)
-    _numbers: dict[int, int] = field(default_factory=dict)  # id of a Features -> its number
+    # Each widening round resolves the region again, a few hundred atoms larger: what the
+    # round before found is kept where the atoms added cannot change it.
+    _resolution: GrowingResolution | None = None
     # ``counted``'s tallies of the keys of the documents here, and how many it has read.
     _local_atoms: dict[str, int] = field(default_factory=dict)
     _local_docs: dict[str, int] = field(default_factory=dict)
@@ -657,22 +667,15 @@ class _Region:
         found = self._features.get(atom)
         if found is None:
             found = self._features[atom] = features(atom)
-            self._numbers[id(found)] = len(self._numbers)
         return found
 
-    def judge(self, a: Features, b: Features) -> MatchDecision:
-        """``decide_features``, kept for the pass (``a`` and ``b`` from ``features``). Of
-        a pair judged apart it keeps only whether that is a conflict or rests on the
-        wording alone: all that clustering reads of it (a work's links are its matches)."""
-        pair = self._numbers[id(a)] << 32 | self._numbers[id(b)]
-        found = self._decided.get(pair)
-        if found is None:
-            found = decide_features(a, b)
-            if not found.match:
-                found = (_CONFLICT if found.conflict
-                         else _APART_ON_WORDING if found.on_wording else _APART)
-            self._decided[pair] = found
-        return found
+    @property
+    def resolution(self) -> GrowingResolution:
+        """The region's resolution, round after round (its caches are this region's)."""
+        if self._resolution is None:
+            self._resolution = GrowingResolution(judge=_judge, features_of=self.features,
+                                                 filing_of=self.filing)
+        return self._resolution
 
     def words(self, atom: Atom) -> frozenset[str]:
         """``atoms.atom_words``, kept."""

@@ -1,0 +1,280 @@
+"""``resolve`` again and again over a set of atoms that only grows.
+
+An incremental pass widens its region in rounds and resolves it after each: a few
+hundred atoms more out of tens of thousands. Three facts make most of a round the
+round before's:
+
+* **Blocking is pairwise.** Given the whole set's numbers (``counts``: word -> atoms;
+  ``sizes``: block -> atoms), whether two atoms are a candidate pair depends on their
+  own keys and those numbers alone (``blocking``'s module doc). A pair of two atoms
+  that are not new, and hold no word or key whose number moved, is proposed as
+  before; the pairs of the others are found by blocking them with every atom they
+  share a key with.
+* **A decision reads its two atoms alone**, so it is kept while both are.
+* **Clustering is local to what matches connect** (``cluster``'s steps): atoms no chain
+  of matches or must-links connects are never joined, and what happens inside such a
+  component reads nothing outside it. A component none of whose atoms or matches
+  changed is clustered as before.
+
+``GrowingResolution.resolve`` gives what ``cluster.resolve`` gives on the same atoms
+(a property test holds it to that); its first call is ``cluster.resolve``'s work.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from scholarindex.core.collector import cycle_collector_paused
+from scholarindex.core.resolution.blocking import (
+    MAX_POSTING,
+    Filing,
+    candidate_pairs_from_titles,
+    crossed,
+    is_left_out,
+    is_pair_key,
+    near_block_key,
+    pair_key_words,
+    pair_words,
+)
+from scholarindex.core.resolution.cluster import _pool, _sharing_a_key, clustered
+from scholarindex.core.resolution.decide import Features, decide_features, features
+from scholarindex.core.resolution.model import Atom, Decision, Link, Resolution
+
+_LOW = (1 << 32) - 1
+
+
+def _key(a: int, b: int) -> int:
+    """Two atoms' numbers as one int, the smaller first."""
+    return a << 32 | b if a < b else b << 32 | a
+
+
+class GrowingResolution:
+    """``cluster.resolve`` over the atoms of each call, each a superset of the last,
+    redoing only what the atoms added (or whose numbers moved) can change.
+
+    ``counts`` and ``sizes`` (blocking's, over a whole the atoms are part of) must
+    cover every word and key of the atoms, as an incremental pass's do; where they do
+    not, or the operators' links changed, a call blocks and clusters everything (keeping
+    the decisions still valid)."""
+
+    def __init__(self, *, judge: Callable[[Features, Features], Decision] = decide_features,
+                 features_of: Callable[[Atom], Features] = features,
+                 filing_of: Callable[[Atom], Filing] | None = None,
+                 max_posting: int = MAX_POSTING):
+        self._judge = judge
+        self._features_of = features_of
+        self._filing_of = filing_of or (lambda a: Filing.of_titles(
+            features_of(a).titles, features_of(a).surnames))
+        self._max_posting = max_posting
+        self._number: dict[str, int] = {}  # work_id -> its number, for good
+        self._atoms: dict[int, Atom] = {}  # number -> its atom at the last call
+        self._work_ids: list[str] = []  # number -> work_id
+        self._decided: dict[int, Decision] = {}  # the last call's candidate pairs (``_key``)
+        self._counts: dict[str, int] | None = None
+        self._sizes: dict[str, int] = {}
+        self._links_given: tuple[frozenset[tuple[str, str]], ...] | None = None
+        self._cluster_of: dict[int, tuple[str, ...]] = {}  # number -> its work
+        self._links: dict[str, Link] = {}
+
+    def resolve(self, atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
+                cannot_link: Iterable[tuple[str, str]] = (),
+                counts: Mapping[str, int] | None = None,
+                sizes: Mapping[str, int] | None = None) -> Resolution:
+        with cycle_collector_paused():
+            return self._resolve(atoms, frozenset(must_link), frozenset(cannot_link),
+                                 dict(counts) if counts is not None else None,
+                                 dict(sizes) if sizes is not None else None)
+
+    def _resolve(self, atoms: Iterable[Atom], must: frozenset[tuple[str, str]],
+                 cannot: frozenset[tuple[str, str]], counts: dict[str, int] | None,
+                 sizes: dict[str, int] | None) -> Resolution:
+        pooled = _pool(atoms)
+        feats = [self._features_of(a) for a in pooled]
+        filings = [self._filing_of(a) for a in pooled]
+        numbers = [self._numbered(a.work_id) for a in pooled]
+        fresh = {i for i, n in enumerate(numbers)
+                 if (old := self._atoms.get(n)) is not pooled[i] and old != pooled[i]}
+        grown = len(numbers) - len(fresh) == len(self._atoms)  # every atom before still here
+        pairs = None
+        if grown and counts is not None and sizes is not None and self._counts is not None:
+            pairs = self._pairs_again(pooled, feats, filings, numbers, fresh, counts, sizes)
+        if pairs is None:
+            pairs = {*candidate_pairs_from_titles(
+                [f.titles for f in feats], [f.surnames for f in feats],
+                max_posting=self._max_posting, counts=counts, block_sizes=sizes,
+                filings=filings), *_sharing_a_key(pooled)}
+        else:
+            pairs |= _sharing_a_key(pooled)
+        fresh_numbers = {numbers[i] for i in fresh}
+        before = self._decided
+        decided: dict[int, Decision] = {}
+        # In order, so that one atom's pairs are decided one after another (``resolve``).
+        for i, j in sorted(pairs):
+            key = _key(numbers[i], numbers[j])
+            found = before.get(key)
+            if found is None or numbers[i] in fresh_numbers or numbers[j] in fresh_numbers:
+                found = self._judge(feats[i], feats[j])
+            decided[key] = found
+        links_given = (must, cannot)
+        if grown and self._links_given == links_given and self._cluster_of:
+            touched = fresh_numbers | {n for key in before.keys() ^ decided.keys()
+                                       if (before.get(key) or decided[key]).match
+                                       for n in (key >> 32, key & _LOW)}
+            resolution = self._recluster(pooled, feats, numbers, decided, touched, must, cannot)
+        else:
+            resolution = None
+        if resolution is None:
+            index = {n: i for i, n in enumerate(numbers)}
+            resolution = clustered(pooled, feats, {
+                (index[k >> 32], index[k & _LOW]) if index[k >> 32] < index[k & _LOW]
+                else (index[k & _LOW], index[k >> 32]): d for k, d in decided.items()},
+                must, cannot)
+            work_number = dict(zip((a.work_id for a in pooled), numbers, strict=True))
+            self._cluster_of = {work_number[w]: c for c in resolution.clusters for w in c}
+            self._links = dict(resolution.links)
+        self._atoms = dict(zip(numbers, pooled, strict=True))
+        self._decided = decided
+        self._counts, self._sizes = counts, sizes or {}
+        self._links_given = links_given
+        return resolution
+
+    def _crossed(self, before: int, now: int | None) -> bool:
+        """Whether a block's size moved across a cap blocking holds it to, or is gone."""
+        return now is None or any((before <= cap) != (now <= cap)
+                                  for cap in (self._max_posting, MAX_POSTING))
+
+    def candidate_pairs(self) -> set[tuple[str, str]]:
+        """The last call's candidate pairs (work_ids, the smaller first)."""
+        ids = self._work_ids
+        return {_two(sorted((ids[key >> 32], ids[key & _LOW]))) for key in self._decided}
+
+    def _numbered(self, work_id: str) -> int:
+        found = self._number.get(work_id)
+        if found is None:
+            found = self._number[work_id] = len(self._work_ids)
+            self._work_ids.append(work_id)
+        return found
+
+    def _pairs_again(self, pooled: Sequence[Atom], feats: Sequence[Features],
+                     filings: Sequence[Filing], numbers: Sequence[int], fresh: set[int],
+                     counts: dict[str, int], sizes: dict[str, int]
+                     ) -> set[tuple[int, int]] | None:
+        """The candidate pairs (indices), the last call's kept where neither atom is new
+        nor holds a word or key whose number moved; None where blocking must see all."""
+        assert self._counts is not None
+        # Blocking reads a number only by where it stands against its steps: a word's
+        # rarity, whether another atom holds it, whether it is within the cap (``crossed``);
+        # a block's size, whether it is within the cap.
+        moved_words = {w for w, _ in counts.items() ^ self._counts.items()
+                       if crossed(self._counts.get(w, 0), counts.get(w, 0), self._max_posting)}
+        # A block new to ``sizes`` held at most one atom before (``sizes`` holds every key
+        # of the atoms, and the pairs of words and parts of leave-one-out blocks that two
+        # of them are filed under): it paired none of them, and pairs only the new now.
+        moved_keys = {k for k, _ in sizes.items() ^ self._sizes.items()
+                      if k in self._sizes and self._crossed(self._sizes[k], sizes.get(k))}
+        moved_pairs = _by_word(_two(pair_key_words(k)) for k in moved_keys if is_pair_key(k))
+        moved_keys |= {near_block_key(k) for k in moved_keys if is_left_out(k) and "~" in k}
+        dirty = set(fresh)
+        if moved_words or moved_keys:
+            dirty |= {i for i, f in enumerate(filings)
+                      if _holds(f, moved_words, moved_keys, moved_pairs)}
+        # The atoms a dirty one may pair with: through a word one of them may look up
+        # (held by at most the cap), a block, or a pair of words it is filed under.
+        words: set[str] = set()
+        keys: set[str] = set()
+        word_pairs: list[tuple[str, str]] = []
+        for i in dirty:
+            f = filings[i]
+            if any(w not in counts for w in f.terms):
+                return None  # blocking would count the word among the atoms given
+            words |= {w for w in f.terms if counts[w] <= self._max_posting}
+            keys.update(f.titles, f.people, f.typos, f.starts)
+            word_pairs.extend(itertools.combinations(pair_words(f.terms, counts), 2))
+        paired = _by_word(word_pairs)
+        near = dirty | {i for i, f in enumerate(filings) if _holds(f, words, keys, paired)}
+        if any(w not in counts for i in near for w in filings[i].terms):
+            return None
+        part = sorted(near)
+        found = candidate_pairs_from_titles(
+            [feats[i].titles for i in part], [feats[i].surnames for i in part],
+            max_posting=self._max_posting, counts=counts, block_sizes=sizes,
+            filings=[filings[i] for i in part])
+        pairs = {(part[x], part[y]) for x, y in found if part[x] in dirty or part[y] in dirty}
+        dirty_numbers = {numbers[i] for i in dirty}
+        index = {n: i for i, n in enumerate(numbers)}
+        for key in self._decided:
+            a, b = key >> 32, key & _LOW
+            if a not in dirty_numbers and b not in dirty_numbers:
+                i, j = index[a], index[b]
+                pairs.add((i, j) if i < j else (j, i))
+        return pairs
+
+    def _recluster(self, pooled: Sequence[Atom], feats: Sequence[Features],
+                   numbers: Sequence[int], decided: Mapping[int, Decision], touched: set[int],
+                   must: frozenset[tuple[str, str]], cannot: frozenset[tuple[str, str]]
+                   ) -> Resolution | None:
+        """Cluster again the components (matches and must-links) holding a touched atom;
+        None if a work of the last call would straddle them (never, by the module doc)."""
+        number_of = dict(zip((a.work_id for a in pooled), numbers, strict=True))
+        linked: dict[int, list[int]] = defaultdict(list)
+        for key, decision in decided.items():
+            if decision.match:
+                linked[key >> 32].append(key & _LOW)
+                linked[key & _LOW].append(key >> 32)
+        for a, b in must:
+            if a in number_of and b in number_of:
+                linked[number_of[a]].append(number_of[b])
+                linked[number_of[b]].append(number_of[a])
+        again, queue = set(touched), list(touched)
+        while queue:
+            for other in linked.get(queue.pop(), ()):
+                if other not in again:
+                    again.add(other)
+                    queue.append(other)
+        kept = {c for n, c in self._cluster_of.items() if n not in again}
+        if any(number_of[w] in again for c in kept for w in c):
+            return None
+        index = {n: i for i, n in enumerate(numbers)}
+        part = sorted(index[n] for n in again)
+        at = {numbers[i]: x for x, i in enumerate(part)}
+        inside = {(at[k >> 32], at[k & _LOW]) if at[k >> 32] < at[k & _LOW]
+                  else (at[k & _LOW], at[k >> 32]): d
+                  for k, d in decided.items() if k >> 32 in at and k & _LOW in at}
+        redone = clustered([pooled[i] for i in part], [feats[i] for i in part], inside,
+                           must, cannot)
+        for c in redone.clusters:
+            for w in c:
+                self._cluster_of[number_of[w]] = c
+        redone_ids = {pooled[i].work_id for i in part}
+        self._links = {w: link for w, link in self._links.items() if w not in redone_ids}
+        self._links.update(redone.links)
+        return Resolution(sorted(kept | set(redone.clusters)), dict(self._links))
+
+
+def _holds(filing: Filing, words: set[str], keys: set[str],
+           word_pairs: Mapping[str, set[str]]) -> bool:
+    """Whether the atom holds one of ``words``, is filed under one of ``keys``, or holds
+    both words of a pair (``word_pairs``: each word -> the other word of its pairs)."""
+    if not words.isdisjoint(filing.terms):
+        return True
+    if keys and not (keys.isdisjoint(filing.titles) and keys.isdisjoint(filing.people)
+                     and keys.isdisjoint(filing.typos) and keys.isdisjoint(filing.starts)):
+        return True
+    return any(not word_pairs[w].isdisjoint(filing.terms)
+               for w in word_pairs.keys() & filing.terms)
+
+
+def _two(words: Sequence[str]) -> tuple[str, str]:
+    first, second = words
+    return first, second
+
+
+def _by_word(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Each word of ``pairs`` -> the other word of each pair it is in."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for a, b in pairs:
+        found[a].add(b)
+        found[b].add(a)
+    return found
