@@ -323,9 +323,11 @@ class ResolutionPass:
                     counts=counts)
         sizes.append(len(region.docs))
         resolution, changes = Resolution([]), []
+        rounds = []
         for _ in range(WIDEN_ROUNDS):
             counted = region.counted(self)
             resolution = self._resolve(region.all_atoms(), decisions, counted, region)
+            rounds.append(region.resolution.redone)
             changes = plan(region.held(), resolution.clusters)
             moving = {d for docs, _ in changes for d in docs}
             filed, near = region.pair_keys(moving, counted[0])
@@ -336,7 +338,8 @@ class ResolutionPass:
             self._widen(region, moving, unread, near, counted[0])
             sizes.append(len(region.docs))
         logger.info("incremental region: %d changed, %s with their neighbours (%d words "
-                    "may have moved)", sizes[0], " -> ".join(map(str, sizes[1:])), len(moved))
+                    "may have moved); resolved in %d round(s): %s", sizes[0],
+                    " -> ".join(map(str, sizes[1:])), len(moved), len(rounds), "; ".join(rounds))
         return region, resolution, changes
 
     def _widen(self, region: _Region, around: AbstractSet[str], keys: set[str],

@@ -57,7 +57,8 @@ class GrowingResolution:
     ``counts`` and ``sizes`` (blocking's, over a whole the atoms are part of) must
     cover every word and key of the atoms, as an incremental pass's do; where they do
     not, or the operators' links changed, a call blocks and clusters everything (keeping
-    the decisions still valid)."""
+    the decisions still valid). They are kept until the next call, which compares its
+    own with them: give each call mappings of its own, not the last ones changed."""
 
     def __init__(self, *, judge: Callable[[Features, Features], Decision] = decide_features,
                  features_of: Callable[[Atom], Features] = features,
@@ -72,11 +73,14 @@ class GrowingResolution:
         self._atoms: dict[int, Atom] = {}  # number -> its atom at the last call
         self._work_ids: list[str] = []  # number -> work_id
         self._decided: dict[int, Decision] = {}  # the last call's candidate pairs (``_key``)
-        self._counts: dict[str, int] | None = None
-        self._sizes: dict[str, int] = {}
+        self._counts: Mapping[str, int] | None = None
+        self._sizes: Mapping[str, int] = {}
         self._links_given: tuple[frozenset[tuple[str, str]], ...] | None = None
         self._cluster_of: dict[int, tuple[str, ...]] = {}  # number -> its work
         self._links: dict[str, Link] = {}
+        # What the last call did, for the log: its atoms, how many it blocked and
+        # clustered again (all of them where it could not tell), how many were new.
+        self.redone = ""
 
     def resolve(self, atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
                 cannot_link: Iterable[tuple[str, str]] = (),
@@ -84,12 +88,11 @@ class GrowingResolution:
                 sizes: Mapping[str, int] | None = None) -> Resolution:
         with cycle_collector_paused():
             return self._resolve(atoms, frozenset(must_link), frozenset(cannot_link),
-                                 dict(counts) if counts is not None else None,
-                                 dict(sizes) if sizes is not None else None)
+                                 counts, sizes)
 
     def _resolve(self, atoms: Iterable[Atom], must: frozenset[tuple[str, str]],
-                 cannot: frozenset[tuple[str, str]], counts: dict[str, int] | None,
-                 sizes: dict[str, int] | None) -> Resolution:
+                 cannot: frozenset[tuple[str, str]], counts: Mapping[str, int] | None,
+                 sizes: Mapping[str, int] | None) -> Resolution:
         pooled = _pool(atoms)
         feats = [self._features_of(a) for a in pooled]
         filings = [self._filing_of(a) for a in pooled]
@@ -97,16 +100,17 @@ class GrowingResolution:
         fresh = {i for i, n in enumerate(numbers)
                  if (old := self._atoms.get(n)) is not pooled[i] and old != pooled[i]}
         grown = len(numbers) - len(fresh) == len(self._atoms)  # every atom before still here
-        pairs = None
+        again = None
         if grown and counts is not None and sizes is not None and self._counts is not None:
-            pairs = self._pairs_again(pooled, feats, filings, numbers, fresh, counts, sizes)
-        if pairs is None:
-            pairs = {*candidate_pairs_from_titles(
+            again = self._pairs_again(pooled, feats, filings, numbers, fresh, counts, sizes)
+        if again is None:
+            pairs, blocked = set(candidate_pairs_from_titles(
                 [f.titles for f in feats], [f.surnames for f in feats],
                 max_posting=self._max_posting, counts=counts, block_sizes=sizes,
-                filings=filings), *_sharing_a_key(pooled)}
+                filings=filings)), len(pooled)
         else:
-            pairs |= _sharing_a_key(pooled)
+            pairs, blocked = again
+        pairs |= _sharing_a_key(pooled)
         fresh_numbers = {numbers[i] for i in fresh}
         before = self._decided
         decided: dict[int, Decision] = {}
@@ -118,14 +122,16 @@ class GrowingResolution:
                 found = self._judge(feats[i], feats[j])
             decided[key] = found
         links_given = (must, cannot)
+        redone = None
         if grown and self._links_given == links_given and self._cluster_of:
             touched = fresh_numbers | {n for key in before.keys() ^ decided.keys()
                                        if (before.get(key) or decided[key]).match
                                        for n in (key >> 32, key & _LOW)}
-            resolution = self._recluster(pooled, feats, numbers, decided, touched, must, cannot)
+            redone = self._recluster(pooled, feats, numbers, decided, touched, must, cannot)
+        if redone is not None:
+            resolution, reclustered = redone
         else:
-            resolution = None
-        if resolution is None:
+            reclustered = len(pooled)
             index = {n: i for i, n in enumerate(numbers)}
             resolution = clustered(pooled, feats, {
                 (index[k >> 32], index[k & _LOW]) if index[k >> 32] < index[k & _LOW]
@@ -135,6 +141,8 @@ class GrowingResolution:
             self._cluster_of = {work_number[w]: c for c in resolution.clusters for w in c}
             self._links = dict(resolution.links)
         self._atoms = dict(zip(numbers, pooled, strict=True))
+        self.redone = (f"{len(pooled)} atoms, {len(fresh)} new, {blocked} blocked and "
+                       f"{reclustered} clustered again")
         self._decided = decided
         self._counts, self._sizes = counts, sizes or {}
         self._links_given = links_given
@@ -159,10 +167,11 @@ class GrowingResolution:
 
     def _pairs_again(self, pooled: Sequence[Atom], feats: Sequence[Features],
                      filings: Sequence[Filing], numbers: Sequence[int], fresh: set[int],
-                     counts: dict[str, int], sizes: dict[str, int]
-                     ) -> set[tuple[int, int]] | None:
+                     counts: Mapping[str, int], sizes: Mapping[str, int]
+                     ) -> tuple[set[tuple[int, int]], int] | None:
         """The candidate pairs (indices), the last call's kept where neither atom is new
-        nor holds a word or key whose number moved; None where blocking must see all."""
+        nor holds a word or key whose number moved, and how many atoms were blocked again;
+        None where blocking must see all."""
         assert self._counts is not None
         # Blocking reads a number only by where it stands against its steps: a word's
         # rarity, whether another atom holds it, whether it is within the cap (``crossed``);
@@ -209,14 +218,15 @@ class GrowingResolution:
             if a not in dirty_numbers and b not in dirty_numbers:
                 i, j = index[a], index[b]
                 pairs.add((i, j) if i < j else (j, i))
-        return pairs
+        return pairs, len(part)
 
     def _recluster(self, pooled: Sequence[Atom], feats: Sequence[Features],
                    numbers: Sequence[int], decided: Mapping[int, Decision], touched: set[int],
                    must: frozenset[tuple[str, str]], cannot: frozenset[tuple[str, str]]
-                   ) -> Resolution | None:
-        """Cluster again the components (matches and must-links) holding a touched atom;
-        None if a work of the last call would straddle them (never, by the module doc)."""
+                   ) -> tuple[Resolution, int] | None:
+        """Cluster again the components (matches and must-links) holding a touched atom,
+        and say how many atoms they hold; None if a work of the last call would straddle
+        them (never, by the module doc)."""
         number_of = dict(zip((a.work_id for a in pooled), numbers, strict=True))
         linked: dict[int, list[int]] = defaultdict(list)
         for key, decision in decided.items():
@@ -250,7 +260,7 @@ class GrowingResolution:
         redone_ids = {pooled[i].work_id for i in part}
         self._links = {w: link for w, link in self._links.items() if w not in redone_ids}
         self._links.update(redone.links)
-        return Resolution(sorted(kept | set(redone.clusters)), dict(self._links))
+        return Resolution(sorted(kept | set(redone.clusters)), dict(self._links)), len(part)
 
 
 def _holds(filing: Filing, words: set[str], keys: set[str],
