@@ -628,6 +628,19 @@ class _Read:
                    stored != sorted(every))
 
 
+class _Counts(dict[str, int]):
+    """``_Region.doc_counts``: it remembers the keys counted since ``counted`` last read
+    them (``update`` is how every count is stored)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.updated: set[str] = set()
+
+    def update(self, other: Mapping[str, int]) -> None:  # type: ignore[override]
+        self.updated.update(other)
+        super().update(other)
+
+
 @dataclass
 class _Region:
     """The documents a pass reads, and what an incremental pass knows of the rest."""
@@ -645,7 +658,7 @@ class _Region:
     # of it (``moved_words``), from the first widening on.
     moved: dict[str, tuple[int, int]] | None = None
     # Documents holding a key; a pair key's counted only up to ``enough``.
-    doc_counts: dict[str, int] = field(default_factory=dict)
+    doc_counts: _Counts = field(default_factory=lambda: _Counts())
     # Each atom's features and words, built once: the widening rounds read them again,
     # and a region outgrows ``features``' cache.
     _features: dict[Atom, Features] = field(default_factory=dict)
@@ -654,10 +667,23 @@ class _Region:
     # Each widening round resolves the region again, a few hundred atoms larger: what the
     # round before found is kept where the atoms added cannot change it.
     _resolution: GrowingResolution | None = None
-    # ``counted``'s tallies of the keys of the documents here, and how many it has read.
+    # ``counted``'s tallies of the keys of the documents here, and how many it has read;
+    # its totals (words apart), and the words whose total crossed a step of blocking's
+    # reading since the pairs of words were filed.
     _local_atoms: dict[str, int] = field(default_factory=dict)
     _local_docs: dict[str, int] = field(default_factory=dict)
     _counted: int = 0
+    _word_totals: dict[str, int] = field(default_factory=dict)
+    _block_totals: dict[str, int] = field(default_factory=dict)
+    _crossed_words: set[str] = field(default_factory=set)
+    # The pairs of words each atom (by id: the region keeps them) is filed under, how many
+    # atoms each pair files, and the documents filed so far; the atoms and documents
+    # holding both words of each pair sized, and the documents tallied so far.
+    _filed_of: dict[int, frozenset[str]] = field(default_factory=dict)
+    _filed: dict[str, int] = field(default_factory=dict)
+    _filed_docs: int = 0
+    _both: dict[str, list[int]] = field(default_factory=dict)
+    _both_docs: int = 0
     _changes_by_word: dict[str, list[tuple[int, set[str]]]] | None = None  # ``pair_slack``'s
     # Of leave-one-out keys past the cap: the words their holders leave out, with the
     # documents holding each (``neighbourhood.left_out``), and the (key, left-out word)
@@ -909,10 +935,13 @@ class _Region:
                 ) -> tuple[dict[str, int], dict[str, int]]:
         """Blocking's counts over the whole index: atoms here counted one by one, each
         other document holding a key as one atom (as almost all are). Without ``pairs``,
-        the blocks of pairs of words are not sized."""
-        # Documents are only ever added to the region: count those added since.
+        the blocks of pairs of words are not sized. Each call gives new mappings."""
+        # Documents are only ever added to the region: tally those added since, and work
+        # out again the totals of their keys and of those counted through the index since.
         local_atoms, local_docs = self._local_atoms, self._local_docs
+        touched: set[str] = set()
         for read in itertools.islice(self.docs.values(), self._counted, None):
+            touched.update(read.keys)
             for key in read.keys:
                 local_docs[key] = local_docs.get(key, 0) + 1
             for keys in read.atom_keys:
@@ -922,33 +951,37 @@ class _Region:
         # A block pairs only atoms filed under it, so a key one atom here holds pairs
         # nothing here, whatever its size: only words (their rarity decides what an
         # atom looks up) and keys two atoms share are counted through the index.
-        missing = {k for k, atoms in local_atoms.items()
-                   if atoms > 1 or k.startswith("w:")} - self.doc_counts.keys()
+        missing = {k for k in touched
+                   if local_atoms[k] > 1 or k.startswith("w:")} - self.doc_counts.keys()
         if missing:
             works = alias_name(resolver.prefix, "works")
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
-        counts: dict[str, int] = {}
-        sizes: dict[str, int] = {}
-        for key, atoms in local_atoms.items():
-            total = atoms + max(0, self.doc_counts.get(key, 0) - local_docs.get(key, 0))
+        touched |= self.doc_counts.updated & local_atoms.keys()
+        self.doc_counts.updated.clear()
+        words, blocks = self._word_totals, self._block_totals
+        for key in touched:
+            total = local_atoms[key] + max(0, self.doc_counts.get(key, 0) - local_docs.get(key, 0))
             if key.startswith("w:"):
-                counts[key[2:]] = total
+                before = words.get(key[2:], 0)
+                words[key[2:]] = total
+                if crossed(before, total):
+                    self._crossed_words.add(key[2:])
             else:
-                sizes[key] = total
+                blocks[key] = total
+        counts, sizes = dict(words), dict(blocks)
         self.near_sizes(resolver, sizes)
         if not pairs:
             return counts, sizes
         # A pair of rare words pairs the atoms filed under it (two at least) when the
         # documents holding both words are within the cap.
-        shared = [k for k, filed in filed_pairs(self.atom_lists(), counts,
-                                                self.words).items() if filed > 1]
+        shared = self._filed_pairs(counts)
         works = alias_name(resolver.prefix, "works")
-        self.count(resolver.client, works, set(shared) - self.doc_counts.keys())
-        atoms_both, docs_both = holding_both(self.atom_lists(), shared,
-                                             self.words)
+        self.count(resolver.client, works, shared - self.doc_counts.keys())
+        both = self._holding_both(shared)
 
         def size(key: str) -> int:
-            return atoms_both[key] + max(0, self.doc_counts[key] - docs_both[key])
+            atoms, docs = both[key]
+            return atoms + max(0, self.doc_counts[key] - docs)
 
         # A count that stopped at ``enough`` is a floor: where that floor leaves the block
         # within the cap (atoms here sharing documents), it is counted to the end.
@@ -959,6 +992,48 @@ class _Region:
         for key in shared:
             sizes[key] = size(key)
         return counts, sizes
+
+    def _filed_pairs(self, counts: Mapping[str, int]) -> set[str]:
+        """The pairs of rare words two atoms here or more are filed under
+        (``atoms.filed_pairs``), kept up to date: an atom added, or holding a word whose
+        count crossed a step of blocking's reading since, is filed again."""
+        added = [atom for read in itertools.islice(self.docs.values(), self._filed_docs, None)
+                 for atom in read.atoms]
+        self._filed_docs = len(self.docs)
+        again = self._crossed_words
+        if again:
+            added += [atom for atom in self.all_atoms()
+                      if id(atom) in self._filed_of and not again.isdisjoint(self.words(atom))]
+            self._crossed_words = set()
+        filed = self._filed
+        for atom in added:
+            for key in self._filed_of.get(id(atom), ()):
+                filed[key] -= 1
+            keys = self._filed_of[id(atom)] = frozenset(pair_keys(self.words(atom), counts))
+            for key in keys:
+                filed[key] = filed.get(key, 0) + 1
+        return {key for key, atoms in filed.items() if atoms > 1}
+
+    def _holding_both(self, keys: AbstractSet[str]) -> dict[str, list[int]]:
+        """For each pair key of ``keys`` (and each asked before), the atoms and documents
+        here holding both its words (``atoms.holding_both``), kept up to date."""
+        both = self._both
+        for read in itertools.islice(self.docs.values(), self._both_docs, None):
+            held: set[str] = set()
+            for atom in read.atoms:
+                for first, second in itertools.combinations(sorted(self.words(atom)), 2):
+                    key = pair_key(first, second)
+                    if key in both:
+                        both[key][0] += 1
+                        held.add(key)
+            for key in held:
+                both[key][1] += 1
+        self._both_docs = len(self.docs)
+        new = keys - both.keys()
+        if new:
+            atoms_both, docs_both = holding_both(self.atom_lists(), new, self.words)
+            both.update((key, [atoms_both[key], docs_both[key]]) for key in new)
+        return both
 
     def pair_keys(self, doc_ids: Iterable[str], counts: Mapping[str, int]
                   ) -> tuple[set[str], set[str]]:
