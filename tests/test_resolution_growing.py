@@ -22,7 +22,7 @@ from scholarindex.core.resolution.blocking import (
 )
 from scholarindex.core.resolution.cluster import _pool
 from scholarindex.core.resolution.decide import features
-from scholarindex.core.resolution.growing import GrowingResolution
+from scholarindex.core.resolution.growing import GrowingResolution, crossed_cap
 
 
 def whole_numbers(whole: Sequence[Atom], region: Sequence[Atom], cap_scale: int = 1
@@ -87,6 +87,10 @@ def test_each_round_resolves_as_resolve_does(seed: int) -> None:
     region, outside = universe[:300], universe[700:]
     later = universe[300:700]
     growing = GrowingResolution()
+    # The same, told which blocks crossed the cap, with one mapping of sizes kept up to
+    # date in place (a block no longer counted keeps its last size), as a pass keeps it.
+    in_place = GrowingResolution()
+    kept_sizes: dict[str, int] = {}
     shown_outside = 200
     rounds = 0
     while True:
@@ -99,6 +103,12 @@ def test_each_round_resolves_as_resolve_does(seed: int) -> None:
         assert growing.candidate_pairs() == blocked(region, counts, sizes)
         assert got.clusters == expected.clusters
         assert got.links == expected.links
+        moved = {k for k, size in sizes.items()
+                 if k in kept_sizes and crossed_cap(kept_sizes[k], size)}
+        kept_sizes.update(sizes)
+        told = in_place.resolve(region, counts=counts, sizes=kept_sizes, sizes_moved=moved)
+        assert in_place.candidate_pairs() == growing.candidate_pairs()
+        assert told == got
         rounds += 1
         if not later:
             break

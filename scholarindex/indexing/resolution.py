@@ -60,7 +60,7 @@ from scholarindex.core.resolution.blocking import (
     words_needed,
 )
 from scholarindex.core.resolution.decide import Features, decide_features, features
-from scholarindex.core.resolution.growing import GrowingResolution
+from scholarindex.core.resolution.growing import GrowingResolution, crossed_cap
 from scholarindex.core.resolution.model import Decision as MatchDecision
 from scholarindex.core.resolution.model import Strength
 from scholarindex.core.retry import RetryPolicy
@@ -506,7 +506,7 @@ class ResolutionPass:
         if region is not None:  # widened round after round: redo what the round added
             return region.resolution.resolve(atoms, must_link=must_link,
                                              cannot_link=cannot_link, counts=counts,
-                                             sizes=sizes)
+                                             sizes=sizes, sizes_moved=region.sizes_moved())
         return resolve(atoms, must_link=must_link, cannot_link=cannot_link, counts=counts,
                        sizes=sizes)
 
@@ -674,7 +674,10 @@ class _Region:
     _local_docs: dict[str, int] = field(default_factory=dict)
     _counted: int = 0
     _word_totals: dict[str, int] = field(default_factory=dict)
-    _block_totals: dict[str, int] = field(default_factory=dict)
+    # Blocking's sizes of the blocks here (``counted``'s), one mapping kept up to date:
+    # the resolution reads which crossed the cap from ``sizes_moved``.
+    _sizes: dict[str, int] = field(default_factory=dict)
+    _sizes_moved: set[str] = field(default_factory=set)
     _crossed_words: set[str] = field(default_factory=set)
     # The pairs of words each atom (by id: the region keeps them) is filed under, how many
     # atoms each pair files, and the documents filed so far; the atoms and documents
@@ -746,13 +749,13 @@ class _Region:
             self.left_out.update(neighbourhood.left_out(
                 client, index, {key: self.doc_counts.get(key, 0) for key in missing}))
 
-    def near_sizes(self, resolver: ResolutionPass, sizes: dict[str, int]) -> None:
-        """Into ``sizes``: each part of a leave-one-out block past the cap
+    def near_sizes(self, resolver: ResolutionPass, sizes: Mapping[str, int]) -> dict[str, int]:
+        """The size of each part of a leave-one-out block past the cap
         (``blocking.near_blocks``) that two atoms here are in, sized as other blocks are:
         the atoms here, and each other document of the index in it as one atom."""
         past = {k for k, size in sizes.items() if size > MAX_POSTING and is_left_out(k)}
         if not past:
-            return
+            return {}
         atoms_in: dict[str, int] = {}
         docs_in: dict[str, int] = {}
         for read in self.docs.values():
@@ -775,8 +778,8 @@ class _Region:
                 spelling = name[len(key) + 1:]
                 parts[name] = (key, [w for w in self.left_out[key] if spelling in spellings(w)])
             self.doc_counts.update(neighbourhood.near_counts(resolver.client, works, parts))
-        for name in shared:
-            sizes[name] = atoms_in[name] + max(0, self.doc_counts[name] - docs_in[name])
+        return {name: atoms_in[name] + max(0, self.doc_counts[name] - docs_in[name])
+                for name in shared}
 
     def add(self, hits: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         """Documents read (id, source): what the pass needs of each is kept, its atoms'
@@ -958,7 +961,7 @@ class _Region:
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, missing))
         touched |= self.doc_counts.updated & local_atoms.keys()
         self.doc_counts.updated.clear()
-        words, blocks = self._word_totals, self._block_totals
+        words = self._word_totals
         for key in touched:
             total = local_atoms[key] + max(0, self.doc_counts.get(key, 0) - local_docs.get(key, 0))
             if key.startswith("w:"):
@@ -967,9 +970,11 @@ class _Region:
                 if crossed(before, total):
                     self._crossed_words.add(key[2:])
             else:
-                blocks[key] = total
-        counts, sizes = dict(words), dict(blocks)
-        self.near_sizes(resolver, sizes)
+                self._size(key, total)
+        sizes = self._sizes
+        for name, part in self.near_sizes(resolver, sizes).items():
+            self._size(name, part)
+        counts = dict(words)  # a few thousand words: the resolution compares them with the last
         if not pairs:
             return counts, sizes
         # A pair of rare words pairs the atoms filed under it (two at least) when the
@@ -990,8 +995,21 @@ class _Region:
         if floors:
             self.doc_counts.update(neighbourhood.counts(resolver.client, works, floors))
         for key in shared:
-            sizes[key] = size(key)
+            self._size(key, size(key))
         return counts, sizes
+
+    def _size(self, key: str, size: int) -> None:
+        """Store a block's size in ``_sizes``, noting one that crossed the cap
+        (``GrowingResolution``'s ``sizes_moved``)."""
+        before = self._sizes.get(key)
+        self._sizes[key] = size
+        if before is not None and crossed_cap(before, size):
+            self._sizes_moved.add(key)
+
+    def sizes_moved(self) -> set[str]:
+        """The blocks whose size crossed the cap since this was last asked."""
+        moved, self._sizes_moved = self._sizes_moved, set()
+        return moved
 
     def _filed_pairs(self, counts: Mapping[str, int]) -> set[str]:
         """The pairs of rare words two atoms here or more are filed under

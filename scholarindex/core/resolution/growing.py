@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from scholarindex.core.collector import cycle_collector_paused
 from scholarindex.core.resolution.blocking import (
@@ -62,13 +63,11 @@ class GrowingResolution:
 
     def __init__(self, *, judge: Callable[[Features, Features], Decision] = decide_features,
                  features_of: Callable[[Atom], Features] = features,
-                 filing_of: Callable[[Atom], Filing] | None = None,
-                 max_posting: int = MAX_POSTING):
+                 filing_of: Callable[[Atom], Filing] | None = None):
         self._judge = judge
         self._features_of = features_of
         self._filing_of = filing_of or (lambda a: Filing.of_titles(
             features_of(a).titles, features_of(a).surnames))
-        self._max_posting = max_posting
         self._number: dict[str, int] = {}  # work_id -> its number, for good
         self._atoms: dict[int, Atom] = {}  # number -> its atom at the last call
         self._work_ids: list[str] = []  # number -> work_id
@@ -85,14 +84,20 @@ class GrowingResolution:
     def resolve(self, atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
                 cannot_link: Iterable[tuple[str, str]] = (),
                 counts: Mapping[str, int] | None = None,
-                sizes: Mapping[str, int] | None = None) -> Resolution:
+                sizes: Mapping[str, int] | None = None,
+                sizes_moved: AbstractSet[str] | None = None) -> Resolution:
+        """``sizes_moved``: where the caller keeps one ``sizes`` up to date in place (a
+        region's blocks run to hundreds of thousands: a copy a round costs memory), the
+        blocks it held at the last call whose size crossed a cap since (``crossed_cap``);
+        else ``sizes`` is compared with the last call's."""
         with cycle_collector_paused():
             return self._resolve(atoms, frozenset(must_link), frozenset(cannot_link),
-                                 counts, sizes)
+                                 counts, sizes, sizes_moved)
 
     def _resolve(self, atoms: Iterable[Atom], must: frozenset[tuple[str, str]],
                  cannot: frozenset[tuple[str, str]], counts: Mapping[str, int] | None,
-                 sizes: Mapping[str, int] | None) -> Resolution:
+                 sizes: Mapping[str, int] | None,
+                 sizes_moved: AbstractSet[str] | None) -> Resolution:
         pooled = _pool(atoms)
         feats = [self._features_of(a) for a in pooled]
         filings = [self._filing_of(a) for a in pooled]
@@ -102,11 +107,12 @@ class GrowingResolution:
         grown = len(numbers) - len(fresh) == len(self._atoms)  # every atom before still here
         again = None
         if grown and counts is not None and sizes is not None and self._counts is not None:
-            again = self._pairs_again(pooled, feats, filings, numbers, fresh, counts, sizes)
+            again = self._pairs_again(pooled, feats, filings, numbers, fresh, counts, sizes,
+                                      sizes_moved)
         if again is None:
             pairs, blocked = set(candidate_pairs_from_titles(
                 [f.titles for f in feats], [f.surnames for f in feats],
-                max_posting=self._max_posting, counts=counts, block_sizes=sizes,
+                counts=counts, block_sizes=sizes,
                 filings=filings)), len(pooled)
         else:
             pairs, blocked = again
@@ -144,14 +150,9 @@ class GrowingResolution:
         self.redone = (f"{len(pooled)} atoms, {len(fresh)} new, {blocked} blocked and "
                        f"{reclustered} clustered again")
         self._decided = decided
-        self._counts, self._sizes = counts, sizes or {}
+        self._counts, self._sizes = counts, {} if sizes_moved is not None else sizes or {}
         self._links_given = links_given
         return resolution
-
-    def _crossed(self, before: int, now: int | None) -> bool:
-        """Whether a block's size moved across a cap blocking holds it to, or is gone."""
-        return now is None or any((before <= cap) != (now <= cap)
-                                  for cap in (self._max_posting, MAX_POSTING))
 
     def candidate_pairs(self) -> set[tuple[str, str]]:
         """The last call's candidate pairs (work_ids, the smaller first)."""
@@ -167,7 +168,8 @@ class GrowingResolution:
 
     def _pairs_again(self, pooled: Sequence[Atom], feats: Sequence[Features],
                      filings: Sequence[Filing], numbers: Sequence[int], fresh: set[int],
-                     counts: Mapping[str, int], sizes: Mapping[str, int]
+                     counts: Mapping[str, int], sizes: Mapping[str, int],
+                     sizes_moved: AbstractSet[str] | None
                      ) -> tuple[set[tuple[int, int]], int] | None:
         """The candidate pairs (indices), the last call's kept where neither atom is new
         nor holds a word or key whose number moved, and how many atoms were blocked again;
@@ -177,12 +179,13 @@ class GrowingResolution:
         # rarity, whether another atom holds it, whether it is within the cap (``crossed``);
         # a block's size, whether it is within the cap.
         moved_words = {w for w, _ in counts.items() ^ self._counts.items()
-                       if crossed(self._counts.get(w, 0), counts.get(w, 0), self._max_posting)}
+                       if crossed(self._counts.get(w, 0), counts.get(w, 0))}
         # A block new to ``sizes`` held at most one atom before (``sizes`` holds every key
         # of the atoms, and the pairs of words and parts of leave-one-out blocks that two
         # of them are filed under): it paired none of them, and pairs only the new now.
-        moved_keys = {k for k, _ in sizes.items() ^ self._sizes.items()
-                      if k in self._sizes and self._crossed(self._sizes[k], sizes.get(k))}
+        moved_keys = set(sizes_moved) if sizes_moved is not None else {
+            k for k, _ in sizes.items() ^ self._sizes.items()
+            if k in self._sizes and (k not in sizes or crossed_cap(self._sizes[k], sizes[k]))}
         moved_pairs = _by_word(_two(pair_key_words(k)) for k in moved_keys if is_pair_key(k))
         moved_keys |= {near_block_key(k) for k in moved_keys if is_left_out(k) and "~" in k}
         dirty = set(fresh)
@@ -198,7 +201,7 @@ class GrowingResolution:
             f = filings[i]
             if any(w not in counts for w in f.terms):
                 return None  # blocking would count the word among the atoms given
-            words |= {w for w in f.terms if counts[w] <= self._max_posting}
+            words |= {w for w in f.terms if counts[w] <= MAX_POSTING}
             keys.update(f.titles, f.people, f.typos, f.starts)
             word_pairs.extend(itertools.combinations(pair_words(f.terms, counts), 2))
         paired = _by_word(word_pairs)
@@ -208,7 +211,7 @@ class GrowingResolution:
         part = sorted(near)
         found = candidate_pairs_from_titles(
             [feats[i].titles for i in part], [feats[i].surnames for i in part],
-            max_posting=self._max_posting, counts=counts, block_sizes=sizes,
+            counts=counts, block_sizes=sizes,
             filings=[filings[i] for i in part])
         pairs = {(part[x], part[y]) for x, y in found if part[x] in dirty or part[y] in dirty}
         dirty_numbers = {numbers[i] for i in dirty}
@@ -274,6 +277,12 @@ def _holds(filing: Filing, words: set[str], keys: set[str],
         return True
     return any(not word_pairs[w].isdisjoint(filing.terms)
                for w in word_pairs.keys() & filing.terms)
+
+
+def crossed_cap(before: int, now: int) -> bool:
+    """Whether a block's size moved across blocking's cap, the one number of it blocking
+    reads (``_size`` against ``MAX_POSTING``)."""
+    return (before <= MAX_POSTING) != (now <= MAX_POSTING)
 
 
 def _two(words: Sequence[str]) -> tuple[str, str]:
