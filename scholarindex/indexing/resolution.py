@@ -682,7 +682,7 @@ class _Region:
     # The pairs of words each atom (by id: the region keeps them) is filed under, how many
     # atoms each pair files, and the documents filed so far; the atoms and documents
     # holding both words of each pair sized, and the documents tallied so far.
-    _filed_of: dict[int, frozenset[str]] = field(default_factory=dict)
+    _filed_of: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _filed: dict[str, int] = field(default_factory=dict)
     _filed_docs: int = 0
     _both: dict[str, list[int]] = field(default_factory=dict)
@@ -1027,7 +1027,7 @@ class _Region:
         for atom in added:
             for key in self._filed_of.get(id(atom), ()):
                 filed[key] -= 1
-            keys = self._filed_of[id(atom)] = frozenset(pair_keys(self.words(atom), counts))
+            keys = self._filed_of[id(atom)] = tuple(pair_keys(self.words(atom), counts))
             for key in keys:
                 filed[key] = filed.get(key, 0) + 1
         return {key for key, atoms in filed.items() if atoms > 1}

@@ -58,8 +58,9 @@ class GrowingResolution:
     ``counts`` and ``sizes`` (blocking's, over a whole the atoms are part of) must
     cover every word and key of the atoms, as an incremental pass's do; where they do
     not, or the operators' links changed, a call blocks and clusters everything (keeping
-    the decisions still valid). They are kept until the next call, which compares its
-    own with them: give each call mappings of its own, not the last ones changed."""
+    the decisions still valid). ``counts`` is kept until the next call, which compares
+    its own with it: give each call a mapping of its own, not the last one changed; so is
+    ``sizes``, unless the call is told which of its blocks moved (``sizes_moved``)."""
 
     def __init__(self, *, judge: Callable[[Features, Features], Decision] = decide_features,
                  features_of: Callable[[Atom], Features] = features,
@@ -127,6 +128,7 @@ class GrowingResolution:
             if found is None or numbers[i] in fresh_numbers or numbers[j] in fresh_numbers:
                 found = self._judge(feats[i], feats[j])
             decided[key] = found
+        del pairs  # hundreds of thousands of tuples: not held while clustering
         links_given = (must, cannot)
         redone = None
         if grown and self._links_given == links_given and self._cluster_of:
