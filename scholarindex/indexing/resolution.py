@@ -658,7 +658,7 @@ class _Region:
     # of it (``moved_words``), from the first widening on.
     moved: dict[str, tuple[int, int]] | None = None
     # Documents holding a key; a pair key's counted only up to ``enough``.
-    doc_counts: _Counts = field(default_factory=lambda: _Counts())
+    doc_counts: _Counts = field(default_factory=_Counts)
     # Each atom's features and words, built once: the widening rounds read them again,
     # and a region outgrows ``features``' cache.
     _features: dict[Atom, Features] = field(default_factory=dict)
@@ -668,17 +668,17 @@ class _Region:
     # round before found is kept where the atoms added cannot change it.
     _resolution: GrowingResolution | None = None
     # ``counted``'s tallies of the keys of the documents here, and how many it has read;
-    # its totals (words apart), and the words whose total crossed a step of blocking's
-    # reading since the pairs of words were filed.
+    # each word's total, and the words whose total crossed a step of blocking's reading
+    # since the pairs of words were filed.
     _local_atoms: dict[str, int] = field(default_factory=dict)
     _local_docs: dict[str, int] = field(default_factory=dict)
     _counted: int = 0
     _word_totals: dict[str, int] = field(default_factory=dict)
+    _crossed_words: set[str] = field(default_factory=set)
     # Blocking's sizes of the blocks here (``counted``'s), one mapping kept up to date:
     # the resolution reads which crossed the cap from ``sizes_moved``.
     _sizes: dict[str, int] = field(default_factory=dict)
     _sizes_moved: set[str] = field(default_factory=set)
-    _crossed_words: set[str] = field(default_factory=set)
     # The pairs of words each atom (by id: the region keeps them) is filed under, how many
     # atoms each pair files, and the documents filed so far; the atoms and documents
     # holding both words of each pair sized, and the documents tallied so far.
