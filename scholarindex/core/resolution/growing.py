@@ -145,8 +145,7 @@ class GrowingResolution:
                 (index[k >> 32], index[k & _LOW]) if index[k >> 32] < index[k & _LOW]
                 else (index[k & _LOW], index[k >> 32]): d for k, d in decided.items()},
                 must, cannot)
-            work_number = dict(zip((a.work_id for a in pooled), numbers, strict=True))
-            self._cluster_of = {work_number[w]: c for c in resolution.clusters for w in c}
+            self._cluster_of = {self._number[w]: c for c in resolution.clusters for w in c}
             self._links = dict(resolution.links)
         self._atoms = dict(zip(numbers, pooled, strict=True))
         self.redone = (f"{len(pooled)} atoms, {len(fresh)} new, {blocked} blocked and "
@@ -232,7 +231,7 @@ class GrowingResolution:
         """Cluster again the components (matches and must-links) holding a touched atom,
         and say how many atoms they hold; None if a work of the last call would straddle
         them (never, by the module doc)."""
-        number_of = dict(zip((a.work_id for a in pooled), numbers, strict=True))
+        number_of = self._number  # every atom of the last call is here (``grown``)
         linked: dict[int, list[int]] = defaultdict(list)
         for key, decision in decided.items():
             if decision.match:
