@@ -132,3 +132,36 @@ def test_operators_decisions_changed_between_rounds_resolve_everything_again() -
     got = growing.resolve(atoms, cannot_link=apart, counts=counts, sizes=sizes)
     assert got == resolve(atoms, cannot_link=apart, counts=counts, sizes=sizes)
     assert joined not in got.clusters
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_deciding_only_what_the_change_reaches_gives_resolves_clusters(seed: int) -> None:
+    # Resolved once; then atoms are added round by round, and only they are live: the
+    # rest stand as the first resolution grouped them, and every pair of two of them is
+    # as it decided (the numbers of the whole do not move here).
+    rng = random.Random(seed)
+    universe = synthetic_atoms(1400, seed=seed)
+    rng.shuffle(universe)
+    settled, later = universe[:900], universe[900:1300]
+    counts, sizes = whole_numbers(universe, universe)
+    held = [list(c) for c in resolve(settled, counts=counts, sizes=sizes).clusters]
+    growing = GrowingResolution()
+    region, live = list(settled), set()
+    while later:
+        step = rng.choice((5, 40, 120))
+        added, later = later[:step], later[step:]
+        region += added
+        live |= {a.work_id for a in added}
+        held += [[a.work_id] for a in added]
+
+        got = growing.resolve(region, counts=counts, sizes=sizes, live=live, held=held)
+
+        expected = resolve(region, counts=counts, sizes=sizes)
+        assert got.clusters == expected.clusters
+        assert growing.reached is not None and live <= growing.reached
+        assert got.links == {w: link for w, link in expected.links.items()
+                             if w in growing.reached}
+        assert growing.candidate_pairs() == blocked(region, counts, sizes)
+        held = [list(c) for c in got.clusters]
+    assert len(growing.reached) < len(region) / 2  # most stood as they were
+    assert any(len(c) > 1 and set(c) & live for c in got.clusters)

@@ -449,3 +449,70 @@ def test_a_full_pass_stores_the_keys_a_new_version_computes(
     resolver.run(full=True)
 
     assert snapshot(opensearch_client, works) == current
+
+
+def _region_of(*titles: str) -> resolution._Region:
+    region = resolution._Region()
+    region.add([(f"d{k}", {"work_id": f"d{k}", "listings": [
+        {"title": title, "researcher_id": f"person-{k}", "year": 2019}]})
+        for k, title in enumerate(titles)])
+    return region
+
+
+def _ids(region: resolution._Region, *docs: str) -> set[str]:
+    return {atom.work_id for doc in docs for atom in region.atoms(doc)}
+
+
+@pytest.mark.parametrize(("size", "moved"), [(50, True), (51, True), (45, False)])
+def test_holders_of_a_block_the_change_may_take_across_the_cap_are_unsettled(
+        size: int, moved: bool) -> None:
+    # Their pairs through it may be other than the last pass's, whoever they pair with:
+    # the pass decides them all.
+    region = _region_of("Zephyr Quasar Nimbus Cart", "Zephyr Quasar Nimbus Wheel",
+                        "Orbit Lantern Mosaic")
+    start = ">:zephyr quasar nimbu"  # the first three words of the first two
+    assert all(start in region.filing(region.atoms(d)[0]).starts for d in ("d0", "d1"))
+    region.marked = {"changed": {start}}  # one atom, its keys before or after
+    counts = dict.fromkeys(["zephyr", "quasar", "nimbu", "cart", "wheel", "orbit",
+                            "lantern", "mosaic"], 5)
+
+    found = region.unsettled(counts, {start: size})
+
+    assert found == (_ids(region, "d0", "d1") if moved else set())
+
+
+def test_holders_of_a_word_whose_move_may_change_what_they_look_up_are_unsettled() -> None:
+    region = _region_of("Zephyr Quasar Nimbus Cart", "Zephyr Orbit Lantern Mosaic Wheel")
+    region.marked = {"changed": {"w:zephyr"}, "other": {"w:zephyr"}}  # moved by 2 at most
+    # "zephyr" at 5 may have been 3 or may be 7: a rank of its own at each. Beside
+    # words held by 2 (rarer still), the first looks up its three rarest words whatever
+    # it is (never "zephyr"); the second, beside words held by 6, may look it up or not.
+    counts = {"zephyr": 5, "quasar": 2, "nimbu": 2, "cart": 2,
+              "orbit": 6, "lantern": 6, "mosaic": 6, "wheel": 6}
+
+    assert region.unsettled(counts, {}) == _ids(region, "d1")
+
+
+def test_an_atom_held_by_two_documents_is_unsettled() -> None:
+    region = _region_of("Zephyr Quasar Nimbus Cart")
+    region.add([("copy", {"work_id": "d0", "listings": [
+        {"title": "Zephyr Quasar Nimbus Cart", "researcher_id": "person-9", "year": 2019}]})])
+
+    assert region.unsettled(dict.fromkeys(["zephyr", "quasar", "nimbu", "cart"], 5), {}) == {
+        atom.work_id for atom in region.atoms("d0")}
+
+
+@pytest.mark.parametrize(("size", "moved"), [(50, True), (45, False)])
+def test_atoms_filed_under_a_pair_block_the_change_may_take_across_the_cap_are_unsettled(
+        size: int, moved: bool) -> None:
+    region = _region_of("Zephyr Quasar Nimbus Cart", "Zephyr Quasar Nimbus Wheel",
+                        "Orbit Lantern Mosaic")
+    # Held by 30 atoms, one more or less: the same rank, so no one looks up otherwise.
+    counts = dict.fromkeys(["zephyr", "quasar", "nimbu", "cart", "wheel", "orbit",
+                            "lantern", "mosaic"], 30)
+    region._filed_pairs(counts)  # each files under pairs of its three rarest words
+    region.marked = {"changed": {"w:nimbu", "w:quasar"}}
+
+    found = region.unsettled(counts, {pair_key("nimbu", "quasar"): size})
+
+    assert found == (_ids(region, "d0", "d1") if moved else set())

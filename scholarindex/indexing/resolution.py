@@ -60,7 +60,7 @@ from scholarindex.core.resolution.blocking import (
     words_needed,
 )
 from scholarindex.core.resolution.decide import Features, decide_features, features
-from scholarindex.core.resolution.growing import GrowingResolution, crossed_cap
+from scholarindex.core.resolution.growing import GrowingResolution, crossed_cap, holds
 from scholarindex.core.resolution.model import Decision as MatchDecision
 from scholarindex.core.resolution.model import Strength
 from scholarindex.core.retry import RetryPolicy
@@ -324,8 +324,10 @@ class ResolutionPass:
         sizes.append(len(region.docs))
         resolution, changes = Resolution([]), []
         rounds = []
+        region.live = {a.work_id for d in first | rechosen for a in region.atoms(d)}
         for _ in range(WIDEN_ROUNDS):
             counted = region.counted(self)
+            region.live |= region.unsettled(*counted)
             resolution = self._resolve(region.all_atoms(), decisions, counted, region)
             rounds.append(region.resolution.redone)
             changes = plan(region.held(), resolution.clusters)
@@ -333,7 +335,12 @@ class ResolutionPass:
             filed, near = region.pair_keys(moving, counted[0])
             region.reopen(moving, counted[0])
             unread = ({k for d in moving for k in region.keys(d)} | filed) - region.widened
-            if not unread and not near - region.widened and not region.near_unread(moving):
+            # A document that moves has every pair of its atoms decided before the end.
+            unreached = {a.work_id for d in moving for a in region.atoms(d)} - (
+                region.resolution.reached or frozenset())
+            region.live |= unreached
+            if (not unread and not near - region.widened and not region.near_unread(moving)
+                    and not unreached):
                 break
             self._widen(region, moving, unread, near, counted[0])
             sizes.append(len(region.docs))
@@ -506,7 +513,8 @@ class ResolutionPass:
         if region is not None:  # widened round after round: redo what the round added
             return region.resolution.resolve(atoms, must_link=must_link,
                                              cannot_link=cannot_link, counts=counts,
-                                             sizes=sizes, sizes_moved=region.sizes_moved())
+                                             sizes=sizes, sizes_moved=region.sizes_moved(),
+                                             live=region.live, held=region.held().values())
         return resolve(atoms, must_link=must_link, cannot_link=cannot_link, counts=counts,
                        sizes=sizes)
 
@@ -694,6 +702,11 @@ class _Region:
     left_out: dict[str, dict[str, int]] = field(default_factory=dict)
     near_read: set[tuple[str, str]] = field(default_factory=set)
     _marks_near: bool = False  # the changes' own left-out words were asked for
+    # The work_ids whose every pair an incremental pass decides (``GrowingResolution``'s
+    # ``live``): the change's, those whose pairs may differ from the last pass's
+    # (``unsettled``), and those of documents the resolution moves. Any other pair of
+    # two atoms here is as the last pass decided it, and their documents its groups.
+    live: set[str] = field(default_factory=set)
 
     def features(self, atom: Atom) -> Features:
         found = self._features.get(atom)
@@ -883,6 +896,41 @@ class _Region:
             return True
         now = {w: counts.get(w, 0) for w in words}
         return lookups(words, {**now, held[0]: low}) != lookups(words, {**now, held[0]: high})
+
+    def unsettled(self, counts: Mapping[str, int], sizes: Mapping[str, int]) -> set[str]:
+        """The work_ids of the atoms here that blocking may pair otherwise than at the
+        last pass, whatever they are paired with: filed under a block whose size the
+        change may have taken across the cap (``slack``), holding a word whose count it
+        may have moved where that may change what the atom looks up
+        (``looks_up_otherwise``), or held by two documents (``plan`` merges them)."""
+        slack = self.slack()
+
+        def across(number: int, moved: int) -> bool:
+            return crossed_cap(max(0, number - moved), number + moved)
+
+        moved_words = self.moved_words(counts)
+        keys = {key for key, moved in slack.items() if key in sizes and across(sizes[key], moved)}
+        changed_words = {key[2:] for key in slack if key.startswith("w:")}
+        pairs = set()
+        for key, size in sizes.items():
+            if is_left_out(key) and "~" in key:  # a part moves with its block's holders
+                base = near_block_key(key)
+                if across(size, slack.get(base, 0)):
+                    keys.add(base)
+            elif (is_pair_key(key) and changed_words.issuperset(pair_key_words(key))
+                  and across(size, self.pair_slack(key))):
+                pairs.add(key)
+        found = {atom.work_id for atom in self.all_atoms()
+                 if holds(self.filing(atom), set(), keys, {})
+                 or not pairs.isdisjoint(self._filed_of.get(id(atom), ()))
+                 or (not moved_words.keys().isdisjoint(self.words(atom))
+                     and self.looks_up_otherwise(atom, moved_words, counts))}
+        seen: set[str] = set()
+        for read in self.docs.values():
+            ids = {atom.work_id for atom in read.atoms}
+            found |= seen & ids
+            seen |= ids
+        return found
 
     def filed_under(self, keys: AbstractSet[str], doc_ids: AbstractSet[str],
                     held_of: Callable[[Iterable[str]], Mapping[str, int]]

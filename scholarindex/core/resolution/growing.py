@@ -18,6 +18,12 @@ round before's:
 
 ``GrowingResolution.resolve`` gives what ``cluster.resolve`` gives on the same atoms
 (a property test holds it to that); its first call is ``cluster.resolve``'s work.
+
+Given ``live`` (an incremental pass: the atoms a change may concern), a call decides
+only what those can reach: the pairs of the atoms ``live`` reaches through matches and
+must-links. Every other atom is grouped as ``held`` says, which is what deciding its
+pairs would give where, as the caller vouches, each pair of two such atoms is decided
+as at the caller's last resolution and the groups are that resolution's.
 """
 
 from __future__ import annotations
@@ -72,7 +78,8 @@ class GrowingResolution:
         self._number: dict[str, int] = {}  # work_id -> its number, for good
         self._atoms: dict[int, Atom] = {}  # number -> its atom at the last call
         self._work_ids: list[str] = []  # number -> work_id
-        self._decided: dict[int, Decision] = {}  # the last call's candidate pairs (``_key``)
+        self._decided: dict[int, Decision] = {}  # the last call's decided pairs (``_key``)
+        self._pairs: set[int] | None = None  # its candidate pairs, where it left some undecided
         self._counts: Mapping[str, int] | None = None
         self._sizes: Mapping[str, int] = {}
         self._links_given: tuple[frozenset[tuple[str, str]], ...] | None = None
@@ -81,24 +88,31 @@ class GrowingResolution:
         # What the last call did, for the log: its atoms, how many it blocked and
         # clustered again (all of them where it could not tell), how many were new.
         self.redone = ""
+        self.reached: frozenset[str] | None = None  # with ``live``: whose pairs it decided
 
     def resolve(self, atoms: Iterable[Atom], *, must_link: Iterable[tuple[str, str]] = (),
                 cannot_link: Iterable[tuple[str, str]] = (),
                 counts: Mapping[str, int] | None = None,
                 sizes: Mapping[str, int] | None = None,
-                sizes_moved: AbstractSet[str] | None = None) -> Resolution:
+                sizes_moved: AbstractSet[str] | None = None,
+                live: AbstractSet[str] | None = None,
+                held: Iterable[Iterable[str]] = ()) -> Resolution:
         """``sizes_moved``: where the caller keeps one ``sizes`` up to date in place (a
         region's blocks run to hundreds of thousands: a copy a round costs memory), the
         blocks it held at the last call whose size crossed a cap since (``crossed_cap``);
-        else ``sizes`` is compared with the last call's."""
+        else ``sizes`` is compared with the last call's.
+
+        ``live`` and ``held`` (work_ids): decide only what ``live`` reaches and group the
+        rest as ``held`` (the module doc); ``reached`` says which atoms that was."""
         with cycle_collector_paused():
             return self._resolve(atoms, frozenset(must_link), frozenset(cannot_link),
-                                 counts, sizes, sizes_moved)
+                                 counts, sizes, sizes_moved, live, held)
 
     def _resolve(self, atoms: Iterable[Atom], must: frozenset[tuple[str, str]],
                  cannot: frozenset[tuple[str, str]], counts: Mapping[str, int] | None,
                  sizes: Mapping[str, int] | None,
-                 sizes_moved: AbstractSet[str] | None) -> Resolution:
+                 sizes_moved: AbstractSet[str] | None, live: AbstractSet[str] | None,
+                 held: Iterable[Iterable[str]]) -> Resolution:
         pooled = _pool(atoms)
         feats = [self._features_of(a) for a in pooled]
         filings = [self._filing_of(a) for a in pooled]
@@ -119,6 +133,10 @@ class GrowingResolution:
             pairs, blocked = again
         pairs |= _sharing_a_key(pooled)
         fresh_numbers = {numbers[i] for i in fresh}
+        if live is not None:
+            return self._reach(pooled, feats, numbers, pairs, fresh_numbers, must, cannot,
+                               live, held, counts, sizes, sizes_moved,
+                               f"{len(pooled)} atoms, {len(fresh)} new, {blocked} blocked")
         before = self._decided
         decided: dict[int, Decision] = {}
         # In order, so that one atom's pairs are decided one after another (``resolve``).
@@ -150,15 +168,86 @@ class GrowingResolution:
         self._atoms = dict(zip(numbers, pooled, strict=True))
         self.redone = (f"{len(pooled)} atoms, {len(fresh)} new, {blocked} blocked and "
                        f"{reclustered} clustered again")
-        self._decided = decided
+        self._decided, self._pairs, self.reached = decided, None, None
         self._counts, self._sizes = counts, {} if sizes_moved is not None else sizes or {}
         self._links_given = links_given
         return resolution
 
+    def _reach(self, pooled: Sequence[Atom], feats: Sequence[Features], numbers: Sequence[int],
+               pairs: set[tuple[int, int]], fresh: set[int], must: frozenset[tuple[str, str]],
+               cannot: frozenset[tuple[str, str]], live: AbstractSet[str],
+               held: Iterable[Iterable[str]], counts: Mapping[str, int] | None,
+               sizes: Mapping[str, int] | None, sizes_moved: AbstractSet[str] | None,
+               redone: str) -> Resolution:
+        """``resolve`` given ``live``: decide the pairs of the atoms it reaches through
+        matches and must-links (keeping the last call's decisions of atoms not new),
+        cluster those atoms, and group the others as ``held``."""
+        partners: dict[int, list[int]] = defaultdict(list)
+        keys = set()
+        for i, j in pairs:
+            a, b = numbers[i], numbers[j]
+            keys.add(_key(a, b))
+            partners[a].append(b)
+            partners[b].append(a)
+        del pairs
+        index = {n: i for i, n in enumerate(numbers)}
+        forced: dict[int, list[int]] = defaultdict(list)
+        for x, y in must:
+            if x in self._number and y in self._number:
+                forced[self._number[x]].append(self._number[y])
+                forced[self._number[y]].append(self._number[x])
+        decided = {k: d for k, d in self._decided.items()
+                   if k in keys and k >> 32 not in fresh and k & _LOW not in fresh}
+        kept = len(decided)
+        reached = {self._number[w] for w in live if self._number.get(w, -1) in index}
+        queue = sorted(reached, reverse=True)
+        while queue:  # the smallest first, each atom's pairs one after another
+            a = queue.pop()
+            for b in sorted(partners.get(a, ())):
+                key = _key(a, b)
+                found = decided.get(key)
+                if found is None:
+                    found = decided[key] = self._judge(feats[index[a]], feats[index[b]])
+                if found.match and b not in reached:
+                    reached.add(b)
+                    queue.append(b)
+            for b in forced.get(a, ()):
+                if b in index and b not in reached:
+                    reached.add(b)
+                    queue.append(b)
+        del partners
+        part = sorted(index[n] for n in reached)
+        at = {numbers[i]: x for x, i in enumerate(part)}
+        inside = {(at[k >> 32], at[k & _LOW]) if at[k >> 32] < at[k & _LOW]
+                  else (at[k & _LOW], at[k >> 32]): d
+                  for k, d in decided.items() if k >> 32 in at and k & _LOW in at}
+        resolution = clustered([pooled[i] for i in part], [feats[i] for i in part], inside,
+                               must, cannot)
+        ids = self._work_ids
+        present = {ids[n] for n in numbers} - {ids[n] for n in reached}
+        rest = []
+        for group in held:
+            members = sorted(present.intersection(group))
+            present.difference_update(members)
+            if members:
+                rest.append(tuple(members))
+        rest.extend((w,) for w in present)
+        self._atoms = dict(zip(numbers, pooled, strict=True))
+        self._decided, self._pairs = decided, keys
+        self._counts, self._sizes = counts, {} if sizes_moved is not None else sizes or {}
+        self._cluster_of, self._links_given = {}, None  # a call without ``live`` does all
+        self.reached = frozenset(ids[n] for n in reached)
+        self.redone = (f"{redone}, {len(reached)} reached and clustered, "
+                       f"{len(decided) - kept} of {len(keys)} pairs decided")
+        return Resolution(sorted(resolution.clusters + rest), resolution.links)
+
     def candidate_pairs(self) -> set[tuple[str, str]]:
         """The last call's candidate pairs (work_ids, the smaller first)."""
         ids = self._work_ids
-        return {_two(sorted((ids[key >> 32], ids[key & _LOW]))) for key in self._decided}
+        return {_two(sorted((ids[key >> 32], ids[key & _LOW]))) for key in self._candidates()}
+
+    def _candidates(self) -> Iterable[int]:
+        return self._decided if self._pairs is None else self._pairs
 
     def _numbered(self, work_id: str) -> int:
         found = self._number.get(work_id)
@@ -192,7 +281,7 @@ class GrowingResolution:
         dirty = set(fresh)
         if moved_words or moved_keys:
             dirty |= {i for i, f in enumerate(filings)
-                      if _holds(f, moved_words, moved_keys, moved_pairs)}
+                      if holds(f, moved_words, moved_keys, moved_pairs)}
         # The atoms a dirty one may pair with: through a word one of them may look up
         # (held by at most the cap), a block, or a pair of words it is filed under.
         words: set[str] = set()
@@ -206,7 +295,7 @@ class GrowingResolution:
             keys.update(f.titles, f.people, f.typos, f.starts)
             word_pairs.extend(itertools.combinations(pair_words(f.terms, counts), 2))
         paired = _by_word(word_pairs)
-        near = dirty | {i for i, f in enumerate(filings) if _holds(f, words, keys, paired)}
+        near = dirty | {i for i, f in enumerate(filings) if holds(f, words, keys, paired)}
         if any(w not in counts for i in near for w in filings[i].terms):
             return None
         part = sorted(near)
@@ -217,7 +306,7 @@ class GrowingResolution:
         pairs = {(part[x], part[y]) for x, y in found if part[x] in dirty or part[y] in dirty}
         dirty_numbers = {numbers[i] for i in dirty}
         index = {n: i for i, n in enumerate(numbers)}
-        for key in self._decided:
+        for key in self._candidates():
             a, b = key >> 32, key & _LOW
             if a not in dirty_numbers and b not in dirty_numbers:
                 i, j = index[a], index[b]
@@ -267,7 +356,7 @@ class GrowingResolution:
         return Resolution(sorted(kept | set(redone.clusters)), dict(self._links)), len(part)
 
 
-def _holds(filing: Filing, words: set[str], keys: set[str],
+def holds(filing: Filing, words: set[str], keys: set[str],
            word_pairs: Mapping[str, set[str]]) -> bool:
     """Whether the atom holds one of ``words``, is filed under one of ``keys``, or holds
     both words of a pair (``word_pairs``: each word -> the other word of its pairs)."""
