@@ -163,5 +163,6 @@ def test_deciding_only_what_the_change_reaches_gives_resolves_clusters(seed: int
                              if w in growing.reached}
         assert growing.candidate_pairs() == blocked(region, counts, sizes)
         held = [list(c) for c in got.clusters]
+    assert growing.reached is not None
     assert len(growing.reached) < len(region) / 2  # most stood as they were
     assert any(len(c) > 1 and set(c) & live for c in got.clusters)

@@ -357,7 +357,7 @@ class GrowingResolution:
 
 
 def holds(filing: Filing, words: set[str], keys: set[str],
-           word_pairs: Mapping[str, set[str]]) -> bool:
+          word_pairs: Mapping[str, set[str]]) -> bool:
     """Whether the atom holds one of ``words``, is filed under one of ``keys``, or holds
     both words of a pair (``word_pairs``: each word -> the other word of its pairs)."""
     if not words.isdisjoint(filing.terms):
