@@ -216,13 +216,8 @@ class GrowingResolution:
                     reached.add(b)
                     queue.append(b)
         del partners
-        part = sorted(index[n] for n in reached)
-        at = {numbers[i]: x for x, i in enumerate(part)}
-        inside = {(at[k >> 32], at[k & _LOW]) if at[k >> 32] < at[k & _LOW]
-                  else (at[k & _LOW], at[k >> 32]): d
-                  for k, d in decided.items() if k >> 32 in at and k & _LOW in at}
-        resolution = clustered([pooled[i] for i in part], [feats[i] for i in part], inside,
-                               must, cannot)
+        resolution = _clustered_part(pooled, feats, numbers, index, reached, decided,
+                                     must, cannot)
         ids = self._work_ids
         present = {ids[n] for n in numbers} - {ids[n] for n in reached}
         rest = []
@@ -340,20 +335,28 @@ class GrowingResolution:
         if any(number_of[w] in again for c in kept for w in c):
             return None
         index = {n: i for i, n in enumerate(numbers)}
-        part = sorted(index[n] for n in again)
-        at = {numbers[i]: x for x, i in enumerate(part)}
-        inside = {(at[k >> 32], at[k & _LOW]) if at[k >> 32] < at[k & _LOW]
-                  else (at[k & _LOW], at[k >> 32]): d
-                  for k, d in decided.items() if k >> 32 in at and k & _LOW in at}
-        redone = clustered([pooled[i] for i in part], [feats[i] for i in part], inside,
-                           must, cannot)
+        redone = _clustered_part(pooled, feats, numbers, index, again, decided, must, cannot)
         for c in redone.clusters:
             for w in c:
                 self._cluster_of[number_of[w]] = c
-        redone_ids = {pooled[i].work_id for i in part}
+        redone_ids = {self._work_ids[n] for n in again}
         self._links = {w: link for w, link in self._links.items() if w not in redone_ids}
         self._links.update(redone.links)
-        return Resolution(sorted(kept | set(redone.clusters)), dict(self._links)), len(part)
+        return Resolution(sorted(kept | set(redone.clusters)), dict(self._links)), len(again)
+
+
+def _clustered_part(pooled: Sequence[Atom], feats: Sequence[Features], numbers: Sequence[int],
+                    index: Mapping[int, int], members: AbstractSet[int],
+                    decided: Mapping[int, Decision], must: frozenset[tuple[str, str]],
+                    cannot: frozenset[tuple[str, str]]) -> Resolution:
+    """``clustered`` over the atoms numbered ``members`` (``index``: number -> position in
+    ``pooled``), with the decisions between two of them."""
+    part = sorted(index[n] for n in members)
+    at = {numbers[i]: x for x, i in enumerate(part)}
+    inside = {(at[k >> 32], at[k & _LOW]) if at[k >> 32] < at[k & _LOW]
+              else (at[k & _LOW], at[k >> 32]): d
+              for k, d in decided.items() if k >> 32 in at and k & _LOW in at}
+    return clustered([pooled[i] for i in part], [feats[i] for i in part], inside, must, cannot)
 
 
 def holds(filing: Filing, words: set[str], keys: set[str],
