@@ -17,6 +17,7 @@ from scholarindex.core.resolution.blocking import (
     near_blocks,
     pair_key_words,
     pair_keys,
+    spellings,
     stored_keys,
     title_terms,
 )
@@ -166,3 +167,38 @@ def test_deciding_only_what_the_change_reaches_gives_resolves_clusters(seed: int
     assert growing.reached is not None
     assert len(growing.reached) < len(region) / 2  # most stood as they were
     assert any(len(c) > 1 and set(c) & live for c in got.clusters)
+
+
+def unlike_words(n: int) -> list[str]:
+    """``n`` words no two of which are a typo apart (no spelling in common)."""
+    words: list[str] = []
+    seen: set[str] = set()
+    for first in "bcdfgklmnprt":
+        for second in "aeiou":
+            for third in "bcdfgklmnprt":
+                word = f"{first}{second}{third}{second}{first}ton"
+                if seen.isdisjoint(spellings(word)):
+                    words.append(word)
+                    seen |= spellings(word)
+                if len(words) == n:
+                    return words
+    raise AssertionError("too few")
+
+
+def test_an_atom_added_meets_its_typo_in_a_leave_one_out_block_past_the_cap() -> None:
+    # Sixty titles share every word but their last: each word, pair of words, start
+    # and the block leaving the last word out are past the cap. Only that block's part
+    # of one spelling pairs the misprinted title added last with its paper.
+    crowd = [Atom(f"c{n:02d}", (f"Quantum Widget Fabric Lattice {word}",), years=(2020,))
+             for n, word in enumerate(unlike_words(60))]
+    paper = Atom("paper", ("Quantum Widget Fabric Lattice Zebrafish",), years=(2020,))
+    typo = Atom("typo", ("Quantum Widget Fabric Lattice Zebrafsh",), years=(2020,))
+    whole = [*crowd, paper, typo]
+    counts, sizes = whole_numbers(whole, whole)
+    growing = GrowingResolution()
+    growing.resolve([*crowd, paper], counts=counts, sizes=sizes)
+
+    got = growing.resolve(whole, counts=counts, sizes=sizes)
+
+    assert growing.candidate_pairs() == blocked(whole, counts, sizes) == {("paper", "typo")}
+    assert ("paper", "typo") in got.clusters

@@ -42,6 +42,7 @@ from scholarindex.core.resolution.blocking import (
     is_left_out,
     is_pair_key,
     near_block_key,
+    pair_key,
     pair_key_words,
     pair_words,
 )
@@ -278,7 +279,13 @@ class GrowingResolution:
             dirty |= {i for i, f in enumerate(filings)
                       if holds(f, moved_words, moved_keys, moved_pairs)}
         # The atoms a dirty one may pair with: through a word one of them may look up
-        # (held by at most the cap), a block, or a pair of words it is filed under.
+        # (held by at most the cap), a block, or a pair of words it is filed under. A
+        # block ``sizes`` puts past the cap pairs none of its members (``_size``), but
+        # for the parts of a leave-one-out block: of common words, the holders of both
+        # words of a pair past the cap would be most of the set.
+        def pairs_some(key: str) -> bool:
+            return sizes.get(key, 0) <= MAX_POSTING or is_left_out(key)
+
         words: set[str] = set()
         keys: set[str] = set()
         word_pairs: list[tuple[str, str]] = []
@@ -287,8 +294,10 @@ class GrowingResolution:
             if any(w not in counts for w in f.terms):
                 return None  # blocking would count the word among the atoms given
             words |= {w for w in f.terms if counts[w] <= MAX_POSTING}
-            keys.update(f.titles, f.people, f.typos, f.starts)
-            word_pairs.extend(itertools.combinations(pair_words(f.terms, counts), 2))
+            keys.update(filter(pairs_some, itertools.chain(f.titles, f.people, f.typos,
+                                                           f.starts)))
+            word_pairs.extend(pair for pair in itertools.combinations(
+                pair_words(f.terms, counts), 2) if pairs_some(pair_key(*pair)))
         paired = _by_word(word_pairs)
         near = dirty | {i for i, f in enumerate(filings) if holds(f, words, keys, paired)}
         if any(w not in counts for i in near for w in filings[i].terms):
