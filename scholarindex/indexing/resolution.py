@@ -34,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -311,7 +312,7 @@ class ResolutionPass:
         first = set(region.docs)
         self._widen(region, first, seed_keys | {k for d in first for k in region.keys(d)})
         sizes = [len(first), len(region.docs)]
-        counts = region.counted(self)[0]
+        counts = region.counted(self, pairs=False)[0]  # the pairs are sized once, below
         if region.moved is None:  # nothing was read
             region.moved = region.moved_words(counts)
         moved = region.moved
@@ -419,7 +420,7 @@ class ResolutionPass:
         region.near_read |= wanted
         works = alias_name(self.prefix, "works")
         keys = {key for key, _ in wanted}
-        region.count(self.client, works, keys - region.doc_counts.keys())
+        region.count(self.client, works, keys)
         slack = region.slack()
         past = {k for k in keys if region.doc_counts[k] > MAX_POSTING + slack.get(k, 0)}
         region.read_left_out(self.client, works, past)
@@ -858,8 +859,10 @@ class _Region:
         return MAX_POSTING + self.pair_slack(key) + 1
 
     def count(self, client: OpenSearch, index: str, keys: AbstractSet[str]) -> None:
-        """Count ``keys`` through the index into ``doc_counts``, each pair key only as far
-        as ``enough``: a pair of common words is held by thousands of documents."""
+        """Count the ``keys`` not counted yet through the index into ``doc_counts``, each
+        pair key only as far as ``enough``: a pair of common words is held by thousands of
+        documents."""
+        keys = keys - self.doc_counts.keys()
         if keys:
             enough = {k: self.enough(k) for k in keys if is_pair_key(k)}
             self.doc_counts.update(neighbourhood.counts(client, index, keys, enough))
@@ -1029,8 +1032,10 @@ class _Region:
         # documents holding both words are within the cap.
         shared = self._filed_pairs(counts)
         works = alias_name(resolver.prefix, "works")
-        self.count(resolver.client, works, shared - self.doc_counts.keys())
-        both = self._holding_both(shared)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="count-pairs") as pool:
+            counting = pool.submit(self.count, resolver.client, works, shared)
+            both = self._holding_both(shared)  # while the engine counts
+            counting.result()
 
         def size(key: str) -> int:
             atoms, docs = both[key]
