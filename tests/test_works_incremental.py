@@ -21,7 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 
-from scholarindex.core.resolution.blocking import is_pair_key, pair_key, pair_key_words, word_key
+from scholarindex.core.resolution.blocking import (
+    crossed,
+    is_pair_key,
+    pair_key,
+    pair_key_words,
+    word_key,
+)
 from scholarindex.core.resolution.similarity import same_word
 from scholarindex.indexing import neighbourhood, resolution
 from scholarindex.indexing.bulk import BulkWriter
@@ -207,6 +213,43 @@ def test_a_pair_of_common_words_blocks_alike_in_both_passes(
     report = _reprinted(writer, resolver, [*crowd, paper], [again, typo])
 
     assert report.documents >= 2
+    assert resolver.run(full=True, dry_run=True).changes == []
+
+
+@pytest.mark.parametrize("grows", [True, False], ids=["listed", "unlisted"])
+def test_a_block_the_crawl_takes_across_the_cap_decides_what_only_it_pairs(
+        fresh: Any, opensearch_client: OpenSearch, grows: bool) -> None:
+    # A printing cut short and its paper share a title's start, a block also of other
+    # papers (each of the words, and each pair of them, is held by a hundred, past the
+    # cap). Of 50 the block pairs the two, of 51 nothing does. A crawl lists a 49th
+    # other paper (50 -> 51) or unlists one (51 -> 50): neither printing was touched, and
+    # only the block's size tells the incremental pass to decide their pair again
+    # (``unsettled``); a full pass then finds nothing to change.
+    writer, resolver, prefix = fresh()
+    start = "Quorum Lattice Fabric Widget"
+    sharing = [listing(f"{start} Topic{k} Matter{k}", f"Person{k} Crowd") for k in range(49)]
+    crowd = [listing(f"Widget Fabric Lattice Quorum Sprocket Item{k}", f"Other{k} Crowd")
+             for k in range(51)]
+    paper = listing(f"{start} Sprocket Gizmo", "Ann Lee", authors=("Ann Lee", "Bob Stone"))
+    cut = listing(f"{start} Sprocket", "Bob Stone", authors=("Ann Lee", "Bob Stone"))
+    assert not crossed(48 + 51 + 2, 49 + 51 + 2)  # no word looks up otherwise
+    listed: list[tuple[str, str]] = []
+    _crawl(writer, listed, [*sharing[:48 if grows else 49], *crowd, paper, cut], [], TIMES[0])
+    resolver.run(full=True)
+
+    def together() -> bool:
+        return any({paper["work_id"], cut["work_id"]} <= set(group)
+                   for group in _groups(opensearch_client, prefix))
+
+    assert together() is grows
+    if grows:
+        _crawl(writer, listed, sharing[48:], [], TIMES[1])
+    else:
+        _crawl(writer, listed, [], [48], TIMES[1])  # the 49th other paper, gone
+
+    report = resolver.run(full=False)
+
+    assert report.groups_changed == 1 and together() is not grows
     assert resolver.run(full=True, dry_run=True).changes == []
 
 

@@ -871,9 +871,13 @@ class _Region:
         """The words of the change whose count may have crossed a boundary of
         ``blocking.crossed`` since the last pass, each with the range its count was in
         then and is in now. ``counts``: blocking's counts now (word -> atoms,
-        ``counted``)."""
-        ranges = {key[2:]: (max(0, counts.get(key[2:], 0) - moved), counts.get(key[2:], 0) + moved)
-                  for key, moved in self.slack().items() if key.startswith("w:")}
+        ``counted``; a word no document here holds yet, as a change of works gone alone
+        leaves it, is as many atoms as the index's documents holding it)."""
+        ranges = {}
+        for key, moved in self.slack().items():
+            if key.startswith("w:"):
+                now = counts.get(key[2:], self.doc_counts.get(key, 0))
+                ranges[key[2:]] = (max(0, now - moved), now + moved)
         return {word: span for word, span in ranges.items() if crossed(*span)}
 
     def rechosen(self, doc_ids: Iterable[str], moved: Mapping[str, tuple[int, int]],
