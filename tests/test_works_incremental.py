@@ -559,3 +559,14 @@ def test_atoms_filed_under_a_pair_block_the_change_may_take_across_the_cap_are_u
     found = region.unsettled(counts, {pair_key("nimbu", "quasar"): size})
 
     assert found == (_ids(region, "d0", "d1") if moved else set())
+
+
+def test_a_word_only_a_work_gone_held_moves_by_the_index_count_not_from_nothing() -> None:
+    # An unlist alone: no document of the region holds the tombstone's words yet. Held by
+    # 101 documents in the index, one more or less crosses no step of blocking's reading;
+    # one held by 2 may have been held by 3, or by 1 (no other atom holds it then).
+    region = resolution._Region()
+    region.tombstones = {"gone": {"w:quorum", "w:gizmo"}}
+    region.doc_counts.update({"w:quorum": 101, "w:gizmo": 2})
+
+    assert region.moved_words({}) == {"gizmo": (1, 3)}
