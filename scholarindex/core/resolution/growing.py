@@ -280,9 +280,9 @@ class GrowingResolution:
                       if holds(f, moved_words, moved_keys, moved_pairs)}
         # The atoms a dirty one may pair with: through a word one of them may look up
         # (held by at most the cap), a block, or a pair of words it is filed under. A
-        # block ``sizes`` puts past the cap pairs none of its members (``_size``), but
-        # for the parts of a leave-one-out block: of common words, the holders of both
-        # words of a pair past the cap would be most of the set.
+        # block ``sizes`` puts past the cap pairs none of its members (blocking's
+        # ``_size``; a leave-one-out block's parts still may), so its holders are left
+        # out: those of a pair of common words can be most of the set.
         def pairs_some(key: str) -> bool:
             return sizes.get(key, 0) <= MAX_POSTING or is_left_out(key)
 
