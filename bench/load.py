@@ -36,7 +36,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,7 @@ import httpx
 
 from bench.search import nearest_rank
 from demo import build_index
+from engine.cluster import free_port
 from scholarindex.core.items import WorkItem
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import change_from_item
@@ -262,13 +262,6 @@ def summarise(tallies: list[Tally], wall: float, samples: int = 5) -> dict[str, 
 
 
 # --- the app under test ------------------------------------------------------------------
-
-def free_port() -> int:
-    """A port nothing listens on now, on the loopback."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
 
 @contextmanager
 def search_app(env: Mapping[str, str], timeout: float = 60.0) -> Iterator[str]:

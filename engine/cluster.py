@@ -117,8 +117,9 @@ def free_port() -> int:
     """A free loopback port below the kernel's ephemeral range.
 
     A port the kernel hands out for ``bind(0)`` is in the range it also uses for outgoing
-    connections, so between choosing it and the JVM binding it, a node's own connection to
-    a seed host could take it (seen: a transport port lost so while its node started).
+    connections, so between choosing it and a child process binding it, any connection
+    could take it (seen: a node's transport port lost to its own connection to a seed
+    host, and a static server's port lost under a loaded test run).
     """
     low = _ephemeral_low()
     while True:

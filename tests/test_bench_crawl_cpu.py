@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 
 from bench.crawl_cpu import main
+from engine.cluster import free_port
 
 
 def test_small_run_prints_every_stage_and_dumps_the_same_records_twice(
@@ -19,9 +19,7 @@ def test_small_run_prints_every_stage_and_dumps_the_same_records_twice(
     figures = dict(zip(median.split()[5::2], map(float, median.split()[6::2]), strict=True))
     assert figures["parse"] > 0 and figures["enrichment"] > 0 and figures["total"] > 0
 
-    with socket.socket() as probe:  # a free port, the same for both dumps
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
+    port = str(free_port())  # the same for both dumps; outside the range outgoing ports take
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     for dump in (first, second):
         assert main(["--profiles", "12", "--workdir", str(work), "--dump", str(dump),

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.cluster import free_port
 from tests.support.distributed import bench_site
 from tests.support.redis import RedisServer
-from tests.support.scheduled import FAST, SCRAPY, free_port, read_items, wait_for
+from tests.support.scheduled import FAST, SCRAPY, read_items, wait_for
 from tests.test_scheduled_scrapyd import BIN, PROJECT, api, copy_project
 
 DEPLOY = Path(__file__).resolve().parent.parent / "docs" / "deploy"

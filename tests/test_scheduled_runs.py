@@ -29,6 +29,7 @@ from crawler.extensions.verdict import (
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
 )
+from engine.cluster import free_port
 from tests.support.scheduled import (
     SCRAPY,
     SEEDS,
@@ -37,7 +38,6 @@ from tests.support.scheduled import (
     crawl_env,
     crawl_many,
     file_urls,
-    free_port,
 )
 
 PIPELINES = "tests.support.scheduled"

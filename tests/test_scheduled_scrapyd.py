@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from engine.cluster import free_port
 from tests.support.scheduled import (
     FAST,
     REPO,
     SEEDS,
     file_urls,
-    free_port,
     read_items,
     wait_for,
 )

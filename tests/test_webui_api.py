@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 from dataclasses import replace
 
 import pytest
@@ -11,6 +10,7 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.cluster import free_port
 from scholarindex.indexing.client import build_client
 from scholarindex.search.errors import InvalidRequest
 from scholarindex.search.facets import FACETS
@@ -311,18 +311,11 @@ def test_the_year_reader_accepts_exactly_what_the_schema_allows(value):
 
 # --- OpenSearch down or failing ------------------------------------------------------------
 
-def closed_port() -> int:
-    """A port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.parametrize("path", ["/api/search?q=x", "/api/suggest?q=relibra",
                                   "/api/researchers/abc"])
 def test_opensearch_down_is_a_503_json_error(path):
     http = TestClient(app_for(opensearch_config_with(
-        OPENSEARCH_URL=f"http://127.0.0.1:{closed_port()}", OPENSEARCH_TIMEOUT=2)))
+        OPENSEARCH_URL=f"http://127.0.0.1:{free_port()}", OPENSEARCH_TIMEOUT=2)))
     response = http.get(path)
     assert response.status_code == 503
     assert response.json() == {"error": {

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import socket
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 
 from bench.search_data import refresh
+from engine.cluster import free_port
 from scholarindex.indexing.bulk import BulkWriter
 from scholarindex.indexing.changes import enrichment_change
 from scholarindex.indexing.deadletter import DeadLetterFile
@@ -172,15 +172,9 @@ def test_security_headers(site):
     assert response.headers["x-content-type-options"] == "nosniff"
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.parametrize("url", ["/", "/?q=relibra", "/researchers/abc"])
 def test_opensearch_down_is_a_friendly_503_page(url):
-    port = _closed_port()
+    port = free_port()
     http = TestClient(app_for(opensearch_config_with(OPENSEARCH_URL=f"http://127.0.0.1:{port}",
                                                      OPENSEARCH_TIMEOUT=2)))
     response = http.get(url)

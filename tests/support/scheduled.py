@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -133,12 +132,6 @@ def page_state(state_dir: Path, job: str, target: str = "export") -> dict[str, d
     return {url: {"committed": hash is not None, "committed_at": committed_at,
                   "pending": pending_run is not None}
             for url, hash, committed_at, pending_run in rows}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for(predicate: Any, timeout: float = 20, what: str = "condition") -> None:
