@@ -3,9 +3,9 @@
     python -m bench.serve ROOT [--port 0] [--threaded]
 
 Prints one JSON line ``{"url": "http://127.0.0.1:PORT"}`` when it listens, and
-stops when its stdin closes (so it never outlives the benchmark). ``StaticServer``
-runs it as a child process: its own interpreter and GIL, so serving never
-competes with the runner's arXiv stand-in.
+stops when its stdin closes. ``StaticServer`` runs it as a child process
+(``bench.child_server``): its own interpreter and GIL, so serving never competes with
+the runner's arXiv stand-in.
 
 Why not ``http.server``: a thread per connection plus its per-request header
 handling in Python caps out well below what Scrapy can fetch, and the raw fetch
@@ -22,15 +22,15 @@ import asyncio
 import json
 import mimetypes
 import os
-import subprocess
 import sys
 import threading
 from email.utils import formatdate
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import unquote, urlsplit
+
+from bench.child_server import ChildServer
 
 _TYPES = {".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8",
           ".json": "application/json"}
@@ -146,42 +146,12 @@ def _serve_threaded(root: str, port: int) -> None:
     server.shutdown()
 
 
-class StaticServer:
+class StaticServer(ChildServer):
     """``python -m bench.serve`` as a child process; ``url`` once it listens."""
 
     def __init__(self, root: Path, threaded: bool = False, port: int = 0) -> None:
-        command = [sys.executable, "-m", "bench.serve", str(root), "--port", str(port)]
-        if threaded:
-            command.append("--threaded")
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            cwd=Path(__file__).resolve().parent.parent)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("bench.serve exited before it listened")
-        self.url: str = json.loads(line)["url"]
-        self.requests = 0
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            assert self.process.stdin is not None and self.process.stdout is not None
-            self.process.stdin.close()
-            tail = self.process.stdout.read()
-            if tail.strip():
-                self.requests = json.loads(tail.strip().splitlines()[-1]).get("requests", 0)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def __enter__(self) -> StaticServer:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
+        super().__init__("bench.serve", str(root), "--port", str(port),
+                         *(["--threaded"] if threaded else []))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,14 +29,13 @@ import asyncio
 import gzip
 import json
 import os
-import subprocess
 import sys
 import urllib.request
 from collections import Counter
-from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from bench.child_server import ChildServer
 
 _REASONS = {200: "OK", 201: "Created", 400: "Bad Request", 404: "Not Found", 409: "Conflict"}
 Doc = tuple[int, bytes]  # _seq_no, _source as sent
@@ -269,43 +268,15 @@ async def _serve() -> None:
         await done
 
 
-class SinkServer:
+class SinkServer(ChildServer):
     """``python -m bench.sink`` as a child process; ``url`` once it listens."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.sink"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, cwd=Path(__file__).resolve().parent.parent)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("bench.sink exited before it listened")
-        self.url: str = json.loads(line)["url"]
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
+        super().__init__("bench.sink")
 
     def stats(self) -> dict[str, Any]:
         with urllib.request.urlopen(f"{self.url}/_sink/stats", timeout=300) as answer:
             return json.loads(answer.read())
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def __enter__(self) -> SinkServer:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
 
 if __name__ == "__main__":
