@@ -179,6 +179,29 @@ def test_a_pass_reads_the_change_and_its_neighbours_not_the_index(fresh: Any) ->
     assert resolver.run(full=True, dry_run=True).changes == []
 
 
+def test_the_pass_for_a_crawl_reads_everything_once_when_most_works_are_marked(
+        fresh: Any) -> None:
+    writer, resolver, _prefix = fresh()
+    unrelated = [listing(f"Distinct Topic Number {n} about Subject{n} and Matter{n}",
+                         PEOPLE[n % 4], year=2019) for n in range(30)]
+    paper = [listing(PAPER, "Ann Lee"),
+             listing(TITLES[1], "Bob Stone", authors=("Ann Lee", "Bob Stone"))]
+    _crawl(writer, [], [*unrelated, *paper], [], TIMES[0])
+
+    first = resolver.run_pending()  # a first crawl: every document marked
+
+    assert first.mode == resolution.FULL and first.pending == 32
+    assert first.groups_changed == 1  # the paper and its misprint, as one
+    assert resolver.run_pending().mode == resolution.INCREMENTAL  # none marked now
+
+    _crawl(writer, [], [listing(TITLES[2], "Cid Moor", authors=("Ann Lee", "Cid Moor"))],
+           [], TIMES[1])
+    report = resolver.run_pending()  # 1 of 32 marked
+
+    assert report.mode == resolution.INCREMENTAL and report.documents == 2
+    assert resolver.run(full=True, dry_run=True).changes == []
+
+
 def test_a_work_gone_leaves_its_keys_on_its_tombstone_for_the_pass(
         fresh: Any, opensearch_client: OpenSearch) -> None:
     writer, resolver, prefix = fresh()

@@ -8,12 +8,14 @@ resolve``, resolves everything then. A pass that fails is logged and counted
 (``resolution/error``); it never changes the run's exit status, since every document
 is already delivered.
 
-The pass is incremental (``ResolutionPass.run(full=False)``): it reads the works
-marked changed since the last pass (by this crawl, a replay, an earlier crawl that
-stopped early, another worker), their neighbours and the works those belong to, so its
-time grows with the change, not the index. ``scholarindex works resolve --full`` reads
-everything. Its figures go to the stats (``resolution/...``) and, through
-``finished``, to the run report's ``resolution`` (``crawler.extensions.report``).
+The pass is incremental (``ResolutionPass.run_pending``): it reads the works marked
+changed since the last pass (by this crawl, a replay, an earlier crawl that stopped
+early, another worker), their neighbours and the works those belong to, so its time
+grows with the change, not the index; when most works are marked (a first crawl into an
+empty index) it reads everything at once, the cheaper way there. ``scholarindex works
+resolve --full`` always reads everything. Its figures go to the stats
+(``resolution/...``) and, through ``finished``, to the run report's ``resolution``
+(``crawler.extensions.report``).
 
 Several workers of one distributed job each run it when they finish: one at a time
 (``scholarindex.indexing.passlock``), the later one reading what the earlier left, so
@@ -135,6 +137,6 @@ class WorkResolution:
         client = build_client(self.config)
         try:
             return ResolutionPass(client, self.config.prefix, self.policy,
-                                  self.config.layout).run(full=False)
+                                  self.config.layout).run_pending()
         finally:
             client.close()

@@ -528,6 +528,8 @@ def works_resolve(dry_run: bool, full: bool, as_json: bool) -> None:
 
     By default incremental: the works a crawl changed since the last pass, their
     neighbours and the works those belong to, with the clusters a full pass would make.
+    When most work documents are marked changed (a first crawl), it reads them all at
+    once instead, which is cheaper there.
     """
     from scholarindex.ops import works as ops_works
 

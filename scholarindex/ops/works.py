@@ -35,8 +35,12 @@ from scholarindex.ops.settings import OpsSettings
 
 def resolve(settings: OpsSettings, dry_run: bool = False, full: bool = False,
             seeds: tuple[str, ...] = ()) -> ResolutionReport:
-    return ResolutionPass(settings.client(), settings.prefix, settings.writer_retry,
-                          settings.opensearch.layout).run(dry_run, full=full, seeds=seeds)
+    """The resolution pass: ``full``, or for what crawls changed (``run_pending``)."""
+    resolver = ResolutionPass(settings.client(), settings.prefix, settings.writer_retry,
+                              settings.opensearch.layout)
+    if full:
+        return resolver.run(dry_run, full=True, seeds=seeds)
+    return resolver.run_pending(dry_run, seeds=seeds)
 
 
 def decide(settings: OpsSettings, decision: Decision) -> ResolutionReport:
