@@ -9,19 +9,23 @@
    ``scholarindex arxiv harvest``, so enrichment answers from the mirror.
 5. Crawls every profile with the real ``scrapy crawl profiles`` command.
 6. Prints a summary read back from OpenSearch, then serves the search UI at
-   http://127.0.0.1:8000 until Ctrl+C (``DEMO_SERVE=0`` stops after the summary).
+   http://127.0.0.1:8000 until Ctrl+C or SIGTERM (``DEMO_SERVE=0`` stops after the
+   summary). Either way the node, the stand-ins and the node's data folder go with it.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
 from opensearchpy import OpenSearch
 
@@ -36,7 +40,7 @@ from standins.site import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "fixtures" / "site"
-OUT = ROOT / "demo-output"
+OUT = Path(os.environ.get("DEMO_OUTPUT") or ROOT / "demo-output")
 UI_HOST, UI_PORT = "127.0.0.1", int(os.environ.get("DEMO_PORT", "8000"))
 
 
@@ -132,7 +136,8 @@ def build_index(stack: ExitStack, out: Path, *, use_env_cluster: bool = True,
         log(f"OpenSearch: using the cluster at {config.safe_url}")
     else:
         log("OpenSearch: starting a local node (the first run on a machine downloads it)")
-        node = stack.enter_context(LocalCluster(log=log))
+        # The node stops by itself should this process be killed before it can stop it.
+        node = stack.enter_context(LocalCluster(log=log, exit_with_parent=True))
         url = node.url
         log(f"OpenSearch: a local OpenSearch {node.version} node at {url}"
             + ("" if not use_env_cluster else f" (nothing answered at {config.safe_url})"))
@@ -163,7 +168,14 @@ def build_index(stack: ExitStack, out: Path, *, use_env_cluster: bool = True,
     return DemoIndex(env, harvested, crawled)
 
 
+def _exit(signum: int, frame: FrameType | None) -> NoReturn:
+    raise SystemExit(128 + signum)  # unwinds the ExitStack: the node and its data go too
+
+
 def main() -> None:
+    # SIGTERM (a supervisor, `timeout`) would end the process without unwinding; the web
+    # server re-raises it after its own graceful stop.
+    signal.signal(signal.SIGTERM, _exit)
     shutil.rmtree(OUT, ignore_errors=True)  # a fresh index each time wants fresh state
     OUT.mkdir()
     with ExitStack() as stack:
