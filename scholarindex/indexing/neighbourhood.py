@@ -50,6 +50,7 @@ TITLE: Final = "title"
 # Terms an unheld word may stand for, a letter or two apart: a typo has few neighbours.
 TITLE_EXPANSIONS: Final = 10
 PENDING: Final = "resolve_pending"
+MARKED: Final = {"exists": {"field": PENDING}}  # the documents marked for the pass
 CHUNK = 4096  # keys a request names at most (terms queries and aggregations)
 PAIR_CHUNK = 512  # pair keys a request names at most (two clauses each; searches of an msearch)
 FETCH_HITS = 1_000  # documents one search of holders or ids answers at most
@@ -61,7 +62,7 @@ MAX_BUCKETS = 65_535
 def pending(client: OpenSearch, index: str, source: list[str]
             ) -> Iterator[tuple[str, dict[str, Any], tuple[int, int]]]:
     """Every document of ``index`` marked for the pass: id, source, (seq_no, term)."""
-    body = {"query": {"exists": {"field": PENDING}}, "_source": [*source, PENDING],
+    body = {"query": MARKED, "_source": [*source, PENDING],
             "seq_no_primary_term": True}
     for hit in scan(client, index, body):
         yield hit["_id"], hit["_source"], (hit["_seq_no"], hit["_primary_term"])

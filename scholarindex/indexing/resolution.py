@@ -224,10 +224,11 @@ class ResolutionPass:
         with translate_errors(f"count {works}"):
             if not self.client.indices.exists(index=works):
                 return False
-            self.client.indices.refresh(index=works)
+        refresh(self.client, works)
+        with translate_errors(f"count {works}"):
             total = self.client.count(index=works)["count"]
-            marked = self.client.count(index=works, body={
-                "query": {"exists": {"field": neighbourhood.PENDING}}})["count"]
+            marked = self.client.count(index=works,
+                                       body={"query": neighbourhood.MARKED})["count"]
         return total > 0 and marked >= FULL_WHEN_MARKED * total
 
     def _run(self, dry_run: bool, full: bool, seeds: Iterable[str]) -> ResolutionReport:
